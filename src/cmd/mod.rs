@@ -1,0 +1,3 @@
+//! One module per `mrnic` subcommand.
+
+pub mod config;

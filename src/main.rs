@@ -1,0 +1,45 @@
+//! `mrnic`: the command line of the mrnic transport model and RTL generator.
+//! Each subcommand lives in its own file under `src/cmd/`.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "mrnic",
+    version,
+    about = "MetaRoCE-style RDMA transport: reference, cycle-accurate model and RTL generator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Configuration files: check one, or print a built-in one.
+    #[command(subcommand)]
+    Config(cmd::config::ConfigCmd),
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Config(c) => cmd::config::run(c),
+    }
+}
+
+/// Errors print as one chain of causes, without a backtrace: they are
+/// messages for the person at the terminal.
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
