@@ -1,0 +1,133 @@
+//! The contract every cycle-accurate block keeps, and that the co-simulation
+//! harness drives: ports defined once (names, directions, widths) and a
+//! two-phase clock step that mirrors synchronous RTL.
+//!
+//! Each cycle the harness (or a parent block) does, in order:
+//! 1. sets every input port;
+//! 2. calls [`Block::eval`]: outputs become a function of registered state
+//!    and the current inputs (Mealy outputs such as `tready` may depend on
+//!    inputs combinationally, exactly as the RTL's `assign`s do);
+//! 3. reads and compares the outputs;
+//! 4. calls [`Block::tick`]: the rising edge of `clk`, registers take their
+//!    next values computed from the same inputs.
+//!
+//! `clk` is never a port in this list: the harness drives it. `rst` is an
+//! ordinary input (synchronous, active high), so reset is tested like any
+//! other input.
+
+use std::fmt;
+
+/// Port direction, seen from the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    In,
+    Out,
+}
+
+/// One port of a block. The RTL generator declares the Verilog ports from
+/// this list, and the co-simulation shim maps them by name, so the model and
+/// the Verilog cannot drift apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PortDef {
+    pub name: String,
+    pub dir: Dir,
+    pub width: u32,
+    /// Banner the port is grouped under in the Verilog (`Packet input`, ...).
+    pub group: &'static str,
+    pub comment: String,
+}
+
+impl PortDef {
+    pub fn input(name: impl Into<String>, width: u32, group: &'static str, comment: impl Into<String>) -> PortDef {
+        PortDef { name: name.into(), dir: Dir::In, width, group, comment: comment.into() }
+    }
+
+    pub fn output(name: impl Into<String>, width: u32, group: &'static str, comment: impl Into<String>) -> PortDef {
+        PortDef { name: name.into(), dir: Dir::Out, width, group, comment: comment.into() }
+    }
+
+    /// 64-bit words a value of this port takes.
+    pub fn words(&self) -> usize {
+        self.width.div_ceil(64) as usize
+    }
+}
+
+/// A port value of any width: 64-bit words, least significant first. Bits
+/// above the port's width are always zero.
+#[derive(Clone, PartialEq, Eq, Default, Hash)]
+pub struct Bits(pub Vec<u64>);
+
+impl Bits {
+    pub fn zero(width: u32) -> Bits {
+        Bits(vec![0; width.div_ceil(64).max(1) as usize])
+    }
+
+    pub fn from_u64(width: u32, v: u64) -> Bits {
+        let mut b = Bits::zero(width);
+        b.0[0] = v;
+        b.truncate(width);
+        b
+    }
+
+    pub fn as_u64(&self) -> u64 {
+        self.0.first().copied().unwrap_or(0)
+    }
+
+    pub fn bit(&self, i: u32) -> bool {
+        self.0.get((i / 64) as usize).is_some_and(|w| (w >> (i % 64)) & 1 == 1)
+    }
+
+    /// Clears bits at and above `width`.
+    pub fn truncate(&mut self, width: u32) {
+        let words = width.div_ceil(64).max(1) as usize;
+        self.0.resize(words, 0);
+        if width % 64 != 0 {
+            let last = words - 1;
+            self.0[last] &= (1u64 << (width % 64)) - 1;
+        }
+    }
+}
+
+impl fmt::Debug for Bits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "0x")?;
+        for (i, w) in self.0.iter().rev().enumerate() {
+            if i == 0 {
+                write!(f, "{w:x}")?;
+            } else {
+                write!(f, "_{w:016x}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A clocked block, driven port by port. Blocks also offer typed methods
+/// for speed; this interface is what the lockstep harness and the generic
+/// tests use.
+pub trait Block {
+    /// The Verilog module name, and the file name in `model/`, `hdl/` and
+    /// `verif/`.
+    fn name(&self) -> &'static str;
+
+    /// Every port except `clk`, in declaration order.
+    fn ports(&self) -> &[PortDef];
+
+    /// Computes the outputs from registered state and `inputs`. `inputs` and
+    /// `outputs` are indexed like [`Block::ports`]; entries of the other
+    /// direction are ignored (inputs) or left untouched (outputs).
+    fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]);
+
+    /// The rising clock edge with `inputs` applied.
+    fn tick(&mut self, inputs: &[Bits]);
+}
+
+/// Zeroed values for every port of a block.
+pub fn zero_values(ports: &[PortDef]) -> Vec<Bits> {
+    ports.iter().map(|p| Bits::zero(p.width)).collect()
+}
+
+/// Index of a port by name.
+pub fn port_index(ports: &[PortDef], name: &str) -> Option<usize> {
+    ports.iter().position(|p| p.name == name)
+}

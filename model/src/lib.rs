@@ -1,0 +1,5 @@
+//! Cycle-accurate model of the mrnic NIC transport pipeline. Each block is a
+//! file named like its Verilog module, with the same ports (see
+//! [`block::Block`]) and the same cycle timing as the generated RTL.
+
+pub mod block;
