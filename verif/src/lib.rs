@@ -1,0 +1,1 @@
+//! mrnic co-simulation: the cycle model and its Verilated RTL in lockstep.
