@@ -610,46 +610,51 @@ impl<'m> Checker<'m> {
     /// Validates an expression, records what it reads and returns its width.
     /// `target` names the net the value flows to, for messages.
     fn expr(&mut self, e: &Expr, target: &str, context: &str) -> Option<u32> {
-        let mut ok = true;
+        let mut selects_ok = true;
         let mut nets = Vec::new();
         e.visit(&mut |x| match x {
             Expr::Net(s) => nets.push(s.clone()),
             Expr::Slice { base, .. } | Expr::Index { base, .. } | Expr::Part { base, .. }
                 if !matches!(**base, Expr::Net(_)) =>
             {
-                ok = false
+                selects_ok = false
             }
             _ => {}
         });
-        if !ok {
+        if !selects_ok {
             let (module, net) = (self.module(), target.to_string());
             let context = context.to_string();
             self.err(CheckError::SelectOfExpression { module, net, context });
         }
+        let mut nets_ok = true;
         for s in &nets {
-            ok &= self.lookup(s, context).is_some();
+            nets_ok &= self.lookup(s, context).is_some();
         }
-        if !ok {
+        if !nets_ok {
             return None;
         }
-        let w = match e.width() {
-            Ok(w) => w,
+        // Reads count even when the widths are wrong, so one mistake is one error.
+        let mut reads = Vec::new();
+        e.visit_reads(&mut |s, bits| reads.push((self.index[s.name()], bits)));
+        for (i, bits) in reads {
+            let read = &mut self.read[i];
+            let all = (read.len() as u32 - 1, 0);
+            let (hi, lo) = bits.filter(|&(hi, lo)| lo <= hi && hi < all.0 + 1).unwrap_or(all);
+            read[lo as usize..=hi as usize].iter_mut().for_each(|b| *b = true);
+        }
+        if !selects_ok {
+            return None;
+        }
+        match e.width() {
+            Ok(w) => Some(w),
             Err(we) => {
                 let (module, net) = (self.module(), target.to_string());
                 let context = context.to_string();
                 let (op, detail) = (we.op, we.detail);
                 self.err(CheckError::OperandWidth { module, net, context, op, detail });
-                return None;
+                None
             }
-        };
-        let mut reads = Vec::new();
-        e.visit_reads(&mut |s, bits| reads.push((self.index[s.name()], bits)));
-        for (i, bits) in reads {
-            let read = &mut self.read[i];
-            let (hi, lo) = bits.unwrap_or((read.len() as u32 - 1, 0));
-            read[lo as usize..=hi as usize].iter_mut().for_each(|b| *b = true);
         }
-        Some(w)
     }
 
     /// Validates an assignment target; returns its net and width.
@@ -1086,14 +1091,15 @@ impl<'m> Checker<'m> {
                     }
                 }
             }
-            let mut path = vec![v];
+            let mut back = Vec::new();
             let mut x = end.unwrap_or(v);
             while x != v {
-                path.push(x);
+                back.push(x);
                 x = prev[&x];
             }
+            let mut path = vec![v];
+            path.extend(back.iter().rev());
             path.push(v);
-            path[1..].reverse();
             let path = path.iter().map(|&i| self.m.nets[i].name.clone()).collect();
             let module = self.module();
             self.err(CheckError::CombLoop { module, path });

@@ -2,8 +2,8 @@
 //! reference for writing a block generator, and the design the snapshot and
 //! tool tests print and lint.
 
-use crate::expr::{cat, lit};
-use crate::ir::{case, if_then, set, MemStyle, Module, ModuleSig};
+use crate::expr::{cat, lit, mux, repl, zext};
+use crate::ir::{case, if_else, if_then, set, MemStyle, Module, ModuleSig};
 use crate::param::ParamExpr;
 
 /// A configuration the generators reject.
@@ -164,4 +164,79 @@ pub fn event_log(cfg: &EventLog, edge: &ModuleSig) -> Result<Module, ExampleErro
     m.assign(&count, &count_r.q);
     m.assign(&wrapped, &wrapped_r.q);
     Ok(m)
+}
+
+/// `tour`: every expression and statement form the IR prints, in one small
+/// module, so the tool tests lint each of them. Not a useful circuit.
+pub fn tour(width: u32) -> Module {
+    let w = width.max(8);
+    let mut m = Module::new("tour");
+    m.describe("every construct of the IR once, for the tool tests");
+    let pw = m.param("W", u64::from(w), "operand bits, at least 8");
+    m.param_check("w_min", pw.expr().ge(8u32), "W must be at least 8");
+
+    m.group("Clock and reset");
+    let clk = m.input("clk", 1, "clock");
+    let rst = m.input("rst", 1, "synchronous reset, active high");
+    m.clock_domain(&clk, &rst);
+    m.group("Operands");
+    let a = m.input("a", &pw, "first operand");
+    let b = m.input("b", &pw, "second operand");
+    let sel = m.input("sel", 2, "result select");
+    let iw = crate::expr::index_bits(w);
+    let idx = m.input("idx", pw.expr().clog2(), "bit index into b");
+    m.group("Results");
+    let sum = m.output("sum", pw.expr() + 1u32, "a + b with carry");
+    let picked = m.output("picked", &pw, "operand chosen by sel");
+    let flags = m.output("flags", 4, "reductions and comparisons");
+    let mixed = m.output("mixed", &pw, "shifts, part selects and negation");
+    let magic = m.output("magic", 1, "{a[7:0], b[7:0]} is 0xbeef");
+    let stamp = m.output("stamp", &pw, "clocked in a plain always block");
+    let hold = m.output("hold", &pw, "a, sampled when sel is 3");
+
+    let held = m.reg_no_reset("held", &pw, "a sampled when sel is 3; no reset needed");
+    m.next(if_then(sel.expr().eq(lit(2, 3)), vec![set(&held.next, &a)]));
+
+    m.assign(&sum, zext(&a, w + 1) + zext(&b, w + 1));
+    m.assign(&magic, cat(&[a.slice(7, 0), b.slice(7, 0)]).eq(lit(16, 0xbeef)));
+    m.assign(
+        &mixed,
+        ((a.expr() << &idx) ^ (b.expr() >> lit(3, 1))) - (-a.expr())
+            | zext(a.expr().part(zext(cat(&[idx.bit(0), lit(2, 0)]), iw), 4), w),
+    );
+    m.assign(&hold, &held.q);
+
+    m.comb(vec![if_else(
+        a.expr().eq(&b),
+        vec![set(
+            &flags,
+            cat(&[a.expr().reduce_and(), b.expr().reduce_or(), a.expr().reduce_xor(), b.expr().bit_at(&idx)]),
+        )],
+        vec![if_else(
+            a.expr().gt(&b).logic_and(sel.bit(1).logic_not()),
+            vec![set(&flags, repl(4, sel.bit(0)))],
+            vec![if_else(
+                a.expr().le(&b).logic_or(a.expr().ne(&b)),
+                vec![set(&flags, lit(4, 5))],
+                vec![set(&flags, lit(4, 0))],
+            )],
+        )],
+    )]);
+
+    m.comb(vec![case(
+        &sel,
+        vec![
+            (vec![lit(2, 0), lit(2, 1)], vec![set(&picked, &a)]),
+            (vec![lit(2, 2)], vec![set(&picked, &b), set(picked.lv_slice(0, 0), lit(1, 1))]),
+        ],
+        Some(vec![set(&picked, mux(a.expr().lt(&b), &a, &b))]),
+    )]);
+
+    m.comment("Written as a plain clocked block to exercise Module::seq.");
+    m.seq(vec![if_else(
+        &rst,
+        vec![set(&stamp, lit(w, 0))],
+        vec![if_else(a.expr().ge(&b), vec![set(&stamp, stamp.expr() + lit(w, 1))], vec![])],
+    )]);
+    m
 }

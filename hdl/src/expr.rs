@@ -8,7 +8,7 @@
 //! With this rule the width Verilog computes in context equals the width
 //! computed here, so the printed RTL means what the IR says.
 
-use std::ops::{Add, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Mul, Neg, Not, Shl, Shr, Sub};
 
 /// A named net of one module (port, wire, register half or memory read
 /// register) with its concrete width. Cheap to clone; returned by the
@@ -135,7 +135,7 @@ impl BinOp {
 }
 
 /// An expression tree. Build it with [`lit`], [`Signal::expr`], the methods
-/// below, the operators `+ - * & | ^ ! << >>` (`!` prints as `~`), [`mux`],
+/// below, the operators `+ - * & | ^ ! << >>` and unary `-` (`!` prints as `~`), [`mux`],
 /// [`cat`], [`repl`] and [`zext`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expr {
@@ -191,6 +191,23 @@ fn werr(op: &str, detail: String) -> WidthError {
     WidthError { op: op.to_string(), detail }
 }
 
+/// Bits needed to index every bit of a `width`-bit value: `$clog2(width)`,
+/// at least 1.
+pub fn index_bits(width: u32) -> u32 {
+    (32 - width.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// A variable index must be exactly [`index_bits`] wide, as Verilator's WIDTH
+/// lint wants: narrower cannot reach every bit, wider reaches past the end.
+fn index_width(op: &str, base: u32, index: u32) -> Result<(), WidthError> {
+    let want = index_bits(base);
+    if index == want {
+        Ok(())
+    } else {
+        Err(werr(op, format!("index into a {base}-bit value is {index} bits; it must be {want}")))
+    }
+}
+
 impl Expr {
     /// The width of this expression under the strict rule in the module docs.
     pub fn width(&self) -> Result<u32, WidthError> {
@@ -213,13 +230,13 @@ impl Expr {
                 Ok(hi - lo + 1)
             }
             Expr::Index { base, index } => {
-                base.width()?;
-                index.width()?;
+                let w = base.width()?;
+                index_width("[i]", w, index.width()?)?;
                 Ok(1)
             }
             Expr::Part { base, start, width } => {
                 let w = base.width()?;
-                start.width()?;
+                index_width("+:", w, start.width()?)?;
                 if *width == 0 || *width > w {
                     return Err(werr("+:", format!("part of {width} bits from a {w}-bit value")));
                 }
@@ -335,10 +352,6 @@ impl Expr {
     /// `!` of a one-bit value.
     pub fn logic_not(self) -> Expr {
         self.un(UnOp::LogicNot)
-    }
-    /// Two's complement negation, same width.
-    pub fn neg(self) -> Expr {
-        self.un(UnOp::Neg)
     }
     /// `&x`: all bits set.
     pub fn reduce_and(self) -> Expr {
@@ -512,6 +525,14 @@ impl Not for Expr {
     }
 }
 
+impl Neg for Expr {
+    type Output = Expr;
+    /// Two's complement negation, same width.
+    fn neg(self) -> Expr {
+        self.un(UnOp::Neg)
+    }
+}
+
 // The same operators on `&Signal`, so `&a + &b` reads like the Verilog.
 impl<T: Into<Expr>> Add<T> for &Signal {
     type Output = Expr;
@@ -601,6 +622,9 @@ mod tests {
         assert_eq!((zext(&a, 9) + &b).width(), Ok(9));
         assert_eq!((a.expr() << lit(3, 2)).width(), Ok(8));
         assert_eq!(a.expr().part(lit(3, 0), 4).width(), Ok(4));
+        assert_eq!(b.expr().bit_at(lit(4, 0)).width(), Ok(1));
+        assert!(b.expr().bit_at(lit(3, 0)).width().is_err());
+        assert!(a.expr().part(lit(4, 0), 4).width().is_err());
         let err = (&a + &b).width().unwrap_err();
         assert_eq!(err.op, "+");
         assert!(mux(&a, &a, &a).width().is_err());

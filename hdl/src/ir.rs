@@ -162,7 +162,7 @@ impl Mem {
 }
 
 pub(crate) fn addr_width(depth: u32) -> u32 {
-    (32 - depth.saturating_sub(1).leading_zeros()).max(1)
+    crate::expr::index_bits(depth)
 }
 
 /// A statement of an always block. In a combinational block it prints as a

@@ -83,7 +83,7 @@ pub mod param;
 pub mod print;
 
 pub use check::{CheckError, CheckErrors};
-pub use expr::{cat, lit, mux, repl, zext, BinOp, Expr, LValue, Signal, UnOp, WidthError};
+pub use expr::{cat, index_bits, lit, mux, repl, zext, BinOp, Expr, LValue, Signal, UnOp, WidthError};
 pub use ir::{
     case, if_else, if_then, set, CaseArm, Dir, Instance, Mem, MemStyle, Module, ModuleSig, PortSig, Reg, Stmt,
 };

@@ -7,7 +7,7 @@
 //! a value flows from.
 
 use std::fmt;
-use std::ops::{Add, Div, Mul, Shl, Sub};
+use std::ops::{Add, Div, Mul, Rem, Shl, Sub};
 
 /// A handle to a `parameter` or `localparam` of a module, returned by
 /// [`Module::param`](crate::Module::param) and
@@ -159,9 +159,6 @@ impl ParamExpr {
     pub fn ge(self, rhs: impl Into<ParamExpr>) -> ParamExpr {
         self.bin(ParamOp::Ge, rhs)
     }
-    pub fn rem(self, rhs: impl Into<ParamExpr>) -> ParamExpr {
-        self.bin(ParamOp::Mod, rhs)
-    }
     /// Logical and (`&&`).
     pub fn and(self, rhs: impl Into<ParamExpr>) -> ParamExpr {
         self.bin(ParamOp::And, rhs)
@@ -259,6 +256,12 @@ impl<T: Into<ParamExpr>> Div<T> for ParamExpr {
         self.bin(ParamOp::Div, rhs)
     }
 }
+impl<T: Into<ParamExpr>> Rem<T> for ParamExpr {
+    type Output = ParamExpr;
+    fn rem(self, rhs: T) -> ParamExpr {
+        self.bin(ParamOp::Mod, rhs)
+    }
+}
 impl<T: Into<ParamExpr>> Shl<T> for ParamExpr {
     type Output = ParamExpr;
     fn shl(self, rhs: T) -> ParamExpr {
@@ -283,6 +286,10 @@ impl Size {
     pub(crate) fn range(&self) -> String {
         match &self.sym {
             Some(e) if e.is_atom() => format!("[{e}-1:0]"),
+            // A carry bit on top of a parameter width reads best as `[W:0]`.
+            Some(ParamExpr::Bin(ParamOp::Add, x, one)) if x.is_atom() && **one == ParamExpr::Const(1) => {
+                format!("[{x}:0]")
+            }
             Some(e) => format!("[({e})-1:0]"),
             None if self.value == 1 => String::new(),
             None => format!("[{}:0]", self.value.saturating_sub(1)),
@@ -331,7 +338,8 @@ mod tests {
         let w = Param::new("WIDTH", 8);
         assert_eq!(Size::from(&w).range(), "[WIDTH-1:0]");
         assert_eq!(Size::from(&w).value, 8);
-        assert_eq!(Size::from(w.expr() + 1u32).range(), "[(WIDTH + 1)-1:0]");
+        assert_eq!(Size::from(w.expr() + 1u32).range(), "[WIDTH:0]");
+        assert_eq!(Size::from(w.expr() * 2u32).range(), "[(WIDTH * 2)-1:0]");
         assert_eq!(Size::from(1u32).range(), "");
         assert_eq!(Size::from(4u32).depth_range(), "[0:3]");
     }

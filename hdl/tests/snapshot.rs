@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use mrnic_hdl::example::{event_log_design, EventLog};
+use mrnic_hdl::example::{event_log_design, tour, EventLog};
 use mrnic_hdl::Header;
 
 const COMMAND: &str = "UPDATE_SNAPSHOTS=1 cargo test -p mrnic-hdl --test snapshot";
@@ -15,8 +15,10 @@ const COMMAND: &str = "UPDATE_SNAPSHOTS=1 cargo test -p mrnic-hdl --test snapsho
 fn example_design_matches_snapshots() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
     let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
-    let header = Header::new("mrnic_hdl::example::event_log_design (default EventLog)", COMMAND);
-    for m in event_log_design(&EventLog::default()).unwrap() {
+    let header = Header::new("mrnic_hdl::example (default configs)", COMMAND);
+    let mut modules = event_log_design(&EventLog::default()).unwrap();
+    modules.push(tour(8));
+    for m in modules {
         let text = m.to_verilog(&header).unwrap_or_else(|e| panic!("{e}"));
         let path = dir.join(format!("{}.v", m.name()));
         if update {
