@@ -201,7 +201,7 @@ pub fn tour(width: u32) -> Module {
     m.assign(&magic, cat(&[a.slice(7, 0), b.slice(7, 0)]).eq(lit(16, 0xbeef)));
     m.assign(
         &mixed,
-        ((a.expr() << &idx) ^ (b.expr() >> lit(3, 1))) - (-a.expr())
+        (((a.expr() << &idx) ^ (b.expr() >> lit(3, 1))) - (-a.expr()))
             | zext(a.expr().part(zext(cat(&[idx.bit(0), lit(2, 0)]), iw), 4), w),
     );
     m.assign(&hold, &held.q);
