@@ -1,0 +1,489 @@
+//! The NIC: host memory, connections, one completion queue, counters, and
+//! the sans-IO surface that whatever carries packets drives:
+//! [`Nic::handle_packet`], [`Nic::poll_transmit`], [`Nic::on_timer`],
+//! [`Nic::next_deadline`]. Time is passed in by the caller as nanoseconds
+//! (virtual in the simulator, monotonic in the UDP driver); the NIC never
+//! reads a clock and never draws from global randomness, so the same calls
+//! give the same packets.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use mrnic_proto::config::MAX_PATHS_PER_CONN;
+use mrnic_proto::packet::ECN_ECT0;
+use mrnic_proto::{decode_datagram, encode_datagram, Config, Header, NackCode, Problem};
+
+use crate::counters::Counters;
+use crate::fixed::{recip16, ts_reached, SEQ_MASK};
+use crate::memory::{Access, Memory};
+use crate::path::{line_bytes_per_ts, PathEntry, PathParams};
+use crate::receiver::{nack_for, RxConn};
+use crate::rng::Rng;
+use crate::sender::{ConnCc, TxConn};
+use crate::verbs::{Completion, ConnParams, RecvRequest, Status, VerbsError, WorkRequest};
+use crate::wire::{NodeAddr, WirePacket};
+
+/// The reference's own knobs, beyond the protocol config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NicConfig {
+    pub proto: Config,
+    /// This NIC's address.
+    pub addr: NodeAddr,
+    /// Seed of the NIC's generator (source ports).
+    pub seed: u64,
+    /// Wait before a packet refused with RNR is sent again.
+    pub rnr_delay_us: u32,
+    /// RNR NACKs one packet may receive before its request fails.
+    pub rnr_retry: u32,
+    /// Retransmissions of one packet before the connection fails (the ring's
+    /// 4-bit retx_count: at most 15).
+    pub retry_limit: u32,
+}
+
+impl NicConfig {
+    pub fn new(proto: Config, addr: NodeAddr, seed: u64) -> NicConfig {
+        let rnr_delay_us = proto.timers.rto_min_us;
+        NicConfig { proto, addr, seed, rnr_delay_us, rnr_retry: 7, retry_limit: 15 }
+    }
+}
+
+/// Constants derived once from the config (timestamp units where timed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub path: PathParams,
+    pub ts_unit_ns: u64,
+    pub udp_port: u16,
+    pub window: u32,
+    pub msg_depth: u32,
+    pub recv_depth: u32,
+    pub streams: u32,
+    pub paths_max: u32,
+    pub planes: u32,
+    pub line_bytes_per_ts: u32,
+    pub conn_init_cwnd: u32,
+    pub conn_max_cwnd: u32,
+    pub sack_every_pkts: u32,
+    pub sack_every_bytes: u32,
+    pub rnr_delay: u32,
+    pub rnr_retry: u32,
+    pub retry_limit: u32,
+    /// A connection counts as an active sender for the fair-share hint if
+    /// it delivered data within this long (2 x rto_min).
+    pub active_window: u32,
+}
+
+impl Params {
+    pub fn new(n: &NicConfig) -> Params {
+        let cfg = &n.proto;
+        let path = PathParams::from_config(cfg);
+        let conn_max = cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64) as u32;
+        Params {
+            path,
+            ts_unit_ns: cfg.timers.ts_unit_ns as u64,
+            udp_port: cfg.transport.udp_port,
+            window: cfg.transport.window,
+            msg_depth: cfg.hardware.msg_table_depth,
+            recv_depth: cfg.hardware.recv_queue_depth,
+            streams: cfg.transport.streams_per_conn,
+            paths_max: cfg.transport.paths_per_conn.min(MAX_PATHS_PER_CONN),
+            planes: cfg.transport.planes,
+            line_bytes_per_ts: line_bytes_per_ts(cfg),
+            conn_init_cwnd: (path.init_cwnd as u64 * cfg.transport.paths_per_conn as u64).min(conn_max as u64) as u32,
+            conn_max_cwnd: conn_max,
+            sack_every_pkts: cfg.timers.sack_every_packets,
+            sack_every_bytes: cfg.timers.sack_every_bytes,
+            rnr_delay: cfg.us_to_ts(n.rnr_delay_us).max(1) as u32,
+            rnr_retry: n.rnr_retry,
+            retry_limit: n.retry_limit.min(15),
+            active_window: 2 * path.rto_min,
+        }
+    }
+}
+
+/// What the halves of a connection share with the NIC while handling one
+/// event.
+pub struct Ctx<'a> {
+    pub p: &'a Params,
+    pub counters: &'a mut Counters,
+    pub cq: &'a mut VecDeque<Completion>,
+    pub out: &'a mut VecDeque<WirePacket>,
+    pub rng: &'a mut Rng,
+    pub addr: NodeAddr,
+    /// 32-bit timestamp of the event.
+    pub ts32_now: u32,
+    /// The fair-share hint SACKs carry now.
+    pub rate_hint: u16,
+}
+
+impl Ctx<'_> {
+    /// The 32-bit timestamp counter at `now` nanoseconds.
+    pub fn ts32(&self, now: u64) -> u32 {
+        (now / self.p.ts_unit_ns) as u32
+    }
+
+    /// A source port for re-entropy: uniform in the ephemeral range, never
+    /// the current one.
+    pub fn fresh_sport(&mut self, old: u16) -> u16 {
+        loop {
+            let p = 49152 + self.rng.below(16384) as u16;
+            if p != old {
+                return p;
+            }
+        }
+    }
+}
+
+struct Conn {
+    tx: TxConn,
+    rx: RxConn,
+}
+
+/// A connection's state as the API reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnInfo {
+    pub params: ConnParams,
+    pub paths: Vec<PathEntry>,
+    pub cc: ConnCc,
+    /// Why the connection failed, if it did.
+    pub failed: Option<Status>,
+    /// Send work requests not yet completed.
+    pub outstanding_sends: usize,
+}
+
+/// One NIC with its host memory.
+pub struct Nic {
+    params: Params,
+    cfg: NicConfig,
+    mem: Memory,
+    conns: BTreeMap<u32, (ConnParams, Conn)>,
+    cq: VecDeque<Completion>,
+    out: VecDeque<WirePacket>,
+    counters: Counters,
+    rng: Rng,
+    last_now: u64,
+    rr: u32,
+}
+
+impl Nic {
+    pub fn new(cfg: NicConfig) -> Nic {
+        let params = Params::new(&cfg);
+        Nic {
+            mem: Memory::new(cfg.proto.hardware.mr_entries),
+            rng: Rng::new(cfg.seed),
+            params,
+            cfg,
+            conns: BTreeMap::new(),
+            cq: VecDeque::new(),
+            out: VecDeque::new(),
+            counters: Counters::default(),
+            last_now: 0,
+            rr: 0,
+        }
+    }
+
+    pub fn addr(&self) -> NodeAddr {
+        self.cfg.addr
+    }
+
+    pub fn config(&self) -> &NicConfig {
+        &self.cfg
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    pub fn memory(&self) -> &Memory {
+        &self.mem
+    }
+
+    // ------------------------------------------------------------ memory
+
+    /// Registers `len` zeroed bytes of host memory at `addr` (`ibv_reg_mr`);
+    /// returns the key, used as lkey and rkey.
+    pub fn reg_mr(&mut self, addr: u64, len: u64, access: Access) -> Result<u32, VerbsError> {
+        Ok(self.mem.register(addr, len, access)?)
+    }
+
+    pub fn dereg_mr(&mut self, key: u32) -> Result<(), VerbsError> {
+        Ok(self.mem.deregister(key)?)
+    }
+
+    /// The host writes its own memory (the application filling a buffer).
+    pub fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<(), VerbsError> {
+        Ok(self.mem.write(addr, data)?)
+    }
+
+    pub fn read_mem(&self, addr: u64, len: u64) -> Result<&[u8], VerbsError> {
+        Ok(self.mem.read(addr, len)?)
+    }
+
+    // ------------------------------------------------------------ connections
+
+    /// Creates a connection, like moving an RC QP to RTS with the peer's
+    /// parameters exchanged out of band.
+    pub fn create_conn(&mut self, cp: ConnParams) -> Result<(), VerbsError> {
+        if cp.local_id > SEQ_MASK || cp.remote_id > SEQ_MASK {
+            return Err(VerbsError::BadConnId(cp.local_id.max(cp.remote_id)));
+        }
+        if self.conns.contains_key(&cp.local_id) {
+            return Err(VerbsError::ConnExists(cp.local_id));
+        }
+        if cp.paths == 0 || cp.paths as u32 > self.params.paths_max {
+            return Err(VerbsError::BadPaths(cp.paths, self.params.paths_max));
+        }
+        let pp = &self.params.path;
+        let mut paths = Vec::new();
+        for i in 0..cp.paths {
+            let sport = 49152 + self.rng.below(16384) as u16;
+            let plane = (i as u32 % self.params.planes) as u8;
+            paths.push(PathEntry::new(sport, plane, cp.tx_psn & SEQ_MASK, pp));
+        }
+        let streams = self.params.streams;
+        let ctx =
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+        let tx = TxConn::new(cp.local_id, cp.remote_id, cp.remote, paths, streams, &ctx);
+        let rx = RxConn::new(cp.local_id, cp.remote_id, cp.remote, cp.paths, cp.rx_psn & SEQ_MASK, streams);
+        self.conns.insert(cp.local_id, (cp, Conn { tx, rx }));
+        Ok(())
+    }
+
+    /// Queues a send work request on a stream (`ibv_post_send`). Checks the
+    /// local buffer against registered memory now; reads it when packets
+    /// leave (as a NIC DMAs it).
+    pub fn post_send(&mut self, conn: u32, stream: u8, wr: WorkRequest) -> Result<(), VerbsError> {
+        let streams = self.params.streams;
+        let (_, c) = self.conns.get_mut(&conn).ok_or(VerbsError::NoConn(conn))?;
+        if c.tx.failed.is_some() {
+            return Err(VerbsError::ConnFailed(conn));
+        }
+        if stream as u32 >= streams {
+            return Err(VerbsError::BadStream(stream, streams));
+        }
+        if wr.local.len > u32::MAX as u64 {
+            return Err(VerbsError::TooLong(wr.local.len));
+        }
+        if wr.local.len > 0 {
+            self.mem.find(wr.local.addr, wr.local.len, Access::LOCAL)?;
+        }
+        c.tx.post(stream, wr, wr.local.len as u32);
+        Ok(())
+    }
+
+    /// Posts a receive buffer on a stream (`ibv_post_recv`); SENDs and
+    /// WRITE_IMMs of that stream consume receives in posting order.
+    pub fn post_recv(&mut self, conn: u32, stream: u8, r: RecvRequest) -> Result<(), VerbsError> {
+        let (streams, depth) = (self.params.streams, self.params.recv_depth);
+        let (_, c) = self.conns.get_mut(&conn).ok_or(VerbsError::NoConn(conn))?;
+        if stream as u32 >= streams {
+            return Err(VerbsError::BadStream(stream, streams));
+        }
+        if c.rx.posted(stream) >= depth as usize {
+            return Err(VerbsError::RecvQueueFull(stream, depth));
+        }
+        if r.len > 0 {
+            self.mem.find(r.addr, r.len as u64, Access::RECV)?;
+        }
+        let mut ctx =
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+        c.rx.post_recv(stream, r, &mut ctx);
+        Ok(())
+    }
+
+    /// Up to `max` completions, oldest first (`ibv_poll_cq`).
+    pub fn poll_cq(&mut self, max: usize) -> Vec<Completion> {
+        let n = max.min(self.cq.len());
+        self.cq.drain(..n).collect()
+    }
+
+    /// Per-path telemetry and connection state (`mrnic` extension).
+    pub fn conn_info(&self, conn: u32) -> Option<ConnInfo> {
+        self.conns.get(&conn).map(|(cp, c)| ConnInfo {
+            params: *cp,
+            paths: c.tx.paths.clone(),
+            cc: c.tx.cc,
+            failed: c.tx.failed,
+            outstanding_sends: c.tx.outstanding_wrs(),
+        })
+    }
+
+    /// Nothing left to send or complete on any connection.
+    pub fn idle(&self) -> bool {
+        self.conns.values().all(|(_, c)| c.tx.outstanding_wrs() == 0)
+    }
+
+    // ------------------------------------------------------------ sans-IO
+
+    /// A packet from the wire: decoded (ICRC checked) and dispatched.
+    /// Undecodable packets are counted and dropped.
+    pub fn handle_packet(&mut self, now: u64, pkt: &WirePacket) {
+        self.last_now = self.last_now.max(now);
+        match decode_datagram(&pkt.bytes) {
+            Ok(d) => {
+                let payload = d.payload.to_vec();
+                self.handle_datagram(now, pkt, &d.header, &payload);
+            }
+            Err(e) if matches!(e.problem, Problem::BadChecksum { .. }) => self.counters.rx_bad_icrc += 1,
+            Err(_) => self.counters.rx_decode_error += 1,
+        }
+    }
+
+    /// A decoded packet (`meta` gives its addressing; its bytes are not
+    /// looked at). Entry point for vectors that start after the parser.
+    pub fn handle_datagram(&mut self, now: u64, meta: &WirePacket, header: &Header, payload: &[u8]) {
+        self.last_now = self.last_now.max(now);
+        self.counters.rx_packets += 1;
+        let ts = (now / self.params.ts_unit_ns) as u32;
+        let hint = self.rate_hint(ts, header.dst_conn());
+        let mut ctx =
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+        ctx.ts32_now = ts;
+        ctx.rate_hint = hint;
+        match header {
+            Header::Data(h) => match self.conns.get_mut(&h.dst_conn) {
+                Some((_, c)) => c.rx.on_data(meta, h, payload, &mut self.mem, &mut ctx),
+                None => {
+                    ctx.counters.rx_no_conn += 1;
+                    ctx.counters.nacks_sent += 1;
+                    let n = nack_for(
+                        NackCode::NoConn,
+                        h.dst_conn,
+                        h.path_id,
+                        h.path_gen,
+                        h.path_psn,
+                        h.stream_id,
+                        h.msn,
+                        h.tx_ts,
+                    );
+                    let pkt = answer(&ctx, meta, &n);
+                    ctx.out.push_back(pkt);
+                }
+            },
+            Header::Probe(h) => match self.conns.get_mut(&h.dst_conn) {
+                Some((_, c)) => c.rx.on_probe(meta, h, &mut ctx),
+                None => {
+                    ctx.counters.rx_no_conn += 1;
+                    ctx.counters.nacks_sent += 1;
+                    let n = nack_for(NackCode::NoConn, h.dst_conn, h.path_id, h.path_gen, h.path_psn, 0, 0, h.tx_ts);
+                    let pkt = answer(&ctx, meta, &n);
+                    ctx.out.push_back(pkt);
+                }
+            },
+            Header::Sack(h) => match self.conns.get_mut(&h.dst_conn) {
+                Some((_, c)) => c.tx.on_sack(now, h, &mut ctx),
+                None => ctx.counters.ack_no_conn += 1,
+            },
+            Header::Nack(h) => {
+                // A NO_CONN NACK names the id the peer did not know: ours for
+                // it, the remote id of one of our connections.
+                let found = if h.code == NackCode::NoConn {
+                    self.conns.values_mut().find(|(cp, _)| cp.remote_id == h.dst_conn && cp.remote == meta.src)
+                } else {
+                    self.conns.get_mut(&h.dst_conn)
+                };
+                match found {
+                    Some((_, c)) => c.tx.on_nack(now, h, &mut ctx),
+                    None => ctx.counters.ack_no_conn += 1,
+                }
+            }
+        }
+    }
+
+    /// The fair-share hint: line rate divided among the connections that
+    /// delivered data recently (this one included), through the reciprocal
+    /// ROM, in Q0.16 (1.0 saturates to 0xffff).
+    fn rate_hint(&self, ts: u32, conn: u32) -> u16 {
+        let w = self.params.active_window;
+        let others = self
+            .conns
+            .iter()
+            .filter(|(&id, (_, c))| id != conn && c.rx.last_data.is_some_and(|t| !ts_reached(ts, t.wrapping_add(w))))
+            .count() as u32;
+        recip16(others + 1).min(0xffff) as u16
+    }
+
+    /// The next packet to put on the wire, if any: answers first, then
+    /// connections in round robin.
+    pub fn poll_transmit(&mut self, now: u64) -> Option<WirePacket> {
+        self.last_now = self.last_now.max(now);
+        if let Some(p) = self.out.pop_front() {
+            return Some(p);
+        }
+        let ids: Vec<u32> = self.conns.keys().copied().collect();
+        if ids.is_empty() {
+            return None;
+        }
+        let start = ids.iter().position(|&id| id >= self.rr).unwrap_or(0);
+        let mut ctx =
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+        ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
+        for k in 0..ids.len() {
+            let id = ids[(start + k) % ids.len()];
+            let (_, c) = self.conns.get_mut(&id).expect("listed");
+            if let Some(p) = c.tx.poll(now, &self.mem, &mut ctx) {
+                self.rr = id.wrapping_add(1);
+                return Some(p);
+            }
+        }
+        ctx.out.pop_front()
+    }
+
+    /// Runs every timer due at `now`.
+    pub fn on_timer(&mut self, now: u64) {
+        self.last_now = self.last_now.max(now);
+        let mut ctx =
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+        ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
+        for (_, c) in self.conns.values_mut() {
+            c.tx.on_timer(now, &mut ctx);
+        }
+    }
+
+    /// When `on_timer` next has work (nanoseconds), measured from the latest
+    /// time this NIC was given.
+    pub fn next_deadline(&self) -> Option<u64> {
+        let unit = self.params.ts_unit_ns;
+        let now_ts = (self.last_now / unit) as u32;
+        let d = self
+            .conns
+            .values()
+            .filter_map(|(_, c)| c.tx.next_deadline(now_ts))
+            .min_by_key(|&d| d.wrapping_sub(now_ts) as i32)?;
+        let diff = d.wrapping_sub(now_ts) as i32;
+        if diff <= 0 {
+            Some(self.last_now)
+        } else {
+            Some((self.last_now / unit + diff as u64) * unit)
+        }
+    }
+}
+
+fn ctx_parts<'a>(
+    p: &'a Params,
+    counters: &'a mut Counters,
+    cq: &'a mut VecDeque<Completion>,
+    out: &'a mut VecDeque<WirePacket>,
+    rng: &'a mut Rng,
+    addr: NodeAddr,
+) -> Ctx<'a> {
+    Ctx { p, counters, cq, out, rng, addr, ts32_now: 0, rate_hint: 0xffff }
+}
+
+/// An answer to a packet for which no connection exists: back to where it
+/// came from.
+fn answer(c: &Ctx, meta: &WirePacket, h: &Header) -> WirePacket {
+    let mut bytes = Vec::new();
+    encode_datagram(h, &[], &mut bytes).expect("answer headers are built from checked fields");
+    WirePacket {
+        src: c.addr,
+        dst: meta.src,
+        sport: c.p.udp_port,
+        dport: meta.sport,
+        plane: meta.plane,
+        ecn: ECN_ECT0,
+        bytes,
+    }
+}

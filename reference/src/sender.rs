@@ -1,0 +1,724 @@
+//! The transmit half of a connection: work requests cut into packets,
+//! sprayed over the paths by the selector, kept in per-path retransmit rings
+//! until SACKed, retransmitted on loss (SACK gap, probe, timeout, RNR,
+//! BAD_HDR), completed in msn order per stream.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use mrnic_proto::packet::ECN_ECT0;
+use mrnic_proto::{
+    encode_datagram, DataHeader, Flags, Header, NackCode, NackHeader, Placement, ProbeHeader, SackHeader,
+};
+
+use crate::fixed::{seq_add, seq_before, seq_diff, ts_reached, SEQ_HALF, SEQ_MASK};
+use crate::memory::Memory;
+use crate::nic::Ctx;
+use crate::path::{self, Aimd, PathAction, PathEntry, PathState};
+use crate::selector::{self, Request};
+use crate::verbs::{Completion, CqOpcode, Status, WorkRequest, WrOp};
+use crate::wire::{NodeAddr, WirePacket};
+
+/// One outstanding psn of a path (the retransmit ring slot, plus the
+/// reference's bookkeeping).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot {
+    /// Key of the work request in `TxConn::wrs`.
+    wr: u64,
+    offset: u32,
+    len: u32,
+    tx_ts: u16,
+    /// 4 bits in the ring: transmissions after the first (loss and RNR).
+    retx_count: u8,
+    /// The path identity's tx_seq of the last transmission.
+    tx_seq: u32,
+    /// Waiting in the retransmit queue.
+    queued: bool,
+    /// RNR back-off: not retransmitted before this timestamp.
+    rnr_until: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct TxWr {
+    wr: WorkRequest,
+    stream: u8,
+    msn: u32,
+    /// Receive sequence at the peer (SEND, SEND_IMM, WRITE_IMM consume one).
+    rq_seq: u32,
+    len: u32,
+    /// Bytes cut into packets so far.
+    sent: u32,
+    /// The first packet has left (a zero-length message has one packet).
+    started: bool,
+    /// Packets sent and not yet acknowledged.
+    outstanding: u32,
+}
+
+impl TxWr {
+    fn done(&self) -> bool {
+        self.started && self.sent == self.len && self.outstanding == 0
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct TxStream {
+    next_msn: u32,
+    next_rq_seq: u32,
+    /// Work requests with bytes still to cut, in msn order.
+    pending: VecDeque<u64>,
+    /// Work requests not yet completed, in msn order.
+    order: VecDeque<u64>,
+    /// The peer's completed_msn: every msn below it completed there. New
+    /// messages start only within `msg_table_depth` of it.
+    remote_completed: u32,
+}
+
+/// Connection-level congestion state: AIMD over all paths, the receiver's
+/// rate hint and the resulting cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnCc {
+    pub aimd: Aimd,
+    /// Smoothed RTT over every path's samples (timestamp units).
+    pub srtt: u32,
+    /// Last rate hint from the peer, Q0.16 of line rate.
+    pub rate_hint: u16,
+    /// min(cwnd, rate_hint x line x srtt) computed when either changes.
+    pub cap: u32,
+    pub inflight_bytes: u64,
+}
+
+/// The transmit half of one connection.
+#[derive(Debug, Clone)]
+pub struct TxConn {
+    pub local_id: u32,
+    pub remote_id: u32,
+    pub remote: NodeAddr,
+    pub paths: Vec<PathEntry>,
+    /// Unwrapped cum_acked of each path (the 24-bit psn extended to 64 bits),
+    /// so that rings order correctly across the psn wrap.
+    base: Vec<u64>,
+    rings: Vec<BTreeMap<u64, Slot>>,
+    pub cc: ConnCc,
+    streams: Vec<TxStream>,
+    wrs: BTreeMap<u64, TxWr>,
+    next_wr_key: u64,
+    retx: VecDeque<(u8, u64)>,
+    probes: VecDeque<u8>,
+    rnr_wait: Vec<(u8, u64, u32)>,
+    rr_stream: usize,
+    /// Set when a stream is blocked on the peer's message table with nothing
+    /// in flight: a PROBE then fetches fresh completed_msn values.
+    window_probe_at: Option<u32>,
+    pub failed: Option<Status>,
+}
+
+impl TxConn {
+    pub fn new(local_id: u32, remote_id: u32, remote: NodeAddr, paths: Vec<PathEntry>, streams: u32, c: &Ctx) -> Self {
+        let n = paths.len();
+        let base = paths.iter().map(|p| p.cum_acked as u64).collect();
+        let aimd = Aimd { cwnd: c.p.conn_init_cwnd, acked_bytes: 0, ecn_ewma: 0, hold_until: 0 };
+        let srtt = c.p.path.initial_rtt;
+        let mut cc = ConnCc { aimd, srtt, rate_hint: u16::MAX, cap: 0, inflight_bytes: 0 };
+        cc.cap = conn_cap(&cc, c);
+        TxConn {
+            local_id,
+            remote_id,
+            remote,
+            paths,
+            base,
+            rings: vec![BTreeMap::new(); n],
+            cc,
+            streams: vec![TxStream::default(); streams as usize],
+            wrs: BTreeMap::new(),
+            next_wr_key: 0,
+            retx: VecDeque::new(),
+            probes: VecDeque::new(),
+            rnr_wait: Vec::new(),
+            rr_stream: 0,
+            window_probe_at: None,
+            failed: None,
+        }
+    }
+
+    /// Queues a checked work request (the Nic validated stream, length and
+    /// local buffer).
+    pub fn post(&mut self, stream: u8, wr: WorkRequest, len: u32) {
+        let s = &mut self.streams[stream as usize];
+        let msn = s.next_msn;
+        s.next_msn = seq_add(msn, 1);
+        let consumes_recv = matches!(wr.op, WrOp::Send) || wr.imm.is_some();
+        let rq_seq = s.next_rq_seq;
+        if consumes_recv {
+            s.next_rq_seq = seq_add(rq_seq, 1);
+        }
+        let key = self.next_wr_key;
+        self.next_wr_key += 1;
+        self.wrs.insert(key, TxWr { wr, stream, msn, rq_seq, len, sent: 0, started: false, outstanding: 0 });
+        s.pending.push_back(key);
+        s.order.push_back(key);
+    }
+
+    /// Work requests not yet completed.
+    pub fn outstanding_wrs(&self) -> usize {
+        self.wrs.len()
+    }
+
+    fn ext(&self, pid: usize, psn: u32) -> Option<u64> {
+        let d = seq_diff(psn, self.paths[pid].cum_acked);
+        let span = seq_diff(self.paths[pid].next_psn, self.paths[pid].cum_acked);
+        (d < span).then(|| self.base[pid] + d as u64)
+    }
+
+    // ---------------------------------------------------------------- transmit
+
+    /// The next packet of this connection, if any may leave now: probes
+    /// first, then retransmissions, then new data.
+    pub fn poll(&mut self, now: u64, mem: &Memory, c: &mut Ctx) -> Option<WirePacket> {
+        if self.failed.is_some() {
+            return None;
+        }
+        let ts = c.ts32(now);
+        if let Some(pid) = self.probes.pop_front() {
+            return Some(self.send_probe(pid as usize, ts, c));
+        }
+        while let Some(&(pid, ext)) = self.retx.front() {
+            let Some(slot) = self.rings[pid as usize].get(&ext).copied() else {
+                self.retx.pop_front();
+                continue;
+            };
+            let own = self.paths[pid as usize].state == PathState::Good;
+            let phys = if own {
+                pid
+            } else {
+                let s = selector::select(&self.paths, &Request::Retx { avoid: pid }, c.p.path.mtu_shift, c.p.window);
+                match s.chosen {
+                    Some(p) => {
+                        self.apply_deficits(&s.deficits);
+                        p
+                    }
+                    None => break,
+                }
+            };
+            self.retx.pop_front();
+            return self.retransmit(pid as usize, ext, slot, phys as usize, ts, mem, c);
+        }
+        self.send_new(ts, mem, c)
+    }
+
+    fn apply_deficits(&mut self, d: &[i16]) {
+        for (p, &v) in self.paths.iter_mut().zip(d) {
+            p.deficit = v;
+        }
+    }
+
+    fn send_probe(&mut self, pid: usize, ts: u32, c: &mut Ctx) -> WirePacket {
+        self.paths[pid] = path::on_probe_sent(&self.paths[pid], ts, &c.p.path);
+        let p = &self.paths[pid];
+        let h = Header::Probe(ProbeHeader {
+            tx_ts: p.probe_ts,
+            dst_conn: self.remote_id,
+            path_id: pid as u8,
+            path_gen: p.gen,
+            path_psn: p.next_psn,
+        });
+        c.counters.tx_probes += 1;
+        self.packet(&h, &[], pid, c)
+    }
+
+    fn packet(&self, h: &Header, payload: &[u8], phys: usize, c: &Ctx) -> WirePacket {
+        let mut bytes = Vec::with_capacity(h.len() + payload.len() + 4);
+        encode_datagram(h, payload, &mut bytes).expect("headers built from checked fields");
+        let p = &self.paths[phys];
+        WirePacket {
+            src: c.addr,
+            dst: self.remote,
+            sport: p.sport,
+            dport: c.p.udp_port,
+            plane: p.plane,
+            ecn: ECN_ECT0,
+            bytes,
+        }
+    }
+
+    /// The data header of `len` bytes at `offset` of a work request.
+    fn data_header(&self, w: &TxWr, pid: usize, psn: u32, offset: u32, len: u32, ts: u32) -> DataHeader {
+        let place = match w.wr.op {
+            WrOp::Write { remote_addr, rkey } => {
+                Placement::Write { rkey, addr: remote_addr.wrapping_add(offset as u64) }
+            }
+            WrOp::Send => Placement::Send { rq_seq: w.rq_seq, msg_offset: offset },
+        };
+        DataHeader {
+            flags: Flags { som: offset == 0, eom: offset + len == w.len, retx: false, ackreq: false, se: false },
+            payload_len: len as u16,
+            dst_conn: self.remote_id,
+            path_id: pid as u8,
+            path_psn: psn,
+            path_gen: self.paths[pid].gen,
+            stream_id: w.stream,
+            msn: w.msn,
+            msg_len: w.len,
+            place,
+            tx_ts: ts as u16,
+            imm: w.wr.imm,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn retransmit(
+        &mut self,
+        pid: usize,
+        ext: u64,
+        mut slot: Slot,
+        phys: usize,
+        ts: u32,
+        mem: &Memory,
+        c: &mut Ctx,
+    ) -> Option<WirePacket> {
+        if slot.retx_count as u32 >= c.p.retry_limit {
+            self.fail(Some(slot.wr), Status::TransportRetryExceeded, c);
+            return None;
+        }
+        let w = self.wrs.get(&slot.wr).expect("a ring slot's work request lives until acked").clone();
+        let Ok(payload) = mem.read(w.wr.local.addr + slot.offset as u64, slot.len as u64) else {
+            self.fail(Some(slot.wr), Status::LocalProtectionError, c);
+            return None;
+        };
+        let psn = (ext & SEQ_MASK as u64) as u32;
+        let mut h = self.data_header(&w, pid, psn, slot.offset, slot.len, ts);
+        h.flags.retx = true;
+        h.flags.ackreq = true;
+        slot.retx_count += 1;
+        slot.tx_seq = self.paths[pid].tx_seq;
+        slot.tx_ts = ts as u16;
+        slot.queued = false;
+        slot.rnr_until = None;
+        self.rings[pid].insert(ext, slot);
+        self.paths[pid] = path::on_retransmit(&self.paths[pid], ts, &c.p.path);
+        c.counters.tx_retransmits += 1;
+        if phys != pid {
+            c.counters.tx_rerouted += 1;
+        }
+        let payload = payload.to_vec();
+        Some(self.packet(&Header::Data(h), &payload, phys, c))
+    }
+
+    /// The next stream (round robin) with bytes to cut whose head message
+    /// fits the peer's message table.
+    fn next_stream(&mut self, ts: u32, c: &Ctx) -> Option<(usize, u64)> {
+        let n = self.streams.len();
+        let mut blocked = false;
+        for k in 0..n {
+            let si = (self.rr_stream + k) % n;
+            let s = &self.streams[si];
+            let Some(&key) = s.pending.front() else { continue };
+            let w = &self.wrs[&key];
+            if !w.started && seq_diff(w.msn, s.remote_completed) >= c.p.msg_depth {
+                blocked = true;
+                continue;
+            }
+            return Some((si, key));
+        }
+        if blocked && self.paths.iter().all(|p| p.inflight == 0 && !p.probe_pending) && self.window_probe_at.is_none() {
+            self.window_probe_at = Some(ts.wrapping_add(c.p.path.rto_min));
+        }
+        None
+    }
+
+    fn send_new(&mut self, ts: u32, mem: &Memory, c: &mut Ctx) -> Option<WirePacket> {
+        let (si, key) = self.next_stream(ts, c)?;
+        let conn_ok = self.cc.inflight_bytes < self.cc.cap as u64;
+        let s = selector::select(&self.paths, &Request::New { conn_ok }, c.p.path.mtu_shift, c.p.window);
+        let pid = s.chosen? as usize;
+        self.apply_deficits(&s.deficits);
+        self.rr_stream = (si + 1) % self.streams.len();
+        let w = self.wrs[&key].clone();
+        let offset = w.sent;
+        let len = (w.len - offset).min(c.p.path.mtu);
+        let Ok(payload) = mem.read(w.wr.local.addr + offset as u64, len as u64) else {
+            self.fail(Some(key), Status::LocalProtectionError, c);
+            return None;
+        };
+        let payload = payload.to_vec();
+        let psn = self.paths[pid].next_psn;
+        let ext = self.base[pid] + seq_diff(psn, self.paths[pid].cum_acked) as u64;
+        let mut h = self.data_header(&w, pid, psn, offset, len, ts);
+        let slot = Slot {
+            wr: key,
+            offset,
+            len,
+            tx_ts: ts as u16,
+            retx_count: 0,
+            tx_seq: self.paths[pid].tx_seq,
+            queued: false,
+            rnr_until: None,
+        };
+        self.rings[pid].insert(ext, slot);
+        self.paths[pid] = path::on_send(&self.paths[pid], ts, &c.p.path);
+        let p = &self.paths[pid];
+        // Ask for a SACK at the end of a message and when this packet fills
+        // the path's window, so that a pause in sending never waits for a
+        // timeout to learn what arrived.
+        let full = ((p.inflight as u64) << c.p.path.mtu_shift) >= p.cwnd as u64;
+        h.flags.ackreq = h.flags.eom || full;
+        let wm = self.wrs.get_mut(&key).expect("picked from pending");
+        wm.sent += len;
+        wm.started = true;
+        wm.outstanding += 1;
+        if wm.sent == wm.len {
+            self.streams[si].pending.pop_front();
+        }
+        self.cc.inflight_bytes += len as u64;
+        c.counters.tx_packets += 1;
+        c.counters.tx_payload_bytes += len as u64;
+        Some(self.packet(&Header::Data(h), &payload, pid, c))
+    }
+
+    // ---------------------------------------------------------------- receive
+
+    /// A SACK for this connection.
+    pub fn on_sack(&mut self, now: u64, h: &SackHeader, c: &mut Ctx) {
+        let pid = h.path_id as usize;
+        if pid >= self.paths.len() {
+            c.counters.ack_bad_path += 1;
+            return;
+        }
+        let ts = c.ts32(now);
+        let p = self.paths[pid];
+        let base = self.base[pid];
+        let span = seq_diff(p.next_psn, p.cum_acked) as i64;
+        // Where the SACK's cum_psn sits relative to ours (negative: an old
+        // SACK overtaken by a newer one).
+        let d = seq_diff(h.cum_psn, p.cum_acked);
+        let rel = if d < SEQ_HALF { d as i64 } else { d as i64 - (1 << 24) };
+        let top = h.bitmap.highest().map_or(rel, |b| rel + 1 + b as i64);
+        if rel > span || (h.bitmap.highest().is_some() && top >= span) {
+            c.counters.sack_beyond_sent += 1;
+            return;
+        }
+        c.counters.sacks_received += 1;
+        let mut acked: Vec<u64> = Vec::new();
+        if rel > 0 {
+            acked.extend(self.rings[pid].range(base..base + rel as u64).map(|(&k, _)| k));
+        }
+        for i in 0..256u32 {
+            if h.bitmap.get(i) {
+                let r = rel + 1 + i as i64;
+                if r >= 0 && self.rings[pid].contains_key(&(base + r as u64)) {
+                    acked.push(base + r as u64);
+                }
+            }
+        }
+        let (mut pkts, mut bytes, mut rtt_ok, mut max_seq) = (0u32, 0u32, false, p.acked_seq);
+        for ext in acked {
+            let slot = self.rings[pid].remove(&ext).expect("collected from the ring");
+            pkts += 1;
+            bytes += slot.len;
+            if slot.retx_count == 0 && slot.tx_ts == h.echo_ts {
+                rtt_ok = true;
+            }
+            if (slot.tx_seq.wrapping_add(1).wrapping_sub(max_seq) as i32) > 0 {
+                max_seq = slot.tx_seq.wrapping_add(1);
+            }
+            self.cc.inflight_bytes -= slot.len as u64;
+            if let Some(w) = self.wrs.get_mut(&slot.wr) {
+                w.outstanding -= 1;
+            }
+        }
+        let probe_reply = p.probe_pending && h.echo_ts == p.probe_ts;
+        let rtt = (rtt_ok || probe_reply).then(|| (ts as u16).wrapping_sub(h.echo_ts) as u32);
+        let next_ext = base + span as u64;
+        let new_base = self.rings[pid].keys().next().copied().unwrap_or(next_ext);
+        let ev = path::AckEvent {
+            now: ts,
+            cum_acked: (new_base & SEQ_MASK as u64) as u32,
+            acked_pkts: pkts,
+            acked_bytes: bytes,
+            ecn_cnt: h.ecn_cnt as u32,
+            rtt,
+            acked_seq: max_seq,
+        };
+        self.paths[pid] = path::on_ack(&self.paths[pid], &ev, &c.p.path);
+        self.base[pid] = new_base;
+        self.conn_ack(ts, pkts, bytes, h, rtt, c);
+        let mut lost_before = self.paths[pid].acked_seq;
+        if probe_reply {
+            let (e, a) = path::on_probe_reply(&self.paths[pid], ts, &c.p.path);
+            if (p.probe_seq.wrapping_sub(lost_before) as i32) > 0 {
+                lost_before = p.probe_seq;
+            }
+            self.paths[pid] = e;
+            self.act(pid, a, c);
+        }
+        self.detect_losses(pid, lost_before, c);
+        if let Some(s) = self.streams.get_mut(h.stream_id as usize) {
+            if seq_before(s.remote_completed, h.completed_msn) {
+                s.remote_completed = h.completed_msn;
+                self.window_probe_at = None;
+            }
+        }
+        self.complete(c);
+    }
+
+    fn conn_ack(&mut self, ts: u32, pkts: u32, bytes: u32, h: &SackHeader, rtt: Option<u32>, c: &mut Ctx) {
+        if let Some(r) = rtt {
+            self.cc.srtt = crate::fixed::ewma(self.cc.srtt, r, c.p.path.srtt_shift).max(1);
+        }
+        let (a, _) = path::aimd(
+            self.cc.aimd,
+            ts,
+            pkts,
+            bytes,
+            h.ecn_cnt as u32,
+            self.cc.srtt,
+            c.p.path.ecn_shift,
+            c.p.path.mtu,
+            c.p.path.min_cwnd,
+            c.p.conn_max_cwnd,
+        );
+        self.cc.aimd = a;
+        self.cc.rate_hint = h.rate_hint;
+        self.cc.cap = conn_cap(&self.cc, c);
+    }
+
+    /// Queues every unacked, not yet queued packet of `pid` sent before
+    /// `before` (its tx_seq is older than an acknowledged transmission).
+    fn detect_losses(&mut self, pid: usize, before: u32, c: &mut Ctx) {
+        for (&ext, slot) in self.rings[pid].iter_mut() {
+            if !slot.queued && slot.rnr_until.is_none() && (before.wrapping_sub(slot.tx_seq) as i32) > 0 {
+                slot.queued = true;
+                self.retx.push_back((pid as u8, ext));
+                c.counters.sack_losses += 1;
+            }
+        }
+    }
+
+    /// Every unacked packet of `pid` goes to the retransmit queue.
+    fn all_lost(&mut self, pid: usize) {
+        for (&ext, slot) in self.rings[pid].iter_mut() {
+            if !slot.queued {
+                slot.queued = true;
+                slot.rnr_until = None;
+                self.retx.push_back((pid as u8, ext));
+            }
+        }
+        self.rnr_wait.retain(|&(p, _, _)| p as usize != pid);
+    }
+
+    fn act(&mut self, pid: usize, a: PathAction, c: &mut Ctx) {
+        if a.all_lost {
+            self.all_lost(pid);
+        }
+        if a.probe && !self.probes.contains(&(pid as u8)) {
+            self.probes.push_back(pid as u8);
+        }
+        if a.died {
+            c.counters.path_dead += 1;
+        }
+        if a.recovered {
+            c.counters.path_recovered += 1;
+        }
+    }
+
+    /// A NACK for this connection.
+    pub fn on_nack(&mut self, now: u64, h: &NackHeader, c: &mut Ctx) {
+        let pid = h.path_id as usize;
+        if pid >= self.paths.len() {
+            c.counters.ack_bad_path += 1;
+            return;
+        }
+        if h.code == NackCode::NoConn {
+            c.counters.nacks_received += 1;
+            self.fail(None, Status::RemoteInvalidRequest, c);
+            return;
+        }
+        let Some(ext) = self.ext(pid, h.path_psn) else {
+            c.counters.nack_stale += 1;
+            return;
+        };
+        let Some(slot) = self.rings[pid].get(&ext).copied() else {
+            c.counters.nack_stale += 1;
+            return;
+        };
+        c.counters.nacks_received += 1;
+        let ts = c.ts32(now);
+        self.paths[pid] = path::on_nack(&self.paths[pid], ts, &c.p.path);
+        match h.code {
+            NackCode::Rnr => {
+                if slot.queued || slot.rnr_until.is_some() {
+                    return;
+                }
+                if slot.retx_count as u32 >= c.p.rnr_retry {
+                    self.fail(Some(slot.wr), Status::RnrRetryExceeded, c);
+                    return;
+                }
+                let until = ts.wrapping_add(c.p.rnr_delay);
+                self.rings[pid].get_mut(&ext).expect("present").rnr_until = Some(until);
+                self.rnr_wait.push((pid as u8, ext, until));
+                c.counters.rnr_retries += 1;
+            }
+            NackCode::Access => self.fail(Some(slot.wr), Status::RemoteAccessError, c),
+            NackCode::BadHdr => {
+                if !slot.queued {
+                    self.rings[pid].get_mut(&ext).expect("present").queued = true;
+                    self.retx.push_back((pid as u8, ext));
+                }
+            }
+            NackCode::NoConn => unreachable!("handled above"),
+        }
+    }
+
+    // ---------------------------------------------------------------- timers
+
+    /// Earliest timestamp at which `on_timer` has work, if any.
+    pub fn next_deadline(&self, now_ts: u32) -> Option<u32> {
+        if self.failed.is_some() {
+            return None;
+        }
+        let mut best: Option<u32> = None;
+        let mut take = |d: u32| {
+            if best.is_none_or(|b| (d.wrapping_sub(now_ts) as i32) < (b.wrapping_sub(now_ts) as i32)) {
+                best = Some(d);
+            }
+        };
+        for p in &self.paths {
+            if p.timer_armed() {
+                take(p.rto_deadline);
+            }
+            if p.state == PathState::Skip {
+                take(p.hold_until);
+            }
+        }
+        for &(_, _, until) in &self.rnr_wait {
+            take(until);
+        }
+        if let Some(w) = self.window_probe_at {
+            take(w);
+        }
+        best
+    }
+
+    /// Timers: SKIP expiry, RTO and probe timeouts, RNR back-off, window
+    /// probes; then the connection fails if every path is DEAD.
+    pub fn on_timer(&mut self, now: u64, c: &mut Ctx) {
+        if self.failed.is_some() {
+            return;
+        }
+        let ts = c.ts32(now);
+        for pid in 0..self.paths.len() {
+            self.paths[pid] = path::on_tick(&self.paths[pid], ts);
+            let e = self.paths[pid];
+            if !(e.timer_armed() && ts_reached(ts, e.rto_deadline)) {
+                continue;
+            }
+            c.counters.rto_fired += 1;
+            let fresh = c.fresh_sport(e.sport);
+            let (n, a) = path::on_timeout(&e, ts, fresh, &c.p.path);
+            if n.gen != e.gen {
+                c.counters.re_entropy += 1;
+            }
+            if n.state == PathState::Suspect && e.state != PathState::Suspect {
+                c.counters.path_suspect += 1;
+            }
+            self.paths[pid] = n;
+            self.act(pid, a, c);
+        }
+        let due: Vec<(u8, u64, u32)> =
+            self.rnr_wait.iter().copied().filter(|&(_, _, until)| ts_reached(ts, until)).collect();
+        self.rnr_wait.retain(|&(_, _, until)| !ts_reached(ts, until));
+        for (pid, ext, _) in due {
+            if let Some(slot) = self.rings[pid as usize].get_mut(&ext) {
+                slot.rnr_until = None;
+                if !slot.queued {
+                    slot.queued = true;
+                    self.retx.push_back((pid, ext));
+                }
+            }
+        }
+        match self.window_probe_at {
+            Some(w) if ts_reached(ts, w) => {
+                self.window_probe_at = None;
+                if let Some(pid) = self.paths.iter().position(|p| p.state != PathState::Dead) {
+                    if !self.paths[pid].probe_pending && !self.probes.contains(&(pid as u8)) {
+                        self.probes.push_back(pid as u8);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.paths.iter().all(|p| p.state == PathState::Dead) {
+            self.fail(None, Status::TransportRetryExceeded, c);
+        }
+    }
+
+    // ---------------------------------------------------------------- completion
+
+    /// Raises sender completions in msn order per stream, each once.
+    fn complete(&mut self, c: &mut Ctx) {
+        for si in 0..self.streams.len() {
+            while let Some(&key) = self.streams[si].order.front() {
+                if !self.wrs[&key].done() {
+                    break;
+                }
+                self.streams[si].order.pop_front();
+                let w = self.wrs.remove(&key).expect("in order");
+                c.cq.push_back(completion(self.local_id, &w, Status::Success));
+            }
+        }
+    }
+
+    /// The connection fails: `culprit` (if any) completes with `status`,
+    /// every other incomplete work request with WrFlushError, in msn order
+    /// per stream. Nothing is sent on the connection afterwards.
+    pub fn fail(&mut self, culprit: Option<u64>, status: Status, c: &mut Ctx) {
+        if self.failed.is_some() {
+            return;
+        }
+        self.failed = Some(status);
+        if let Some(key) = culprit {
+            if let Some(w) = self.wrs.remove(&key) {
+                c.cq.push_back(completion(self.local_id, &w, status));
+                c.counters.error_completions += 1;
+            }
+        }
+        let flush = if culprit.is_some() { Status::WrFlushError } else { status };
+        for s in &mut self.streams {
+            s.pending.clear();
+            for key in s.order.drain(..) {
+                if let Some(w) = self.wrs.remove(&key) {
+                    c.cq.push_back(completion(self.local_id, &w, flush));
+                    c.counters.error_completions += 1;
+                }
+            }
+        }
+        for r in &mut self.rings {
+            r.clear();
+        }
+        self.retx.clear();
+        self.probes.clear();
+        self.rnr_wait.clear();
+        self.cc.inflight_bytes = 0;
+    }
+}
+
+fn completion(conn: u32, w: &TxWr, status: Status) -> Completion {
+    Completion {
+        wr_id: w.wr.wr_id,
+        status,
+        opcode: match w.wr.op {
+            WrOp::Write { .. } => CqOpcode::Write,
+            WrOp::Send => CqOpcode::Send,
+        },
+        conn,
+        stream: w.stream,
+        byte_len: w.len,
+        imm: w.wr.imm,
+    }
+}
+
+/// The connection's send limit: min(cwnd, rate_hint x line rate x srtt),
+/// at least one MTU. One multiply chain, done when the hint, srtt or cwnd
+/// changes, never per packet.
+fn conn_cap(cc: &ConnCc, c: &Ctx) -> u32 {
+    let share = (cc.rate_hint as u64 * c.p.line_bytes_per_ts as u64 * cc.srtt as u64) >> 16;
+    share.min(cc.aimd.cwnd as u64).max(c.p.path.mtu as u64) as u32
+}
