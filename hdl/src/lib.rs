@@ -49,6 +49,8 @@
 //! - widths agree exactly: assignment targets, port connections, memory
 //!   ports, and the operands of `+ - * & | ^` and comparisons; extend with
 //!   [`zext`] or select with [`Expr::slice`], Verilog would do it silently;
+//!   a variable index (`x[i]`, `x[i +: n]`, a memory address) is exactly
+//!   [`index_bits`]`(width)` bits, as Verilator's WIDTH lint wants;
 //! - every bit of every net has exactly one driver: one always block, or
 //!   assigns and instance outputs on disjoint bits; inputs are never driven;
 //! - no combinational loop through assigns, `always @*` blocks and instances
@@ -73,7 +75,11 @@
 //! style attributes on one line and a registered read (one cycle latency),
 //! two-space indentation, and no `initial` blocks.
 //!
-//! See [`example`] for a two-module design that uses every construct.
+//! See [`example`]: `event_log_design` is a two-module design (a register
+//! block, a memory, an instance with a parameter override) and `tour` uses
+//! every remaining expression and statement form. Both are snapshotted under
+//! `tests/snapshots/` and run through Verilator, Icarus and Yosys by
+//! `tests/tools.rs`.
 
 pub mod check;
 pub mod example;
