@@ -1,0 +1,3 @@
+//! Designs that exist only for verification.
+
+pub mod verif_fifo;

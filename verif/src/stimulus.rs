@@ -1,0 +1,479 @@
+//! Seeded stimulus with valid/ready discipline.
+//!
+//! [`Traffic`] finds the streams of a block from its port names
+//! (`<prefix>valid` / `<prefix>ready` plus the other ports starting with
+//! `<prefix>`), then each cycle: holds every source's valid and payload
+//! stable until the handshake, inserts random idle cycles, drives random
+//! backpressure on every output's ready, and checks that the block keeps
+//! its outputs' valid and payload stable while stalled. A test only says
+//! what its transactions look like ([`Traffic::source`]); everything else is
+//! random, from one seeded [`Rng`] (no global randomness: a failure's seed
+//! reproduces it).
+
+use std::collections::VecDeque;
+
+use mrnic_model::block::{Bits, Dir, PortDef};
+
+/// A small, fast, seeded PRNG (xoshiro256**, seeded through splitmix64).
+#[derive(Clone, Debug)]
+pub struct Rng {
+    s: [u64; 4],
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        let mut x = seed;
+        let mut next = || {
+            x = x.wrapping_add(0x9e3779b97f4a7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+            z ^ (z >> 31)
+        };
+        Rng { s: [next(), next(), next(), next()] }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = self.s[1] << 17;
+        self.s[2] ^= self.s[0];
+        self.s[3] ^= self.s[1];
+        self.s[1] ^= self.s[2];
+        self.s[0] ^= self.s[3];
+        self.s[2] ^= t;
+        self.s[3] = self.s[3].rotate_left(45);
+        result
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+
+    /// `true` with probability `percent`/100.
+    pub fn percent(&mut self, percent: u32) -> bool {
+        self.below(100) < percent as u64
+    }
+
+    /// A random value of `width` bits.
+    pub fn bits(&mut self, width: u32) -> Bits {
+        let mut b = Bits((0..width.div_ceil(64).max(1)).map(|_| self.next_u64()).collect());
+        b.truncate(width);
+        b
+    }
+}
+
+/// What drives a block, cycle by cycle.
+pub trait Stimulus {
+    /// Sets the inputs of `cycle` (entries of output ports are ignored).
+    fn drive(&mut self, cycle: u64, values: &mut [Bits]);
+    /// Sees the cycle's inputs and outputs after eval, before the edge:
+    /// handshakes happen here.
+    fn observe(&mut self, _cycle: u64, _values: &[Bits]) {}
+    /// Handshakes so far, on all streams.
+    fn transactions(&self) -> u64 {
+        0
+    }
+    /// The seed that reproduces this stimulus, printed on failure.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A valid/ready stream found in a port list.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    /// Common prefix, e.g. `s_axis_` (ports `s_axis_valid`, `s_axis_ready`).
+    pub prefix: String,
+    pub valid: usize,
+    pub ready: usize,
+    /// Payload ports, in port order.
+    pub fields: Vec<usize>,
+    /// `true` when the block receives on it (valid is an input).
+    pub into_block: bool,
+}
+
+/// The streams of a port list: every `<p>valid` with a `<p>ready` of the
+/// opposite direction. Payload fields are the other ports starting with
+/// `<p>` (the longest matching prefix wins when prefixes nest).
+pub fn find_streams(ports: &[PortDef]) -> Vec<Stream> {
+    let mut streams: Vec<Stream> = Vec::new();
+    for (v, p) in ports.iter().enumerate() {
+        let Some(prefix) = p.name.strip_suffix("valid") else { continue };
+        let Some(r) = ports.iter().position(|q| q.name == format!("{prefix}ready") && q.dir != p.dir) else {
+            continue;
+        };
+        streams.push(Stream {
+            prefix: prefix.to_string(),
+            valid: v,
+            ready: r,
+            fields: Vec::new(),
+            into_block: p.dir == Dir::In,
+        });
+    }
+    for (i, p) in ports.iter().enumerate() {
+        if streams.iter().any(|s| s.valid == i || s.ready == i) {
+            continue;
+        }
+        let best = streams
+            .iter_mut()
+            .filter(|s| p.name.starts_with(&s.prefix))
+            .filter(|s| p.dir == ports[s.valid].dir)
+            .max_by_key(|s| s.prefix.len());
+        if let Some(s) = best {
+            s.fields.push(i);
+        }
+    }
+    streams
+}
+
+/// One transaction of a source stream: payload values by field name
+/// (without the stream prefix); fields left unset are random.
+pub struct Txn<'a> {
+    names: &'a [String],
+    widths: &'a [u32],
+    values: Vec<Option<Bits>>,
+}
+
+impl Txn<'_> {
+    /// Sets field `name` (e.g. `data` of `s_axis_data`).
+    pub fn set(&mut self, name: &str, value: Bits) -> &mut Self {
+        let i = self.index(name);
+        let mut v = value;
+        v.truncate(self.widths[i]);
+        self.values[i] = Some(v);
+        self
+    }
+
+    pub fn set_u64(&mut self, name: &str, value: u64) -> &mut Self {
+        let i = self.index(name);
+        self.values[i] = Some(Bits::from_u64(self.widths[i], value));
+        self
+    }
+
+    pub fn width(&self, name: &str) -> u32 {
+        self.widths[self.index(name)]
+    }
+
+    fn index(&self, name: &str) -> usize {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or_else(|| panic!("stream has no field `{name}` (fields: {})", self.names.join(", ")))
+    }
+}
+
+type TxnGen = Box<dyn FnMut(&mut Rng, &mut Txn)>;
+type InputGen = Box<dyn FnMut(&mut Rng, u64) -> Bits>;
+
+struct Source {
+    stream: Stream,
+    names: Vec<String>,
+    widths: Vec<u32>,
+    gen: Option<TxnGen>,
+    queue: VecDeque<Vec<Bits>>,
+    current: Option<Vec<Bits>>,
+    idle_percent: u32,
+    sent: u64,
+}
+
+struct Sink {
+    stream: Stream,
+    ready: bool,
+    backpressure_percent: u32,
+    /// Valid and payload seen while stalled: they must hold.
+    stalled: Option<Vec<Bits>>,
+    received: u64,
+    keep: bool,
+    log: Vec<Vec<Bits>>,
+}
+
+/// Random valid/ready traffic for any block: see the module docs.
+pub struct Traffic {
+    seed: u64,
+    rng: Rng,
+    ports: Vec<PortDef>,
+    sources: Vec<Source>,
+    sinks: Vec<Sink>,
+    rst: Option<usize>,
+    reset_cycles: u64,
+    reset_percent_per_mille: u32,
+    in_reset: bool,
+    others: Vec<(usize, Option<InputGen>)>,
+    other_change_percent: u32,
+    violations: Vec<String>,
+}
+
+impl Traffic {
+    /// Traffic for `ports` from `seed`: 25% idle cycles on every source,
+    /// 25% backpressure on every sink, `rst` high for the first 2 cycles,
+    /// other inputs random (changing in 5% of the cycles).
+    pub fn new(ports: &[PortDef], seed: u64) -> Traffic {
+        let streams = find_streams(ports);
+        let mut sources = Vec::new();
+        let mut sinks = Vec::new();
+        for s in streams {
+            if s.into_block {
+                let names = s.fields.iter().map(|&f| ports[f].name[s.prefix.len()..].to_string()).collect();
+                let widths = s.fields.iter().map(|&f| ports[f].width).collect();
+                sources.push(Source {
+                    stream: s,
+                    names,
+                    widths,
+                    gen: None,
+                    queue: VecDeque::new(),
+                    current: None,
+                    idle_percent: 25,
+                    sent: 0,
+                });
+            } else {
+                sinks.push(Sink {
+                    stream: s,
+                    ready: false,
+                    backpressure_percent: 25,
+                    stalled: None,
+                    received: 0,
+                    keep: false,
+                    log: Vec::new(),
+                });
+            }
+        }
+        let in_stream = |i: usize| {
+            sources.iter().any(|s| s.stream.valid == i || s.stream.fields.contains(&i))
+                || sinks.iter().any(|s| s.stream.ready == i)
+        };
+        let rst = ports.iter().position(|p| p.name == "rst" && p.dir == Dir::In);
+        let others = (0..ports.len())
+            .filter(|&i| ports[i].dir == Dir::In && Some(i) != rst && !in_stream(i))
+            .map(|i| (i, None))
+            .collect();
+        Traffic {
+            seed,
+            rng: Rng::new(seed),
+            ports: ports.to_vec(),
+            sources,
+            sinks,
+            rst,
+            reset_cycles: 2,
+            reset_percent_per_mille: 0,
+            in_reset: false,
+            others,
+            other_change_percent: 5,
+            violations: Vec::new(),
+        }
+    }
+
+    /// Percentage of cycles each source waits before offering its next
+    /// transaction (0: back to back).
+    pub fn idle(mut self, percent: u32) -> Self {
+        for s in &mut self.sources {
+            s.idle_percent = percent;
+        }
+        self
+    }
+
+    /// Percentage of cycles every output's ready is low.
+    pub fn backpressure(mut self, percent: u32) -> Self {
+        for s in &mut self.sinks {
+            s.backpressure_percent = percent;
+        }
+        self
+    }
+
+    /// Cycles of reset at the start.
+    pub fn reset_cycles(mut self, n: u64) -> Self {
+        self.reset_cycles = n;
+        self
+    }
+
+    /// Per mille of cycles with a reset in the middle of traffic.
+    pub fn random_resets(mut self, per_mille: u32) -> Self {
+        self.reset_percent_per_mille = per_mille;
+        self
+    }
+
+    /// Percentage of cycles in which each non-stream input changes.
+    pub fn other_inputs_change(mut self, percent: u32) -> Self {
+        self.other_change_percent = percent;
+        self
+    }
+
+    /// Describes the transactions of the source stream `prefix` (as in
+    /// `s_axis_`): `gen` sets the fields it cares about.
+    pub fn source(mut self, prefix: &str, gen: impl FnMut(&mut Rng, &mut Txn) + 'static) -> Self {
+        let s = self.source_mut(prefix);
+        s.gen = Some(Box::new(gen));
+        self
+    }
+
+    /// Queues explicit transactions on `prefix`, sent before any generated one.
+    pub fn push(&mut self, prefix: &str, fill: impl FnOnce(&mut Txn)) {
+        let s = self.source_mut(prefix);
+        let mut t = Txn { names: &s.names, widths: &s.widths, values: vec![None; s.names.len()] };
+        fill(&mut t);
+        let values = t.values;
+        let widths = s.widths.clone();
+        let txn = values.into_iter().zip(widths).map(|(v, w)| v.unwrap_or_else(|| Bits::zero(w))).collect();
+        s.queue.push_back(txn);
+    }
+
+    /// Drives the non-stream input `name` from `gen` every cycle.
+    pub fn input(mut self, name: &str, gen: impl FnMut(&mut Rng, u64) -> Bits + 'static) -> Self {
+        let i = self.ports.iter().position(|p| p.name == name).unwrap_or_else(|| panic!("no input `{name}`"));
+        let slot = self
+            .others
+            .iter_mut()
+            .find(|(o, _)| *o == i)
+            .unwrap_or_else(|| panic!("`{name}` is part of a stream or is rst; not a free input"));
+        slot.1 = Some(Box::new(gen));
+        self
+    }
+
+    /// Keeps every transaction received on the output stream `prefix`.
+    pub fn record(mut self, prefix: &str) -> Self {
+        let s = self
+            .sinks
+            .iter_mut()
+            .find(|s| s.stream.prefix == prefix)
+            .unwrap_or_else(|| panic!("no output stream `{prefix}`"));
+        s.keep = true;
+        self
+    }
+
+    /// Transactions received on `prefix` (see [`Traffic::record`]).
+    pub fn received(&self, prefix: &str) -> &[Vec<Bits>] {
+        self.sinks.iter().find(|s| s.stream.prefix == prefix).map(|s| s.log.as_slice()).unwrap_or(&[])
+    }
+
+    /// Handshakes per stream: (prefix, into the block, count).
+    pub fn counts(&self) -> Vec<(String, bool, u64)> {
+        let mut v: Vec<_> = self.sources.iter().map(|s| (s.stream.prefix.clone(), true, s.sent)).collect();
+        v.extend(self.sinks.iter().map(|s| (s.stream.prefix.clone(), false, s.received)));
+        v
+    }
+
+    /// Valid/ready rule violations by the block's outputs (a valid dropped,
+    /// or a payload changed, while stalled). The first few are kept.
+    pub fn violations(&self) -> &[String] {
+        &self.violations
+    }
+
+    /// The streams found.
+    pub fn streams(&self) -> Vec<&Stream> {
+        self.sources.iter().map(|s| &s.stream).chain(self.sinks.iter().map(|s| &s.stream)).collect()
+    }
+
+    fn source_mut(&mut self, prefix: &str) -> &mut Source {
+        let have = self.sources.iter().map(|s| s.stream.prefix.clone()).collect::<Vec<_>>().join(", ");
+        self.sources
+            .iter_mut()
+            .find(|s| s.stream.prefix == prefix)
+            .unwrap_or_else(|| panic!("no input stream `{prefix}` (have: {have})"))
+    }
+}
+
+impl Stimulus for Traffic {
+    fn drive(&mut self, cycle: u64, values: &mut [Bits]) {
+        let rng = &mut self.rng;
+        self.in_reset = cycle < self.reset_cycles
+            || (self.reset_percent_per_mille > 0 && rng.below(1000) < self.reset_percent_per_mille as u64);
+        if let Some(r) = self.rst {
+            values[r] = Bits::from_u64(1, self.in_reset as u64);
+        }
+        for s in &mut self.sources {
+            if s.current.is_none() && !self.in_reset && !rng.percent(s.idle_percent) {
+                s.current = Some(match s.queue.pop_front() {
+                    Some(t) => t,
+                    None => {
+                        let mut t = Txn { names: &s.names, widths: &s.widths, values: vec![None; s.names.len()] };
+                        if let Some(g) = &mut s.gen {
+                            g(rng, &mut t);
+                        }
+                        let values = t.values;
+                        values.into_iter().zip(&s.widths).map(|(v, &w)| v.unwrap_or_else(|| rng.bits(w))).collect()
+                    }
+                });
+            }
+            values[s.stream.valid] = Bits::from_u64(1, s.current.is_some() as u64);
+            match &s.current {
+                Some(t) => {
+                    for (f, v) in s.stream.fields.iter().zip(t) {
+                        values[*f].clone_from(v);
+                    }
+                }
+                // Idle: the payload is don't-care, so make it noise.
+                None => {
+                    for (f, w) in s.stream.fields.iter().zip(&s.widths) {
+                        values[*f] = rng.bits(*w);
+                    }
+                }
+            }
+        }
+        for s in &mut self.sinks {
+            s.ready = !rng.percent(s.backpressure_percent);
+            values[s.stream.ready] = Bits::from_u64(1, s.ready as u64);
+        }
+        for (i, gen) in &mut self.others {
+            let w = self.ports[*i].width;
+            match gen {
+                Some(g) => {
+                    let mut v = g(rng, cycle);
+                    v.truncate(w);
+                    values[*i] = v;
+                }
+                None => {
+                    if cycle == 0 || rng.percent(self.other_change_percent) {
+                        values[*i] = rng.bits(w);
+                    }
+                }
+            }
+        }
+    }
+
+    fn observe(&mut self, cycle: u64, values: &[Bits]) {
+        for s in &mut self.sources {
+            if s.current.is_some() && values[s.stream.ready].bit(0) {
+                if !self.in_reset {
+                    s.sent += 1;
+                }
+                s.current = None;
+            }
+            if self.in_reset {
+                s.current = None;
+            }
+        }
+        for s in &mut self.sinks {
+            let valid = values[s.stream.valid].bit(0);
+            let payload = || s.stream.fields.iter().map(|&f| values[f].clone()).collect::<Vec<_>>();
+            if let Some(held) = &s.stalled {
+                if !self.in_reset && self.violations.len() < 10 {
+                    if !valid {
+                        self.violations.push(format!("cycle {cycle}: {}valid dropped while stalled", s.stream.prefix));
+                    } else if *held != payload() {
+                        self.violations
+                            .push(format!("cycle {cycle}: {} payload changed while stalled", s.stream.prefix));
+                    }
+                }
+            }
+            s.stalled = None;
+            if valid && !self.in_reset {
+                if s.ready {
+                    s.received += 1;
+                    if s.keep {
+                        s.log.push(payload());
+                    }
+                } else {
+                    s.stalled = Some(payload());
+                }
+            }
+        }
+    }
+
+    fn transactions(&self) -> u64 {
+        self.sources.iter().map(|s| s.sent).sum::<u64>() + self.sinks.iter().map(|s| s.received).sum::<u64>()
+    }
+
+    fn seed(&self) -> Option<u64> {
+        Some(self.seed)
+    }
+}
