@@ -57,8 +57,13 @@ pub struct ChannelStats {
     pub ce_marked: u64,
 }
 
+/// A test's hand on the wire: sees every packet as it enters the channel
+/// and returns true to drop it (counted as dropped).
+pub type DropFilter = Box<dyn FnMut(u64, &WirePacket) -> bool>;
+
 pub struct Channel {
     rng: Rng,
+    pub filter: Option<DropFilter>,
     pub lanes: Vec<Lane>,
     pub outages: Vec<Outage>,
     pub routing: Routing,
@@ -74,6 +79,7 @@ impl Channel {
         assert!(!lanes.is_empty(), "a channel needs a lane");
         Channel {
             rng: Rng::new(seed),
+            filter: None,
             lanes,
             outages: Vec::new(),
             routing,
@@ -107,7 +113,7 @@ impl Channel {
             self.stats.lost_to_outage += 1;
             return;
         }
-        if self.rng.chance_ppm(lane.drop_ppm) {
+        if self.filter.as_mut().is_some_and(|f| f(now, &p)) || self.rng.chance_ppm(lane.drop_ppm) {
             self.stats.dropped += 1;
             return;
         }

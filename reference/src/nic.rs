@@ -373,7 +373,7 @@ impl Nic {
                 }
             },
             Header::Sack(h) => match self.conns.get_mut(&h.dst_conn) {
-                Some((_, c)) => c.tx.on_sack(now, h, &mut ctx),
+                Some((_, c)) => c.tx.on_sack(now, h, meta.dport, &mut ctx),
                 None => ctx.counters.ack_no_conn += 1,
             },
             Header::Nack(h) => {

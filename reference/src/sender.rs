@@ -375,8 +375,8 @@ impl TxConn {
 
     // ---------------------------------------------------------------- receive
 
-    /// A SACK for this connection.
-    pub fn on_sack(&mut self, now: u64, h: &SackHeader, c: &mut Ctx) {
+    /// A SACK for this connection, arrived at our UDP port `port`.
+    pub fn on_sack(&mut self, now: u64, h: &SackHeader, port: u16, c: &mut Ctx) {
         let pid = h.path_id as usize;
         if pid >= self.paths.len() {
             c.counters.ack_bad_path += 1;
@@ -424,7 +424,12 @@ impl TxConn {
                 w.outstanding -= 1;
             }
         }
-        let probe_reply = p.probe_pending && h.echo_ts == p.probe_ts;
+        // The answer to the PROBE echoes its timestamp and comes back to the
+        // path's own source port: a SACK for a packet of this path that was
+        // rerouted over another path (and sent in the same timestamp unit)
+        // arrives at that path's port instead and proves nothing about this
+        // one.
+        let probe_reply = p.probe_pending && h.echo_ts == p.probe_ts && port == p.sport;
         let rtt = (rtt_ok || probe_reply).then(|| (ts as u16).wrapping_sub(h.echo_ts) as u32);
         let next_ext = base + span as u64;
         let new_base = self.rings[pid].keys().next().copied().unwrap_or(next_ext);

@@ -1,0 +1,267 @@
+//! End-to-end scenarios of the reference transport over the in-memory
+//! channel: clean transfers, every opcode, psn wraparound, tail loss, path
+//! death and recovery, and the limits of message lengths.
+
+mod common;
+
+use common::*;
+use mrnic_reference::channel::{Lane, Outage};
+use mrnic_reference::sim::Outcome;
+use mrnic_reference::PathState;
+
+fn msgs(list: &[(u8, Kind, u32)]) -> Vec<Msg> {
+    list.iter().map(|&(stream, kind, len)| Msg { stream, kind, len }).collect()
+}
+
+#[test]
+fn clean_transfer_of_every_opcode_on_several_streams() {
+    let s = Setup::new(4, 1);
+    let m = msgs(&[
+        (0, Kind::Write, 5000),
+        (1, Kind::Send, 3000),
+        (0, Kind::WriteImm, 1024),
+        (2, Kind::SendImm, 1),
+        (1, Kind::Write, 0),
+        (3, Kind::Send, 0),
+        (0, Kind::Write, 20000),
+    ]);
+    let mut r = prepare(&s, &m);
+    assert_eq!(r.run(1_000_000_000), Outcome::Done);
+    r.settle(1_000_000);
+    r.check().unwrap();
+    let c = r.sim.nics[A].counters();
+    assert_eq!(c.tx_retransmits, 0);
+    assert_eq!(r.sim.nics[B].counters().rx_duplicate, 0);
+}
+
+#[test]
+fn packets_spray_over_every_path() {
+    let s = Setup::new(4, 2);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 64 * 1024)]));
+    assert_eq!(r.run(1_000_000_000), Outcome::Done);
+    r.check().unwrap();
+    let info = r.sim.nics[A].conn_info(A_CONN).unwrap();
+    for p in &info.paths {
+        assert!(p.next_psn >= 10, "path got {} packets: {:?}", p.next_psn, info.paths);
+        assert_eq!(p.state, PathState::Good);
+        assert_ne!(p.min_rtt, mrnic_reference::path::MIN_RTT_NONE);
+    }
+}
+
+#[test]
+fn psn_wraparound_near_2_pow_24() {
+    let mut s = Setup::new(2, 3);
+    s.tx_psn = (1 << 24) - 20;
+    s.lanes = vec![Lane { drop_ppm: 50_000, delay_ns: 2_000, jitter_ns: 4_000, ..Lane::default() }; 4];
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 100 * 1024), (1, Kind::Send, 3000)]));
+    assert_eq!(r.run(2_000_000_000), Outcome::Done);
+    r.settle(1_000_000);
+    r.check().unwrap();
+    let info = r.sim.nics[A].conn_info(A_CONN).unwrap();
+    assert!(info.paths.iter().all(|p| p.next_psn < 1000), "every path wrapped: {:?}", info.paths);
+}
+
+/// Decodes a packet on the wire: (data header) if it is a data packet.
+fn data_of(p: &mrnic_reference::WirePacket) -> Option<mrnic_proto::DataHeader> {
+    match mrnic_proto::decode_datagram(&p.bytes).ok()?.header {
+        mrnic_proto::Header::Data(h) => Some(h),
+        _ => None,
+    }
+}
+
+#[test]
+fn full_bitmap_window_with_a_hole_at_the_front() {
+    // One path, its first packet lost: the receiver holds the 255 packets
+    // above the hole in a full bitmap until the retransmission fills it.
+    let mut s = Setup::new(1, 4);
+    s.cfg.cc.init_cwnd_bytes = s.cfg.cc.max_cwnd_bytes;
+    s.cfg.cc.conn_max_cwnd_bytes = 1 << 24;
+    s.cfg.cc.line_rate_gbps = 1600;
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 300 * 1024)]));
+    r.sim.channel.filter = Some(Box::new(|_, p| data_of(p).is_some_and(|h| h.path_psn == 0 && !h.flags.retx)));
+    let mut most = 0;
+    let outcome = r.sim.run_until(2_000_000_000, 1_000_000, |s| {
+        most = most.max(s.nics[A].conn_info(A_CONN).unwrap().paths[0].inflight);
+        s.completions[A].len() == 1
+    });
+    assert_eq!(outcome, Outcome::Done);
+    r.check().unwrap();
+    assert_eq!(most, 256, "the window filled");
+    let c = r.sim.nics[A].counters();
+    assert_eq!((c.tx_retransmits, c.sack_losses), (1, 1), "{c:?}");
+    assert_eq!(r.sim.nics[B].counters().rx_psn_window, 0);
+}
+
+#[test]
+fn loss_at_the_start_of_a_message() {
+    let s = Setup::new(2, 10);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Send, 8 * 1024), (0, Kind::Write, 8 * 1024)]));
+    r.sim.channel.filter = Some(Box::new(|_, p| data_of(p).is_some_and(|h| h.flags.som && !h.flags.retx)));
+    assert_eq!(r.run(1_000_000_000), Outcome::Done);
+    r.check().unwrap();
+    assert!(r.sim.nics[A].counters().tx_retransmits >= 2);
+}
+
+#[test]
+fn tail_loss_is_recovered_by_rto_and_probe() {
+    let s = Setup::new(1, 5);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 4096)]));
+    // The last packet is lost; nothing after it would reveal the gap, so
+    // only the RTO and its PROBE can.
+    r.sim.channel.filter = Some(Box::new(|_, p| data_of(p).is_some_and(|h| h.flags.eom && !h.flags.retx)));
+    assert_eq!(r.run(1_000_000_000), Outcome::Done);
+    r.check().unwrap();
+    let c = r.sim.nics[A].counters();
+    assert!(c.rto_fired >= 1 && c.tx_probes >= 1 && c.tx_retransmits == 1, "{c:?}");
+}
+
+#[test]
+fn a_path_dying_mid_message_moves_its_traffic_to_the_others() {
+    let s = Setup::new(4, 6);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 400 * 1024), (1, Kind::Send, 50_000)]));
+    r.sim.channel.outages.push(Outage { lane: 2, from: 20_000, to: u64::MAX });
+    assert_eq!(r.run(5_000_000_000), Outcome::Done);
+    r.check().unwrap();
+    let info = r.sim.nics[A].conn_info(A_CONN).unwrap();
+    assert!(matches!(info.paths[2].state, PathState::Suspect | PathState::Dead), "{:?}", info.paths[2]);
+    let c = r.sim.nics[A].counters();
+    assert!(c.tx_rerouted > 0 && c.path_suspect >= 1, "{c:?}");
+}
+
+#[test]
+fn a_dead_path_is_probed_and_comes_back() {
+    let s = Setup::new(2, 7);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 64 * 1024)]));
+    r.sim.channel.outages.push(Outage { lane: 1, from: 0, to: 30_000_000 });
+    assert_eq!(r.run(1_000_000_000), Outcome::Done);
+    r.check().unwrap();
+    // Keep the clock running past the outage: DEAD probes bring it back.
+    let until = 60_000_000;
+    r.sim.run_until(until, 1_000_000, |s| s.nics[A].conn_info(A_CONN).unwrap().paths[1].state == PathState::Good);
+    let info = r.sim.nics[A].conn_info(A_CONN).unwrap();
+    assert_eq!(info.paths[1].state, PathState::Good, "{:?}", info.paths[1]);
+    let c = r.sim.nics[A].counters();
+    assert!(c.path_dead >= 1 && c.path_recovered >= 1, "{c:?}");
+}
+
+#[test]
+fn every_path_dead_fails_the_connection_once() {
+    let s = Setup::new(2, 8);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 8192), (1, Kind::Send, 100)]));
+    r.sim.channel.outages.push(Outage { lane: 0, from: 0, to: u64::MAX });
+    r.sim.channel.outages.push(Outage { lane: 1, from: 0, to: u64::MAX });
+    r.run(1_000_000_000);
+    let c = completions_of(&r.sim, A);
+    assert_eq!(c.len(), 2);
+    assert!(c.iter().all(|c| c.status == mrnic_reference::Status::TransportRetryExceeded), "{c:?}");
+    assert!(r.sim.nics[B].poll_cq(10).is_empty());
+}
+
+#[test]
+fn largest_practical_message_and_length_limits() {
+    let mut s = Setup::new(4, 9);
+    s.region = 4 << 20;
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 4 << 20)]));
+    assert_eq!(r.run(5_000_000_000), Outcome::Done);
+    r.check().unwrap();
+    // msg_len is 32 bits: a longer request is refused at post time.
+    let wr = mrnic_reference::WorkRequest {
+        wr_id: 1,
+        op: mrnic_reference::WrOp::Send,
+        imm: None,
+        local: mrnic_reference::Sge { addr: SRC_BASE, len: 1 << 32 },
+    };
+    assert_eq!(r.sim.nics[A].post_send(A_CONN, 0, wr), Err(mrnic_reference::VerbsError::TooLong(1 << 32)));
+}
+
+#[test]
+fn rnr_then_success_after_post_recv() {
+    let s = Setup::new(2, 11);
+    let mut r = prepare(&s, &[]);
+    let a = &mut r.sim.nics[A];
+    a.write_mem(SRC_BASE, &[7u8; 3000]).unwrap();
+    let wr = mrnic_reference::WorkRequest {
+        wr_id: 42,
+        op: mrnic_reference::WrOp::Send,
+        imm: Some(9),
+        local: mrnic_reference::Sge { addr: SRC_BASE, len: 3000 },
+    };
+    a.post_send(A_CONN, 1, wr).unwrap();
+    // No receive posted: RNR NACKs, the sender backs off and retries.
+    r.sim.run_until(250_000, 100_000, |_| false);
+    assert!(r.sim.completions[A].is_empty());
+    assert!(r.sim.nics[B].counters().rx_rnr >= 3);
+    assert!(r.sim.nics[A].counters().rnr_retries >= 3);
+    let rr = mrnic_reference::RecvRequest { wr_id: 77, addr: RECV_BASE, len: 4096 };
+    r.sim.nics[B].post_recv(B_CONN, 1, rr).unwrap();
+    r.sim.run_until(10_000_000, 100_000, |s| s.completions[A].len() == 1 && s.completions[B].len() == 1);
+    assert_eq!(r.sim.completions[A][0].status, mrnic_reference::Status::Success);
+    let rc = r.sim.completions[B][0];
+    assert_eq!((rc.wr_id, rc.byte_len, rc.imm, rc.stream), (77, 3000, Some(9), 1));
+    assert_eq!(r.sim.nics[B].read_mem(RECV_BASE, 3000).unwrap(), &[7u8; 3000][..]);
+}
+
+#[test]
+fn rnr_forever_fails_with_rnr_retry_exceeded() {
+    let s = Setup::new(1, 12);
+    let mut r = prepare(&s, &[]);
+    let wr = mrnic_reference::WorkRequest {
+        wr_id: 1,
+        op: mrnic_reference::WrOp::Send,
+        imm: None,
+        local: mrnic_reference::Sge { addr: SRC_BASE, len: 10 },
+    };
+    r.sim.nics[A].post_send(A_CONN, 0, wr).unwrap();
+    r.sim.run_until(1_000_000_000, 100_000, |s| !s.completions[A].is_empty());
+    assert_eq!(r.sim.completions[A].len(), 1);
+    assert_eq!(r.sim.completions[A][0].status, mrnic_reference::Status::RnrRetryExceeded);
+}
+
+#[test]
+fn access_error_fails_the_request_and_flushes_the_rest() {
+    let s = Setup::new(2, 13);
+    let mut r = prepare(&s, &[]);
+    let bad = mrnic_reference::WorkRequest {
+        wr_id: 1,
+        op: mrnic_reference::WrOp::Write { remote_addr: WRITE_BASE, rkey: r.write_rkey ^ 0x100 },
+        imm: None,
+        local: mrnic_reference::Sge { addr: SRC_BASE, len: 100 },
+    };
+    let good = mrnic_reference::WorkRequest { wr_id: 2, op: mrnic_reference::WrOp::Send, ..bad };
+    r.sim.nics[A].post_send(A_CONN, 0, bad).unwrap();
+    r.sim.nics[A].post_send(A_CONN, 1, good).unwrap();
+    r.sim.run_until(1_000_000_000, 100_000, |s| s.completions[A].len() == 2);
+    let c = &r.sim.completions[A];
+    assert_eq!((c[0].wr_id, c[0].status), (1, mrnic_reference::Status::RemoteAccessError));
+    assert_eq!((c[1].wr_id, c[1].status), (2, mrnic_reference::Status::WrFlushError));
+    assert_eq!(r.sim.nics[B].counters().rx_bad_rkey, 1);
+    assert!(r.sim.nics[B].read_mem(WRITE_BASE, 100).unwrap().iter().all(|&b| b == 0));
+    assert_eq!(r.sim.nics[A].post_send(A_CONN, 0, bad), Err(mrnic_reference::VerbsError::ConnFailed(A_CONN)));
+}
+
+#[test]
+fn write_imm_waits_for_its_receive_and_completes_in_order() {
+    let s = Setup::new(2, 14);
+    let mut r = prepare(&s, &[]);
+    r.sim.nics[A].write_mem(SRC_BASE, &[5u8; 2000]).unwrap();
+    let w = mrnic_reference::WorkRequest {
+        wr_id: 1,
+        op: mrnic_reference::WrOp::Write { remote_addr: WRITE_BASE, rkey: r.write_rkey },
+        imm: Some(0xabcd),
+        local: mrnic_reference::Sge { addr: SRC_BASE, len: 2000 },
+    };
+    r.sim.nics[A].post_send(A_CONN, 0, w).unwrap();
+    r.sim.run_until(1_000_000_000, 100_000, |s| s.completions[A].len() == 1);
+    // The data is placed and the sender is done; the receive completion
+    // waits for a receive to consume.
+    assert_eq!(r.sim.nics[B].read_mem(WRITE_BASE, 2000).unwrap(), &[5u8; 2000][..]);
+    assert!(r.sim.completions[B].is_empty());
+    let rr = mrnic_reference::RecvRequest { wr_id: 9, addr: RECV_BASE, len: 0 };
+    r.sim.nics[B].post_recv(B_CONN, 0, rr).unwrap();
+    r.sim.run_until(r.sim.now + 1_000, 100, |_| false);
+    let c = r.sim.completions[B][0];
+    assert_eq!(
+        (c.wr_id, c.opcode, c.imm, c.byte_len),
+        (9, mrnic_reference::CqOpcode::RecvRdmaWithImm, Some(0xabcd), 2000)
+    );
+}
