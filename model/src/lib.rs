@@ -3,3 +3,4 @@
 //! [`block::Block`]) and the same cycle timing as the generated RTL.
 
 pub mod block;
+pub mod path_selector;
