@@ -3,13 +3,22 @@
 //!
 //! # Function
 //! A request names a connection and carries, for each of its `PATHS` paths,
-//! an eligibility bit and an 8-bit weight (`s_req_elig`, `s_req_weight`). The
-//! block keeps one signed credit per (connection, path) and applies
-//! [`swrr_pick`] to them: every eligible path adds its weight to its credit,
-//! the eligible path with the largest credit wins (ties to the lowest index)
-//! and loses the sum of the eligible weights. The decision leaves on
-//! `m_sel_*`; `m_sel_none` is set (and `m_sel_path` is 0) when no path was
-//! eligible, and credits are then left unchanged.
+//! an eligibility bit, an 8-bit weight and a credit-clear bit (`s_req_elig`,
+//! `s_req_weight`, `s_req_clr`). The block keeps one signed credit per
+//! (connection, path); the credits of the paths in `s_req_clr` restart from
+//! 0, then [`swrr_pick`] decides: every eligible path adds its weight
+//! (0 counts as 1) to its credit, the eligible path with the largest credit
+//! wins (ties to the lowest index) and loses the sum of the eligible
+//! weights. The decision leaves on `m_sel_*`; `m_sel_none` is set (and
+//! `m_sel_path` is 0) when no path was eligible; credits are then left as
+//! they were (after the clear).
+//!
+//! This is the reference's `selector::select` bit for bit (the tests run
+//! both on the same inputs). The reference zeroes a path's `deficit` when the
+//! path becomes SUSPECT and when it recovers to GOOD; the telemetry side
+//! keeps a pending bit per path for that and raises it in `s_req_clr` on the
+//! connection's next request (a credit is only ever observed by a pick, so
+//! clearing it lazily at the next pick is the same decision).
 //!
 //! # Why eligibility and weights come with the request
 //! Eligibility includes `inflight < cwnd`, which changes with every packet
@@ -18,18 +27,18 @@
 //! connection. The stage before the selector reads the connection's path
 //! telemetry anyway (it needs `sport`, `gen`, `next_psn` of the chosen path
 //! next), so it hands over the `PATHS` eligibility bits and weights on a
-//! bus of `PATHS * 9` bits (288 at 32 paths). That keeps one decision per
+//! bus of `PATHS * 10` bits (320 at 32 paths). That keeps one decision per
 //! cycle for every path count, with no update port, no second table and no
 //! hazard between updates and picks.
 //!
 //! # Credits, saturation
 //! Credits are two's complement of `tables::path::DEFICIT.width` (16) bits.
-//! The pick computes exactly (17 bits: `credit + weight`, then minus the
-//! eligible weight sum, at most 32 * 255 = 8160) and stores the result
-//! saturated to the 16-bit range. With a fixed eligible set SWRR keeps every
-//! credit within the sum of the weights (< 8160), so saturation is
-//! unreachable there. When eligibility changes, credits of ineligible paths
-//! are frozen and the eligible ones keep summing to minus their total; no
+//! `credit + weight` saturates at the largest credit (the comparison is on
+//! the saturated values, so two saturated paths tie and the lower index
+//! wins); the winner's `credit + weight - sum` saturates at the smallest.
+//! With a fixed eligible set SWRR keeps every credit within the sum of the
+//! weights (at most 32 * 255 = 8160), so saturation is unreachable there.
+//! When eligibility changes, credits of ineligible paths are frozen; no
 //! sequence found by adversarial search at 32 paths goes beyond about
 //! +-8000 (see the tests), but no proof bounds it below 2^15, so saturation,
 //! not wrap, is the defined behaviour: a credit never changes sign by
@@ -102,11 +111,12 @@ pub mod port {
     pub const S_REQ_CONN: usize = 3;
     pub const S_REQ_ELIG: usize = 4;
     pub const S_REQ_WEIGHT: usize = 5;
-    pub const M_SEL_VALID: usize = 6;
-    pub const M_SEL_READY: usize = 7;
-    pub const M_SEL_CONN: usize = 8;
-    pub const M_SEL_PATH: usize = 9;
-    pub const M_SEL_NONE: usize = 10;
+    pub const S_REQ_CLR: usize = 6;
+    pub const M_SEL_VALID: usize = 7;
+    pub const M_SEL_READY: usize = 8;
+    pub const M_SEL_CONN: usize = 9;
+    pub const M_SEL_PATH: usize = 10;
+    pub const M_SEL_NONE: usize = 11;
 }
 
 /// A config the path selector cannot be built for.
@@ -213,7 +223,8 @@ pub fn ports(p: &PathSelectorParams) -> Vec<PortDef> {
         PortDef::output("s_req_ready", 1, REQ, "request accepted this cycle if valid (low during the clear sweep)"),
         PortDef::input("s_req_conn", p.conn_bits, REQ, "connection index"),
         PortDef::input("s_req_elig", p.paths, REQ, "bit i: path i is eligible"),
-        PortDef::input("s_req_weight", p.paths * WEIGHT_BITS, REQ, "bits 8i+7..8i: weight of path i"),
+        PortDef::input("s_req_weight", p.paths * WEIGHT_BITS, REQ, "bits 8i+7..8i: weight of path i (0 counts as 1)"),
+        PortDef::input("s_req_clr", p.paths, REQ, "bit i: path i's credit restarts from 0 before this pick"),
         PortDef::output("m_sel_valid", 1, SEL, "a decision is offered"),
         PortDef::input("m_sel_ready", 1, SEL, "the decision is taken this cycle if valid"),
         PortDef::output("m_sel_conn", p.conn_bits, SEL, "connection of the request"),
@@ -222,20 +233,17 @@ pub fn ports(p: &PathSelectorParams) -> Vec<PortDef> {
     ]
 }
 
-/// Saturates an exact credit to the stored range.
-pub fn saturate(v: i32) -> i32 {
-    v.clamp(CREDIT_MIN, CREDIT_MAX)
-}
-
-/// One SWRR decision, the pure function the block and the reference share.
+/// One SWRR decision: the reference's `selector::select` on credits,
+/// eligibility and weights.
 ///
 /// `credits[i]` is path i's credit (in `CREDIT_MIN..=CREDIT_MAX`), bit i of
-/// `elig` its eligibility, `weights[i]` its weight. Returns the winner
-/// (`None` when nothing is eligible) and the new credits:
-/// `a_i = credits[i] + (elig_i ? weights[i] : 0)`; the winner is the eligible
-/// path with the largest `a_i`, ties to the lowest index; the new credit is
-/// `saturate(a_i - (i == winner ? sum of eligible weights : 0))`. With
-/// nothing eligible the credits are returned unchanged.
+/// `elig` its eligibility, `weights[i]` its weight, used as `max(w, 1)`.
+/// Returns the winner (`None` when nothing is eligible) and the new credits:
+/// for eligible paths `a_i = min(credits[i] + w_i, CREDIT_MAX)`, others keep
+/// their credit; the winner is the eligible path with the largest `a_i`,
+/// ties to the lowest index, and its credit becomes
+/// `max(a_k - sum of eligible w_i, CREDIT_MIN)`. With nothing eligible the
+/// credits are returned unchanged.
 pub fn swrr_pick(credits: &[i32], elig: u32, weights: &[u8]) -> (Option<usize>, Vec<i32>) {
     let mut next = credits.to_vec();
     let winner = swrr_pick_in_place(&mut next, elig, weights);
@@ -249,18 +257,16 @@ pub fn swrr_pick_in_place(credits: &mut [i32], elig: u32, weights: &[u8]) -> Opt
     let mut best: Option<(usize, i32)> = None;
     for (i, (c, &w)) in credits.iter_mut().zip(weights).enumerate() {
         if elig >> i & 1 == 1 {
-            *c += w as i32;
-            total += w as i32;
+            let w = w.max(1) as i32;
+            *c = (*c + w).min(CREDIT_MAX);
+            total += w;
             if best.is_none_or(|(_, b)| *c > b) {
                 best = Some((i, *c));
             }
         }
     }
     let (k, _) = best?;
-    credits[k] -= total;
-    for c in credits.iter_mut() {
-        *c = saturate(*c);
-    }
+    credits[k] = (credits[k] - total).max(CREDIT_MIN);
     Some(k)
 }
 
@@ -274,6 +280,8 @@ pub struct Inputs {
     pub req_elig: u32,
     /// One weight per path.
     pub req_weight: Vec<u8>,
+    /// Bit i: path i's credit restarts from 0.
+    pub req_clr: u32,
     pub sel_ready: bool,
 }
 
@@ -300,6 +308,7 @@ struct Req {
     conn: u32,
     elig: u32,
     weight: Vec<u8>,
+    clr: u32,
 }
 
 /// The cycle-accurate path selector. See the module docs.
@@ -393,6 +402,11 @@ impl PathSelector {
                 Some((_, c)) => c.clone(),
                 None => self.rd[l - 1].clone(),
             };
+            for (i, c) in credits.iter_mut().enumerate() {
+                if req.clr >> i & 1 == 1 {
+                    *c = 0;
+                }
+            }
             let path = swrr_pick_in_place(&mut credits, req.elig, &req.weight).map(|k| k as u32);
             push = Some(Decision { conn: req.conn, path });
             write = Some((req.conn, credits));
@@ -449,6 +463,7 @@ impl PathSelector {
             conn: inp.req_conn,
             elig: inp.req_elig & mask(self.p.paths),
             weight: inp.req_weight.clone(),
+            clr: inp.req_clr & mask(self.p.paths),
         });
     }
 }
@@ -485,6 +500,7 @@ impl PathSelector {
             let bit = i * WEIGHT_BITS as usize;
             *slot = (w.0.get(bit / 64).copied().unwrap_or(0) >> (bit % 64)) as u8;
         }
+        s.req_clr = inputs[port::S_REQ_CLR].as_u64() as u32 & mask(self.p.paths);
         s.sel_ready = inputs[port::M_SEL_READY].bit(0);
     }
 }

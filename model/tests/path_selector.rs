@@ -53,6 +53,7 @@ struct Req {
     conn: u32,
     elig: u32,
     weight: Vec<u8>,
+    clr: u32,
 }
 
 fn random_req(rng: &mut Rng, p: &PathSelectorParams, conns_used: u32, p_inelig: u64) -> Req {
@@ -68,7 +69,9 @@ fn random_req(rng: &mut Rng, p: &PathSelectorParams, conns_used: u32, p_inelig: 
             _ => rng.below(256) as u8,
         });
     }
-    Req { conn: rng.below(conns_used as u64) as u32, elig, weight }
+    // Now and then a path's credit restarts (it left or re-entered GOOD).
+    let clr = if rng.chance(10) { 1 << rng.below(p.paths as u64) } else { 0 };
+    Req { conn: rng.below(conns_used as u64) as u32, elig, weight, clr }
 }
 
 /// The untimed expectation: per-connection credits updated by `swrr_pick`
@@ -81,7 +84,13 @@ impl Golden {
         Golden { credits: vec![vec![0; p.paths as usize]; p.conns as usize] }
     }
     fn pick(&mut self, r: &Req) -> Decision {
-        let (k, next) = swrr_pick(&self.credits[r.conn as usize], r.elig, &r.weight);
+        let c = &mut self.credits[r.conn as usize];
+        for (i, x) in c.iter_mut().enumerate() {
+            if r.clr >> i & 1 == 1 {
+                *x = 0;
+            }
+        }
+        let (k, next) = swrr_pick(c, r.elig, &r.weight);
         self.credits[r.conn as usize] = next;
         Decision { conn: r.conn, path: k.map(|k| k as u32) }
     }
@@ -114,6 +123,7 @@ fn drive(dut: &mut PathSelector, reqs: &[Req], seed: u64, p_valid: u64, p_ready:
             req_conn: r.map_or(0, |r| r.conn),
             req_elig: r.map_or(0, |r| r.elig),
             req_weight: r.map_or(vec![0; p.paths as usize], |r| r.weight.clone()),
+            req_clr: r.map_or(0, |r| r.clr),
             sel_ready: rng.chance(p_ready),
         };
         let o = dut.outputs();
@@ -183,6 +193,7 @@ fn one_decision_per_cycle_sustained() {
                     req_conn: r.map_or(0, |r| r.conn),
                     req_elig: r.map_or(0, |r| r.elig),
                     req_weight: r.map_or(vec![0; paths as usize], |r| r.weight.clone()),
+                    req_clr: r.map_or(0, |r| r.clr),
                     sel_ready: true,
                 });
             }
@@ -248,12 +259,18 @@ fn no_eligible_path_gives_none_and_keeps_credits() {
     let p = params(4, 4, 1);
     let (mut dut, _) = ready_dut(p);
     let reqs = vec![
-        Req { conn: 1, elig: 0b0110, weight: vec![9, 3, 1, 9] },
-        Req { conn: 1, elig: 0, weight: vec![9, 9, 9, 9] },
-        Req { conn: 1, elig: 0b0100, weight: vec![9, 9, 9, 9] },
+        Req { conn: 1, elig: 0b0110, weight: vec![9, 3, 1, 9], clr: 0 },
+        Req { conn: 1, elig: 0, weight: vec![9, 9, 9, 9], clr: 0 },
+        Req { conn: 1, elig: 0b0100, weight: vec![9, 9, 9, 9], clr: 0 },
     ];
     drive(&mut dut, &reqs, 3, 100, 100);
     assert_eq!(dut.credits(1), &[0, -1, 1, 0]);
+    // A clear with nothing eligible still clears.
+    let (mut dut, _) = ready_dut(p);
+    let mut reqs = reqs;
+    reqs.push(Req { conn: 1, elig: 0, weight: vec![1; 4], clr: 0b0010 });
+    drive(&mut dut, &reqs, 4, 100, 100);
+    assert_eq!(dut.credits(1), &[0, 0, 1, 0]);
 }
 
 #[test]
@@ -261,16 +278,17 @@ fn ties_go_to_the_lowest_index() {
     let (k, next) = swrr_pick(&[0, 0, 0, 0], 0b1010, &[7, 7, 7, 7]);
     assert_eq!(k, Some(1));
     assert_eq!(next, [0, -7, 0, 7]);
-    // Weight 0 on an eligible path is legal input: it can still win a tie.
-    assert_eq!(swrr_pick(&[0, 0], 0b11, &[0, 0]), (Some(0), vec![0, 0]));
+    // Weight 0 counts as 1, as in the reference.
+    assert_eq!(swrr_pick(&[0, 0], 0b11, &[0, 0]), (Some(0), vec![-1, 1]));
 }
 
 #[test]
 fn credits_saturate_instead_of_wrapping() {
-    // A loser at the top saturates at CREDIT_MAX.
+    // credit + weight saturates before the comparison: both tie at the top
+    // and the lower index wins.
     assert_eq!(
-        swrr_pick(&[CREDIT_MAX, CREDIT_MAX - 1], 0b11, &[255, 255]),
-        (Some(0), vec![CREDIT_MAX - 255, CREDIT_MAX])
+        swrr_pick(&[CREDIT_MAX - 1, CREDIT_MAX], 0b11, &[255, 255]),
+        (Some(0), vec![CREDIT_MAX - 510, CREDIT_MAX])
     );
     // A winner at the bottom saturates at CREDIT_MIN; ineligible credits stay.
     assert_eq!(
@@ -323,6 +341,7 @@ fn reset_runs_the_clear_sweep_and_restarts_mid_traffic() {
                 req_conn: r.conn,
                 req_elig: r.elig,
                 req_weight: r.weight,
+                req_clr: r.clr,
                 sel_ready: false,
                 ..Inputs::default()
             });
@@ -362,6 +381,7 @@ fn block_interface_matches_typed_interface() {
             req_conn: r.conn,
             req_elig: r.elig,
             req_weight: r.weight.clone(),
+            req_clr: r.clr,
             sel_ready: rng.chance(70),
         };
         inputs[idx("rst")] = Bits::from_u64(1, t.rst as u64);
@@ -370,6 +390,7 @@ fn block_interface_matches_typed_interface() {
         inputs[idx("s_req_elig")] = Bits::from_u64(p.paths, t.req_elig as u64);
         inputs[idx("s_req_weight")] =
             Bits::from_u64(64, r.weight.iter().rev().fold(0u64, |acc, &w| acc << 8 | w as u64));
+        inputs[idx("s_req_clr")] = Bits::from_u64(p.paths, t.req_clr as u64);
         inputs[idx("m_sel_ready")] = Bits::from_u64(1, t.sel_ready as u64);
         a.eval(&inputs, &mut outputs);
         let o = b.outputs();
@@ -397,6 +418,7 @@ fn ports_follow_the_grammar() {
             "s_req_conn",
             "s_req_elig",
             "s_req_weight",
+            "s_req_clr",
             "m_sel_valid",
             "m_sel_ready",
             "m_sel_conn",
@@ -493,7 +515,7 @@ proptest! {
                 taken += 1;
             }
             let fire = valid && o.req_ready;
-            dut.clock(&Inputs { rst: false, req_valid: valid, req_conn: r.conn, req_elig: r.elig, req_weight: r.weight.clone(), sel_ready: ready });
+            dut.clock(&Inputs { rst: false, req_valid: valid, req_conn: r.conn, req_elig: r.elig, req_weight: r.weight.clone(), req_clr: r.clr, sel_ready: ready });
             if fire {
                 pending.push_back(r);
                 next += 1;
@@ -503,5 +525,47 @@ proptest! {
         // And the same stimulus against the untimed SWRR, under backpressure.
         let (mut dut, _) = ready_dut(p);
         drive(&mut dut, &reqs, seed, 80, 70);
+    }
+}
+
+/// The reference's `selector::select` and [`swrr_pick`] agree on random
+/// tables, including credits near saturation and weight 0.
+#[test]
+fn agrees_with_the_reference_selector() {
+    use mrnic_reference::path::{PathEntry, PathParams, PathState};
+    use mrnic_reference::selector::{select, Request};
+    let pp = PathParams::from_config(&Config::builtin("small").unwrap());
+    let mut rng = Rng::new(2024);
+    for case in 0..20_000 {
+        let paths = 1usize << rng.below(6);
+        let mut table = Vec::new();
+        let mut credits = Vec::new();
+        let mut weights = Vec::new();
+        let mut elig = 0u32;
+        for i in 0..paths {
+            let mut e = PathEntry::new(1000 + i as u16, 0, 0, &pp);
+            e.weight = match rng.below(4) {
+                0 => 0,
+                1 => 255,
+                _ => rng.below(256) as u8,
+            };
+            e.deficit = match rng.below(4) {
+                0 => (CREDIT_MAX - rng.below(300) as i32) as i16,
+                1 => (CREDIT_MIN + rng.below(300) as i32) as i16,
+                _ => (rng.below(20_000) as i32 - 10_000) as i16,
+            };
+            if rng.chance(30) {
+                e.state = PathState::Dead;
+            } else {
+                elig |= 1 << i;
+            }
+            credits.push(e.deficit as i32);
+            weights.push(e.weight);
+            table.push(e);
+        }
+        let s = select(&table, &Request::New { conn_ok: true }, pp.mtu_shift, 256);
+        let (k, next) = swrr_pick(&credits, elig, &weights);
+        assert_eq!(k.map(|k| k as u8), s.chosen, "case {case}");
+        assert_eq!(next, s.deficits.iter().map(|&d| d as i32).collect::<Vec<_>>(), "case {case}");
     }
 }
