@@ -24,11 +24,14 @@ enum Command {
     /// Configuration files: check one, or print a built-in one.
     #[command(subcommand)]
     Config(cmd::config::ConfigCmd),
+    /// Run a block's model and its Verilated RTL in lockstep over random traffic.
+    Cosim(cmd::cosim::CosimArgs),
 }
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Config(c) => cmd::config::run(c),
+        Command::Cosim(a) => cmd::cosim::run(a),
     }
 }
 

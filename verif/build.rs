@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use mrnic_model::block::{Dir, PortDef};
+use mrnic_proto::Config;
 
 #[path = "src/designs/verif_fifo.rs"]
 #[allow(dead_code)]
@@ -22,32 +23,49 @@ mod verilate;
 
 use verilate::{DesignSpec, PortSpec, Toolchain};
 
-/// The designs built into the crate: one row per (block, config). A row is
-/// the block name (= Verilog top), the config name, the Verilog files and the
-/// model's port list; lint waivers go in `waive` with a reason.
-fn designs() -> Vec<DesignSpec> {
+/// The designs built into the crate: one row per (block, config). A row
+/// gives the block name (= Verilog top), the config name, the Verilog files
+/// and the model's port list; lint waivers go in `waivers`, each with a
+/// reason. A row whose generator fails is recorded as a failed design.
+fn designs() -> Vec<Design> {
     vec![
-        // The harness's own test design (a hand-written fixture).
-        row("verif_fifo", "test", verif_fifo::verilog(), &verif_fifo::ports()),
+        // The harness's own test design (a hand-written fixture, no config).
+        Design::new("verif_fifo", "test", None, || Ok((verif_fifo::verilog(), verif_fifo::ports()))),
     ]
 }
 
-fn row(block: &str, config: &str, verilog: Vec<(String, String)>, ports: &[PortDef]) -> DesignSpec {
-    DesignSpec {
-        block: block.into(),
-        config: config.into(),
-        verilog,
-        ports: ports
-            .iter()
-            .map(|p| PortSpec { name: p.name.clone(), input: p.dir == Dir::In, width: p.width })
-            .collect(),
-        waivers: Vec::new(),
+/// A row of the table, before Verilating.
+struct Design {
+    block: &'static str,
+    config: &'static str,
+    /// Hash of the config's TOML, so `mrnic cosim --config FILE` finds the
+    /// row built for that config ("" for designs without a config).
+    fingerprint: String,
+    spec: Result<DesignSpec, String>,
+}
+
+type Generated = Result<(Vec<(String, String)>, Vec<PortDef>), String>;
+
+impl Design {
+    fn new(block: &'static str, config: &'static str, cfg: Option<&Config>, gen: impl FnOnce() -> Generated) -> Design {
+        let fingerprint = cfg.map(|c| format!("{:032x}", verilate::fnv128(c.to_toml().as_bytes()))).unwrap_or_default();
+        let spec = gen().map(|(verilog, ports)| DesignSpec {
+            block: block.into(),
+            config: config.into(),
+            verilog,
+            ports: ports
+                .iter()
+                .map(|p| PortSpec { name: p.name.clone(), input: p.dir == Dir::In, width: p.width })
+                .collect(),
+            waivers: Vec::new(),
+        });
+        Design { block, config, fingerprint, spec }
     }
 }
 
 /// One design's result, written into `designs.rs` for the library.
 struct Row {
-    spec: DesignSpec,
+    design: Design,
     key: String,
     status: Result<verilate::Built, String>,
 }
@@ -86,27 +104,29 @@ fn main() {
     let cache = cache_root(&out);
     println!("cargo:rustc-env=MRNIC_VERIF_CACHE={}", cache.display());
     let mut rows = Vec::new();
-    for spec in designs() {
-        let key = verilate::cache_key(&tc, &spec);
-        let status = verilate::build_design(&tc, &spec, &cache, &cache).map_err(|e| e.0);
+    for design in designs() {
+        let (key, status) = match &design.spec {
+            Ok(spec) => {
+                (verilate::cache_key(&tc, spec), verilate::build_design(&tc, spec, &cache, &cache).map_err(|e| e.0))
+            }
+            Err(e) => (String::new(), Err(format!("generating the Verilog failed: {e}"))),
+        };
+        let (block, config) = (design.block, design.config);
         match &status {
             Ok(b) => {
                 if let verilate::Outcome::Built { reason, seconds } = &b.outcome {
-                    println!("cargo:warning=Verilated {} ({}) in {seconds:.0} s: {reason}", spec.block, spec.config);
+                    println!("cargo:warning=Verilated {block} ({config}) in {seconds:.0} s: {reason}");
                 }
             }
             Err(e) => {
                 if ci {
-                    panic!("Verilating {} ({}) failed:\n{e}", spec.block, spec.config);
+                    panic!("Verilating {block} ({config}) failed:\n{e}");
                 }
                 let first = e.lines().take(6).collect::<Vec<_>>().join(" | ");
-                println!(
-                    "cargo:warning=Verilating {} ({}) failed; its co-simulation will fail: {first}",
-                    spec.block, spec.config
-                );
+                println!("cargo:warning=Verilating {block} ({config}) failed; its co-simulation will fail: {first}");
             }
         }
-        rows.push(Row { spec, key, status });
+        rows.push(Row { design, key, status });
     }
 
     let runtime = verilate::runtime_dir(&tc, &cache);
@@ -122,9 +142,9 @@ fn main() {
     let mut prefixes = Vec::new();
     let mut build = cxx_build::bridge("src/ffi.rs");
     for r in &rows {
-        if let Ok(b) = &r.status {
+        if let (Ok(b), Ok(spec)) = (&r.status, &r.design.spec) {
             let f = shim_dir.join(format!("{}.cpp", b.prefix));
-            write_if_changed(&f, &verilate::shim_cpp(&r.spec));
+            write_if_changed(&f, &verilate::shim_cpp(spec));
             files.push(f);
             prefixes.push(b.prefix.clone());
             build.include(&b.obj_dir);
@@ -182,16 +202,21 @@ fn write_designs(out: &Path, rows: &[Row], linked: bool, why_not: &str) {
     let _ = writeln!(s, "pub(crate) const NOT_LINKED_REASON: &str = {why_not:?};");
     let _ = writeln!(s, "pub(crate) static DESIGNS: &[DesignInfo] = &[");
     for r in rows {
-        let (prefix, status) = match &r.status {
-            Ok(b) => (b.prefix.clone(), "Ok(())".to_string()),
-            Err(e) => (r.spec.prefix(), format!("Err({e:?})")),
+        let d = &r.design;
+        let prefix = match &d.spec {
+            Ok(spec) => spec.prefix(),
+            Err(_) => String::new(),
+        };
+        let status = match &r.status {
+            Ok(_) => "Ok(())".to_string(),
+            Err(e) => format!("Err({e:?})"),
         };
         let _ = writeln!(
             s,
-            "    DesignInfo {{ block: {:?}, config: {:?}, prefix: {:?}, key: {:?}, status: {status}, ports: &[",
-            r.spec.block, r.spec.config, prefix, r.key
+            "    DesignInfo {{ block: {:?}, config: {:?}, config_fingerprint: {:?}, prefix: {prefix:?}, key: {:?}, status: {status}, ports: &[",
+            d.block, d.config, d.fingerprint, r.key
         );
-        for p in &r.spec.ports {
+        for p in d.spec.as_ref().map(|s| s.ports.as_slice()).unwrap_or(&[]) {
             let _ = writeln!(s, "        PortInfo {{ name: {:?}, input: {}, width: {} }},", p.name, p.input, p.width);
         }
         let _ = writeln!(s, "    ] }},");

@@ -1,3 +1,4 @@
 //! One module per `mrnic` subcommand.
 
 pub mod config;
+pub mod cosim;

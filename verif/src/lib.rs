@@ -13,6 +13,7 @@
 #[cfg(verilator)]
 mod ffi;
 
+pub mod blocks;
 pub mod designs;
 pub mod lockstep;
 pub mod rtl;
@@ -37,6 +38,10 @@ pub enum VerifError {
     Open(String, String),
     #[error("the model and the RTL of `{block}` have different ports: {detail}")]
     PortMismatch { block: String, detail: String },
+    #[error("no block `{block}` for co-simulation (have: {have})")]
+    UnknownBlock { block: String, have: String },
+    #[error("config: {0}")]
+    Config(String),
     #[error("tracing: {0}")]
     Trace(String),
 }

@@ -23,6 +23,9 @@ pub struct PortInfo {
 pub struct DesignInfo {
     pub block: &'static str,
     pub config: &'static str,
+    /// Hash of the config's TOML ([`crate::blocks::config_fingerprint`]);
+    /// empty for designs without a config.
+    pub config_fingerprint: &'static str,
     /// The Verilated class, `V<block>_<config>`.
     pub prefix: &'static str,
     /// The cache key the build used.
