@@ -422,6 +422,10 @@ pub fn on_timeout(e: &PathEntry, now: u32, fresh_sport: u16, p: &PathParams) -> 
             a.probe = true;
         }
         PathState::Suspect => {
+            // Packets of this path rerouted over others may be lost too, and
+            // nothing else would notice: every timeout of a path that is not
+            // GOOD sends its unacknowledged packets again.
+            a.all_lost = true;
             n.retries = (e.retries + 1).min(t::RETRIES.max() as u8);
             n.probes_ok = 0;
             if n.retries >= p.dead_after_failures {
@@ -436,6 +440,7 @@ pub fn on_timeout(e: &PathEntry, now: u32, fresh_sport: u16, p: &PathParams) -> 
             }
         }
         PathState::Dead => {
+            a.all_lost = true;
             re_entropy(&mut n, fresh_sport);
             a.probe = true;
         }
