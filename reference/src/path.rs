@@ -564,9 +564,7 @@ mod tests {
         let p = params();
         let mut e = PathEntry::new(1000, 0, 0, &p);
         e.cwnd = 8192;
-        let mut now = 0;
-        for _ in 0..8 {
-            now += 1;
+        for now in 1..=8 {
             e = on_ack(
                 &e,
                 &AckEvent { now, cum_acked: 0, acked_pkts: 1, acked_bytes: 1024, ecn_cnt: 0, rtt: None, acked_seq: 0 },
