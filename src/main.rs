@@ -26,12 +26,22 @@ enum Command {
     Config(cmd::config::ConfigCmd),
     /// Run a block's model and its Verilated RTL in lockstep over random traffic.
     Cosim(cmd::cosim::CosimArgs),
+    /// Capture files: decode one, or synthesize a sample exchange.
+    #[command(subcommand)]
+    Pcap(cmd::pcap::PcapCmd),
+    /// Print the Wireshark Lua dissector generated from the field table (`mrnic dissector > mrnic.lua`).
+    Dissector(cmd::dissector::DissectorArgs),
+    /// Print docs/spec.md, the normative protocol spec.
+    Spec,
 }
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Config(c) => cmd::config::run(c),
         Command::Cosim(a) => cmd::cosim::run(a),
+        Command::Pcap(c) => cmd::pcap::run(c),
+        Command::Dissector(a) => cmd::dissector::run(a),
+        Command::Spec => cmd::spec::run(),
     }
 }
 

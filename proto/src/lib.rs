@@ -5,11 +5,15 @@
 //! mechanical everywhere else.
 
 pub mod config;
+pub mod dissector;
 pub mod error;
 pub mod field;
 pub mod headers;
 pub mod layouts;
 pub mod packet;
+pub mod pcap;
+pub mod spec;
+pub mod synth;
 pub mod tables;
 
 pub use config::Config;

@@ -2,3 +2,6 @@
 
 pub mod config;
 pub mod cosim;
+pub mod dissector;
+pub mod pcap;
+pub mod spec;
