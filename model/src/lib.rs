@@ -3,4 +3,5 @@
 //! [`block::Block`]) and the same cycle timing as the generated RTL.
 
 pub mod block;
+pub mod dma_write_engine;
 pub mod path_selector;
