@@ -28,7 +28,7 @@ pub struct Plot {
 const W: f64 = 720.0;
 const H: f64 = 420.0;
 const L: f64 = 70.0;
-const R: f64 = 180.0;
+const R: f64 = 200.0;
 const T: f64 = 40.0;
 const B: f64 = 55.0;
 const COLORS: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];

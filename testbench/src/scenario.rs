@@ -278,7 +278,11 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
 }
 
 /// The transports of every host for a run.
-pub fn make_transports(kind: TransportKind, sim: &SimConfig) -> Result<Vec<Box<dyn HostTransport>>, String> {
+pub fn make_transports(
+    kind: TransportKind,
+    sim: &SimConfig,
+    max_msg: u64,
+) -> Result<Vec<Box<dyn HostTransport>>, String> {
     let hosts = sim.topo.hosts();
     let planes = sim.topo.planes();
     match kind {
@@ -286,14 +290,22 @@ pub fn make_transports(kind: TransportKind, sim: &SimConfig) -> Result<Vec<Box<d
             let cfg = RoceConfig::new(mtu(), sim.nic.gbps, planes);
             Ok((0..hosts).map(|h| Box::new(RoceNic::new(h, cfg)) as Box<dyn HostTransport>).collect())
         }
-        TransportKind::Mrnic => mrnic::transports(&MrnicSetup { hosts, planes, nic_gbps: sim.nic.gbps, mtu: mtu() })
-            .map_err(|e| e.to_string()),
+        TransportKind::Mrnic => mrnic::transports(&MrnicSetup {
+            seed: sim.seed,
+            hosts,
+            planes,
+            nic_gbps: sim.nic.gbps,
+            mtu: mtu(),
+            max_msg_bytes: max_msg,
+            paths: None,
+        })
+        .map_err(|e| e.to_string()),
     }
 }
 
 /// Runs one configuration to the end and measures it.
 pub fn run_spec(spec: &PointSpec, progress: &mut dyn FnMut(Time, u64)) -> Result<(RunResult, Perf), String> {
-    let nics = make_transports(spec.transport, &spec.sim)?;
+    let nics = make_transports(spec.transport, &spec.sim, spec.pattern.max_msg_bytes(spec.sim.topo.hosts()))?;
     let hosts = spec.sim.topo.hosts();
     let rng = crate::rng::Rng::new(spec.sim.seed ^ 0x776f_726b_6c6f_6164);
     let wl = Workload::new(spec.pattern.clone(), hosts, rng);
@@ -691,7 +703,7 @@ pub fn plots(res: &ScenarioResult) -> Vec<(String, String)> {
                 let mut ideal = ideal;
                 ideal.sort_by(|a, b| a.0.total_cmp(&b.0));
                 ideal.dedup_by(|a, b| a.0 == b.0);
-                s.push(Series { label: "ideal (1-loss) x payload rate".into(), points: ideal });
+                s.push(Series { label: "ideal".into(), points: ideal });
             }
             out.push((
                 format!("{name}-goodput.svg"),

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::EventQueue;
-use crate::host::{Body, HostTransport, NicTiming, Packet, PortMask};
+use crate::host::{HostTransport, NicTiming, Packet, PortMask};
 use crate::link::{Link, Offer, PktId, QueueConfig};
 use crate::rng::Rng;
 use crate::switch::{ecmp_hash, ecmp_pick, switch_salt};
@@ -123,6 +123,9 @@ pub struct Sim {
     hops: Vec<LinkId>,
     touched: Vec<HostId>,
     bucket: Time,
+    /// Stop as soon as the workload has finished (default); tests that
+    /// inject raw packets clear it to run until no event is left.
+    pub stop_when_finished: bool,
 }
 
 impl Sim {
@@ -172,6 +175,7 @@ impl Sim {
             hops: Vec::new(),
             touched: Vec::new(),
             bucket: cfg.bucket_ns.max(1) * NS,
+            stop_when_finished: true,
             rng,
             topo,
             links,
@@ -228,7 +232,7 @@ impl Sim {
                 }
                 Ev::Fail(i) => self.fail(self.cfg.failures[i as usize].what),
             }
-            if self.wl.finished() {
+            if self.stop_when_finished && self.wl.finished() {
                 break;
             }
         }
@@ -278,16 +282,16 @@ impl Sim {
             let planes = self.topo.planes as usize;
             let plane = pkt.plane as usize % planes;
             let l = self.topo.host_ports[h as usize][plane];
-            let b = (self.now / self.bucket) as usize;
-            if self.plane_tx.len() <= b {
-                self.plane_tx.resize(b + 1, vec![0; planes]);
-            }
-            self.plane_tx[b][plane] += pkt.wire_bytes as u64;
             let bytes = pkt.wire_bytes;
             let id = self.alloc(pkt);
             self.links[l as usize].push(id, bytes);
             if !self.links[l as usize].busy {
                 self.start_tx(l);
+            }
+            if ready & (1 << plane) == 0 {
+                // The transport chose a port that was already full: stop
+                // pulling until a port drains.
+                break;
             }
         }
     }
@@ -336,6 +340,15 @@ impl Sim {
         link.tx_pkts += 1;
         let ser = link.ser_time(bytes);
         let prop = link.prop;
+        if link.kind == LinkKind::HostUp {
+            // NIC egress per plane, charged when serialization starts.
+            let (plane, planes) = (link.plane as usize, self.topo.planes as usize);
+            let b = (self.now / self.bucket) as usize;
+            if self.plane_tx.len() <= b {
+                self.plane_tx.resize(b + 1, vec![0; planes]);
+            }
+            self.plane_tx[b][plane] += bytes as u64;
+        }
         self.q.push(self.now + ser, Ev::TxDone(l));
         self.q.push(self.now + ser + prop, Ev::Arrive(l, id));
     }
@@ -454,9 +467,8 @@ impl Sim {
         }
     }
 
-    /// The bodies of packets that reached host `h`'s transport are not
-    /// visible here; this reports which switch links a raw packet would
-    /// take, for ECMP tests.
+    /// The links a packet with these addresses and ports takes (ECMP
+    /// resolved at every switch), for tests and path accounting.
     pub fn route_of(&self, pkt: &Packet) -> Vec<LinkId> {
         let mut path = vec![self.topo.host_ports[pkt.src as usize][pkt.plane as usize]];
         let mut hops = Vec::new();
@@ -470,9 +482,4 @@ impl Sim {
         }
         path
     }
-}
-
-/// Whether a packet is the raw test kind.
-pub fn is_raw(p: &Packet) -> bool {
-    matches!(p.body, Body::Raw(_))
 }

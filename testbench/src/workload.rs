@@ -32,6 +32,18 @@ pub enum Pattern {
 }
 
 impl Pattern {
+    /// The largest message the pattern posts on `hosts` hosts.
+    pub fn max_msg_bytes(&self, hosts: u32) -> u64 {
+        match self {
+            Pattern::RingAllReduce { bytes_per_host } | Pattern::AllToAll { bytes_per_host } => {
+                (bytes_per_host / hosts as u64).max(1)
+            }
+            Pattern::Incast { bytes, .. } => *bytes,
+            Pattern::Stream { msg_bytes, .. } => *msg_bytes,
+            Pattern::Mix { sizes, .. } => sizes.iter().copied().max().unwrap_or(1),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Pattern::RingAllReduce { bytes_per_host } => {
