@@ -214,7 +214,7 @@ impl PathSelectorParams {
 /// The ports of `path_selector`, in declaration order (see [`port`]). The
 /// Verilog generator declares its module from this list.
 pub fn ports(p: &PathSelectorParams) -> Vec<PortDef> {
-    const RST: &str = "Reset";
+    const RST: &str = "Clock and reset";
     const REQ: &str = "Path request";
     const SEL: &str = "Path decision";
     vec![

@@ -1,0 +1,399 @@
+//! `path_selector` RTL: the generator of the cycle model
+//! [`mrnic_model::path_selector`], with the same ports (declared from the
+//! model's [`PortDef`] list, plus `clk`) and the same cycle timing. The
+//! model's doc comment is the specification: function, latency `L + 1`,
+//! one decision per cycle, forwarding, output FIFO and clear sweep.
+//!
+//! Structure, in pipeline order:
+//! - request handshake: `req_fire` addresses the credit memory
+//!   (`credit_mem`, block RAM, registered read `credit_rd_reg`; with
+//!   `READ_LATENCY = 2` a second register `credit_pipe_reg`, the block
+//!   RAM's output register) and loads stage `p1` (`p2` follows it when
+//!   `L = 2`);
+//! - pick stage `pL`: credits from the newest matching forwarding register
+//!   (`fw0`, `fw1`: the writes of the last `L` cycles) or from the memory,
+//!   cleared per `s_req_clr`, then per path the saturating `credit + weight`,
+//!   an argmax tree over offset-binary keys (ties to the lower index) and the
+//!   winner's saturating subtraction of the eligible weight sum; the result
+//!   is written back to `credit_mem` and pushed into the output FIFO;
+//! - output FIFO of `FIFO_DEPTH` registers; `m_sel_*` is its head.
+//!
+//! [`generate`] is the signature every block generator follows:
+//! `fn generate(cfg: &Config) -> Result<Module, GenError>`, checked before it
+//! returns.
+
+use std::collections::HashMap;
+
+use mrnic_model::block::{Dir as ModelDir, PortDef};
+use mrnic_model::path_selector::{self as model, ParamError, PathSelectorParams, CREDIT_BITS, WEIGHT_BITS};
+use mrnic_proto::Config;
+
+use crate::expr::{cat, lit, mux, zext, Expr, Signal};
+use crate::ir::{case, if_then, set, MemStyle, Module};
+use crate::param::{ParamExpr, Size};
+use crate::{CheckErrors, Header};
+
+/// Why a block could not be generated for a config.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// The config asks for something the block cannot build.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// The generated module breaks a design rule (a generator bug).
+    #[error("{0}")]
+    Check(#[from] CheckErrors),
+}
+
+/// The file header for `cfg`.
+pub fn header(cfg: &Config) -> Header {
+    Header::new(
+        &format!("mrnic-hdl {}, config {}", model::NAME, cfg.name),
+        &format!("mrnic gen --config {} --out DIR", cfg.name),
+    )
+}
+
+/// The `path_selector` module for `cfg`, design-rule checked.
+pub fn generate(cfg: &Config) -> Result<Module, GenError> {
+    let p = PathSelectorParams::from_config(cfg)?;
+    let m = build(&p);
+    m.check()?;
+    Ok(m)
+}
+
+/// The module printed as Verilog, with [`header`].
+pub fn verilog(cfg: &Config) -> Result<String, GenError> {
+    Ok(generate(cfg)?.to_verilog(&header(cfg))?)
+}
+
+fn build(p: &PathSelectorParams) -> Module {
+    let paths = p.paths;
+    let l = p.read_latency;
+    let cb = CREDIT_BITS;
+    let wb = WEIGHT_BITS;
+    let sb = p.sum_bits();
+    let word = p.credit_word_bits();
+    let depth = p.fifo_depth();
+    let fb = depth.trailing_zeros();
+    let credit_max = (1u64 << (cb - 1)) - 1;
+    let credit_min = 1u64 << (cb - 1);
+
+    let mut m = Module::new(model::NAME);
+    m.describe("picks the next path of a connection by smooth weighted round robin, one decision per cycle");
+    let conns_p = m.param("CONNS", u64::from(p.conns), "connections: depth of the credit memory (power of 2)");
+    let paths_p = m.param("PATHS", u64::from(paths), "paths per connection (power of 2, 1 to 32)");
+    let lat_p = m.param("READ_LATENCY", u64::from(l), "credit memory read latency in cycles (1 or 2)");
+    let fifo_p = m.localparam("FIFO_DEPTH", u64::from(depth), "output FIFO entries: power of 2 >= READ_LATENCY + 2");
+    m.param_check(
+        "conns_pow2",
+        conns_p.expr().ge(2u32).and(conns_p.expr().eq(ParamExpr::Const(1) << conns_p.expr().clog2())),
+        "CONNS must be a power of 2, at least 2",
+    );
+    m.param_check(
+        "paths_pow2",
+        paths_p
+            .expr()
+            .ge(1u32)
+            .and(paths_p.expr().le(32u32))
+            .and(paths_p.expr().eq(ParamExpr::Const(1) << paths_p.expr().clog2())),
+        "PATHS must be a power of 2 from 1 to 32",
+    );
+    m.param_check(
+        "read_latency",
+        lat_p.expr().ge(1u32).and(lat_p.expr().le(2u32)).and(fifo_p.expr().ge(lat_p.expr() + 2u32)),
+        "READ_LATENCY must be 1 or 2, and FIFO_DEPTH at least READ_LATENCY + 2",
+    );
+
+    // Ports, from the model's list. Widths print symbolically where the
+    // parameter expression gives the model's width.
+    let symbolic: HashMap<&str, ParamExpr> = [
+        ("s_req_conn", conns_p.expr().clog2()),
+        ("m_sel_conn", conns_p.expr().clog2()),
+        ("s_req_elig", paths_p.expr()),
+        ("s_req_clr", paths_p.expr()),
+        ("s_req_weight", paths_p.expr() * wb),
+        ("m_sel_path", paths_p.expr().clog2()),
+    ]
+    .into_iter()
+    .collect();
+    let defs = model::ports(p);
+    let mut sig: HashMap<String, Signal> = HashMap::new();
+    let mut group = "Clock and reset";
+    m.group(group);
+    let clk = m.input("clk", 1, "clock, rising edge");
+    for d in &defs {
+        if d.group != group {
+            group = d.group;
+            m.group(group);
+        }
+        let size = port_size(d, symbolic.get(d.name.as_str()));
+        let s = match d.dir {
+            ModelDir::In => m.input(&d.name, size, &d.comment),
+            ModelDir::Out => m.output(&d.name, size, &d.comment),
+        };
+        sig.insert(d.name.clone(), s);
+    }
+    let port = |n: &str| sig[n].clone();
+    let rst = port("rst");
+    m.clock_domain(&clk, &rst);
+    let (s_req_valid, s_req_ready) = (port("s_req_valid"), port("s_req_ready"));
+    let (s_req_conn, s_req_elig, s_req_weight, s_req_clr) =
+        (port("s_req_conn"), port("s_req_elig"), port("s_req_weight"), port("s_req_clr"));
+    let (m_sel_valid, m_sel_ready) = (port("m_sel_valid"), port("m_sel_ready"));
+    let (m_sel_conn, m_sel_path, m_sel_none) = (port("m_sel_conn"), port("m_sel_path"), port("m_sel_none"));
+    let (cw, pw) = (p.conn_bits, p.path_bits);
+
+    // ---- registers ----
+    let init = m.reg("init", 1, 1, "clear sweep running: one credit word zeroed per cycle");
+    let init_addr = m.reg("init_addr", cw, 0, "credit word the sweep zeroes this cycle");
+    struct Stage {
+        valid: crate::Reg,
+        conn: crate::Reg,
+        elig: crate::Reg,
+        weight: crate::Reg,
+        clr: crate::Reg,
+    }
+    let stages: Vec<Stage> = (1..=l)
+        .map(|j| Stage {
+            valid: m.reg(&format!("p{j}_valid"), 1, 0, &format!("a request is {j} cycle(s) past its handshake")),
+            conn: m.reg_no_reset(&format!("p{j}_conn"), cw, "its connection"),
+            elig: m.reg_no_reset(&format!("p{j}_elig"), paths, "its eligible paths"),
+            weight: m.reg_no_reset(&format!("p{j}_weight"), paths * wb, "its path weights"),
+            clr: m.reg_no_reset(&format!("p{j}_clr"), paths, "its credit clears"),
+        })
+        .collect();
+    let pick = &stages[l as usize - 1];
+    struct Fwd {
+        valid: crate::Reg,
+        conn: crate::Reg,
+        credits: crate::Reg,
+    }
+    let fwds: Vec<Fwd> = (0..l)
+        .map(|j| Fwd {
+            valid: m.reg(
+                &format!("fw{j}_valid"),
+                1,
+                0,
+                &format!("credit write {} cycle(s) ago, for forwarding", j + 1),
+            ),
+            conn: m.reg_no_reset(&format!("fw{j}_conn"), cw, "its connection"),
+            credits: m.reg_no_reset(&format!("fw{j}_credits"), word, "the credits written"),
+        })
+        .collect();
+    let fifo_count = m.reg("fifo_count", fb + 1, 0, "decisions in the output FIFO");
+    let fifo_wr = m.reg("fifo_wr", fb, 0, "FIFO slot the next decision goes to");
+    let fifo_rd = m.reg("fifo_rd", fb, 0, "FIFO slot of the head decision");
+    let entry_w = cw + pw + 1;
+    let fifo: Vec<crate::Reg> =
+        (0..depth).map(|j| m.reg_no_reset(&format!("fifo{j}"), entry_w, "decision {conn, path, none}")).collect();
+
+    // ---- handshake and credit memory ----
+    let req_fire = m.wire("req_fire", 1, "request handshake");
+    let inflight = m.wire("inflight", fb + 1, "requests in the read pipeline");
+    m.comment("Ready from registers only: room in the FIFO for every request in flight plus this one.");
+    let inflight_sum =
+        stages.iter().map(|s| zext(&s.valid.q, fb + 1)).reduce(|a, b| a + b).expect("at least one stage");
+    m.assign(&inflight, inflight_sum);
+    m.assign(
+        &s_req_ready,
+        init.q.expr().logic_not().logic_and((fifo_count.q.expr() + &inflight).lt(lit(fb + 1, u64::from(depth)))),
+    );
+    m.assign(&req_fire, s_req_valid.expr().logic_and(&s_req_ready));
+
+    let mem = m.memory(
+        "credit",
+        word,
+        &conns_p,
+        MemStyle::Block,
+        "SWRR credit of every path, per connection; written by the clear sweep (which has the port to itself: \
+         no request enters until it ends) or by the pick stage",
+    );
+    let new_credits = m.wire("new_credits", word, "credits after the pick");
+    m.mem_write(
+        &mem,
+        init.q.expr().logic_or(&pick.valid.q),
+        mux(&init.q, &init_addr.q, &pick.conn.q),
+        mux(&init.q, lit(word, 0), &new_credits),
+    );
+    let rd = m.mem_read(&mem, "credit_rd", &req_fire, &s_req_conn);
+    let mem_credits = if l == 2 {
+        let pipe = m.reg_no_reset("credit_pipe", word, "block RAM output register (READ_LATENCY = 2)");
+        m.next(set(&pipe.next, &rd));
+        pipe.q
+    } else {
+        rd
+    };
+
+    // ---- stage registers ----
+    m.next(set(&stages[0].valid.next, &req_fire));
+    m.next(set(&stages[0].conn.next, &s_req_conn));
+    m.next(set(&stages[0].elig.next, &s_req_elig));
+    m.next(set(&stages[0].weight.next, &s_req_weight));
+    m.next(set(&stages[0].clr.next, &s_req_clr));
+    for j in 1..stages.len() {
+        let (a, b) = (&stages[j - 1], &stages[j]);
+        m.next(set(&b.valid.next, &a.valid.q));
+        m.next(set(&b.conn.next, &a.conn.q));
+        m.next(set(&b.elig.next, &a.elig.q));
+        m.next(set(&b.weight.next, &a.weight.q));
+        m.next(set(&b.clr.next, &a.clr.q));
+    }
+
+    // ---- clear sweep ----
+    m.next(if_then(
+        &init.q,
+        vec![
+            set(&init_addr.next, init_addr.q.expr() + lit(cw, 1)),
+            if_then(init_addr.q.expr().eq(lit(cw, u64::from(p.conns - 1))), vec![set(&init.next, lit(1, 0))]),
+        ],
+    ));
+
+    // ---- pick stage: forwarding ----
+    m.comment("A read cannot see the writes of the READ_LATENCY cycles after it: take the newest matching one.");
+    let credit_in = m.wire("credit_in", word, "credits of the pick stage's connection before the pick");
+    let mut chosen: Expr = mem_credits.expr();
+    for (j, f) in fwds.iter().enumerate().rev() {
+        let hit = m.wire(&format!("fw{j}_hit"), 1, "this forwarding register holds the pick stage's connection");
+        m.assign(&hit, f.valid.q.expr().logic_and(f.conn.q.expr().eq(&pick.conn.q)));
+        chosen = mux(&hit, &f.credits.q, chosen);
+    }
+    m.assign(&credit_in, chosen);
+    m.next(set(&fwds[0].valid.next, &pick.valid.q));
+    m.next(set(&fwds[0].conn.next, &pick.conn.q));
+    m.next(set(&fwds[0].credits.next, &new_credits));
+    for j in 1..fwds.len() {
+        m.next(set(&fwds[j].valid.next, &fwds[j - 1].valid.q));
+        m.next(set(&fwds[j].conn.next, &fwds[j - 1].conn.q));
+        m.next(set(&fwds[j].credits.next, &fwds[j - 1].credits.q));
+    }
+
+    // ---- pick stage: per path ----
+    m.comment("Per path: clear, weight floor 1, credit + weight saturating at the top.");
+    let mut added = Vec::new();
+    let mut keys = Vec::new();
+    let mut eff_weights = Vec::new();
+    for i in 0..paths {
+        let lo = i * cb;
+        let c = m.wire(&format!("path{i}_credit"), cb, "credit after s_req_clr");
+        m.assign(&c, mux(pick.clr.q.bit(i), lit(cb, 0), credit_in.slice(lo + cb - 1, lo)));
+        let w = m.wire(&format!("path{i}_weight"), wb, "weight, 0 counting as 1");
+        let raw = pick.weight.q.slice(i * wb + wb - 1, i * wb);
+        m.assign(&w, raw.clone() | zext(raw.eq(lit(wb, 0)), wb));
+        let sum = m.wire(&format!("path{i}_sum"), cb, "credit + weight, wrapping");
+        m.assign(&sum, c.expr() + zext(&w, cb));
+        let a = m.wire(&format!("path{i}_added"), cb, "credit + weight if eligible, saturated at the largest credit");
+        let overflow = c.bit(cb - 1).logic_not().logic_and(sum.bit(cb - 1));
+        m.assign(&a, mux(pick.elig.q.bit(i).logic_not(), &c, mux(overflow, lit(cb, credit_max), &sum)));
+        let key = m.wire(&format!("path{i}_key"), cb, "added credit in offset binary, for unsigned compares");
+        m.assign(&key, cat(&[a.bit(cb - 1).logic_not(), a.slice(cb - 2, 0)]));
+        let ew = m.wire(&format!("path{i}_elig_weight"), sb, "weight if eligible, else 0");
+        m.assign(&ew, mux(pick.elig.q.bit(i), zext(&w, sb), lit(sb, 0)));
+        added.push(a);
+        keys.push(key);
+        eff_weights.push(ew);
+    }
+    let total = m.wire("elig_weight_sum", sb, "sum of the eligible weights");
+    m.assign(&total, eff_weights.iter().map(Expr::from).reduce(|a, b| a + b).expect("at least one path"));
+
+    // ---- pick stage: argmax tree ----
+    m.comment("Argmax tree: the right (higher-index) side wins only when strictly larger.");
+    struct Node {
+        valid: Expr,
+        key: Expr,
+        idx: Expr,
+    }
+    let mut level: Vec<Node> = (0..paths)
+        .map(|i| Node { valid: pick.elig.q.bit(i), key: keys[i as usize].expr(), idx: lit(pw, u64::from(i)) })
+        .collect();
+    let mut depth_no = 0;
+    while level.len() > 1 {
+        depth_no += 1;
+        let mut next = Vec::new();
+        for (j, pair) in level.chunks(2).enumerate() {
+            let (a, b) = (&pair[0], &pair[1]);
+            let name = format!("tree{depth_no}_{j}");
+            let take_b = m.wire(&format!("{name}_right"), 1, "the higher-index side wins this node");
+            m.assign(
+                &take_b,
+                b.valid.clone().logic_and(a.valid.clone().logic_not().logic_or(b.key.clone().gt(&a.key))),
+            );
+            let v = m.wire(&format!("{name}_valid"), 1, "an eligible path below this node");
+            m.assign(&v, a.valid.clone().logic_or(b.valid.clone()));
+            let k = m.wire(&format!("{name}_key"), cb, "largest key below this node");
+            m.assign(&k, mux(&take_b, b.key.clone(), a.key.clone()));
+            let x = m.wire(&format!("{name}_idx"), pw, "its path");
+            m.assign(&x, mux(&take_b, b.idx.clone(), a.idx.clone()));
+            next.push(Node { valid: v.expr(), key: k.expr(), idx: x.expr() });
+        }
+        level = next;
+    }
+    let root = level.pop().expect("one root");
+    let win_valid = m.wire("win_valid", 1, "some path was eligible");
+    let win_idx = m.wire("win_idx", pw, "the winning path");
+    let win_key = m.wire("win_key", cb, "the winner's added credit, offset binary");
+    m.assign(&win_valid, root.valid);
+    m.assign(&win_idx, root.idx);
+    m.assign(&win_key, root.key);
+    m.comment("Winner: added credit - eligible weight sum, in one more bit, saturated at the smallest credit.");
+    let win_sub = m.wire("win_sub", cb + 1, "the winner's added credit minus the sum, exact");
+    m.assign(
+        &win_sub,
+        cat(&[win_key.bit(cb - 1).logic_not(), win_key.bit(cb - 1).logic_not(), win_key.slice(cb - 2, 0)])
+            - zext(&total, cb + 1),
+    );
+    let win_new = m.wire("win_new", cb, "the winner's new credit");
+    let underflow = win_sub.bit(cb).logic_and(win_sub.bit(cb - 1).logic_not());
+    m.assign(&win_new, mux(underflow, lit(cb, credit_min), win_sub.slice(cb - 1, 0)));
+    let mut parts = Vec::new();
+    for i in (0..paths).rev() {
+        let is_win = win_valid.expr().logic_and(win_idx.expr().eq(lit(pw, u64::from(i))));
+        parts.push(mux(is_win, &win_new, &added[i as usize]));
+    }
+    m.assign(&new_credits, cat(&parts));
+
+    // ---- output FIFO ----
+    let push = pick.valid.q.clone();
+    let pop = m.wire("sel_pop", 1, "decision handshake");
+    m.assign(&pop, m_sel_valid.expr().logic_and(&m_sel_ready));
+    let entry = m.wire("sel_entry", entry_w, "the pick stage's decision {conn, path, none}");
+    m.assign(&entry, cat(&[pick.conn.q.expr(), mux(&win_valid, &win_idx, lit(pw, 0)), win_valid.expr().logic_not()]));
+    m.next(if_then(
+        &push,
+        vec![
+            case(
+                &fifo_wr.q,
+                (0..depth).map(|j| (vec![lit(fb, u64::from(j))], vec![set(&fifo[j as usize].next, &entry)])).collect(),
+                None,
+            ),
+            set(&fifo_wr.next, fifo_wr.q.expr() + lit(fb, 1)),
+        ],
+    ));
+    m.next(if_then(&pop, vec![set(&fifo_rd.next, fifo_rd.q.expr() + lit(fb, 1))]));
+    m.next(if_then(
+        push.expr().logic_and(pop.expr().logic_not()),
+        vec![set(&fifo_count.next, fifo_count.q.expr() + lit(fb + 1, 1))],
+    ));
+    m.next(if_then(
+        pop.expr().logic_and(push.expr().logic_not()),
+        vec![set(&fifo_count.next, fifo_count.q.expr() - lit(fb + 1, 1))],
+    ));
+    let head = m.wire("sel_head", entry_w, "the FIFO's head decision");
+    m.comb(vec![case(
+        &fifo_rd.q,
+        (0..depth).map(|j| (vec![lit(fb, u64::from(j))], vec![set(&head, &fifo[j as usize].q)])).collect(),
+        None,
+    )]);
+    m.assign(&m_sel_valid, fifo_count.q.expr().ne(lit(fb + 1, 0)));
+    m.assign(&m_sel_conn, head.slice(entry_w - 1, pw + 1));
+    m.assign(&m_sel_path, head.slice(pw, 1));
+    m.assign(&m_sel_none, head.bit(0));
+    m
+}
+
+/// The width of a model port as an IR size: the parameter expression when it
+/// evaluates to the model's width, else the number.
+fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
+    match sym {
+        Some(e) if e.eval() == Some(i64::from(d.width)) => Size::from(e.clone()),
+        _ => Size::from(d.width),
+    }
+}
