@@ -86,6 +86,7 @@ pub mod example;
 pub mod expr;
 pub mod ir;
 pub mod param;
+pub mod path_selector;
 pub mod print;
 
 pub use check::{CheckError, CheckErrors};
