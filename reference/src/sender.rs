@@ -27,8 +27,14 @@ struct Slot {
     offset: u32,
     len: u32,
     tx_ts: u16,
-    /// 4 bits in the ring: transmissions after the first (loss and RNR).
+    /// 4 bits in the ring: retransmissions for loss (timeouts, gaps,
+    /// BAD_HDR); the transport retry limit applies to it.
     retx_count: u8,
+    /// RNR NACKs received for this packet (the RNR retry limit applies to
+    /// it, separately, as in RDMA).
+    rnr_count: u8,
+    /// The pending retransmission answers an RNR back-off, not a loss.
+    rnr_resend: bool,
     /// The path identity's tx_seq of the last transmission.
     tx_seq: u32,
     /// Waiting in the retransmit queue.
@@ -181,7 +187,13 @@ impl TxConn {
             return Some(self.send_probe(pid as usize, ts, c));
         }
         while let Some(&(pid, ext)) = self.retx.front() {
-            let Some(slot) = self.rings[pid as usize].get(&ext).copied() else {
+            let slot = match self.rings[pid as usize].get(&ext) {
+                // Acked, or moved to an RNR back-off since it was queued.
+                None => None,
+                Some(s) if !s.queued => None,
+                Some(s) => Some(*s),
+            };
+            let Some(slot) = slot else {
                 self.retx.pop_front();
                 continue;
             };
@@ -274,7 +286,7 @@ impl TxConn {
         mem: &Memory,
         c: &mut Ctx,
     ) -> Option<WirePacket> {
-        if slot.retx_count as u32 >= c.p.retry_limit {
+        if !slot.rnr_resend && slot.retx_count as u32 >= c.p.retry_limit {
             self.fail(Some(slot.wr), Status::TransportRetryExceeded, c);
             return None;
         }
@@ -287,7 +299,11 @@ impl TxConn {
         let mut h = self.data_header(&w, pid, psn, slot.offset, slot.len, ts);
         h.flags.retx = true;
         h.flags.ackreq = true;
-        slot.retx_count += 1;
+        if slot.rnr_resend {
+            slot.rnr_resend = false;
+        } else {
+            slot.retx_count += 1;
+        }
         slot.tx_seq = self.paths[pid].tx_seq;
         slot.tx_ts = ts as u16;
         slot.queued = false;
@@ -348,6 +364,8 @@ impl TxConn {
             len,
             tx_ts: ts as u16,
             retx_count: 0,
+            rnr_count: 0,
+            rnr_resend: false,
             tx_seq: self.paths[pid].tx_seq,
             queued: false,
             rnr_until: None,
@@ -549,15 +567,21 @@ impl TxConn {
         self.paths[pid] = path::on_nack(&self.paths[pid], ts, &c.p.path);
         match h.code {
             NackCode::Rnr => {
-                if slot.queued || slot.rnr_until.is_some() {
+                if slot.rnr_until.is_some() {
                     return;
                 }
-                if slot.retx_count as u32 >= c.p.rnr_retry {
+                if slot.rnr_count as u32 >= c.p.rnr_retry {
                     self.fail(Some(slot.wr), Status::RnrRetryExceeded, c);
                     return;
                 }
+                // Back off: a retransmission already queued for a presumed
+                // loss is cancelled, the receiver has no buffer for it yet.
                 let until = ts.wrapping_add(c.p.rnr_delay);
-                self.rings[pid].get_mut(&ext).expect("present").rnr_until = Some(until);
+                let sl = self.rings[pid].get_mut(&ext).expect("present");
+                sl.rnr_count += 1;
+                sl.rnr_until = Some(until);
+                sl.rnr_resend = true;
+                sl.queued = false;
                 self.rnr_wait.push((pid as u8, ext, until));
                 c.counters.rnr_retries += 1;
             }

@@ -99,3 +99,42 @@ proptest! {
         prop_assert!(caught <= r.sim.channel.stats.corrupted);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: (cases() / 4).max(50), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Many small messages on few streams (past the 8-entry message table,
+    /// so the peer's completed_msn paces the sender) with receives posted
+    /// late (RNR first), over loss and reordering.
+    #[test]
+    fn many_messages_and_late_receives(
+        seed in any::<u64>(),
+        paths in 1u8..=4,
+        imp in impair(),
+        late in prop_oneof![Just(None), (0u64..400_000).prop_map(Some)],
+        msgs in proptest::collection::vec((0u8..2, kind(), 0u32..2500), 10..40),
+    ) {
+        let mut s = Setup::new(paths, seed);
+        s.cfg.hardware.recv_queue_depth = 64;
+        s.region = 128 * 1024;
+        s.late_recvs = late;
+        let lane = |i: u64| Lane {
+            drop_ppm: imp.drop_ppm / 2,
+            dup_ppm: imp.dup_ppm,
+            corrupt_ppm: imp.corrupt_ppm,
+            ce_ppm: imp.ce_ppm,
+            delay_ns: 2_000 + 500 * i,
+            jitter_ns: imp.jitter_ns,
+        };
+        s.lanes = (0..4).map(lane).collect();
+        let msgs: Vec<Msg> = msgs.into_iter().map(|(stream, kind, len)| Msg { stream, kind, len }).collect();
+        let mut r = prepare(&s, &msgs);
+        let outcome = r.run(20_000_000_000);
+        prop_assert_eq!(outcome, Outcome::Done, "seed {}: stalled at {} ns, A {:?}, B {:?}",
+            seed, r.sim.now, r.sim.nics[A].counters(), r.sim.nics[B].counters());
+        r.settle(3_000_000);
+        if let Err(e) = r.check() {
+            return Err(TestCaseError::fail(format!("seed {seed}: {e}")));
+        }
+    }
+}

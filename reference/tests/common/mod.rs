@@ -54,6 +54,8 @@ pub struct Setup {
     pub tx_psn: u32,
     /// Bytes of each target region (write, recv, source).
     pub region: u64,
+    /// Post the receives only at this virtual time (RNR until then).
+    pub late_recvs: Option<u64>,
 }
 
 impl Setup {
@@ -63,7 +65,7 @@ impl Setup {
         // sprayed over several paths arrive out of order overall.
         let lanes =
             (0..cfg.transport.planes as u64).map(|i| Lane { delay_ns: 2_000 + 700 * i, ..Lane::default() }).collect();
-        Setup { lanes, cfg, paths, seed, routing: Routing::ByPlane, tx_psn: 0, region: 1 << 20 }
+        Setup { lanes, cfg, paths, seed, routing: Routing::ByPlane, tx_psn: 0, region: 1 << 20, late_recvs: None }
     }
 }
 
@@ -77,6 +79,8 @@ pub struct Run {
     pub sends: BTreeMap<u8, Vec<u64>>,
     pub recvs: BTreeMap<u8, Vec<(u64, u32, Option<u32>)>>,
     pub msgs: Vec<Msg>,
+    /// Receives still to post, and when.
+    pub late: Option<(u64, Vec<(u8, RecvRequest)>)>,
 }
 
 pub fn nics(s: &Setup) -> Sim {
@@ -116,6 +120,7 @@ pub fn prepare(s: &Setup, msgs: &[Msg]) -> Run {
     let mut expect_recv = vec![0u8; region as usize];
     let (mut sends, mut recvs) = (BTreeMap::<u8, Vec<u64>>::new(), BTreeMap::<u8, Vec<(u64, u32, Option<u32>)>>::new());
     let mut off = 0u64;
+    let mut late = Vec::new();
     for (i, m) in msgs.iter().enumerate() {
         let data: Vec<u8> = (0..m.len).map(|_| rng.next_u64() as u8).collect();
         if m.len > 0 {
@@ -138,7 +143,11 @@ pub fn prepare(s: &Setup, msgs: &[Msg]) -> Run {
             // receive gets no data.
             let len = if matches!(m.kind, Kind::Send | Kind::SendImm) { m.len } else { 0 };
             let r = RecvRequest { wr_id: rid, addr: RECV_BASE + off, len };
-            sim.nics[B].post_recv(B_CONN, m.stream, r).unwrap();
+            if s.late_recvs.is_some() {
+                late.push((m.stream, r));
+            } else {
+                sim.nics[B].post_recv(B_CONN, m.stream, r).unwrap();
+            }
             recvs.entry(m.stream).or_default().push((rid, m.len, imm));
         }
         let wr = WorkRequest { wr_id: i as u64, op, imm, local: Sge { addr: SRC_BASE + off, len: m.len as u64 } };
@@ -146,7 +155,8 @@ pub fn prepare(s: &Setup, msgs: &[Msg]) -> Run {
         sends.entry(m.stream).or_default().push(i as u64);
         off += m.len as u64;
     }
-    Run { sim, write_rkey, expect_write, expect_recv, sends, recvs, msgs: msgs.to_vec() }
+    let late = s.late_recvs.map(|t| (t, late));
+    Run { sim, write_rkey, expect_write, expect_recv, sends, recvs, msgs: msgs.to_vec(), late }
 }
 
 impl Run {
@@ -157,6 +167,12 @@ impl Run {
     /// Runs until every expected completion is in (or the deadline).
     pub fn run(&mut self, deadline_ns: u64) -> Outcome {
         let (na, nb) = self.expected_completions();
+        if let Some((at, recvs)) = self.late.take() {
+            self.sim.run_until(at, 2_000_000, |_| false);
+            for (stream, r) in recvs {
+                self.sim.nics[B].post_recv(B_CONN, stream, r).unwrap();
+            }
+        }
         self.sim.run_until(deadline_ns, 2_000_000, |s| s.completions[A].len() >= na && s.completions[B].len() >= nb)
     }
 
