@@ -498,6 +498,43 @@ pub fn on_tick(e: &PathEntry, now: u32) -> PathEntry {
     n
 }
 
+/// Every event the telemetry block takes, for vectors and the cycle model:
+/// one entry point, `entry + event -> (new entry, action)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PathEvent {
+    /// A new data packet took `next_psn`.
+    Send,
+    /// A packet of this identity was sent again.
+    Retransmit,
+    /// A PROBE left.
+    ProbeSent,
+    /// A SACK was applied.
+    Ack(AckEvent),
+    /// The SACK answering the PROBE arrived.
+    ProbeReply,
+    /// A valid NACK arrived.
+    Nack,
+    /// `rto_deadline` was reached; the fresh port is used if re-entropied.
+    Timeout { fresh_sport: u16 },
+    /// Time passed (SKIP expiry).
+    Tick,
+}
+
+/// Applies one event at 32-bit timestamp `now`.
+pub fn apply(e: &PathEntry, now: u32, ev: &PathEvent, p: &PathParams) -> (PathEntry, PathAction) {
+    let none = PathAction::default();
+    match *ev {
+        PathEvent::Send => (on_send(e, now, p), none),
+        PathEvent::Retransmit => (on_retransmit(e, now, p), none),
+        PathEvent::ProbeSent => (on_probe_sent(e, now, p), none),
+        PathEvent::Ack(a) => (on_ack(e, &AckEvent { now, ..a }, p), none),
+        PathEvent::ProbeReply => on_probe_reply(e, now, p),
+        PathEvent::Nack => (on_nack(e, now, p), none),
+        PathEvent::Timeout { fresh_sport } => on_timeout(e, now, fresh_sport, p),
+        PathEvent::Tick => (on_tick(e, now), none),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -265,3 +265,56 @@ fn write_imm_waits_for_its_receive_and_completes_in_order() {
         (9, mrnic_reference::CqOpcode::RecvRdmaWithImm, Some(0xabcd), 2000)
     );
 }
+
+#[test]
+fn a_congested_path_gets_a_smaller_window_and_weight() {
+    let mut s = Setup::new(2, 15);
+    s.lanes[1].ce_ppm = 300_000;
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 1 << 20)]));
+    assert_eq!(r.run(5_000_000_000), Outcome::Done);
+    r.check().unwrap();
+    let p = r.sim.nics[A].conn_info(A_CONN).unwrap().paths;
+    assert!(p[1].ecn_ewma > 0 && p[0].ecn_ewma == 0, "{p:?}");
+    assert!(p[1].cwnd < p[0].cwnd / 4, "{p:?}");
+    assert!(p[1].weight < p[0].weight, "{p:?}");
+    // The uncongested path carried most of the data.
+    assert!(p[0].next_psn > 2 * p[1].next_psn, "{p:?}");
+}
+
+#[test]
+fn two_senders_to_one_receiver_are_told_half_the_line_each() {
+    use mrnic_reference::channel::{Channel, Routing};
+    use mrnic_reference::sim::Sim;
+    use mrnic_reference::{Access, ConnParams, Nic, NicConfig, Sge, WorkRequest, WrOp};
+    let cfg = mrnic_proto::Config::builtin("small").unwrap();
+    let (a, b, c) = (1u32, 2u32, 3u32);
+    let mut nics: Vec<Nic> =
+        [a, b, c].iter().map(|&addr| Nic::new(NicConfig::new(cfg.clone(), addr, addr as u64))).collect();
+    let lanes = vec![Lane { delay_ns: 2_000, ..Lane::default() }; 4];
+    let conn = |local_id, remote_id, remote| ConnParams { local_id, remote_id, remote, paths: 2, tx_psn: 0, rx_psn: 0 };
+    nics[0].create_conn(conn(1, 10, b)).unwrap();
+    nics[2].create_conn(conn(1, 11, b)).unwrap();
+    nics[1].create_conn(conn(10, 1, a)).unwrap();
+    nics[1].create_conn(conn(11, 1, c)).unwrap();
+    let rkey = nics[1].reg_mr(0x1000_0000, 1 << 21, Access::REMOTE_WRITE).unwrap();
+    for (i, n) in [0usize, 2].into_iter().enumerate() {
+        nics[n].reg_mr(0, 1 << 20, Access::LOCAL).unwrap();
+        let wr = WorkRequest {
+            wr_id: 1,
+            op: WrOp::Write { remote_addr: 0x1000_0000 + (i as u64) * (1 << 20), rkey },
+            imm: None,
+            local: Sge { addr: 0, len: 1 << 20 },
+        };
+        nics[n].post_send(1, 0, wr).unwrap();
+    }
+    let mut sim = Sim::new(nics, Channel::new(1, lanes, Routing::ByPlane));
+    let mut least = [u16::MAX; 2];
+    let out = sim.run_until(5_000_000_000, 1_000_000, |s| {
+        for (k, n) in [0usize, 2].into_iter().enumerate() {
+            least[k] = least[k].min(s.nics[n].conn_info(1).unwrap().cc.rate_hint);
+        }
+        s.completions[0].len() == 1 && s.completions[2].len() == 1
+    });
+    assert_eq!(out, Outcome::Done);
+    assert_eq!(least, [32768, 32768]);
+}
