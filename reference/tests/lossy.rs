@@ -58,7 +58,7 @@ proptest! {
         by_ports in any::<bool>(),
         imp in impair(),
         msgs in proptest::collection::vec((0u8..4, kind(), len()), 1..6),
-        outage in proptest::option::of((0usize..4, 0u64..200_000, prop_oneof![Just(u64::MAX), 100_000u64..5_000_000])),
+        outage in proptest::option::of((0usize..4, 0u64..50_000, prop_oneof![Just(u64::MAX), 100_000u64..5_000_000])),
     ) {
         let mut s = Setup::new(paths, seed);
         s.tx_psn = tx_psn;

@@ -318,3 +318,24 @@ fn two_senders_to_one_receiver_are_told_half_the_line_each() {
     assert_eq!(out, Outcome::Done);
     assert_eq!(least, [32768, 32768]);
 }
+
+#[test]
+fn no_conn_at_the_peer_fails_the_requests_with_remote_invalid_request() {
+    let s = Setup::new(1, 16);
+    let mut sim = nics(&s);
+    let bogus =
+        mrnic_reference::ConnParams { local_id: 6, remote_id: 999, remote: B_ADDR, paths: 1, tx_psn: 0, rx_psn: 0 };
+    sim.nics[A].create_conn(bogus).unwrap();
+    sim.nics[A].reg_mr(SRC_BASE, 4096, mrnic_reference::Access::LOCAL).unwrap();
+    let wr = mrnic_reference::WorkRequest {
+        wr_id: 3,
+        op: mrnic_reference::WrOp::Send,
+        imm: None,
+        local: mrnic_reference::Sge { addr: SRC_BASE, len: 100 },
+    };
+    sim.nics[A].post_send(6, 0, wr).unwrap();
+    sim.run_until(1_000_000_000, 10_000, |s| !s.completions[A].is_empty());
+    assert_eq!(sim.completions[A][0].status, mrnic_reference::Status::RemoteInvalidRequest);
+    assert_eq!(sim.nics[B].counters().rx_no_conn, 1);
+    assert!(sim.nics[A].conn_info(A_CONN).unwrap().failed.is_none(), "the other connection is untouched");
+}
