@@ -33,6 +33,8 @@ enum Command {
     Dissector(cmd::dissector::DissectorArgs),
     /// Print docs/spec.md, the normative protocol spec.
     Spec,
+    /// Run a named testbench scenario (`mrnic scenario list`), or merge shard results.
+    Scenario(cmd::scenario::ScenarioArgs),
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -42,6 +44,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Pcap(c) => cmd::pcap::run(c),
         Command::Dissector(a) => cmd::dissector::run(a),
         Command::Spec => cmd::spec::run(),
+        Command::Scenario(a) => cmd::scenario::run(a),
     }
 }
 

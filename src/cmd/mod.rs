@@ -4,4 +4,5 @@ pub mod config;
 pub mod cosim;
 pub mod dissector;
 pub mod pcap;
+pub mod scenario;
 pub mod spec;
