@@ -82,6 +82,7 @@
 //! `tests/tools.rs`.
 
 pub mod check;
+pub mod dma_write_engine;
 pub mod example;
 pub mod expr;
 pub mod ir;

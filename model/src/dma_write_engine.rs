@@ -34,8 +34,10 @@
 //!
 //! The table is written through `s_mr_*`, by the CSR block: the low
 //! `INDEX_BITS` bits of `s_mr_key` select the slot, so an entry always sits
-//! where its key looks for it; `s_mr_entry_valid = 0` frees the slot. A
-//! request sees every table write handshaken in an earlier cycle.
+//! where its key looks for it; `s_mr_entry_valid = 0` frees the slot. Of
+//! the region's access bits only bit 0 (remote write) is stored: the table
+//! here serves remote WRITEs only. A request sees every table write
+//! handshaken in an earlier cycle.
 //!
 //! # What is not here
 //! Per-message completion (bytes counted once per new bitmap bit, messages
@@ -121,16 +123,15 @@ pub const KEY_BITS: u32 = mr::KEY.width;
 pub const VADDR_BITS: u32 = data::ADDR.width;
 /// Width of a region's base and length.
 pub const REGION_BITS: u32 = mr::BASE.width;
-/// Width of the access bits.
-pub const ACCESS_BITS: u32 = mr::ACCESS.width;
-/// Access bit 0: remote peers may WRITE by rkey.
+/// Access bit 0 of `mr::ACCESS`: remote peers may WRITE by rkey. The only
+/// access bit this block stores (the others concern other blocks).
 pub const ACCESS_REMOTE_WRITE: u8 = 1;
 /// Width of `m_cpl_status`.
 pub const STATUS_BITS: u32 = 2;
 /// Bytes of an AXI page no burst may cross.
 pub const PAGE_BYTES: u64 = 4096;
-/// Bits of one MR table word: valid, access, key, base, len.
-pub const MR_WORD_BITS: u32 = 1 + ACCESS_BITS + KEY_BITS + 2 * REGION_BITS;
+/// Bits of one MR table word: valid, remote write, key, base, len.
+pub const MR_WORD_BITS: u32 = 2 + KEY_BITS + 2 * REGION_BITS;
 
 /// Completion status codes.
 pub mod status {
@@ -150,7 +151,7 @@ pub mod port {
     pub const S_MR_READY: usize = 2;
     pub const S_MR_KEY: usize = 3;
     pub const S_MR_ENTRY_VALID: usize = 4;
-    pub const S_MR_ACCESS: usize = 5;
+    pub const S_MR_REMOTE_WRITE: usize = 5;
     pub const S_MR_BASE: usize = 6;
     pub const S_MR_LEN: usize = 7;
     pub const S_REQ_VALID: usize = 8;
@@ -302,12 +303,6 @@ impl DmaWriteEngineParams {
         12 - self.lane_bits()
     }
 
-    /// Width of a beat count of one placement: holds
-    /// `ceil((BYTES - 1 + 2^LEN_BITS - 1) / BYTES)`.
-    pub fn beat_bits(&self) -> u32 {
-        LEN_BITS + 1 - self.lane_bits()
-    }
-
     /// Placement queue entries: the power of 2 at or above `L + 2`.
     pub fn place_depth(&self) -> u32 {
         (self.read_latency + 2).next_power_of_two()
@@ -344,7 +339,7 @@ pub fn ports(p: &DmaWriteEngineParams) -> Vec<PortDef> {
         PortDef::output("s_mr_ready", 1, MR, "table write taken this cycle if valid (low during the clear sweep)"),
         PortDef::input("s_mr_key", KEY_BITS, MR, "rkey of the entry; its low bits select the slot"),
         PortDef::input("s_mr_entry_valid", 1, MR, "1: the slot holds this region; 0: the slot is freed"),
-        PortDef::input("s_mr_access", ACCESS_BITS, MR, "bit 0 remote write, bit 1 receive buffers"),
+        PortDef::input("s_mr_remote_write", 1, MR, "access bit 0: remote peers may WRITE by rkey"),
         PortDef::input("s_mr_base", REGION_BITS, MR, "first virtual address of the region"),
         PortDef::input("s_mr_len", REGION_BITS, MR, "bytes in the region"),
         PortDef::input("s_req_valid", 1, REQ, "a placement request is offered"),
@@ -433,7 +428,7 @@ pub struct Inputs {
     pub mr_valid: bool,
     pub mr_key: u32,
     pub mr_entry_valid: bool,
-    pub mr_access: u8,
+    pub mr_remote_write: bool,
     pub mr_base: u64,
     pub mr_len: u64,
     pub req_valid: bool,
@@ -832,7 +827,7 @@ impl DmaWriteEngine {
         } else if inp.mr_valid {
             self.mem[(inp.mr_key & (p.mr_entries - 1)) as usize] = MrEntry {
                 valid: inp.mr_entry_valid,
-                access: inp.mr_access & ((1 << ACCESS_BITS) - 1),
+                access: inp.mr_remote_write as u8,
                 key: inp.mr_key,
                 base: inp.mr_base,
                 len: inp.mr_len,
@@ -978,7 +973,7 @@ impl DmaWriteEngine {
         s.mr_valid = bit(port::S_MR_VALID);
         s.mr_key = word(port::S_MR_KEY) as u32;
         s.mr_entry_valid = bit(port::S_MR_ENTRY_VALID);
-        s.mr_access = word(port::S_MR_ACCESS) as u8;
+        s.mr_remote_write = bit(port::S_MR_REMOTE_WRITE);
         s.mr_base = word(port::S_MR_BASE);
         s.mr_len = word(port::S_MR_LEN);
         s.req_valid = bit(port::S_REQ_VALID);

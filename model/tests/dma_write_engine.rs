@@ -111,7 +111,7 @@ impl Bench {
                 mr_valid: true,
                 mr_key: e.key,
                 mr_entry_valid: e.valid,
-                mr_access: e.access,
+                mr_remote_write: e.access & 1 != 0,
                 mr_base: e.base,
                 mr_len: e.len,
                 ..self.idle()
@@ -485,7 +485,7 @@ fn unaligned_start_and_end_have_exact_strobes() {
         mr_valid: true,
         mr_key: KEY,
         mr_entry_valid: true,
-        mr_access: 1,
+        mr_remote_write: true,
         mr_base: e.base,
         mr_len: e.len,
         ..idle()
@@ -622,7 +622,7 @@ fn a_framing_error_is_flagged_and_writes_stay_in_range() {
         mr_valid: true,
         mr_key: KEY,
         mr_entry_valid: true,
-        mr_access: 1,
+        mr_remote_write: true,
         mr_base: 0x1000,
         mr_len: 0x10,
         ..idle()

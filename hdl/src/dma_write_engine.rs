@@ -1,0 +1,735 @@
+//! `dma_write_engine` RTL: the generator of the cycle model
+//! [`mrnic_model::dma_write_engine`], with the same ports (declared from the
+//! model's [`PortDef`] list, plus `clk`) and the same cycle timing. The
+//! model's doc comment is the specification: function, bounds rule,
+//! latency `L + 2`, one beat per cycle, queues and clear sweep.
+//!
+//! Structure, in pipeline order (register names as printed):
+//! - `mr_mem`: the MR table, one word `{valid, access, key, base, len}` per
+//!   slot, block RAM or distributed RAM as
+//!   [`DmaWriteEngineParams::mr_block_ram`] decides, registered read
+//!   `mr_rd_reg` (plus `mr_pipe_reg` when `READ_LATENCY = 2`); written by the
+//!   clear sweep (`init_reg`) or by `s_mr_*`;
+//! - `st<k>_*`: the request beside the read; the bounds check at the last
+//!   stage pushes into the placement queue `pq<k>_*` (`pq_wr_reg`);
+//! - burst generator (`bg_*`, reads the queue at `pq_bg_reg`): the AW
+//!   output register `aw_*` and the response queue `rsp<k>_*`;
+//! - payload path (`wd_*`, reads the queue at `pq_wd_reg`): realignment
+//!   `{beat, prev} >> 8 * (BYTES - offset)` with `prev_data_reg`, strobes,
+//!   `wlast`, into the W output queue `wq<k>_*`;
+//! - response tracker: pops `rsp` on B handshakes into the completion
+//!   queue `cq<k>_*`.
+
+use std::collections::HashMap;
+
+use mrnic_model::block::{Dir as ModelDir, PortDef};
+use mrnic_model::dma_write_engine::{
+    self as model, status, DmaWriteEngineParams, ParamError, KEY_BITS, LEN_BITS, MR_WORD_BITS, REGION_BITS,
+    STATUS_BITS, TAG_BITS,
+};
+use mrnic_proto::Config;
+
+use crate::expr::{cat, lit, mux, repl, zext, Expr, Signal};
+use crate::ir::{case, if_else, if_then, set, MemStyle, Module, Reg};
+use crate::param::{ParamExpr, Size};
+use crate::{CheckErrors, Header};
+
+/// Why the engine could not be generated for a config.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// The config asks for something the block cannot build.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// The generated module breaks a design rule (a generator bug).
+    #[error("{0}")]
+    Check(#[from] CheckErrors),
+}
+
+/// The file header for `cfg`.
+pub fn header(cfg: &Config) -> Header {
+    Header::new(
+        &format!("mrnic-hdl {}, config {}", model::NAME, cfg.name),
+        &format!("mrnic gen --config {} --out DIR", cfg.name),
+    )
+}
+
+/// The `dma_write_engine` module for `cfg`, design-rule checked.
+pub fn generate(cfg: &Config) -> Result<Module, GenError> {
+    let p = DmaWriteEngineParams::from_config(cfg)?;
+    let m = build(&p);
+    m.check()?;
+    Ok(m)
+}
+
+/// The module printed as Verilog, with [`header`].
+pub fn verilog(cfg: &Config) -> Result<String, GenError> {
+    Ok(generate(cfg)?.to_verilog(&header(cfg))?)
+}
+
+/// The RAM resource of the MR table: the one decision the model's params
+/// make, mapped to the IR's style.
+pub fn mr_style(p: &DmaWriteEngineParams) -> MemStyle {
+    if p.mr_block_ram() {
+        MemStyle::Block
+    } else {
+        MemStyle::Distributed
+    }
+}
+
+fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
+    match sym {
+        Some(e) if e.eval() == Some(i64::from(d.width)) => Size::from(e.clone()),
+        _ => Size::from(d.width),
+    }
+}
+
+/// A wire driven by `e`, so it can be sliced.
+fn wire(m: &mut Module, name: &str, width: u32, comment: &str, e: impl Into<Expr>) -> Signal {
+    let w = m.wire(name, width, comment);
+    m.assign(&w, e);
+    w
+}
+
+/// A wire holding `entries[idx]`; `entries.len()` is `2^idx.width()`.
+fn select(m: &mut Module, name: &str, comment: &str, idx: &Expr, entries: &[Expr], width: u32) -> Signal {
+    let w = m.wire(name, width, comment);
+    if entries.len() == 1 {
+        m.assign(&w, entries[0].clone());
+        return w;
+    }
+    let ib = entries.len().trailing_zeros();
+    let arms = entries.iter().enumerate().map(|(k, e)| (vec![lit(ib, k as u64)], vec![set(&w, e.clone())])).collect();
+    m.comb(vec![case(idx.clone(), arms, None)]);
+    w
+}
+
+/// The smaller of `a` and `b`, written `b < a ? b : a` so that a constant
+/// `b` of 0 (MAX_BURST = 1) is no constant comparison for Verilator.
+fn min(a: Expr, b: Expr) -> Expr {
+    mux(b.clone().lt(a.clone()), b, a)
+}
+
+fn ones(width: u32) -> Expr {
+    repl(width, lit(1, 1))
+}
+
+/// Registers of one queue entry, one per field.
+struct Entry(Vec<Reg>);
+
+fn build(p: &DmaWriteEngineParams) -> Module {
+    let b = p.bytes();
+    let lb = p.lane_bits();
+    let d = p.data_bits;
+    let ib = p.index_bits();
+    let l = p.read_latency;
+    let pd = p.place_depth();
+    let pqb = pd.trailing_zeros() + 1;
+    let out_n = p.outstanding;
+    let ob = out_n.trailing_zeros() + 1;
+    // Beat counts on LEN_BITS + 1 bits: the top lane bits are always 0,
+    // and keeping them spares a truncation nobody reads.
+    let bb = LEN_BITS + 1;
+    let pgb = p.page_bits();
+    let idb = p.id_bits;
+    let tb = TAG_BITS;
+    let wb = MR_WORD_BITS;
+
+    let mut m = Module::new(model::NAME);
+    m.describe("checks remote WRITE placements against the memory-region table and writes them over AXI4");
+    let data_p = m.param("DATA_W", u64::from(d), "datapath bits: s_axis_tdata, m_axi_wdata (power of 2, 64 to 1024)");
+    let mr_p = m.param("MR_ENTRIES", u64::from(p.mr_entries), "memory-region table slots (power of 2, at least 2)");
+    let lat_p = m.param("READ_LATENCY", u64::from(l), "MR table read latency in cycles (1 or 2)");
+    let burst_p = m.param("MAX_BURST", u64::from(p.max_burst), "longest AXI burst in beats (power of 2, <= 4 KiB)");
+    let out_p = m.param("OUTSTANDING", u64::from(out_n), "bursts and completions waiting for responses (power of 2)");
+    let id_p = m.param("ID_W", u64::from(idb), "AXI ID bits");
+    let keep_p = m.localparam("KEEP_W", data_p.expr() / 8u32, "byte lanes of the datapath");
+    m.param_check(
+        "data_w",
+        data_p
+            .expr()
+            .ge(64u32)
+            .and(data_p.expr().le(1024u32))
+            .and(data_p.expr().eq(ParamExpr::Const(1) << data_p.expr().clog2())),
+        "DATA_W must be a power of 2 from 64 to 1024",
+    );
+    m.param_check(
+        "mr_entries",
+        mr_p.expr().ge(2u32).and(mr_p.expr().eq(ParamExpr::Const(1) << mr_p.expr().clog2())),
+        "MR_ENTRIES must be a power of 2, at least 2",
+    );
+    m.param_check("read_latency", lat_p.expr().ge(1u32).and(lat_p.expr().le(2u32)), "READ_LATENCY must be 1 or 2");
+    m.param_check(
+        "max_burst",
+        burst_p
+            .expr()
+            .ge(1u32)
+            .and(burst_p.expr().le(256u32))
+            .and(burst_p.expr().eq(ParamExpr::Const(1) << burst_p.expr().clog2()))
+            .and((burst_p.expr() * keep_p.expr()).le(4096u32)),
+        "MAX_BURST must be a power of 2 from 1 to 256 and span at most 4 KiB",
+    );
+    m.param_check(
+        "outstanding",
+        out_p
+            .expr()
+            .ge(2u32)
+            .and(out_p.expr().le(256u32))
+            .and(out_p.expr().eq(ParamExpr::Const(1) << out_p.expr().clog2())),
+        "OUTSTANDING must be a power of 2 from 2 to 256",
+    );
+
+    // Ports, from the model's list.
+    let symbolic: HashMap<&str, ParamExpr> = [
+        ("s_axis_tdata", data_p.expr()),
+        ("m_axi_wdata", data_p.expr()),
+        ("s_axis_tkeep", data_p.expr() / 8u32),
+        ("m_axi_wstrb", data_p.expr() / 8u32),
+        ("m_axi_awid", id_p.expr()),
+        ("m_axi_bid", id_p.expr()),
+    ]
+    .into_iter()
+    .collect();
+    let defs = model::ports(p);
+    let mut sig: HashMap<String, Signal> = HashMap::new();
+    let mut group = "Clock and reset";
+    m.group(group);
+    let clk = m.input("clk", 1, "clock, rising edge");
+    for def in &defs {
+        if def.group != group {
+            group = def.group;
+            m.group(group);
+        }
+        let size = port_size(def, symbolic.get(def.name.as_str()));
+        let s = match def.dir {
+            ModelDir::In => m.input(&def.name, size, &def.comment),
+            ModelDir::Out => m.output(&def.name, size, &def.comment),
+        };
+        sig.insert(def.name.clone(), s);
+    }
+    let port = |n: &str| sig[n].clone();
+    let rst = port("rst");
+    m.clock_domain(&clk, &rst);
+
+    // ---- registers ----
+    let init = m.reg("init", 1, 1, "clear sweep running: one MR slot zeroed per cycle");
+    let init_addr = m.reg("init_addr", ib, 0, "MR slot the sweep zeroes this cycle");
+    struct Stage {
+        valid: Reg,
+        tag: Reg,
+        key: Reg,
+        addr: Reg,
+        len: Reg,
+    }
+    let stages: Vec<Stage> = (1..=l)
+        .map(|k| Stage {
+            valid: m.reg(&format!("st{k}_valid"), 1, 0, &format!("a request is {k} cycle(s) past its handshake")),
+            tag: m.reg(&format!("st{k}_tag"), tb, 0, "its tag"),
+            key: m.reg(&format!("st{k}_key"), KEY_BITS, 0, "its rkey"),
+            addr: m.reg(&format!("st{k}_addr"), 64, 0, "its address"),
+            len: m.reg(&format!("st{k}_len"), LEN_BITS, 0, "its length"),
+        })
+        .collect();
+    let pq_fields = [("tag", tb), ("addr", 64), ("len", LEN_BITS), ("ok", 1)];
+    let pq: Vec<Entry> = (0..pd)
+        .map(|k| {
+            Entry(
+                pq_fields
+                    .iter()
+                    .map(|(f, w)| m.reg(&format!("pq{k}_{f}"), *w, 0, &format!("placement queue slot {k}: {f}")))
+                    .collect(),
+            )
+        })
+        .collect();
+    let pq_wr = m.reg("pq_wr", pqb, 0, "placement queue write pointer, with a wrap bit");
+    let pq_bg = m.reg("pq_bg", pqb, 0, "burst generator's read pointer");
+    let pq_wd = m.reg("pq_wd", pqb, 0, "payload path's read pointer");
+    let bg_busy = m.reg("bg_busy", 1, 0, "the head placement has bursts issued, more to come");
+    let bg_cur = m.reg("bg_cur", 64, 0, "address of its next burst");
+    let bg_rem = m.reg("bg_rem", bb, 0, "beats of it not yet in a burst");
+    let aw_valid = m.reg("aw_valid", 1, 0, "AW output valid");
+    let aw_addr = m.reg("aw_addr", 64, 0, "AW output address");
+    let aw_len = m.reg("aw_len", 8, 0, "AW output length");
+    let rsp_fields = [("tag", tb), ("done", 1), ("last", 1), ("status", STATUS_BITS)];
+    let rsp: Vec<Entry> = (0..out_n)
+        .map(|k| {
+            Entry(
+                rsp_fields
+                    .iter()
+                    .map(|(f, w)| m.reg(&format!("rsp{k}_{f}"), *w, 0, &format!("response queue slot {k}: {f}")))
+                    .collect(),
+            )
+        })
+        .collect();
+    let rsp_wr = m.reg("rsp_wr", ob, 0, "response queue write pointer, with a wrap bit");
+    let rsp_rd = m.reg("rsp_rd", ob, 0, "response queue read pointer, with a wrap bit");
+    let acc_err = m.reg("acc_err", 1, 0, "an earlier burst of the head placement got an error response");
+    let cq: Vec<Entry> = (0..2)
+        .map(|k| {
+            Entry(vec![
+                m.reg(&format!("cq{k}_tag"), tb, 0, &format!("completion queue slot {k}: tag")),
+                m.reg(&format!("cq{k}_status"), STATUS_BITS, 0, &format!("completion queue slot {k}: status")),
+            ])
+        })
+        .collect();
+    let cq_wr = m.reg("cq_wr", 2, 0, "completion queue write pointer, with a wrap bit");
+    let cq_rd = m.reg("cq_rd", 2, 0, "completion queue read pointer, with a wrap bit");
+    let wd_j = m.reg("wd_j", bb, 0, "payload path: output beat index in the placement");
+    let wd_pg = m.reg("wd_pg", pgb, 0, "payload path: beat index in the 4 KiB page (after the first beat)");
+    let wd_bc = m.reg("wd_bc", 8, 0, "payload path: beat index in the burst");
+    let prev_data = m.reg("prev_data", d, 0, "last payload beat taken");
+    let prev_keep = m.reg("prev_keep", b, 0, "its tkeep");
+    let wq: Vec<Entry> = (0..2)
+        .map(|k| {
+            Entry(vec![
+                m.reg(&format!("wq{k}_data"), d, 0, &format!("W queue slot {k}: data")),
+                m.reg(&format!("wq{k}_strb"), b, 0, &format!("W queue slot {k}: strobes")),
+                m.reg(&format!("wq{k}_last"), 1, 0, &format!("W queue slot {k}: last")),
+            ])
+        })
+        .collect();
+    let wq_wr = m.reg("wq_wr", 2, 0, "W queue write pointer, with a wrap bit");
+    let wq_rd = m.reg("wq_rd", 2, 0, "W queue read pointer, with a wrap bit");
+    let frame = m.reg("frame_err", 1, 0, "a payload beat's tlast disagreed with len last cycle");
+
+    // ---- request handshake, MR table ----
+    let occ_bg =
+        wire(&mut m, "occ_bg", pqb, "placements the burst generator has not finished", pq_wr.q.expr() - &pq_bg.q);
+    let occ_wd = wire(&mut m, "occ_wd", pqb, "placements the payload path has not finished", pq_wr.q.expr() - &pq_wd.q);
+    let inflight_sum = stages.iter().map(|s| zext(&s.valid.q, pqb)).reduce(|a, c| a + c).expect("a stage");
+    let inflight = wire(&mut m, "inflight", pqb, "requests in the table-read pipeline", inflight_sum);
+    m.comment("Ready from registers only: queue room for every request in flight plus this one.");
+    let pd_lit = lit(pqb, u64::from(pd));
+    m.assign(
+        port("s_req_ready"),
+        init.q
+            .expr()
+            .logic_not()
+            .logic_and((inflight.expr() + &occ_bg).lt(pd_lit.clone()))
+            .logic_and((inflight.expr() + &occ_wd).lt(pd_lit)),
+    );
+    let req_fire = wire(&mut m, "req_fire", 1, "request handshake", port("s_req_valid").expr() & port("s_req_ready"));
+    m.assign(port("s_mr_ready"), init.q.expr().logic_not());
+
+    let mem = m.memory(
+        "mr",
+        wb,
+        &mr_p,
+        mr_style(p),
+        "memory regions {valid, remote write, key, base, len}, slot = low bits of the key; written by the clear sweep or \
+         by s_mr (never both: s_mr_ready is low during the sweep)",
+    );
+    let s_mr_key = port("s_mr_key");
+    m.mem_write(
+        &mem,
+        init.q.expr().logic_or(port("s_mr_valid")),
+        mux(&init.q, &init_addr.q, s_mr_key.slice(ib - 1, 0)),
+        mux(
+            &init.q,
+            lit(wb, 0),
+            cat(&[
+                port("s_mr_entry_valid").expr(),
+                port("s_mr_remote_write").expr(),
+                s_mr_key.expr(),
+                port("s_mr_base").expr(),
+                port("s_mr_len").expr(),
+            ]),
+        ),
+    );
+    let rd = m.mem_read(&mem, "mr_rd", &req_fire, port("s_req_rkey").slice(ib - 1, 0));
+    let entry = if l == 2 {
+        let pipe = m.reg("mr_pipe", wb, 0, "block RAM output register (READ_LATENCY = 2)");
+        m.next(set(&pipe.next, &rd));
+        pipe.q
+    } else {
+        rd
+    };
+
+    // Clear sweep.
+    m.next(if_then(
+        &init.q,
+        vec![
+            set(&init_addr.next, init_addr.q.expr() + lit(ib, 1)),
+            if_then(init_addr.q.expr().eq(lit(ib, u64::from(p.mr_entries - 1))), vec![set(&init.next, lit(1, 0))]),
+        ],
+    ));
+
+    // Stage registers.
+    let s0 = &stages[0];
+    m.next(set(&s0.valid.next, &req_fire));
+    m.next(if_then(
+        &req_fire,
+        vec![
+            set(&s0.tag.next, port("s_req_tag")),
+            set(&s0.key.next, port("s_req_rkey")),
+            set(&s0.addr.next, port("s_req_addr")),
+            set(&s0.len.next, port("s_req_len")),
+        ],
+    ));
+    for k in 1..stages.len() {
+        let (a, c) = (&stages[k - 1], &stages[k]);
+        m.next(set(&c.valid.next, &a.valid.q));
+        m.next(set(&c.tag.next, &a.tag.q));
+        m.next(set(&c.key.next, &a.key.q));
+        m.next(set(&c.addr.next, &a.addr.q));
+        m.next(set(&c.len.next, &a.len.q));
+    }
+
+    // ---- bounds check at the last stage ----
+    let st = &stages[l as usize - 1];
+    let rb = REGION_BITS;
+    let e_valid = wire(&mut m, "e_valid", 1, "table entry: in use", entry.bit(wb - 1));
+    let e_write = wire(&mut m, "e_write", 1, "table entry: remote write allowed", entry.bit(wb - 2));
+    let e_key = wire(&mut m, "e_key", KEY_BITS, "table entry: key", entry.slice(2 * rb + KEY_BITS - 1, 2 * rb));
+    let e_base = wire(&mut m, "e_base", rb, "table entry: base", entry.slice(2 * rb - 1, rb));
+    let e_len = wire(&mut m, "e_len", rb, "table entry: length", entry.slice(rb - 1, 0));
+    let end65 = wire(
+        &mut m,
+        "req_end",
+        65,
+        "addr + len on 65 bits; bit 64 set: the range passes 2^64 - 1",
+        zext(&st.addr.q, 65) + zext(&st.len.q, 65),
+    );
+    let region_end = wire(
+        &mut m,
+        "region_end",
+        65,
+        "base + region length on 65 bits (never wraps)",
+        zext(&e_base, 65) + zext(&e_len, 65),
+    );
+    let ok = wire(
+        &mut m,
+        "check_ok",
+        1,
+        "Memory::check(key, addr, len, REMOTE_WRITE) of the reference",
+        e_valid.expr()
+            & e_key.expr().eq(&st.key.q)
+            & e_write.expr()
+            & !end65.bit(64)
+            & st.addr.q.expr().ge(&e_base)
+            & end65.expr().le(&region_end),
+    );
+    let pqi = pqb - 1;
+    for (k, e) in pq.iter().enumerate() {
+        let hit = st.valid.q.expr() & pq_wr.q.slice(pqi - 1, 0).eq(lit(pqi, k as u64));
+        m.next(if_then(
+            hit,
+            vec![
+                set(&e.0[0].next, &st.tag.q),
+                set(&e.0[1].next, &st.addr.q),
+                set(&e.0[2].next, &st.len.q),
+                set(&e.0[3].next, &ok),
+            ],
+        ));
+    }
+    m.next(if_then(&st.valid.q, vec![set(&pq_wr.next, pq_wr.q.expr() + lit(pqb, 1))]));
+
+    // ---- placement queue heads ----
+    // (field, top bit read) per reader: the payload path needs neither the
+    // tag nor the address above the page offset.
+    let head = |m: &mut Module, who: &str, ptr: &Reg, tops: [Option<u32>; 4]| -> Vec<Option<Signal>> {
+        let idx = ptr.q.slice(pqi - 1, 0);
+        pq_fields
+            .iter()
+            .enumerate()
+            .map(|(f, (name, _))| {
+                let top = tops[f]?;
+                let entries: Vec<Expr> = pq.iter().map(|e| e.0[f].q.slice(top, 0)).collect();
+                let comment = format!("{name} of the {who} head placement");
+                Some(select(m, &format!("{who}_h_{name}"), &comment, &idx, &entries, top + 1))
+            })
+            .collect()
+    };
+    let bh: Vec<Signal> = head(&mut m, "bg", &pq_bg, [Some(tb - 1), Some(63), Some(LEN_BITS - 1), Some(0)])
+        .into_iter()
+        .flatten()
+        .collect();
+    let wh = head(&mut m, "wd", &pq_wd, [None, Some(11), Some(LEN_BITS - 1), Some(0)]);
+    let dummy = bh[0].clone();
+    let wh: Vec<Signal> = wh.into_iter().map(|s| s.unwrap_or_else(|| dummy.clone())).collect();
+    let n_out = |m: &mut Module, who: &str, h: &[Signal]| -> Signal {
+        let sum = zext(h[1].slice(lb - 1, 0), bb) + zext(&h[2], bb) + lit(bb, u64::from(b - 1));
+        wire(m, &format!("{who}_n_out"), bb, "beats the placement spans in memory", sum >> lit(3, u64::from(lb)))
+    };
+
+    // ---- burst generator ----
+    let bg_valid = wire(&mut m, "bg_valid", 1, "the burst generator has a placement", occ_bg.expr().ne(lit(pqb, 0)));
+    let bg_nout = n_out(&mut m, "bg", &bh);
+    let cur = wire(&mut m, "bg_addr", 64, "address of the next burst", mux(&bg_busy.q, &bg_cur.q, &bh[1]));
+    let rem = wire(&mut m, "bg_left", bb, "beats left in the placement", mux(&bg_busy.q, &bg_rem.q, &bg_nout));
+    // Every candidate burst length minus 1, clamped to the 8 bits of awlen.
+    let rem_m1 = wire(&mut m, "bg_left_m1", bb, "beats left - 1", rem.expr() - lit(bb, 1));
+    let rem_c = wire(
+        &mut m,
+        "bg_left_c",
+        8,
+        "beats left - 1, at most 255",
+        mux(rem_m1.slice(bb - 1, 8).ne(lit(bb - 8, 0)), lit(8, 255), rem_m1.slice(7, 0)),
+    );
+    let page_m1 = wire(&mut m, "bg_page_m1", pgb, "beats to the next 4 KiB boundary - 1", !cur.slice(11, lb));
+    let page_c: Expr = if pgb > 8 {
+        mux(page_m1.slice(pgb - 1, 8).ne(lit(pgb - 8, 0)), lit(8, 255), page_m1.slice(7, 0))
+    } else {
+        zext(&page_m1, 8)
+    };
+    let page_c = wire(&mut m, "bg_page_c", 8, "that, at most 255", page_c);
+    let beats_m1 = wire(
+        &mut m,
+        "bg_awlen",
+        8,
+        "beats of this burst - 1",
+        match p.max_burst {
+            // awlen's 8 bits already stop at 256 beats.
+            256 => min(rem_c.expr(), page_c.expr()),
+            n => min(min(rem_c.expr(), page_c.expr()), lit(8, u64::from(n - 1))),
+        },
+    );
+    let bg_last = wire(&mut m, "bg_last", 1, "this burst ends the placement", rem_m1.expr().eq(zext(&beats_m1, bb)));
+    let rsp_count = wire(&mut m, "rsp_count", ob, "response queue entries", rsp_wr.q.expr() - &rsp_rd.q);
+    let rsp_room =
+        wire(&mut m, "rsp_room", 1, "the response queue has room", rsp_count.expr().lt(lit(ob, u64::from(out_n))));
+    let aw_free = wire(
+        &mut m,
+        "aw_free",
+        1,
+        "the AW register can load",
+        aw_valid.q.expr().logic_not().logic_or(port("m_axi_awready")),
+    );
+    let bg_skip = wire(
+        &mut m,
+        "bg_skip",
+        1,
+        "rejected or empty: a completion without a burst",
+        bg_valid.expr() & (bh[3].expr().logic_not().logic_or(bh[2].expr().eq(lit(LEN_BITS, 0)))),
+    );
+    let bg_done = wire(&mut m, "bg_done", 1, "queue the burstless completion", bg_skip.expr() & &rsp_room);
+    let bg_issue = wire(
+        &mut m,
+        "bg_issue",
+        1,
+        "issue a burst",
+        bg_valid.expr() & !bg_skip.expr() & rsp_room.expr() & aw_free.expr(),
+    );
+    let cur_hi = wire(&mut m, "bg_addr_beat", 64 - lb, "burst address in beats", cur.slice(63, lb));
+    m.next(if_then(
+        &bg_issue,
+        vec![if_else(
+            &bg_last,
+            vec![set(&bg_busy.next, lit(1, 0))],
+            vec![
+                set(&bg_busy.next, lit(1, 1)),
+                set(&bg_cur.next, cat(&[cur_hi.expr() + zext(&beats_m1, 64 - lb) + lit(64 - lb, 1), lit(lb, 0)])),
+                set(&bg_rem.next, rem_m1.expr() - zext(&beats_m1, bb)),
+            ],
+        )],
+    ));
+    m.next(if_then(
+        bg_done.expr().logic_or(bg_issue.expr() & &bg_last),
+        vec![set(&pq_bg.next, pq_bg.q.expr() + lit(pqb, 1))],
+    ));
+    m.next(if_then(aw_valid.q.expr() & &port("m_axi_awready"), vec![set(&aw_valid.next, lit(1, 0))]));
+    m.next(if_then(
+        &bg_issue,
+        vec![set(&aw_valid.next, lit(1, 1)), set(&aw_addr.next, &cur), set(&aw_len.next, &beats_m1)],
+    ));
+    m.assign(port("m_axi_awid"), lit(idb, 0));
+    m.assign(port("m_axi_awaddr"), &aw_addr.q);
+    m.assign(port("m_axi_awlen"), &aw_len.q);
+    m.assign(port("m_axi_awsize"), lit(3, u64::from(lb)));
+    m.assign(port("m_axi_awburst"), lit(2, 1));
+    m.assign(port("m_axi_awvalid"), &aw_valid.q);
+
+    // Response queue push.
+    let rsp_push = wire(&mut m, "rsp_push", 1, "an entry enters the response queue", bg_done.expr() | &bg_issue);
+    let ri = ob - 1;
+    let push_status = mux(&bh[3], lit(STATUS_BITS, u64::from(status::OK)), lit(STATUS_BITS, u64::from(status::ACCESS)));
+    for (k, e) in rsp.iter().enumerate() {
+        let hit = rsp_push.expr() & rsp_wr.q.slice(ri - 1, 0).eq(lit(ri, k as u64));
+        m.next(if_then(
+            hit,
+            vec![
+                set(&e.0[0].next, &bh[0]),
+                set(&e.0[1].next, &bg_skip),
+                set(&e.0[2].next, &bg_last),
+                set(&e.0[3].next, push_status.clone()),
+            ],
+        ));
+    }
+    m.next(if_then(&rsp_push, vec![set(&rsp_wr.next, rsp_wr.q.expr() + lit(ob, 1))]));
+
+    // ---- response tracker ----
+    let ridx = rsp_rd.q.slice(ri - 1, 0);
+    let rh: Vec<Signal> = rsp_fields
+        .iter()
+        .enumerate()
+        .map(|(f, (name, w))| {
+            let entries: Vec<Expr> = rsp.iter().map(|e| e.0[f].q.expr()).collect();
+            select(&mut m, &format!("rsp_h_{name}"), &format!("{name} of the response queue head"), &ridx, &entries, *w)
+        })
+        .collect();
+    let cq_count = wire(&mut m, "cq_count", 2, "completion queue entries", cq_wr.q.expr() - &cq_rd.q);
+    let cq_room = wire(&mut m, "cq_room", 1, "the completion queue has room", !cq_count.bit(1));
+    let rsp_valid = wire(&mut m, "rsp_valid", 1, "the response queue has an entry", rsp_count.expr().ne(lit(ob, 0)));
+    let bready = port("m_axi_bready");
+    m.assign(&bready, rsp_valid.expr() & !rh[1].expr() & cq_room.expr());
+    let b_fire = wire(&mut m, "b_fire", 1, "write response handshake", bready.expr() & &port("m_axi_bvalid"));
+    let b_err = wire(
+        &mut m,
+        "b_err",
+        1,
+        "the response is not OKAY, or not for ID 0",
+        port("m_axi_bresp").expr().ne(lit(2, 0)).logic_or(port("m_axi_bid").expr().ne(lit(idb, 0))),
+    );
+    let done_pop = wire(&mut m, "done_pop", 1, "a burstless completion leaves", rsp_valid.expr() & &rh[1] & &cq_room);
+    let cq_push =
+        wire(&mut m, "cq_push", 1, "a completion enters its queue", done_pop.expr() | (b_fire.expr() & &rh[2]));
+    let cq_status = wire(
+        &mut m,
+        "cq_status_in",
+        STATUS_BITS,
+        "status of that completion",
+        mux(
+            &done_pop,
+            &rh[3],
+            mux(
+                acc_err.q.expr().logic_or(&b_err),
+                lit(STATUS_BITS, u64::from(status::AXI)),
+                lit(STATUS_BITS, u64::from(status::OK)),
+            ),
+        ),
+    );
+    m.next(if_then(done_pop.expr() | &b_fire, vec![set(&rsp_rd.next, rsp_rd.q.expr() + lit(ob, 1))]));
+    m.next(if_then(
+        &b_fire,
+        vec![if_else(&rh[2], vec![set(&acc_err.next, lit(1, 0))], vec![set(&acc_err.next, acc_err.q.expr() | &b_err)])],
+    ));
+    for (k, e) in cq.iter().enumerate() {
+        let hit = cq_push.expr() & cq_wr.q.bit(0).eq(lit(1, k as u64));
+        m.next(if_then(hit, vec![set(&e.0[0].next, &rh[0]), set(&e.0[1].next, &cq_status)]));
+    }
+    m.next(if_then(&cq_push, vec![set(&cq_wr.next, cq_wr.q.expr() + lit(2, 1))]));
+    let cpl_valid = port("m_cpl_valid");
+    m.assign(&cpl_valid, cq_count.expr().ne(lit(2, 0)));
+    let cidx = cq_rd.q.bit(0);
+    m.assign(port("m_cpl_tag"), mux(cidx.clone(), &cq[1].0[0].q, &cq[0].0[0].q));
+    m.assign(port("m_cpl_status"), mux(cidx, &cq[1].0[1].q, &cq[0].0[1].q));
+    m.next(if_then(cpl_valid.expr() & &port("m_cpl_ready"), vec![set(&cq_rd.next, cq_rd.q.expr() + lit(2, 1))]));
+
+    // ---- payload path ----
+    let wd_valid = wire(&mut m, "wd_valid", 1, "the payload path has a placement", occ_wd.expr().ne(lit(pqb, 0)));
+    let wd_nout = n_out(&mut m, "wd", &wh);
+    let in_sum = zext(&wh[2], bb) + lit(bb, u64::from(b - 1));
+    let n_in = wire(&mut m, "wd_n_in", bb, "payload beats of the placement", in_sum >> lit(3, u64::from(lb)));
+    let off =
+        wire(&mut m, "wd_off", lb, "byte offset of the placement's first byte in its beat", wh[1].slice(lb - 1, 0));
+    let nonempty =
+        wire(&mut m, "wd_nonempty", 1, "a placement with payload", wd_valid.expr() & wh[2].expr().ne(lit(LEN_BITS, 0)));
+    let consume = wire(&mut m, "wd_consume", 1, "this output beat takes a payload beat", wd_j.q.expr().lt(&n_in));
+    let in_last = wire(
+        &mut m,
+        "wd_in_last",
+        1,
+        "the payload beat due is the placement's last",
+        wd_j.q.expr().eq(n_in.expr() - lit(bb, 1)),
+    );
+    let wq_count = wire(&mut m, "wq_count", 2, "W queue entries", wq_wr.q.expr() - &wq_rd.q);
+    let wq_room = wire(&mut m, "wq_room", 1, "the W queue has room", !wq_count.bit(1));
+    let tready = port("s_axis_tready");
+    m.assign(&tready, nonempty.expr() & (wh[3].expr().logic_not().logic_or(consume.expr() & &wq_room)));
+    let t_fire = wire(&mut m, "t_fire", 1, "payload beat handshake", tready.expr() & &port("s_axis_tvalid"));
+    let drain = wire(&mut m, "wd_drain", 1, "a rejected placement: drop its beats", nonempty.expr() & !wh[3].expr());
+    let act = wire(
+        &mut m,
+        "wd_act",
+        1,
+        "an output beat is produced",
+        nonempty.expr() & &wh[3] & mux(&consume, &t_fire, &wq_room),
+    );
+    let tdata = port("s_axis_tdata");
+    let tkeep = port("s_axis_tkeep");
+    let cur_d =
+        wire(&mut m, "wd_cur_data", d, "the payload beat, or 0 for the tail beat", mux(&consume, &tdata, lit(d, 0)));
+    let cur_k = wire(&mut m, "wd_cur_keep", b, "its tkeep, or 0", mux(&consume, &tkeep, lit(b, 0)));
+    let wide_d = wire(
+        &mut m,
+        "wd_wide_data",
+        2 * d,
+        "this beat above the previous one",
+        cat(&[cur_d.expr(), prev_data.q.expr()]),
+    );
+    let wide_k = wire(&mut m, "wd_wide_keep", 2 * b, "their tkeep", cat(&[cur_k.expr(), prev_keep.q.expr()]));
+    let back = wire(
+        &mut m,
+        "wd_back",
+        lb + 1,
+        "BYTES - offset: the byte shift down from the wide pair",
+        lit(lb + 1, u64::from(b)) - zext(&off, lb + 1),
+    );
+    let data_sh = wire(&mut m, "wd_data", d, "realigned beat", wide_d.expr().part(cat(&[back.expr(), lit(3, 0)]), d));
+    let keep_sh = wire(&mut m, "wd_keep", b, "realigned tkeep", wide_k.expr().part(&back, b));
+    let end_lane = wire(
+        &mut m,
+        "wd_end_lane",
+        lb,
+        "lane of the placement's last byte",
+        off.expr() + wh[2].slice(lb - 1, 0) - lit(lb, 1),
+    );
+    let first = wire(&mut m, "wd_first", 1, "first output beat", wd_j.q.expr().eq(lit(bb, 0)));
+    let last = wire(&mut m, "wd_last", 1, "last output beat", wd_j.q.expr().eq(wd_nout.expr() - lit(bb, 1)));
+    let strb = wire(
+        &mut m,
+        "wd_strb",
+        b,
+        "bytes of the placement in this beat, and present in tkeep",
+        keep_sh.expr() & mux(&first, ones(b) << &off, ones(b)) & mux(&last, ones(b) >> !end_lane.expr(), ones(b)),
+    );
+    let pg =
+        wire(&mut m, "wd_page_beat", pgb, "beat index in the 4 KiB page", mux(&first, wh[1].slice(11, lb), &wd_pg.q));
+    let wlast = wire(
+        &mut m,
+        "wd_wlast",
+        1,
+        "the burst ends here: placement end, 4 KiB boundary or MAX_BURST beats",
+        last.expr()
+            | pg.expr().eq(lit(pgb, u64::from(p.page_beats() - 1)))
+            | wd_bc.q.expr().eq(lit(8, u64::from(p.max_burst - 1))),
+    );
+    m.next(set(&frame.next, lit(1, 0)));
+    m.next(if_then(&t_fire, vec![set(&frame.next, port("s_axis_tlast").expr().ne(&in_last))]));
+    m.next(if_then(
+        drain.expr() & &t_fire,
+        vec![if_else(&in_last, vec![set(&wd_j.next, lit(bb, 0))], vec![set(&wd_j.next, wd_j.q.expr() + lit(bb, 1))])],
+    ));
+    m.next(if_then(
+        &act,
+        vec![
+            set(&wd_pg.next, pg.expr() + lit(pgb, 1)),
+            set(&wd_bc.next, mux(&wlast, lit(8, 0), wd_bc.q.expr() + lit(8, 1))),
+            if_else(&last, vec![set(&wd_j.next, lit(bb, 0))], vec![set(&wd_j.next, wd_j.q.expr() + lit(bb, 1))]),
+        ],
+    ));
+    m.next(if_then(act.expr() & &consume, vec![set(&prev_data.next, &tdata), set(&prev_keep.next, &tkeep)]));
+    let wd_pop = wire(
+        &mut m,
+        "wd_pop",
+        1,
+        "the payload path finishes its placement",
+        (wd_valid.expr() & wh[2].expr().eq(lit(LEN_BITS, 0)))
+            | (drain.expr() & &t_fire & &in_last)
+            | (act.expr() & &last),
+    );
+    m.next(if_then(&wd_pop, vec![set(&pq_wd.next, pq_wd.q.expr() + lit(pqb, 1))]));
+    for (k, e) in wq.iter().enumerate() {
+        let hit = act.expr() & wq_wr.q.bit(0).eq(lit(1, k as u64));
+        m.next(if_then(hit, vec![set(&e.0[0].next, &data_sh), set(&e.0[1].next, &strb), set(&e.0[2].next, &wlast)]));
+    }
+    m.next(if_then(&act, vec![set(&wq_wr.next, wq_wr.q.expr() + lit(2, 1))]));
+    let wvalid = port("m_axi_wvalid");
+    m.assign(&wvalid, wq_count.expr().ne(lit(2, 0)));
+    let widx = wq_rd.q.bit(0);
+    m.assign(port("m_axi_wdata"), mux(widx.clone(), &wq[1].0[0].q, &wq[0].0[0].q));
+    m.assign(port("m_axi_wstrb"), mux(widx.clone(), &wq[1].0[1].q, &wq[0].0[1].q));
+    m.assign(port("m_axi_wlast"), mux(widx, &wq[1].0[2].q, &wq[0].0[2].q));
+    m.next(if_then(wvalid.expr() & &port("m_axi_wready"), vec![set(&wq_rd.next, wq_rd.q.expr() + lit(2, 1))]));
+    m.assign(port("stat_frame_err"), &frame.q);
+    m
+}
