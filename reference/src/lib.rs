@@ -14,6 +14,7 @@
 //! [`memory::Memory::check`] (placement checks). `DESIGN.md` lists the choices
 //! made where the protocol draft is silent.
 
+pub mod blast;
 pub mod channel;
 pub mod counters;
 pub mod fixed;
@@ -25,6 +26,9 @@ pub mod rng;
 pub mod selector;
 pub mod sender;
 pub mod sim;
+pub mod transfer;
+pub mod udp;
+pub mod udp_sys;
 pub mod verbs;
 pub mod wire;
 

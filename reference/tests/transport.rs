@@ -339,3 +339,32 @@ fn no_conn_at_the_peer_fails_the_requests_with_remote_invalid_request() {
     assert_eq!(sim.nics[B].counters().rx_no_conn, 1);
     assert!(sim.nics[A].conn_info(A_CONN).unwrap().failed.is_none(), "the other connection is untouched");
 }
+
+#[test]
+fn default_config_sixteen_paths_with_loss() {
+    let mut s = Setup::new(16, 17);
+    s.cfg = mrnic_proto::Config::builtin("default").unwrap();
+    s.lanes = (0..8u64)
+        .map(|i| Lane {
+            drop_ppm: 20_000,
+            dup_ppm: 10_000,
+            ce_ppm: 20_000,
+            delay_ns: 1_000 + 300 * i,
+            ..Lane::default()
+        })
+        .collect();
+    s.region = 4 << 20;
+    let mut r = prepare(
+        &s,
+        &msgs(&[
+            (0, Kind::Write, 3 << 20),
+            (5, Kind::Send, 100_000),
+            (15, Kind::WriteImm, 4096),
+            (15, Kind::SendImm, 0),
+        ]),
+    );
+    r.sim.channel.outages.push(Outage { lane: 3, from: 5_000, to: u64::MAX });
+    assert_eq!(r.run(5_000_000_000), Outcome::Done);
+    r.settle(3_000_000);
+    r.check().unwrap();
+}
