@@ -495,7 +495,39 @@ enum Rsp {
     Done { tag: u16, status: u8 },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A 2-entry queue as the RTL builds it: two slots and pointers with a
+/// wrap bit. The head slot is visible even when empty, as on the RTL's
+/// outputs.
+#[derive(Debug, Clone)]
+struct Ring2<T> {
+    slots: [T; 2],
+    wr: u8,
+    rd: u8,
+}
+
+impl<T: Clone + Default> Ring2<T> {
+    fn new() -> Ring2<T> {
+        Ring2 { slots: [T::default(), T::default()], wr: 0, rd: 0 }
+    }
+    fn len(&self) -> usize {
+        (self.wr.wrapping_sub(self.rd) & 3) as usize
+    }
+    fn head(&self) -> &T {
+        &self.slots[(self.rd & 1) as usize]
+    }
+    fn push(&mut self, v: T) {
+        self.slots[(self.wr & 1) as usize] = v;
+        self.wr = (self.wr + 1) & 3;
+    }
+    fn pop(&mut self) {
+        self.rd = (self.rd + 1) & 3;
+    }
+    fn clear(&mut self) {
+        *self = Ring2::new();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct WBeat {
     data: Vec<u8>,
     strb: u128,
@@ -536,7 +568,7 @@ pub struct DmaWriteEngine {
     /// An error seen on an earlier burst of the placement at the head.
     acc_err: bool,
     /// Completion output queue (2 entries): (tag, status).
-    cpl: VecDeque<(u16, u8)>,
+    cpl: Ring2<(u16, u8)>,
     /// Payload path: output beat index in the placement, beat index in the
     /// 4 KiB page, beat index in the burst.
     wd_j: u32,
@@ -545,7 +577,7 @@ pub struct DmaWriteEngine {
     prev_data: Vec<u8>,
     prev_keep: u128,
     /// W output queue (2 entries).
-    wq: VecDeque<WBeat>,
+    wq: Ring2<WBeat>,
     frame_err: bool,
     zero: Vec<u8>,
     scratch: Inputs,
@@ -575,13 +607,17 @@ impl DmaWriteEngine {
             aw_len: 0,
             rsp: VecDeque::with_capacity(p.outstanding as usize),
             acc_err: false,
-            cpl: VecDeque::with_capacity(2),
+            cpl: Ring2::new(),
             wd_j: 0,
             wd_pg: 0,
             wd_bc: 0,
             prev_data: vec![0; b],
             prev_keep: 0,
-            wq: VecDeque::with_capacity(2),
+            wq: Ring2 {
+                slots: [WBeat { data: vec![0; b], ..WBeat::default() }, WBeat { data: vec![0; b], ..WBeat::default() }],
+                wr: 0,
+                rd: 0,
+            },
             frame_err: false,
             zero: vec![0; b],
             scratch: Inputs { tdata: vec![0; b], ..Inputs::default() },
@@ -642,14 +678,10 @@ impl DmaWriteEngine {
         };
         let head = self.rsp.front();
         let bready = matches!(head, Some(Rsp::Burst { .. })) && self.cpl.len() < 2;
-        let (wvalid, wdata, wstrb, wlast) = match self.wq.front() {
-            Some(w) => (true, w.data.clone(), w.strb, w.last),
-            None => (false, self.zero.clone(), 0, false),
-        };
-        let (cpl_valid, cpl_tag, cpl_status) = match self.cpl.front() {
-            Some(&(t, s)) => (true, t, s),
-            None => (false, 0, 0),
-        };
+        let w = self.wq.head();
+        let (wvalid, wdata, wstrb, wlast) = (self.wq.len() > 0, w.data.clone(), w.strb, w.last);
+        let &(cpl_tag, cpl_status) = self.cpl.head();
+        let cpl_valid = self.cpl.len() > 0;
         Outputs {
             mr_ready: !self.init,
             req_ready,
@@ -877,16 +909,16 @@ impl DmaWriteEngine {
         }
         self.acc_err = acc_err;
         if out.cpl_valid && inp.cpl_ready {
-            self.cpl.pop_front();
+            self.cpl.pop();
         }
         if let Some(c) = cpl_push {
-            self.cpl.push_back(c);
+            self.cpl.push(c);
         }
         if out.wvalid && inp.wready {
-            self.wq.pop_front();
+            self.wq.pop();
         }
         if let Some(w) = w_push {
-            self.wq.push_back(w);
+            self.wq.push(w);
         }
         if take_beat {
             self.prev_data.copy_from_slice(&inp.tdata);
@@ -916,7 +948,11 @@ impl DmaWriteEngine {
         (self.wd_j, self.wd_pg, self.wd_bc) = (0, 0, 0);
         self.prev_data.fill(0);
         self.prev_keep = 0;
-        self.wq.clear();
+        for w in self.wq.slots.iter_mut() {
+            w.data.fill(0);
+            (w.strb, w.last) = (0, false);
+        }
+        (self.wq.wr, self.wq.rd) = (0, 0);
         self.frame_err = false;
     }
 }
