@@ -7,7 +7,8 @@
 //! Constants follow the DCQCN paper (Zhu et al., SIGCOMM 2015), scaled to
 //! the line rate where they are rates.
 
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -173,6 +174,13 @@ pub struct RoceNic {
     stats: TransportStats,
     /// Time of the latest call, so deadlines already past are not reported.
     now: Time,
+    /// Pacing deadlines (time, QP), stale entries dropped lazily.
+    pacing: BinaryHeap<Reverse<(Time, usize)>>,
+    /// Next scan of the QPs for expired retransmission timers. Scans run
+    /// every rto/8 while any QP has data outstanding, so a timeout fires
+    /// between rto and 9/8 rto after the last progress; one scan costs the
+    /// active QPs, instead of every deadline query costing them.
+    next_scan: Time,
 }
 
 impl RoceNic {
@@ -188,6 +196,8 @@ impl RoceNic {
             events: VecDeque::new(),
             stats: TransportStats::default(),
             now: 0,
+            pacing: BinaryHeap::new(),
+            next_scan: 0,
         }
     }
 
@@ -321,6 +331,7 @@ impl RoceNic {
         if q.rc < port {
             let gap = (wire as f64 * 8000.0 / q.rc) as Time;
             q.next_tx = q.next_tx.max(now) + gap;
+            self.pacing.push(Reverse((q.next_tx, qi)));
         }
         Packet {
             src: self.host,
@@ -469,7 +480,11 @@ impl HostTransport for RoceNic {
 
     fn on_timer(&mut self, now: Time) {
         self.now = now;
+        if now < self.next_scan {
+            return;
+        }
         let rto = (self.cfg.rto_us * US as f64) as Time;
+        self.next_scan = now + rto / 8;
         for i in 0..self.active.len() {
             let qi = self.active[i];
             let q = &mut self.qps[qi];
@@ -492,20 +507,28 @@ impl HostTransport for RoceNic {
     }
 
     fn next_deadline(&mut self) -> Option<Time> {
-        let mut d: Option<Time> = None;
-        for &qi in &self.active {
+        // Pacing: the earliest future send time of a QP that still has data.
+        while let Some(&Reverse((t, qi))) = self.pacing.peek() {
             let q = &self.qps[qi];
-            if let Some(t) = q.rto_at {
-                d = Some(d.map_or(t, |x| x.min(t)));
+            if t > self.now && q.next_tx == t && q.snd_nxt < q.tail && !q.errored {
+                break;
             }
-            // Pacing: only a future send time is a deadline; a QP that may
-            // send now is waiting for its port, and the port's drain wakes it.
-            if q.snd_nxt < q.tail && q.next_tx > self.now && !q.errored {
-                let t = q.next_tx;
-                d = Some(d.map_or(t, |x| x.min(t)));
-            }
+            self.pacing.pop();
         }
-        d
+        let pace = self.pacing.peek().map(|r| r.0 .0);
+        let scan = if !self.active.is_empty() {
+            let rto = (self.cfg.rto_us * US as f64) as Time;
+            if self.next_scan <= self.now {
+                self.next_scan = self.now + rto / 8;
+            }
+            Some(self.next_scan)
+        } else {
+            None
+        };
+        match (pace, scan) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn poll_event(&mut self) -> Option<AppEvent> {

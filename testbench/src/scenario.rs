@@ -47,6 +47,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("allreduce-64", "ring all-reduce across 64 hosts, with and without loss"),
     ("alltoall-64", "all-to-all across 64 hosts (4,032 connections), with and without loss"),
     ("incast", "N-to-1 incast: completion time against the ideal, drops, retransmissions"),
+    ("alltoall-1024", "all-to-all across a 1,024-host 16-ary fat-tree (1,047,552 connections): simulator scale"),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -190,7 +191,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
             }
         }
         "multiplane" => {
-            let (hosts_per_leaf, leaves, stop) = if quick { (4, 4, 150 * US) } else { (8, 8, 600 * US) };
+            let (hosts_per_leaf, leaves, stop) = if quick { (4, 4, 150 * US) } else { (8, 8, 300 * US) };
             let planes_list: &[u32] = if quick { &[4] } else { &[4, 8] };
             let conns_list: &[u32] = if quick { &[256] } else { &[1000, 4000] };
             for &planes in planes_list {
@@ -250,6 +251,23 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
                     });
                 }
             }
+        }
+        "alltoall-1024" => {
+            // Simulator scale: a million connections. The RoCEv2 baseline
+            // only: the reference keeps full per-path state for every
+            // connection end (16 paths each), two million ends here.
+            let (k, bytes) = if quick { (8, 512u64 << 10) } else { (16, 4u64 << 20) };
+            let mut sim = base(seed, TopoSpec::FatTree { k });
+            sim.max_time = 200 * MS;
+            sim.bucket_ns = 100_000;
+            out.push(PointSpec {
+                label: format!("roce {}-host fat-tree", k * k * k / 4),
+                transport: TransportKind::Roce,
+                sim,
+                pattern: Pattern::AllToAll { bytes_per_host: bytes },
+                window: None,
+                params: vec![("hosts".into(), (k * k * k / 4) as f64), ("mib_per_host".into(), (bytes >> 20) as f64)],
+            });
         }
         "incast" => {
             let (topo, senders, bytes): (TopoSpec, &[u32], u64) = if quick {
@@ -412,7 +430,7 @@ fn figures(name: &str, spec: &PointSpec, r: &RunResult) -> Vec<(String, f64)> {
             put("retx_pct", 100.0 * st.retx_pkts as f64 / st.data_pkts.max(1) as f64);
             put("msgs_lost", lost);
         }
-        "allreduce-64" | "alltoall-64" => {
+        "allreduce-64" | "alltoall-64" | "alltoall-1024" => {
             let n = spec.sim.topo.hosts() as f64;
             let (bytes, factor) = match spec.pattern {
                 Pattern::RingAllReduce { bytes_per_host } => (bytes_per_host as f64, 2.0 * (n - 1.0) / n),
