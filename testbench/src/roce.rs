@@ -144,6 +144,7 @@ struct Qp {
     retries: u32,
     errored: bool,
     in_active: bool,
+    in_ready: bool,
     // DCQCN reaction point (rates in Gbit/s).
     rc: f64,
     rt: f64,
@@ -167,8 +168,10 @@ pub struct RoceNic {
     port_gbps: f64,
     qps: Vec<Qp>,
     by_conn: HashMap<ConnId, usize>,
-    /// QPs with unacknowledged or unsent data, in round-robin order.
+    /// QPs with unacknowledged or unsent data (for timer scans).
     active: VecDeque<usize>,
+    /// QPs with unsent data, in round-robin order.
+    ready: VecDeque<usize>,
     ctrl: VecDeque<Packet>,
     events: VecDeque<AppEvent>,
     stats: TransportStats,
@@ -192,6 +195,7 @@ impl RoceNic {
             qps: Vec::new(),
             by_conn: HashMap::new(),
             active: VecDeque::new(),
+            ready: VecDeque::new(),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             stats: TransportStats::default(),
@@ -228,10 +232,15 @@ impl RoceNic {
         });
     }
 
+    /// Puts a QP with data on both lists (timer scans and round robin).
     fn activate(&mut self, qi: usize) {
         if !self.qps[qi].in_active {
             self.qps[qi].in_active = true;
             self.active.push_back(qi);
+        }
+        if !self.qps[qi].in_ready {
+            self.qps[qi].in_ready = true;
+            self.ready.push_back(qi);
         }
     }
 
@@ -410,6 +419,7 @@ impl HostTransport for RoceNic {
             retries: 0,
             errored: false,
             in_active: false,
+            in_ready: false,
             rc: self.port_gbps,
             rt: self.port_gbps,
             alpha: 1.0,
@@ -451,6 +461,7 @@ impl HostTransport for RoceNic {
                 let q = &mut self.qps[qi];
                 if h.psn >= q.snd_una && h.psn < q.snd_nxt {
                     q.snd_nxt = h.psn;
+                    self.activate(qi);
                 }
             }
             RoceOp::Cnp => self.on_cnp(qi, now),
@@ -462,14 +473,15 @@ impl HostTransport for RoceNic {
         if let Some(p) = self.ctrl.pop_front() {
             return Some(p);
         }
-        for _ in 0..self.active.len() {
-            let qi = self.active.pop_front().expect("non-empty");
+        for _ in 0..self.ready.len() {
+            let qi = self.ready.pop_front().expect("non-empty");
             let q = &self.qps[qi];
-            if q.errored || q.snd_una >= q.tail {
-                self.qps[qi].in_active = false;
+            if q.errored || q.snd_nxt >= q.tail {
+                // Nothing unsent: it comes back on a post, a NAK or a timeout.
+                self.qps[qi].in_ready = false;
                 continue;
             }
-            self.active.push_back(qi);
+            self.ready.push_back(qi);
             self.dcqcn_advance(qi, now);
             if self.can_send(qi, now, ready) {
                 return Some(self.data_pkt(qi, now));
@@ -485,9 +497,16 @@ impl HostTransport for RoceNic {
         }
         let rto = (self.cfg.rto_us * US as f64) as Time;
         self.next_scan = now + rto / 8;
-        for i in 0..self.active.len() {
+        let mut i = 0;
+        while i < self.active.len() {
             let qi = self.active[i];
             let q = &mut self.qps[qi];
+            if q.errored || q.snd_una >= q.tail {
+                q.in_active = false;
+                self.active.swap_remove_back(i);
+                continue;
+            }
+            i += 1;
             if q.rto_at.is_some_and(|t| t <= now) {
                 self.stats.timeouts += 1;
                 q.retries += 1;
@@ -501,6 +520,10 @@ impl HostTransport for RoceNic {
                 } else {
                     q.snd_nxt = q.snd_una;
                     q.rto_at = Some(now + rto);
+                    if !q.in_ready {
+                        q.in_ready = true;
+                        self.ready.push_back(qi);
+                    }
                 }
             }
         }
