@@ -3,5 +3,6 @@
 //! [`block::Block`]) and the same cycle timing as the generated RTL.
 
 pub mod block;
+pub mod csr;
 pub mod dma_write_engine;
 pub mod path_selector;
