@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use mrnic_model::block::{Dir, PortDef};
+use mrnic_model::path_selector;
 use mrnic_proto::Config;
 
 #[path = "src/designs/verif_fifo.rs"]
@@ -31,7 +32,32 @@ fn designs() -> Vec<Design> {
     vec![
         // The harness's own test design (a hand-written fixture, no config).
         Design::new("verif_fifo", "test", None, || Ok((verif_fifo::verilog(), verif_fifo::ports()))),
+        block("path_selector", "small", mrnic_hdl::path_selector::verilog, path_selector_ports),
+        block("path_selector", "default", mrnic_hdl::path_selector::verilog, path_selector_ports),
     ]
+}
+
+fn path_selector_ports(c: &Config) -> Result<Vec<PortDef>, path_selector::ParamError> {
+    Ok(path_selector::ports(&path_selector::PathSelectorParams::from_config(c)?))
+}
+
+/// A pipeline block for a built-in config: its generator's Verilog and its
+/// model's ports.
+fn block<E1: std::fmt::Display, E2: std::fmt::Display>(
+    name: &'static str,
+    config: &'static str,
+    verilog: fn(&Config) -> Result<String, E1>,
+    ports: fn(&Config) -> Result<Vec<PortDef>, E2>,
+) -> Design {
+    let cfg = match Config::builtin(config) {
+        Ok(c) => c,
+        Err(e) => return Design::new(name, config, None, || Err(format!("config {config}: {e}"))),
+    };
+    Design::new(name, config, Some(&cfg), || {
+        let v = verilog(&cfg).map_err(|e| e.to_string())?;
+        let p = ports(&cfg).map_err(|e| e.to_string())?;
+        Ok((vec![(format!("{name}.v"), v)], p))
+    })
 }
 
 /// A row of the table, before Verilating.

@@ -30,6 +30,10 @@ pub struct CosimArgs {
     /// Cycles to trace, A:B inclusive (default: the whole run).
     #[arg(long, value_name = "A:B", requires = "vcd")]
     window: Option<String>,
+    /// Do not compare an output stream's payload while its valid is low
+    /// (valid itself is always compared). Default: every output, every cycle.
+    #[arg(long)]
+    idle_payload_dont_care: bool,
 }
 
 fn parse_window(w: Option<&str>, cycles: u64) -> Result<(u64, u64)> {
@@ -49,7 +53,12 @@ pub fn run(a: CosimArgs) -> Result<()> {
     let (start, end) = parse_window(a.window.as_deref(), a.cycles)?;
     let trace = a.vcd.clone().map(|rtl| TraceWindow { start, end, rtl });
     let vcd_dir = std::env::temp_dir().join("mrnic-cosim");
-    let opts = Options { trace: trace.clone(), vcd_dir: Some(vcd_dir), ..Options::default() };
+    let opts = Options {
+        trace: trace.clone(),
+        vcd_dir: Some(vcd_dir),
+        ignore_idle_payload: a.idle_payload_dont_care,
+        ..Options::default()
+    };
     let mut ls = Lockstep::new(s.make_model, s.config, opts).context("cosim cannot start")?;
     let streams = |t: &mrnic_verif::Traffic| {
         t.counts()
@@ -70,7 +79,13 @@ pub fn run(a: CosimArgs) -> Result<()> {
                 stats.cycles_per_second()
             );
             if let Some(t) = &trace {
-                println!("trace: cycles {}..={}: RTL {}, model {}", t.start, t.end, t.rtl.display(), t.model_path().display());
+                println!(
+                    "trace: cycles {}..={}: RTL {}, model {}",
+                    t.start,
+                    t.end,
+                    t.rtl.display(),
+                    t.model_path().display()
+                );
             }
             let v = s.traffic.violations();
             if !v.is_empty() {

@@ -72,11 +72,15 @@ pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Sess
 
 /// Requests that stress the selector: half of them on connections 0 and 1
 /// (back-to-back picks on one connection exercise the forwarding), one in
-/// eight with no eligible path, weights from 0 to 255, and one in twenty
-/// clearing a random path's credit.
+/// eight with no eligible path, weights from 0 to 255, one in twenty
+/// clearing a random path's credit, and (small tables only) a reset in one
+/// cycle of a thousand.
 pub fn path_selector_traffic(p: &PathSelectorParams, seed: u64) -> Traffic {
     let (conns, paths) = (p.conns as u64, p.paths);
-    Traffic::new(&path_selector::ports(p), seed).idle(20).backpressure(30).random_resets(1).source(
+    // A reset restarts the clear sweep (one cycle per connection): mid-run
+    // resets only where the sweep is short.
+    let resets = if conns <= 256 { 1 } else { 0 };
+    Traffic::new(&path_selector::ports(p), seed).idle(20).backpressure(30).random_resets(resets).source(
         "s_req_",
         move |rng, t| {
             let conn = if rng.percent(50) { rng.below(2.min(conns)) } else { rng.below(conns) };

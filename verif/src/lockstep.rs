@@ -2,7 +2,9 @@
 //!
 //! Each cycle: the same inputs go to both; the model's `eval` and the RTL's
 //! (clk low) compute the outputs; every output port is compared; then the
-//! rising edge (`tick` / clk high). The first mismatch stops the run with a
+//! rising edge (`tick` / clk high). Comparison starts once a rising edge
+//! has seen `rst` high (power-on state is X in the RTL; see
+//! [`Options::compare_before_reset`]). The first mismatch stops the run with a
 //! [`Mismatch`]: cycle, port, model and RTL values, the inputs of the last
 //! cycles, and a VCD window of both sides around it.
 //!
@@ -20,7 +22,7 @@ use std::time::Instant;
 use mrnic_model::block::{zero_values, Bits, Block, Dir, PortDef};
 
 use crate::rtl::{check_ports, Rtl};
-use crate::stimulus::Stimulus;
+use crate::stimulus::{find_streams, Stimulus};
 use crate::trace::Tracer;
 use crate::VerifError;
 
@@ -62,6 +64,19 @@ pub struct Options {
     /// Input log size limit in 64-bit words; past it, a mismatch gets no
     /// VCD window (rerun with [`Options::trace`] around the cycle).
     pub log_limit_words: usize,
+    /// Compare from cycle 0, before any reset. Off by default: registers
+    /// have no initial values in the generated Verilog (X until `rst`;
+    /// Verilator makes them 0), so until the first rising edge with `rst`
+    /// high, the outputs of model and RTL are not defined to agree. Designs
+    /// without a `rst` input are compared from cycle 0 regardless.
+    pub compare_before_reset: bool,
+    /// Skip the payload outputs of a valid/ready output stream while its
+    /// valid is low (valid itself is always compared). Off by default:
+    /// every output is compared every cycle, so the model must reproduce
+    /// what the RTL shows on an idle stream (a stale FIFO head, or zeros).
+    /// Turn it on only where the block's contract says idle payloads are
+    /// don't-care.
+    pub ignore_idle_payload: bool,
 }
 
 impl Default for Options {
@@ -72,6 +87,8 @@ impl Default for Options {
             window_before: 32,
             trace: None,
             log_limit_words: 1 << 25,
+            compare_before_reset: false,
+            ignore_idle_payload: false,
         }
     }
 }
@@ -103,6 +120,9 @@ pub struct Mismatch {
     /// (cycle, [(port, value)]).
     pub history: Vec<(u64, Vec<(String, Bits)>)>,
     pub seed: Option<u64>,
+    /// Set when `port` is the payload of an output stream whose valid (this
+    /// port) is low on both sides: a disagreement on an idle payload.
+    pub idle_stream_valid: Option<String>,
     pub vcd: Option<VcdWindow>,
     /// Why no VCD window was written, if none was.
     pub vcd_error: Option<String>,
@@ -125,6 +145,14 @@ impl fmt::Display for Mismatch {
         writeln!(f, "  differing bits:   {xor:?}")?;
         for (p, m, r) in &self.others {
             writeln!(f, "  also differs: `{p}`: model {m:?}, RTL {r:?}")?;
+        }
+        if let Some(v) = &self.idle_stream_valid {
+            writeln!(
+                f,
+                "  note: `{v}` is low on both sides, so this is the payload of an idle stream; if the block's \
+                 contract makes it don't-care, compare with Options::ignore_idle_payload \
+                 (mrnic cosim --idle-payload-dont-care); otherwise the model must show what the RTL shows"
+            )?;
         }
         writeln!(f, "  inputs of the last {} cycles:", self.history.len())?;
         for (c, ins) in &self.history {
@@ -187,6 +215,12 @@ pub struct Lockstep {
     recent: VecDeque<Vec<u64>>,
     log: Option<Vec<u64>>,
     tracer: Option<Tracer>,
+    /// The `rst` input, and whether a rising edge has seen it high.
+    rst: Option<usize>,
+    comparing: bool,
+    /// Output payload port -> its stream's valid port (with
+    /// `ignore_idle_payload`).
+    payload_valid: Vec<Option<usize>>,
     opts: Options,
 }
 
@@ -201,6 +235,16 @@ impl Lockstep {
         let inputs: Vec<usize> = (0..ports.len()).filter(|&i| ports[i].dir == Dir::In).collect();
         let outputs: Vec<usize> = (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect();
         let in_words = inputs.iter().map(|&i| ports[i].words().max(1)).sum();
+        let rst = ports.iter().position(|p| p.name == "rst" && p.dir == Dir::In);
+        let comparing = rst.is_none() || opts.compare_before_reset;
+        let mut payload_valid = vec![None; ports.len()];
+        if opts.ignore_idle_payload {
+            for s in find_streams(&ports).iter().filter(|s| !s.into_block) {
+                for &f in &s.fields {
+                    payload_valid[f] = Some(s.valid);
+                }
+            }
+        }
         let tracer = match &opts.trace {
             Some(w) => Some(Tracer::open(&mut rtl, &ports, model.name(), w.start, w.end, &w.rtl, &w.model_path())?),
             None => None,
@@ -221,12 +265,20 @@ impl Lockstep {
             recent: VecDeque::new(),
             log: (opts.log_limit_words > 0).then(Vec::new),
             tracer,
+            rst,
+            comparing,
+            payload_valid,
             opts,
         })
     }
 
     pub fn ports(&self) -> &[PortDef] {
         &self.ports
+    }
+
+    /// Whether outputs are compared yet (see [`Options::compare_before_reset`]).
+    pub fn comparing(&self) -> bool {
+        self.comparing
     }
 
     /// The next cycle to run.
@@ -254,8 +306,10 @@ impl Lockstep {
             // Trace problems must not hide a mismatch; they show at close.
             let _ = t.dump_eval(&mut self.rtl, self.cycle, &self.model_values);
         }
-        if let Some(first) = self.outputs.iter().position(|&o| !same(&self.model_values[o], &self.rtl_values[o])) {
-            return Err(Box::new(self.mismatch(first)));
+        if self.comparing {
+            if let Some(first) = self.outputs.iter().position(|&o| self.differs(o)) {
+                return Err(Box::new(self.mismatch(first)));
+            }
         }
         Ok(&self.rtl_values)
     }
@@ -264,6 +318,9 @@ impl Lockstep {
     pub fn tick(&mut self) {
         self.model.tick(&self.model_in);
         self.rtl.posedge();
+        if let Some(r) = self.rst {
+            self.comparing |= self.model_in[r].bit(0);
+        }
         if let Some(t) = &mut self.tracer {
             let _ = t.dump_posedge(&mut self.rtl, self.cycle);
         }
@@ -297,6 +354,16 @@ impl Lockstep {
         }
         self.rtl.finish();
         Ok(())
+    }
+
+    /// Output `o` differs between the model and the RTL (and counts).
+    fn differs(&self, o: usize) -> bool {
+        if let Some(v) = self.payload_valid[o] {
+            if !self.model_values[v].bit(0) && !self.rtl_values[v].bit(0) {
+                return false;
+            }
+        }
+        !same(&self.model_values[o], &self.rtl_values[o])
     }
 
     fn record_inputs(&mut self) {
@@ -336,7 +403,7 @@ impl Lockstep {
         let o = self.outputs[first];
         let others = self.outputs[first + 1..]
             .iter()
-            .filter(|&&o| !same(&self.model_values[o], &self.rtl_values[o]))
+            .filter(|&&o| self.differs(o))
             .map(|&o| (self.ports[o].name.clone(), self.model_values[o].clone(), self.rtl_values[o].clone()))
             .collect();
         let n = self.recent.len() as u64;
@@ -350,7 +417,13 @@ impl Lockstep {
                 (self.cycle + 1 + k as u64 - n, named)
             })
             .collect();
+        let idle_stream_valid = find_streams(&self.ports)
+            .into_iter()
+            .find(|s| !s.into_block && s.fields.contains(&o))
+            .filter(|s| !self.model_values[s.valid].bit(0) && !self.rtl_values[s.valid].bit(0))
+            .map(|s| self.ports[s.valid].name.clone());
         let mut m = Mismatch {
+            idle_stream_valid,
             block: self.model.name().to_string(),
             config: self.config.clone(),
             cycle: self.cycle,
@@ -401,7 +474,10 @@ impl Lockstep {
             rtl.comb(&mut rtl_values);
             tracer.dump_eval(&mut rtl, c, &outs).map_err(|e| e.to_string())?;
             if c == k {
-                reproduced = self.outputs.iter().any(|&o| !same(&outs[o], &rtl_values[o]));
+                reproduced = self.outputs.iter().any(|&o| {
+                    let idle = self.payload_valid[o].is_some_and(|v| !outs[v].bit(0) && !rtl_values[v].bit(0));
+                    !idle && !same(&outs[o], &rtl_values[o])
+                });
                 break;
             }
             model.tick(&inputs);

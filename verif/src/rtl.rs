@@ -45,6 +45,12 @@ pub fn designs() -> &'static [DesignInfo] {
     generated::DESIGNS
 }
 
+/// Where the build keeps the Verilated models (`<target>/verilated`), when
+/// Verilator was found at build time.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    option_env!("MRNIC_VERIF_CACHE").map(std::path::PathBuf::from)
+}
+
 /// Why no design can run here, or `None` when Verilated designs are linked.
 pub fn unavailable() -> Option<&'static str> {
     if cfg!(verilator) && generated::LINKED {
@@ -122,6 +128,9 @@ pub struct Rtl {
     info: &'static DesignInfo,
     /// Words of each port, and its offset in the flat input or output buffer.
     slots: Vec<(usize, usize)>,
+    /// (port, words, offset) of the inputs, and of the outputs.
+    in_slots: Vec<(usize, usize, usize)>,
+    out_slots: Vec<(usize, usize, usize)>,
     in_buf: Vec<u64>,
     out_buf: Vec<u64>,
 }
@@ -140,7 +149,11 @@ impl Rtl {
             slots.push((words, *at));
             *at += words;
         }
-        Ok(Rtl { sim, info, slots, in_buf: vec![0; ins], out_buf: vec![0; outs] })
+        let pick = |input: bool| {
+            (0..slots.len()).filter(|&i| info.ports[i].input == input).map(|i| (i, slots[i].0, slots[i].1)).collect()
+        };
+        let (in_slots, out_slots) = (pick(true), pick(false));
+        Ok(Rtl { sim, info, slots, in_slots, out_slots, in_buf: vec![0; ins], out_buf: vec![0; outs] })
     }
 
     pub fn info(&self) -> &'static DesignInfo {
@@ -180,23 +193,17 @@ impl Rtl {
     /// eval, every output of `values` read back. `values` is indexed like
     /// the ports; one call across the bridge.
     pub fn comb(&mut self, values: &mut [Bits]) {
-        for (i, p) in self.info.ports.iter().enumerate() {
-            if p.input {
-                let (n, at) = self.slots[i];
-                let src = &values[i].0;
-                for k in 0..n {
-                    self.in_buf[at + k] = src.get(k).copied().unwrap_or(0);
-                }
+        for &(i, n, at) in &self.in_slots {
+            let src = &values[i].0;
+            for k in 0..n {
+                self.in_buf[at + k] = src.get(k).copied().unwrap_or(0);
             }
         }
         backend::comb(&mut self.sim, &self.in_buf, &mut self.out_buf);
-        for (i, p) in self.info.ports.iter().enumerate() {
-            if !p.input {
-                let (n, at) = self.slots[i];
-                let dst = &mut values[i].0;
-                dst.resize(n, 0);
-                dst.copy_from_slice(&self.out_buf[at..at + n]);
-            }
+        for &(i, n, at) in &self.out_slots {
+            let dst = &mut values[i].0;
+            dst.clear();
+            dst.extend_from_slice(&self.out_buf[at..at + n]);
         }
     }
 

@@ -57,10 +57,24 @@ impl Rng {
 
     /// A random value of `width` bits.
     pub fn bits(&mut self, width: u32) -> Bits {
-        let mut b = Bits((0..width.div_ceil(64).max(1)).map(|_| self.next_u64()).collect());
-        b.truncate(width);
+        let mut b = Bits(Vec::new());
+        self.fill(&mut b, width);
         b
     }
+
+    /// Overwrites `b` with a random value of `width` bits, reusing its words.
+    pub fn fill(&mut self, b: &mut Bits, width: u32) {
+        b.0.clear();
+        b.0.extend((0..width.div_ceil(64).max(1)).map(|_| self.next_u64()));
+        b.truncate(width);
+    }
+}
+
+/// Sets `b` to `v` (masked to `width`), reusing its words.
+pub fn set_u64(b: &mut Bits, width: u32, v: u64) {
+    b.0.clear();
+    b.0.push(v);
+    b.truncate(width);
 }
 
 /// What drives a block, cycle by cycle.
@@ -181,8 +195,10 @@ struct Sink {
     stream: Stream,
     ready: bool,
     backpressure_percent: u32,
-    /// Valid and payload seen while stalled: they must hold.
-    stalled: Option<Vec<Bits>>,
+    /// Valid was high and ready low last cycle: valid and the payload
+    /// (`held`) must hold.
+    stalled: bool,
+    held: Vec<Bits>,
     received: u64,
     keep: bool,
     log: Vec<Vec<Bits>>,
@@ -201,6 +217,7 @@ pub struct Traffic {
     in_reset: bool,
     others: Vec<(usize, Option<InputGen>)>,
     other_change_percent: u32,
+    idle_noise: bool,
     violations: Vec<String>,
 }
 
@@ -231,7 +248,8 @@ impl Traffic {
                     stream: s,
                     ready: false,
                     backpressure_percent: 25,
-                    stalled: None,
+                    stalled: false,
+                    held: Vec::new(),
                     received: 0,
                     keep: false,
                     log: Vec::new(),
@@ -259,6 +277,7 @@ impl Traffic {
             in_reset: false,
             others,
             other_change_percent: 5,
+            idle_noise: true,
             violations: Vec::new(),
         }
     }
@@ -277,6 +296,13 @@ impl Traffic {
         for s in &mut self.sinks {
             s.backpressure_percent = percent;
         }
+        self
+    }
+
+    /// Whether a source drives random payloads while its valid is low
+    /// (default: yes, a block must ignore them); off, the last payload holds.
+    pub fn idle_noise(mut self, on: bool) -> Self {
+        self.idle_noise = on;
         self
     }
 
@@ -378,7 +404,7 @@ impl Stimulus for Traffic {
         self.in_reset = cycle < self.reset_cycles
             || (self.reset_percent_per_mille > 0 && rng.below(1000) < self.reset_percent_per_mille as u64);
         if let Some(r) = self.rst {
-            values[r] = Bits::from_u64(1, self.in_reset as u64);
+            set_u64(&mut values[r], 1, self.in_reset as u64);
         }
         for s in &mut self.sources {
             if s.current.is_none() && !self.in_reset && !rng.percent(s.idle_percent) {
@@ -394,24 +420,27 @@ impl Stimulus for Traffic {
                     }
                 });
             }
-            values[s.stream.valid] = Bits::from_u64(1, s.current.is_some() as u64);
+            set_u64(&mut values[s.stream.valid], 1, s.current.is_some() as u64);
             match &s.current {
                 Some(t) => {
                     for (f, v) in s.stream.fields.iter().zip(t) {
                         values[*f].clone_from(v);
                     }
                 }
-                // Idle: the payload is don't-care, so make it noise.
+                // Idle: the payload is don't-care, so make it noise
+                // (or hold the last one, see `idle_noise`).
                 None => {
-                    for (f, w) in s.stream.fields.iter().zip(&s.widths) {
-                        values[*f] = rng.bits(*w);
+                    if self.idle_noise {
+                        for (f, w) in s.stream.fields.iter().zip(&s.widths) {
+                            rng.fill(&mut values[*f], *w);
+                        }
                     }
                 }
             }
         }
         for s in &mut self.sinks {
             s.ready = !rng.percent(s.backpressure_percent);
-            values[s.stream.ready] = Bits::from_u64(1, s.ready as u64);
+            set_u64(&mut values[s.stream.ready], 1, s.ready as u64);
         }
         for (i, gen) in &mut self.others {
             let w = self.ports[*i].width;
@@ -423,7 +452,7 @@ impl Stimulus for Traffic {
                 }
                 None => {
                     if cycle == 0 || rng.percent(self.other_change_percent) {
-                        values[*i] = rng.bits(w);
+                        rng.fill(&mut values[*i], w);
                     }
                 }
             }
@@ -444,26 +473,27 @@ impl Stimulus for Traffic {
         }
         for s in &mut self.sinks {
             let valid = values[s.stream.valid].bit(0);
-            let payload = || s.stream.fields.iter().map(|&f| values[f].clone()).collect::<Vec<_>>();
-            if let Some(held) = &s.stalled {
-                if !self.in_reset && self.violations.len() < 10 {
-                    if !valid {
-                        self.violations.push(format!("cycle {cycle}: {}valid dropped while stalled", s.stream.prefix));
-                    } else if *held != payload() {
-                        self.violations
-                            .push(format!("cycle {cycle}: {} payload changed while stalled", s.stream.prefix));
-                    }
+            if s.stalled && !self.in_reset && self.violations.len() < 10 {
+                if !valid {
+                    self.violations.push(format!("cycle {cycle}: {}valid dropped while stalled", s.stream.prefix));
+                } else if s.stream.fields.iter().zip(&s.held).any(|(&f, h)| values[f] != *h) {
+                    self.violations.push(format!("cycle {cycle}: {} payload changed while stalled", s.stream.prefix));
                 }
             }
-            s.stalled = None;
+            s.stalled = false;
             if valid && !self.in_reset {
                 if s.ready {
                     s.received += 1;
                     if s.keep {
-                        s.log.push(payload());
+                        s.log.push(s.stream.fields.iter().map(|&f| values[f].clone()).collect());
                     }
                 } else {
-                    s.stalled = Some(payload());
+                    // Remember the payload (reusing the buffers) to check it holds.
+                    s.stalled = true;
+                    s.held.resize(s.stream.fields.len(), Bits::default());
+                    for (h, &f) in s.held.iter_mut().zip(&s.stream.fields) {
+                        h.clone_from(&values[f]);
+                    }
                 }
             }
         }

@@ -294,7 +294,7 @@ fn prune(cache: &Path, prefix: &str, keep: usize) {
         })
         .filter_map(|e| fs::metadata(e.path().join("BUILD_OK")).and_then(|m| m.modified()).ok().map(|t| (t, e.path())))
         .collect();
-    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
     for (_, p) in entries.into_iter().skip(keep) {
         let _ = fs::remove_dir_all(p);
     }

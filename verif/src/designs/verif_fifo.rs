@@ -38,6 +38,13 @@ pub fn ports() -> Vec<PortDef> {
     ]
 }
 
+/// Overwrites `b` with `words` masked to `width`, without allocating.
+fn set(b: &mut Bits, width: u32, words: &[u64]) {
+    b.0.clear();
+    b.0.extend_from_slice(words);
+    b.truncate(width);
+}
+
 const RST: usize = 0;
 const S_VALID: usize = 1;
 const S_READY: usize = 2;
@@ -88,23 +95,21 @@ impl Block for VerifFifo {
 
     fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
         let head = self.data[self.rd];
-        outputs[S_READY] = Bits::from_u64(1, self.ready(inputs) as u64);
-        outputs[M_VALID] = Bits::from_u64(1, (self.count != 0) as u64);
-        let mut data = Bits(head.to_vec());
-        data.truncate(DATA_W);
-        outputs[M_DATA] = data;
-        outputs[M_TAG] = Bits::from_u64(TAG_W, self.tag[self.rd]);
-        outputs[M_SUM] = Bits::from_u64(40, (head[0] & ((1 << 40) - 1)) + self.tag[self.rd]);
-        outputs[COUNT] = Bits::from_u64(20, self.count as u64);
+        set(&mut outputs[S_READY], 1, &[self.ready(inputs) as u64]);
+        set(&mut outputs[M_VALID], 1, &[(self.count != 0) as u64]);
+        set(&mut outputs[M_DATA], DATA_W, &head);
+        set(&mut outputs[M_TAG], TAG_W, &[self.tag[self.rd]]);
+        set(&mut outputs[M_SUM], 40, &[(head[0] & ((1 << 40) - 1)) + self.tag[self.rd]]);
+        set(&mut outputs[COUNT], 20, &[self.count as u64]);
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
         let push = inputs[S_VALID].bit(0) && self.ready(inputs);
         let pop = self.count != 0 && inputs[M_READY].bit(0);
         if push {
-            let mut d = inputs[S_DATA].clone();
-            d.truncate(DATA_W);
-            self.data[self.wr] = [d.0[0], d.0[1]];
+            let d = &inputs[S_DATA].0;
+            let word = |i: usize| d.get(i).copied().unwrap_or(0);
+            self.data[self.wr] = [word(0), word(1) & ((1 << (DATA_W - 64)) - 1)];
             self.tag[self.wr] = inputs[S_TAG].as_u64() & ((1 << TAG_W) - 1);
         }
         if inputs[RST].bit(0) {
