@@ -6,3 +6,4 @@ pub mod block;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod path_selector;
+pub mod path_telemetry;
