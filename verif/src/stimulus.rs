@@ -507,3 +507,90 @@ impl Stimulus for Traffic {
         Some(self.seed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ports() -> Vec<PortDef> {
+        vec![
+            PortDef::input("rst", 1, "", ""),
+            PortDef::input("s_axis_tvalid", 1, "", ""),
+            PortDef::output("s_axis_tready", 1, "", ""),
+            PortDef::input("s_axis_tdata", 70, "", ""),
+            PortDef::input("s_req_valid", 1, "", ""),
+            PortDef::output("s_req_ready", 1, "", ""),
+            PortDef::input("s_req_conn", 4, "", ""),
+            PortDef::output("m_sel_valid", 1, "", ""),
+            PortDef::input("m_sel_ready", 1, "", ""),
+            PortDef::output("m_sel_path", 2, "", ""),
+            PortDef::input("enable", 3, "", ""),
+        ]
+    }
+
+    #[test]
+    fn streams_are_found_by_name() {
+        let s = find_streams(&ports());
+        let summary: Vec<_> =
+            s.iter().map(|s| (s.prefix.as_str(), s.valid, s.ready, s.fields.clone(), s.into_block)).collect();
+        assert_eq!(
+            summary,
+            [("s_axis_t", 1, 2, vec![3], true), ("s_req_", 4, 5, vec![6], true), ("m_sel_", 7, 8, vec![9], false)]
+        );
+    }
+
+    #[test]
+    fn rng_is_deterministic_per_seed() {
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(42);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let mut r = Rng::new(42);
+        assert_eq!(a, (0..4).map(|_| r.next_u64()).collect::<Vec<_>>());
+        assert_ne!(Rng::new(43).next_u64(), a[0]);
+        let mut r = Rng::new(1);
+        assert!((0..1000).all(|_| r.below(10) < 10));
+        let b = r.bits(70);
+        assert_eq!(b.0.len(), 2);
+        assert_eq!(b.0[1] >> 6, 0);
+    }
+
+    #[test]
+    fn a_source_holds_valid_and_payload_until_ready() {
+        let ports = ports();
+        let mut t = Traffic::new(&ports, 9).idle(0).reset_cycles(0).source("s_req_", |_, t| {
+            t.set_u64("conn", 5);
+        });
+        let mut v = mrnic_model::block::zero_values(&ports);
+        // Never ready: the same request stays offered.
+        for c in 0..5 {
+            t.drive(c, &mut v);
+            assert!(v[4].bit(0));
+            assert_eq!(v[6].as_u64(), 5);
+            t.observe(c, &v);
+        }
+        assert_eq!(t.counts()[1], ("s_req_".to_string(), true, 0));
+        // Ready: it is taken.
+        t.drive(5, &mut v);
+        v[5] = Bits::from_u64(1, 1);
+        t.observe(5, &v);
+        assert_eq!(t.counts()[1], ("s_req_".to_string(), true, 1));
+    }
+
+    #[test]
+    fn an_output_dropping_valid_while_stalled_is_flagged() {
+        let ports = ports();
+        let mut t = Traffic::new(&ports, 3).reset_cycles(0).backpressure(100);
+        let mut v = mrnic_model::block::zero_values(&ports);
+        t.drive(0, &mut v);
+        v[7] = Bits::from_u64(1, 1);
+        t.observe(0, &v);
+        t.drive(1, &mut v);
+        v[7] = Bits::from_u64(1, 0);
+        t.observe(1, &v);
+        assert_eq!(t.violations().len(), 1, "{:?}", t.violations());
+        assert!(t.violations()[0].contains("m_sel_valid dropped"));
+    }
+}
