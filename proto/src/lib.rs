@@ -4,6 +4,7 @@
 //! and the RTL generator all build on this crate, so a layout change here is
 //! mechanical everywhere else.
 
+pub mod axi;
 pub mod config;
 pub mod dissector;
 pub mod error;

@@ -29,6 +29,7 @@ pub mod sim;
 pub mod transfer;
 pub mod udp;
 pub mod udp_sys;
+pub mod vectors;
 pub mod verbs;
 pub mod wire;
 

@@ -92,6 +92,9 @@ pub struct Memory {
     slots: Vec<Option<u32>>,
     index_bits: u32,
     next_tag: u32,
+    /// Every [`Memory::write`] while tracing is on (the golden vectors
+    /// record a NIC's memory writes through it).
+    trace: Option<Vec<(u64, Vec<u8>)>>,
 }
 
 impl Memory {
@@ -102,6 +105,7 @@ impl Memory {
             slots: vec![None; entries as usize],
             index_bits: entries.next_power_of_two().trailing_zeros(),
             next_tag: 1,
+            trace: None,
         }
     }
 
@@ -165,7 +169,20 @@ impl Memory {
         let r = r.ok_or(MemError::Unmapped)?;
         let at = r.span(addr, data.len() as u64).expect("found by span");
         r.bytes[at..at + data.len()].copy_from_slice(data);
+        if let Some(t) = &mut self.trace {
+            t.push((addr, data.to_vec()));
+        }
         Ok(())
+    }
+
+    /// Starts (or stops) recording every write: (address, bytes).
+    pub fn set_write_trace(&mut self, on: bool) {
+        self.trace = on.then(Vec::new);
+    }
+
+    /// The writes recorded since the last call, oldest first.
+    pub fn take_write_trace(&mut self) -> Vec<(u64, Vec<u8>)> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Reads from registered memory; the whole range must lie in one region.

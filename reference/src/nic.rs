@@ -221,6 +221,16 @@ impl Nic {
         Ok(self.mem.read(addr, len)?)
     }
 
+    /// Records every write into host memory from now on (golden vectors).
+    pub fn set_write_trace(&mut self, on: bool) {
+        self.mem.set_write_trace(on);
+    }
+
+    /// Memory writes (address, bytes) since the last call, oldest first.
+    pub fn take_write_trace(&mut self) -> Vec<(u64, Vec<u8>)> {
+        self.mem.take_write_trace()
+    }
+
     // ------------------------------------------------------------ connections
 
     /// Creates a connection, like moving an RC QP to RTS with the peer's
