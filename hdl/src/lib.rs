@@ -88,6 +88,7 @@ pub mod expr;
 pub mod ir;
 pub mod param;
 pub mod path_selector;
+pub mod path_telemetry;
 pub mod print;
 
 pub use check::{CheckError, CheckErrors};
