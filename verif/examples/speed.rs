@@ -1,6 +1,7 @@
 //! Cycles per second of the `verif_fifo` test design: the Verilated RTL
 //! alone (raw, and under random traffic), the model alone, and both in
-//! lockstep. `cargo run --release -p mrnic-verif --example speed [CYCLES]`
+//! lockstep; then the same for `path_selector` (small).
+//! `cargo run --release -p mrnic-verif --example speed [CYCLES]`
 
 use std::time::Instant;
 
@@ -85,6 +86,31 @@ fn main() {
     println!("verif_fifo, {cycles} cycles, M cycles per CPU second:");
     println!("  RTL alone, fixed inputs:      {raw:6.2}");
     println!("  stimulus alone (no design):   {stim_only:6.2}");
+    println!("  RTL alone, random traffic:    {rtl_t:6.2}");
+    println!("  model alone, random traffic:  {model_t:6.2}");
+    println!("  lockstep, random traffic:     {lock:6.2}");
+    println!("  lockstep / RTL alone (same traffic): {:.2}x the time", rtl_t / lock);
+
+    // path_selector (small), idle payloads don't-care (see verif/README.md).
+    let cfg = mrnic_proto::Config::builtin("small").unwrap();
+    let session = || mrnic_verif::blocks::session("path_selector", &cfg, "small", 11).unwrap();
+    let s = session();
+    let ports = (s.make_model)().ports().to_vec();
+    let cycles = cycles / 2;
+    let mut rtl = Rtl::open("path_selector", "small").unwrap();
+    let rtl_t = measure(cycles, || {
+        run_alone(&mut rtl, &ports, &mut session().traffic, cycles);
+    });
+    let mut model = ModelDut::new((s.make_model)());
+    let model_t = measure(cycles, || {
+        run_alone(&mut model, &ports, &mut session().traffic, cycles);
+    });
+    let opts = Options { ignore_idle_payload: true, ..Options::default() };
+    let mut ls = Lockstep::new(s.make_model, "small", opts).unwrap();
+    let lock = measure(cycles, || {
+        ls.run(&mut session().traffic, cycles).unwrap_or_else(|m| panic!("{m}"));
+    });
+    println!("path_selector (small), {cycles} cycles, M cycles per CPU second:");
     println!("  RTL alone, random traffic:    {rtl_t:6.2}");
     println!("  model alone, random traffic:  {model_t:6.2}");
     println!("  lockstep, random traffic:     {lock:6.2}");
