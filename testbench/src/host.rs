@@ -118,6 +118,10 @@ pub trait HostTransport {
     /// Completions for the application, oldest first.
     fn poll_event(&mut self) -> Option<AppEvent>;
     fn stats(&self) -> TransportStats;
+    /// The transport's own view of one connection, for diagnosis.
+    fn describe_conn(&self, _conn: ConnId) -> Option<String> {
+        None
+    }
 }
 
 /// NIC timing around a transport.

@@ -191,7 +191,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
             }
         }
         "multiplane" => {
-            let (hosts_per_leaf, leaves, stop) = if quick { (4, 4, 150 * US) } else { (8, 8, 300 * US) };
+            let (hosts_per_leaf, leaves, stop) = if quick { (4, 4, 50 * US) } else { (8, 8, 50 * US) };
             let planes_list: &[u32] = if quick { &[4] } else { &[4, 8] };
             let conns_list: &[u32] = if quick { &[256] } else { &[1000, 4000] };
             for &planes in planes_list {
@@ -203,7 +203,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
                             label: format!("{} {planes} planes {conns} conns", t.name()),
                             transport: t,
                             sim,
-                            pattern: Pattern::Mix { conns, sizes: vec![64 << 10, 256 << 10, 1 << 20], stop },
+                            pattern: Pattern::Mix { conns, sizes: vec![16 << 10, 64 << 10, 256 << 10], stop },
                             window: Some((stop / 5, stop)),
                             params: vec![("planes".into(), planes as f64), ("conns".into(), conns as f64)],
                         });
@@ -230,7 +230,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
         }
         "allreduce-64" | "alltoall-64" => {
             let (topo, bytes) =
-                if quick { (leaf_spine(2, 4, 4, 1), 2u64 << 20) } else { (leaf_spine(8, 8, 8, 1), 32u64 << 20) };
+                if quick { (leaf_spine(2, 4, 4, 1), 2u64 << 20) } else { (leaf_spine(8, 8, 8, 1), 8u64 << 20) };
             for loss in [0.0, 0.01] {
                 for t in TRANSPORTS {
                     let mut sim = base(seed, topo.clone());
@@ -392,38 +392,43 @@ fn figures(name: &str, spec: &PointSpec, r: &RunResult) -> Vec<(String, f64)> {
             };
             let sb = ((stop as f64 / 1e6 / b) as usize).min(r.rx_gbps.len());
             let span = |a: usize, z: usize| mean(r.rx_gbps.get(a.min(z)..z).unwrap_or(&[]));
+            let b = b.max(1e-9);
             let w = (100.0 / b) as usize;
             let before = span(fb.saturating_sub(w), fb);
-            let after = span((fb + w).min(sb), sb);
             put("base_rtt_us", spec.sim.base_rtt(4, mtu() + WIRE_OVERHEAD + MR_HEADER) as f64 / 1e6);
             put("before_gbps", before);
+            let planes = spec.sim.topo.planes() as f64;
+            let util = |i: usize| r.plane_util.get(i).map_or(0.0, |row| row[fp as usize]);
+            let pre_util = mean(&(fb.saturating_sub(w)..fb).map(util).collect::<Vec<_>>());
+            // The failed plane is abandoned after the last bucket in which it
+            // still carried 5% of its pre-failure load.
+            let abandon = (fb..sb).rev().find(|&i| util(i) > 0.05 * pre_util).map_or(fb, |i| i + 1);
+            // Goodput is back from the first bucket after which the 10 us
+            // average never drops under 60% of the surviving planes' share of
+            // the pre-failure rate for 50 us (no stall, allowing the usual
+            // ripple).
+            let target = before * (planes - 1.0) / planes;
+            let avg10 = |j: usize| span(j, (j + 10).min(sb));
+            let hold = (50.0 / b) as usize;
+            let back = (fb + 1..sb.saturating_sub(hold)).find(|&i| (i..i + hold).all(|j| avg10(j) >= 0.6 * target));
+            let rtt = spec.sim.base_rtt(4, mtu() + WIRE_OVERHEAD + MR_HEADER) as f64 / 1e6;
+            let after_from = back.unwrap_or(fb + w).max(abandon).max(fb + w / 2);
+            let after = span(after_from.min(sb), sb);
             put("after_gbps", after);
             put("after_over_before", if before > 0.0 { after / before } else { 0.0 });
-            let planes = spec.sim.topo.planes() as f64;
-            let pre_util = mean(
-                &r.plane_util
-                    .get(fb.saturating_sub(w)..fb)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|row| row[fp as usize])
-                    .collect::<Vec<_>>(),
-            );
-            // The failed plane is abandoned when its egress stays under 5% of
-            // what it carried before, for 10 buckets.
-            let quiet = |i: usize| {
-                (i..i + 10).all(|j| r.plane_util.get(j).is_none_or(|row| row[fp as usize] <= 0.05 * pre_util))
-            };
-            let abandon = (fb..sb).find(|&i| quiet(i));
-            // Goodput is back when the 5-bucket average reaches 90% of the
-            // surviving planes' share of the pre-failure rate.
-            let target = 0.9 * before * (planes - 1.0) / planes;
-            let back = (fb..sb).find(|&i| span(i, (i + 5).min(sb)) >= target);
-            let rtt = spec.sim.base_rtt(4, mtu() + WIRE_OVERHEAD + MR_HEADER) as f64 / 1e6;
-            if let Some(a) = abandon {
-                put("abandon_us", (a - fb) as f64 * b);
+            put("abandon_us", (abandon - fb) as f64 * b);
+            // The longest stretch after the failure with the 10 us average
+            // under 60% of that share: how long traffic stalled.
+            let mut stall = 0usize;
+            let mut run = 0usize;
+            for j in fb..sb.saturating_sub(10) {
+                run = if avg10(j) < 0.6 * target { run + 1 } else { 0 };
+                stall = stall.max(run);
             }
-            if let (Some(a), Some(k)) = (abandon, back) {
-                let t = (a.max(k) - fb) as f64 * b;
+            put("stall_us", stall as f64 * b);
+            // Traffic that was lost rather than moved was not redistributed.
+            if let (Some(k), true) = (back, lost == 0.0) {
+                let t = (abandon.max(k) - fb) as f64 * b;
                 put("redistribute_us", t);
                 put("redistribute_rtts", t / rtt);
             }
