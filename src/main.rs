@@ -35,6 +35,9 @@ enum Command {
     Spec,
     /// Run a named testbench scenario (`mrnic scenario list`), or merge shard results.
     Scenario(cmd::scenario::ScenarioArgs),
+    /// Golden vectors: generate them, or check a target (reference, model) against them.
+    #[command(subcommand)]
+    Vectors(cmd::vectors::VectorsCmd),
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -45,6 +48,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Dissector(a) => cmd::dissector::run(a),
         Command::Spec => cmd::spec::run(),
         Command::Scenario(a) => cmd::scenario::run(a),
+        Command::Vectors(c) => cmd::vectors::run(c),
     }
 }
 

@@ -404,20 +404,14 @@ pub struct Burst {
 }
 
 /// The bursts the engine issues for an accepted placement of `len > 0`
-/// bytes at `addr`, in order.
+/// bytes at `addr`, in order: `mrnic_proto::axi::write_bursts`, the one
+/// splitting rule the reference's `dma_write` vectors use too (the tests
+/// check [`DmaWriteEngine::clock`] against it).
 pub fn bursts(p: &DmaWriteEngineParams, addr: u64, len: u64) -> Vec<Burst> {
-    let b = p.bytes() as u64;
-    let mut rem = ((addr % b) + len).div_ceil(b);
-    let mut cur = addr;
-    let mut out = Vec::new();
-    while rem > 0 {
-        let to_page = p.page_beats() as u64 - (cur % PAGE_BYTES) / b;
-        let beats = rem.min(to_page).min(p.max_burst as u64);
-        out.push(Burst { addr: cur, beats: beats as u32 });
-        cur = (cur & !(b - 1)).wrapping_add(beats * b);
-        rem -= beats;
-    }
-    out
+    mrnic_proto::axi::write_bursts(addr, len, p.bytes(), p.max_burst)
+        .into_iter()
+        .map(|b| Burst { addr: b.addr, beats: b.beats })
+        .collect()
 }
 
 /// Inputs of one cycle, typed. Data is `BYTES` bytes, lane 0 first; keep

@@ -6,3 +6,4 @@ pub mod dissector;
 pub mod pcap;
 pub mod scenario;
 pub mod spec;
+pub mod vectors;

@@ -1,0 +1,84 @@
+//! `mrnic vectors check` on the committed vectors (`verif/vectors/`): the
+//! reference and the cycle model pass, the last line is `N passed, N
+//! failed`, a wrong expectation fails, and `gen` writes what is committed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn mrnic(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mrnic")).args(args).output().expect("runs mrnic");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn committed() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("verif/vectors").display().to_string()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mrnic-cli-vectors-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// `(passed, failed)` from the last line, which must be exactly that.
+fn totals(stdout: &str) -> (usize, usize) {
+    let last = stdout.lines().last().expect("output");
+    let words: Vec<&str> = last.split(' ').collect();
+    assert!(
+        words.len() == 4 && words[1] == "passed," && words[3] == "failed",
+        "last line is not `N passed, N failed`: {last:?}"
+    );
+    (words[0].parse().unwrap(), words[2].parse().unwrap())
+}
+
+#[test]
+fn the_reference_passes_the_committed_vectors() {
+    let (ok, out, err) = mrnic(&["vectors", "check", "--target", "reference", &committed()]);
+    assert!(ok, "{out}{err}");
+    let (pass, fail) = totals(&out);
+    assert!(pass > 50 && fail == 0, "{out}");
+}
+
+#[test]
+fn the_model_passes_every_modelled_block() {
+    let (ok, out, err) = mrnic(&["vectors", "check", "--target", "model", &committed()]);
+    assert!(ok, "{out}{err}");
+    let (pass, fail) = totals(&out);
+    assert_eq!(fail, 0, "{out}");
+    for f in ["path_selector.jsonl", "telemetry.jsonl", "dma_write.jsonl"] {
+        assert!(out.contains(&format!("{f}: ")) && !out.contains(&format!("{f}: 0 passed")), "{f} not run: {out}");
+    }
+    assert!(out.contains("rx.jsonl: ") && out.contains("not yet modelled"), "{out}");
+    assert!(pass > 30, "{out}");
+}
+
+#[test]
+fn gen_writes_the_committed_set_and_the_model_catches_a_wrong_expectation() {
+    let d = tmp("gen");
+    let (ok, out, err) = mrnic(&["vectors", "gen", "--config", "small", "--seed", "1", "--out", d.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    for f in ["path_selector", "telemetry", "dma_write", "rx", "tx"] {
+        let name = format!("{f}.jsonl");
+        let a = std::fs::read(d.join(&name)).unwrap();
+        let b = std::fs::read(Path::new(&committed()).join(&name)).unwrap();
+        assert!(a == b, "verif/vectors/{name} is stale: regenerate with `cargo run -- vectors gen --config small --seed 1 --out verif/vectors`");
+    }
+    // One AW length off by one: the model target must fail that vector.
+    let p = d.join("dma_write.jsonl");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replacen("\"awlen\":63", "\"awlen\":62", 1)).unwrap();
+    let (ok, out, _) = mrnic(&["vectors", "check", "--target", "model", d.to_str().unwrap()]);
+    assert!(!ok, "{out}");
+    assert_eq!(totals(&out).1, 1, "{out}");
+    assert!(out.contains("FAIL dma_write.jsonl:") && out.contains("awlen"), "{out}");
+    // A bad file is an error naming file and line, not a panic.
+    std::fs::write(&p, "{\"format\":\"mrnic-vectors\",\"version\":9}\n").unwrap();
+    let (ok, out, err) = mrnic(&["vectors", "check", "--target", "model", d.to_str().unwrap()]);
+    assert!(!ok && err.contains("dma_write.jsonl:1:") && err.contains("version"), "{out}{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
