@@ -412,7 +412,8 @@ fn figures(name: &str, spec: &PointSpec, r: &RunResult) -> Vec<(String, f64)> {
             let hold = (50.0 / b) as usize;
             let back = (fb + 1..sb.saturating_sub(hold)).find(|&i| (i..i + hold).all(|j| avg10(j) >= 0.6 * target));
             let rtt = spec.sim.base_rtt(4, mtu() + WIRE_OVERHEAD + MR_HEADER) as f64 / 1e6;
-            let after_from = back.unwrap_or(fb + w).max(abandon).max(fb + w / 2);
+            // After: from the recovery on (or 100 us after the failure).
+            let after_from = back.unwrap_or(fb + w).max(fb + w / 2);
             let after = span(after_from.min(sb), sb);
             put("after_gbps", after);
             put("after_over_before", if before > 0.0 { after / before } else { 0.0 });
