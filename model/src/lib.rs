@@ -7,3 +7,4 @@ pub mod csr;
 pub mod dma_write_engine;
 pub mod path_selector;
 pub mod path_telemetry;
+pub mod rx_parser;
