@@ -8,3 +8,4 @@ pub mod dma_write_engine;
 pub mod path_selector;
 pub mod path_telemetry;
 pub mod rx_parser;
+pub mod sack_gen;
