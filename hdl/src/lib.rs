@@ -90,6 +90,7 @@ pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
 pub mod print;
+pub mod sack_gen;
 
 pub use check::{CheckError, CheckErrors};
 pub use expr::{cat, index_bits, lit, mux, repl, zext, BinOp, Expr, LValue, Signal, UnOp, WidthError};

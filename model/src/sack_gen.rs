@@ -638,8 +638,9 @@ impl SackGen {
         }
         let mut k = inp.pkt;
         k.conn &= self.p.conns - 1;
-        k.path_id &= self.p.paths - 1;
-        let index = k.conn * self.p.paths + k.path_id;
+        // With one path the 1-bit path_id port is passed through, not used.
+        k.path_id &= (1 << self.p.path_bits) - 1;
+        let index = k.conn * self.p.paths + (k.path_id & (self.p.paths - 1));
         if fire {
             self.rd[0] = self.mem[index as usize];
         }
