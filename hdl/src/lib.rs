@@ -89,6 +89,7 @@ pub mod ir;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
+pub mod rx_parser;
 pub mod print;
 pub mod sack_gen;
 
