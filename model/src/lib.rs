@@ -7,5 +7,6 @@ pub mod csr;
 pub mod dma_write_engine;
 pub mod path_selector;
 pub mod path_telemetry;
+pub mod recv_match;
 pub mod rx_parser;
 pub mod sack_gen;
