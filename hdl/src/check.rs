@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt;
 
 use crate::expr::{Expr, LValue, Signal};
-use crate::ir::{addr_width, Dir, Item, Module, NetKind, Stmt};
+use crate::ir::{addr_width, Dir, Item, Module, NetKind, Stmt, PAST_VALID, RESET_FIRST};
 use crate::param::ParamExpr;
 
 /// One design-rule violation. Every variant names the module, and the net,
@@ -82,6 +82,18 @@ pub enum CheckError {
     Instance { module: String, instance: String, child: String, reason: String },
     #[error("module `{module}`, memory `{memory}`: {reason}")]
     Memory { module: String, memory: String, reason: String },
+    #[error(
+        "module `{module}`, {context}: formal-only net `{net}` is used by design logic, which \
+         synthesis never sees it in; read it from formal items and properties only"
+    )]
+    FormalInDesign { module: String, net: String, context: String },
+    #[error(
+        "module `{module}`, {context}: formal logic drives design net `{net}`; formal items may \
+         drive formal nets only, or synthesis and the proof would see different designs"
+    )]
+    DesignDrivenByFormal { module: String, net: String, context: String },
+    #[error("module `{module}`, property `{label}`: {reason}")]
+    BadProperty { module: String, label: String, reason: String },
 }
 
 /// Every violation found in one module, in a stable order.
@@ -152,7 +164,7 @@ pub(crate) fn procedural_nets(m: &Module) -> HashSet<String> {
         })
     };
     add(&m.next_state);
-    for item in &m.items {
+    for item in m.items.iter().chain(&m.formal_items) {
         if let Item::Comb(body) | Item::Seq(body) = item {
             add(body);
         }
@@ -394,6 +406,9 @@ struct Checker<'m> {
     graph: Vec<BTreeSet<usize>>,
     params: HashMap<&'m str, (u64, bool)>,
     params_used: HashSet<String>,
+    /// Checking formal items or properties: reads of design nets are not
+    /// uses (synthesis never sees them) and only formal nets may be driven.
+    formal: bool,
 }
 
 type Assigned = BTreeMap<usize, Vec<bool>>;
@@ -410,13 +425,18 @@ impl<'m> Checker<'m> {
             graph: vec![BTreeSet::new(); n],
             params: HashMap::new(),
             params_used: HashSet::new(),
+            formal: false,
         };
         c.names();
         c.parameters();
         c.sizes();
         c.clock();
-        c.items();
+        c.items(&m.items);
         c.next_state();
+        c.formal = true;
+        c.items(&m.formal_items);
+        c.properties();
+        c.formal = false;
         c.registers();
         c.memories();
         c.driver_rules();
@@ -443,6 +463,10 @@ impl<'m> Checker<'m> {
         names.extend(mem_names.iter().map(|s| s.as_str()));
         let check_names: Vec<String> = m.checks.iter().map(|k| format!("g_check_{}", k.label)).collect();
         names.extend(check_names.iter().map(|s| s.as_str()));
+        names.extend(m.props.iter().map(|p| p.label.as_str()));
+        if !m.props.is_empty() {
+            names.push(RESET_FIRST);
+        }
         for item in &m.items {
             if let Item::Instance(inst) = item {
                 names.push(&inst.name);
@@ -560,7 +584,7 @@ impl<'m> Checker<'m> {
 
     fn clock(&mut self) {
         let m = self.m;
-        let has_seq = m.items.iter().any(|i| matches!(i, Item::Seq(_)));
+        let has_seq = m.items.iter().chain(&m.formal_items).any(|i| matches!(i, Item::Seq(_))) || !m.props.is_empty();
         let Some((clk, rst)) = &m.clock else {
             if !m.regs.is_empty() || !m.mems.is_empty() || has_seq {
                 let reason = "registers, memories or clocked blocks but no clock".to_string();
@@ -628,7 +652,14 @@ impl<'m> Checker<'m> {
         }
         let mut nets_ok = true;
         for s in &nets {
-            nets_ok &= self.lookup(s, context).is_some();
+            match self.lookup(s, context) {
+                Some(i) if !self.formal && self.m.nets[i].kind.is_formal() => {
+                    let (module, net, context) = (self.module(), s.name().to_string(), context.to_string());
+                    self.err(CheckError::FormalInDesign { module, net, context });
+                }
+                Some(_) => {}
+                None => nets_ok = false,
+            }
         }
         if !nets_ok {
             return None;
@@ -637,6 +668,9 @@ impl<'m> Checker<'m> {
         let mut reads = Vec::new();
         e.visit_reads(&mut |s, bits| reads.push((self.index[s.name()], bits)));
         for (i, bits) in reads {
+            if self.formal && !self.m.nets[i].kind.is_formal() {
+                continue;
+            }
             let read = &mut self.read[i];
             let all = (read.len() as u32 - 1, 0);
             let (hi, lo) = bits.filter(|&(hi, lo)| lo <= hi && hi < all.0 + 1).unwrap_or(all);
@@ -682,19 +716,27 @@ impl<'m> Checker<'m> {
     }
 
     fn drive(&mut self, net: usize, lv: &LValue, desc: &str, procedural: bool) {
+        let kind = self.m.nets[net].kind;
+        if self.formal && !kind.is_formal() {
+            let (module, net, context) = (self.module(), lv.net.name().to_string(), desc.to_string());
+            self.err(CheckError::DesignDrivenByFormal { module, net, context });
+        } else if !self.formal && kind.is_formal() {
+            let (module, net, context) = (self.module(), lv.net.name().to_string(), desc.to_string());
+            self.err(CheckError::FormalInDesign { module, net, context });
+        }
         let (hi, lo) = lv.bits();
         self.drivers[net].push(Driver { desc: desc.to_string(), procedural, hi, lo });
     }
 
-    fn items(&mut self) {
-        let m = self.m;
+    fn items(&mut self, items: &'m [Item]) {
         let (mut n_assign, mut n_comb, mut n_seq) = (0, 0, 0);
-        for item in &m.items {
+        let formal = if self.formal { "formal " } else { "" };
+        for item in items {
             match item {
                 Item::Comment(_) => {}
                 Item::Assign(lhs, rhs) => {
                     n_assign += 1;
-                    let context = format!("assign #{n_assign} to `{}`", lhs.net.name());
+                    let context = format!("{formal}assign #{n_assign} to `{}`", lhs.net.name());
                     let target = self.lvalue(lhs, &context);
                     let w = self.expr(rhs, lhs.net.name(), &context);
                     if let Some((i, lw)) = target {
@@ -711,16 +753,44 @@ impl<'m> Checker<'m> {
                 }
                 Item::Comb(body) => {
                     n_comb += 1;
-                    let desc = format!("always @* block #{n_comb}{}", first_target(body));
+                    let desc = format!("{formal}always @* block #{n_comb}{}", first_target(body));
                     self.block(body, &Block { desc, comb: true });
                 }
                 Item::Seq(body) => {
                     n_seq += 1;
-                    let desc = format!("always @(posedge) block #{n_seq}{}", first_target(body));
+                    let desc = format!("{formal}always @(posedge) block #{n_seq}{}", first_target(body));
                     self.block(body, &Block { desc, comb: false });
                 }
                 Item::Instance(inst) => self.instance(inst),
             }
+        }
+    }
+
+    /// Properties: one-bit conditions over any nets; formal nets they read
+    /// count as used. A module with properties needs a clock domain (the
+    /// property block is clocked and the first cycle assumes the reset).
+    fn properties(&mut self) {
+        let m = self.m;
+        for p in &m.props {
+            let context = format!("property `{}`", p.label);
+            let w = self.expr(&p.cond, &p.label, &context);
+            if let Some(w) = w.filter(|&w| w != 1) {
+                let (module, label) = (self.module(), p.label.clone());
+                self.err(CheckError::BadProperty {
+                    module,
+                    label,
+                    reason: format!("condition is {w} bits, must be 1"),
+                });
+            }
+        }
+        if !m.props.is_empty() && m.clock.is_none() {
+            let module = self.module();
+            let reason = "formal properties but no clock".to_string();
+            self.err(CheckError::NoClock { module, reason });
+        }
+        if let Some(i) = self.index.get(PAST_VALID).copied() {
+            // Read by the property block's gate.
+            self.read[i].iter_mut().for_each(|b| *b = true);
         }
     }
 
@@ -1038,6 +1108,13 @@ impl<'m> Checker<'m> {
             if n.kind == NetKind::Input {
                 if let Some(driver) = descs.first().cloned() {
                     self.errors.push(CheckError::InputDriven { module, net, driver });
+                }
+                continue;
+            }
+            if n.kind == NetKind::FormalAnyconst {
+                // The solver drives it.
+                if let Some(driver) = descs.first().cloned() {
+                    self.errors.push(CheckError::MultipleDrivers { module, net, drivers: vec![driver] });
                 }
                 continue;
             }

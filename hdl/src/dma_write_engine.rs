@@ -30,6 +30,7 @@ use mrnic_model::dma_write_engine::{
 use mrnic_proto::Config;
 
 use crate::expr::{cat, lit, mux, repl, zext, Expr, Signal};
+use crate::formal::{axi_write_master, implies, valid_ready, AxiWrite, Side};
 use crate::ir::{case, if_else, if_then, set, MemStyle, Module, Reg};
 use crate::param::{ParamExpr, Size};
 use crate::{CheckErrors, Header};
@@ -55,8 +56,23 @@ pub fn header(cfg: &Config) -> Header {
 
 /// The `dma_write_engine` module for `cfg`, design-rule checked.
 pub fn generate(cfg: &Config) -> Result<Module, GenError> {
+    generate_with(cfg, &Options::default())
+}
+
+/// Generator switches that no config can reach: they exist to show that the
+/// formal properties catch a broken design.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Accept a placement on key, valid and access alone, dropping the
+    /// range check (`addr >= base`, `addr + len <= base + len`). Unsafe: for
+    /// the proof test only, which must see `a_aw_in_region` fail.
+    pub unsafe_skip_bounds_check: bool,
+}
+
+/// [`generate`] with [`Options`].
+pub fn generate_with(cfg: &Config, opts: &Options) -> Result<Module, GenError> {
     let p = DmaWriteEngineParams::from_config(cfg)?;
-    let m = build(&p);
+    let m = build(&p, opts);
     m.check()?;
     Ok(m)
 }
@@ -116,7 +132,7 @@ fn ones(width: u32) -> Expr {
 /// Registers of one queue entry, one per field.
 struct Entry(Vec<Reg>);
 
-fn build(p: &DmaWriteEngineParams) -> Module {
+fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
     let b = p.bytes();
     let lb = p.lane_bits();
     let d = p.data_bits;
@@ -396,17 +412,38 @@ fn build(p: &DmaWriteEngineParams) -> Module {
         "base + region length on 65 bits (never wraps)",
         zext(&e_base, 65) + zext(&e_len, 65),
     );
+    let in_range = !end65.bit(64) & st.addr.q.expr().ge(&e_base) & end65.expr().le(&region_end);
     let ok = wire(
         &mut m,
         "check_ok",
         1,
         "Memory::check(key, addr, len, REMOTE_WRITE) of the reference",
+        // The unsafe variant keeps reading the range (so the nets stay used)
+        // and ignores it.
         e_valid.expr()
             & e_key.expr().eq(&st.key.q)
             & e_write.expr()
-            & !end65.bit(64)
-            & st.addr.q.expr().ge(&e_base)
-            & end65.expr().le(&region_end),
+            & if opts.unsafe_skip_bounds_check { in_range.logic_or(lit(1, 1)) } else { in_range },
+    );
+    // Ghost check, written apart from the design's: the region the rkey
+    // names (a valid entry with the same full key and remote write), and
+    // whether the placement lies inside it. Recorded per placement queue
+    // slot with the slot, so later properties know the region of the
+    // placement being issued, for any table contents.
+    let f_named = m.formal_wire("f_named", 1, "the table entry names this rkey with remote write allowed");
+    m.formal_assign(&f_named, e_valid.expr().logic_and(e_key.expr().eq(&st.key.q)).logic_and(&e_write));
+    let f_end = m.formal_wire("f_req_end", 65, "addr + len of the request, 65 bits");
+    m.formal_assign(&f_end, zext(&st.addr.q, 65) + zext(&st.len.q, 65));
+    let f_region_end = m.formal_wire("f_region_end", 65, "base + len of the region, 65 bits");
+    m.formal_assign(&f_region_end, zext(&e_base, 65) + zext(&e_len, 65));
+    let f_allow = m.formal_wire("f_allow", 1, "the placement is inside the region its rkey names");
+    m.formal_assign(
+        &f_allow,
+        f_named
+            .expr()
+            .logic_and(zext(&st.addr.q, 65).ge(zext(&e_base, 65)))
+            .logic_and(f_end.expr().le(&f_region_end))
+            .logic_and(f_end.bit(64).logic_not()),
     );
     let pqi = pqb - 1;
     for (k, e) in pq.iter().enumerate() {
@@ -422,6 +459,26 @@ fn build(p: &DmaWriteEngineParams) -> Module {
         ));
     }
     m.next(if_then(&st.valid.q, vec![set(&pq_wr.next, pq_wr.q.expr() + lit(pqb, 1))]));
+    let mut f_slots = Vec::new();
+    for (k, e) in pq.iter().enumerate() {
+        let hit = st.valid.q.expr() & pq_wr.q.slice(pqi - 1, 0).eq(lit(pqi, k as u64));
+        let allow = m.formal_wire(&format!("f_pq{k}_allow"), 1, "ghost check result of the placement in this slot");
+        let base = m.formal_wire(&format!("f_pq{k}_base"), rb, "base of the region it names");
+        let end = m.formal_wire(&format!("f_pq{k}_end"), 65, "base + len of that region");
+        m.formal_seq(vec![if_else(
+            &rst,
+            vec![set(&allow, lit(1, 0))],
+            vec![if_then(hit, vec![set(&allow, &f_allow), set(&base, &e_base), set(&end, &f_region_end)])],
+        )]);
+        m.assert(
+            &format!("a_pq{k}_ok_checked"),
+            &format!(
+                "placement queue slot {k} holds an accepted placement only if it lies in the region its rkey names"
+            ),
+            implies(&e.0[3].q, &allow),
+        );
+        f_slots.push((allow, base, end));
+    }
 
     // ---- placement queue heads ----
     // (field, top bit read) per reader: the payload path needs neither the
@@ -537,6 +594,52 @@ fn build(p: &DmaWriteEngineParams) -> Module {
     m.assign(port("m_axi_awsize"), lit(3, u64::from(lb)));
     m.assign(port("m_axi_awburst"), lit(2, 1));
     m.assign(port("m_axi_awvalid"), &aw_valid.q);
+
+    // The region of the burst generator's head placement, and of the burst
+    // in the AW register (loaded with it).
+    let bidx = pq_bg.q.slice(pqi - 1, 0);
+    let f_bg_allow = m.formal_wire("f_bg_allow", 1, "ghost check of the burst generator's head placement");
+    let f_bg_base = m.formal_wire("f_bg_base", rb, "its region's base");
+    let f_bg_end = m.formal_wire("f_bg_end", 65, "its region's end");
+    m.formal_comb(vec![case(
+        bidx.clone(),
+        f_slots
+            .iter()
+            .enumerate()
+            .map(|(k, (a, b0, e0))| {
+                (vec![lit(pqi, k as u64)], vec![set(&f_bg_allow, a), set(&f_bg_base, b0), set(&f_bg_end, e0)])
+            })
+            .collect(),
+        None,
+    )]);
+    m.assert(
+        "a_reject_no_aw",
+        "a placement outside the region its rkey names (or naming none) issues no AW burst",
+        implies(bg_valid.expr().logic_and(f_bg_allow.expr().logic_not()), bg_issue.expr().logic_not()),
+    );
+    let f_aw_base = m.formal_wire("f_aw_base", rb, "region base of the burst in the AW register");
+    let f_aw_end = m.formal_wire("f_aw_end", 65, "region end of the burst in the AW register");
+    let f_aw_allow = m.formal_wire("f_aw_allow", 1, "the burst in the AW register belongs to an allowed placement");
+    m.formal_seq(vec![if_then(
+        &bg_issue,
+        vec![set(&f_aw_base, &f_bg_base), set(&f_aw_end, &f_bg_end), set(&f_aw_allow, &f_bg_allow)],
+    )]);
+    let f_aw_last = m.formal_wire("f_aw_last_beat", 65, "address of the burst's last beat (beat-aligned), 65 bits");
+    let awaddr = port("m_axi_awaddr");
+    m.formal_assign(
+        &f_aw_last,
+        cat(&[zext(awaddr.slice(63, lb), 65 - lb) + zext(port("m_axi_awlen"), 65 - lb), lit(lb, 0)]),
+    );
+    m.assert(
+        "a_aw_in_region",
+        "every AW burst lies in the region its placement's rkey named when it was checked: its first byte at or \
+         above the base, its last beat starting below base + len (bytes of that beat past the placement carry \
+         no strobe)",
+        implies(
+            &aw_valid.q,
+            f_aw_allow.expr().logic_and(awaddr.expr().ge(&f_aw_base)).logic_and(f_aw_last.expr().lt(&f_aw_end)),
+        ),
+    );
 
     // Response queue push.
     let rsp_push = wire(&mut m, "rsp_push", 1, "an entry enters the response queue", bg_done.expr() | &bg_issue);
@@ -708,6 +811,22 @@ fn build(p: &DmaWriteEngineParams) -> Module {
         ],
     ));
     m.next(if_then(act.expr() & &consume, vec![set(&prev_data.next, &tdata), set(&prev_keep.next, &tkeep)]));
+    let widx_pq = pq_wd.q.slice(pqi - 1, 0);
+    let f_wd_allow = m.formal_wire("f_wd_allow", 1, "ghost check of the payload path's head placement");
+    m.formal_comb(vec![case(
+        widx_pq,
+        f_slots
+            .iter()
+            .enumerate()
+            .map(|(k, (a, _, _))| (vec![lit(pqi, k as u64)], vec![set(&f_wd_allow, a)]))
+            .collect(),
+        None,
+    )]);
+    m.assert(
+        "a_reject_no_w",
+        "a placement outside the region its rkey names produces no W beat (its payload is drained)",
+        implies(wd_valid.expr().logic_and(f_wd_allow.expr().logic_not()), act.expr().logic_not()),
+    );
     let wd_pop = wire(
         &mut m,
         "wd_pop",
@@ -731,5 +850,171 @@ fn build(p: &DmaWriteEngineParams) -> Module {
     m.assign(port("m_axi_wlast"), mux(widx, &wq[1].0[2].q, &wq[0].0[2].q));
     m.next(if_then(wvalid.expr() & &port("m_axi_wready"), vec![set(&wq_rd.next, wq_rd.q.expr() + lit(2, 1))]));
     m.assign(port("stat_frame_err"), &frame.q);
+
+    // Interface rules: assumptions on the inputs, assertions on the outputs.
+    let rst = port("rst");
+    let ps = |names: &[&str]| -> Vec<Signal> { names.iter().map(|n| port(n)).collect() };
+    valid_ready(
+        &mut m,
+        "s_mr",
+        Side::Sink,
+        &port("s_mr_valid"),
+        &port("s_mr_ready"),
+        &ps(&["s_mr_key", "s_mr_entry_valid", "s_mr_remote_write", "s_mr_base", "s_mr_len"]),
+        &rst,
+    );
+    valid_ready(
+        &mut m,
+        "s_req",
+        Side::Sink,
+        &port("s_req_valid"),
+        &port("s_req_ready"),
+        &ps(&["s_req_tag", "s_req_rkey", "s_req_addr", "s_req_len"]),
+        &rst,
+    );
+    valid_ready(
+        &mut m,
+        "s_axis",
+        Side::Sink,
+        &port("s_axis_tvalid"),
+        &port("s_axis_tready"),
+        &ps(&["s_axis_tdata", "s_axis_tkeep", "s_axis_tlast"]),
+        &rst,
+    );
+    valid_ready(
+        &mut m,
+        "m_cpl",
+        Side::Source,
+        &cpl_valid,
+        &port("m_cpl_ready"),
+        &ps(&["m_cpl_tag", "m_cpl_status"]),
+        &rst,
+    );
+    let axi = |n: &str| port(&format!("m_axi_{n}"));
+    let (awid, awaddr, awlen, awsize, awburst, awvalid, awready) =
+        (axi("awid"), axi("awaddr"), axi("awlen"), axi("awsize"), axi("awburst"), axi("awvalid"), axi("awready"));
+    let (wdata, wstrb, wlast, wvalid, wready) =
+        (axi("wdata"), axi("wstrb"), axi("wlast"), axi("wvalid"), axi("wready"));
+    let (bid, bresp, bvalid) = (axi("bid"), axi("bresp"), axi("bvalid"));
+    axi_write_master(
+        &mut m,
+        &AxiWrite {
+            name: "m_axi",
+            awid: &awid,
+            awaddr: &awaddr,
+            awlen: &awlen,
+            awsize: &awsize,
+            awburst: &awburst,
+            awvalid: &awvalid,
+            awready: &awready,
+            wdata: &wdata,
+            wstrb: &wstrb,
+            wlast: &wlast,
+            wvalid: &wvalid,
+            wready: &wready,
+            bid: &bid,
+            bresp: &bresp,
+            bvalid: &bvalid,
+            bready: &bready,
+        },
+        &rst,
+        p.max_burst,
+        b,
+    );
+
+    // Completions: at most one per placement, and per tag at most as many
+    // as requests carried it (for an arbitrary tag, an anyconst).
+    let req_in = req_fire.expr();
+    let cpl_fire = cpl_valid.expr().logic_and(port("m_cpl_ready"));
+    let cap = l + pd + out_n + 2;
+    let ow = 32 - cap.leading_zeros() + 1;
+    let f_open = m.formal_wire("f_open", ow, "placements requested and not yet completed");
+    let f_tag = m.formal_anyconst("f_tag", tb, "the tag whose completions are counted");
+    let f_tag_open = m.formal_wire("f_tag_open", ow, "requests with that tag not yet completed");
+    let tag_in = req_in.clone().logic_and(port("s_req_tag").expr().eq(&f_tag));
+    let tag_out = cpl_fire.clone().logic_and(port("m_cpl_tag").expr().eq(&f_tag));
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&f_open, lit(ow, 0)), set(&f_tag_open, lit(ow, 0))],
+        vec![
+            set(&f_open, f_open.expr() + zext(req_in, ow) - zext(cpl_fire.clone(), ow)),
+            set(&f_tag_open, f_tag_open.expr() + zext(tag_in, ow) - zext(tag_out.clone(), ow)),
+        ],
+    )]);
+    m.assert(
+        "a_cpl_once",
+        "a completion leaves only for a placement that has not completed yet: never twice for one placement",
+        implies(cpl_fire.clone(), f_open.expr().ne(lit(ow, 0))),
+    );
+    m.assert(
+        "a_cpl_once_per_tag",
+        "for every tag, completions carrying it never outnumber the requests that carried it",
+        implies(tag_out, f_tag_open.expr().ne(lit(ow, 0))),
+    );
+    m.assert(
+        "a_open_bounded",
+        &format!("at most L + PLACE_DEPTH + OUTSTANDING + 2 = {cap} placements are in the engine"),
+        f_open.expr().le(lit(ow, u64::from(cap))),
+    );
+    let status = port("m_cpl_status");
+    m.cover(
+        "c_cpl_ok",
+        "a placement completes OK (after its bursts' responses)",
+        cpl_fire.clone().logic_and(status.expr().eq(lit(STATUS_BITS, u64::from(status::OK)))),
+    );
+    m.cover(
+        "c_cpl_access",
+        "a placement is rejected and completes ACCESS",
+        cpl_fire.clone().logic_and(status.expr().eq(lit(STATUS_BITS, u64::from(status::ACCESS)))),
+    );
+    m.cover("c_aw", "a burst is issued", awvalid.expr().logic_and(&awready));
+    let seen = m.formal_wire("f_seen_cpl", 1, "a completion has left since reset");
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&seen, lit(1, 0))],
+        vec![if_then(cpl_fire, vec![set(&seen, lit(1, 1))])],
+    )]);
+    m.cover(
+        "c_drained",
+        "after a completion, with no request in flight, every queue and output is empty again",
+        seen.expr()
+            .logic_and(f_open.expr().eq(lit(ow, 0)))
+            .logic_and(inflight.expr().eq(lit(pqb, 0)))
+            .logic_and(occ_bg.expr().eq(lit(pqb, 0)))
+            .logic_and(occ_wd.expr().eq(lit(pqb, 0)))
+            .logic_and(rsp_count.expr().eq(lit(ob, 0)))
+            .logic_and(wq_count.expr().eq(lit(2, 0)))
+            .logic_and(aw_valid.q.expr().logic_not()),
+    );
     m
+}
+
+/// Assertions of the engine that k-induction closes: the ghost check is
+/// written into each placement queue slot with the design's own result.
+const INDUCTIVE: &[&str] = &["a_reject_no_aw", "a_reject_no_w"];
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]), given the labels of its assertions.
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{Mode, Task};
+    let inductive =
+        |l: &String| INDUCTIVE.contains(&l.as_str()) || (l.starts_with("a_pq") && l.ends_with("_ok_checked"));
+    vec![
+        Task {
+            name: "prove",
+            mode: Mode::Prove(2),
+            asserts: Some(asserts.iter().filter(|l| inductive(l)).cloned().collect()),
+            why_bounded: "",
+        },
+        Task {
+            name: "bmc",
+            mode: Mode::Bmc(24),
+            asserts: Some(asserts.iter().filter(|l| !inductive(l)).cloned().collect()),
+            why_bounded: "the burst generator's bg_cur/bg_rem, the AW register and the response and completion \
+                          queues are related to the placement queue by invariants the properties do not state, so \
+                          from an arbitrary state k-induction finds unreachable counterexamples; 24 cycles cover \
+                          reset, the 16-cycle table clear, a table write and the first bursts",
+        },
+        Task { name: "cover", mode: Mode::Cover(30), asserts: None, why_bounded: "" },
+    ]
 }

@@ -24,6 +24,20 @@ pub enum NetKind {
     RegNext(usize),
     /// Registered read data of memory `mems[i]`.
     MemRead(usize),
+    /// Formal-only signal (ghost state, `$past`-style registers): declared
+    /// inside `` `ifdef FORMAL ``, driven by formal items only, read by
+    /// formal items and properties only.
+    Formal,
+    /// Formal-only constant the solver picks once, `(* anyconst *) reg`:
+    /// "for every value" without enumerating them.
+    FormalAnyconst,
+}
+
+impl NetKind {
+    /// Declared inside `` `ifdef FORMAL ``: synthesis and simulators never see it.
+    pub fn is_formal(self) -> bool {
+        matches!(self, NetKind::Formal | NetKind::FormalAnyconst)
+    }
 }
 
 /// A declared net.
@@ -35,6 +49,8 @@ pub struct NetDecl {
     pub comment: String,
     /// Banner the port is listed under (ports only).
     pub group: Option<String>,
+    /// Initial value in the declaration (`reg x = 1'b0;`); formal nets only.
+    pub init: Option<u64>,
 }
 
 /// A `parameter` or `localparam`.
@@ -69,6 +85,12 @@ pub struct RegDecl {
     /// no reset (the valid bit beside them carries it).
     pub reset: Option<u64>,
 }
+
+/// Name of the formal register that is 0 in the first cycle only.
+pub const PAST_VALID: &str = "f_past_valid";
+
+/// Label of the assumption that the first cycle is a reset.
+pub const RESET_FIRST: &str = "f_reset_first";
 
 /// Handle to a register, returned by [`Module::reg`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,6 +240,44 @@ pub fn case(sel: impl Into<Expr>, arms: Vec<(Vec<Expr>, Vec<Stmt>)>, default: Op
     }
 }
 
+/// What a formal property asks of the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropKind {
+    /// Must hold in every reachable cycle (a failure is a counterexample).
+    Assert,
+    /// Restricts the inputs: traces where it fails are not considered.
+    Assume,
+    /// Must be reachable (a cover mode run finds a trace to it).
+    Cover,
+}
+
+impl PropKind {
+    /// The Verilog keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PropKind::Assert => "assert",
+            PropKind::Assume => "assume",
+            PropKind::Cover => "cover",
+        }
+    }
+}
+
+/// A formal property: an immediate `label: assert (cond);` (or `assume`,
+/// `cover`) in the module's property block, a clocked block inside
+/// `` `ifdef FORMAL ``. Checked from the second cycle on: the first cycle is
+/// assumed to be a reset (`f_reset_first`), so registers without a reset
+/// value start arbitrary, as in hardware.
+#[derive(Clone, Debug)]
+pub struct Property {
+    pub kind: PropKind,
+    /// Identifier: names the property in the tools' reports.
+    pub label: String,
+    /// What it means and why it holds, printed above it.
+    pub comment: String,
+    /// One bit.
+    pub cond: Expr,
+}
+
 /// Body item of a module, printed in the order added.
 #[derive(Clone, Debug)]
 pub enum Item {
@@ -296,6 +356,10 @@ pub struct Module {
     pub(crate) next_state: Vec<Stmt>,
     pub(crate) clock: Option<(Signal, Signal)>,
     pub(crate) doc: Option<String>,
+    /// Formal-only logic (ghost state, past registers), printed inside
+    /// `` `ifdef FORMAL ``.
+    pub(crate) formal_items: Vec<Item>,
+    pub(crate) props: Vec<Property>,
     group: Option<String>,
 }
 
@@ -313,6 +377,8 @@ impl Module {
             next_state: Vec::new(),
             clock: None,
             doc: None,
+            formal_items: Vec::new(),
+            props: Vec::new(),
             group: None,
         }
     }
@@ -360,7 +426,7 @@ impl Module {
     fn net(&mut self, name: &str, size: Size, kind: NetKind, comment: &str) -> (usize, Signal) {
         let group = matches!(kind, NetKind::Input | NetKind::Output).then(|| self.group.clone()).flatten();
         let sig = Signal::new(name, size.value);
-        self.nets.push(NetDecl { name: name.to_string(), size, kind, comment: comment.to_string(), group });
+        self.nets.push(NetDecl { name: name.to_string(), size, kind, comment: comment.to_string(), group, init: None });
         (self.nets.len() - 1, sig)
     }
 
@@ -490,6 +556,98 @@ impl Module {
             Some(Item::Instance(inst)) => inst,
             _ => unreachable!("an instance was just pushed"),
         }
+    }
+
+    /// Declares a formal-only signal (ghost state), printed inside
+    /// `` `ifdef FORMAL `` and driven by [`Module::formal_assign`],
+    /// [`Module::formal_comb`] or [`Module::formal_seq`]. Design logic may not
+    /// read it; reads of design nets by formal logic do not count as uses.
+    pub fn formal_wire(&mut self, name: &str, size: impl Into<Size>, comment: &str) -> Signal {
+        self.net(name, size.into(), NetKind::Formal, comment).1
+    }
+
+    /// A formal-only register with an initial value (`reg x = v;`), for
+    /// ghost state that must be known from the first cycle.
+    pub fn formal_reg_init(&mut self, name: &str, size: impl Into<Size>, init: u64, comment: &str) -> Signal {
+        let (i, s) = self.net(name, size.into(), NetKind::Formal, comment);
+        self.nets[i].init = Some(init);
+        s
+    }
+
+    /// A formal-only constant that the solver chooses once per trace
+    /// (`(* anyconst *) reg`): a property over it holds for every value.
+    pub fn formal_anyconst(&mut self, name: &str, size: impl Into<Size>, comment: &str) -> Signal {
+        self.net(name, size.into(), NetKind::FormalAnyconst, comment).1
+    }
+
+    /// `assign lhs = rhs;` inside `` `ifdef FORMAL ``; `lhs` is a formal net.
+    pub fn formal_assign(&mut self, lhs: impl Into<LValue>, rhs: impl Into<Expr>) {
+        self.formal_items.push(Item::Assign(lhs.into(), rhs.into()));
+    }
+
+    /// An `always @*` block inside `` `ifdef FORMAL ``.
+    pub fn formal_comb(&mut self, body: Vec<Stmt>) {
+        self.formal_items.push(Item::Comb(body));
+    }
+
+    /// An `always @(posedge clk)` block inside `` `ifdef FORMAL ``, for ghost
+    /// registers.
+    pub fn formal_seq(&mut self, body: Vec<Stmt>) {
+        self.formal_items.push(Item::Seq(body));
+    }
+
+    /// A comment before the next formal item.
+    pub fn formal_comment(&mut self, text: &str) {
+        self.formal_items.push(Item::Comment(text.to_string()));
+    }
+
+    /// `f_past_valid`: 0 in the first cycle, 1 after; declared on first use.
+    /// Every property is already gated by it.
+    pub fn past_valid(&mut self) -> Signal {
+        if let Some(n) = self.nets.iter().find(|n| n.name == PAST_VALID) {
+            return Signal::new(&n.name, 1);
+        }
+        let s = self.formal_reg_init(PAST_VALID, 1, 0, "0 in the first cycle (a reset), 1 after");
+        self.formal_seq(vec![set(&s, crate::expr::lit(1, 1))]);
+        s
+    }
+
+    /// `f_past_<name>`: the value `e` had in the previous cycle, as a
+    /// formal-only register (Verilog-2005 text; no `$past`). Valid whenever
+    /// a property runs (they are gated by `f_past_valid`).
+    pub fn past(&mut self, name: &str, e: impl Into<Expr>, comment: &str) -> Signal {
+        let e = e.into();
+        let w = e.width().unwrap_or(1);
+        self.past_valid();
+        let s = self.formal_wire(&format!("f_past_{name}"), w, comment);
+        self.formal_seq(vec![set(&s, e)]);
+        s
+    }
+
+    /// Adds a property; see [`Property`].
+    pub fn property(&mut self, kind: PropKind, label: &str, comment: &str, cond: impl Into<Expr>) {
+        self.past_valid();
+        self.props.push(Property { kind, label: label.to_string(), comment: comment.to_string(), cond: cond.into() });
+    }
+
+    /// `label: assert (cond);` — see [`Module::property`].
+    pub fn assert(&mut self, label: &str, comment: &str, cond: impl Into<Expr>) {
+        self.property(PropKind::Assert, label, comment, cond);
+    }
+
+    /// `label: assume (cond);` — see [`Module::property`].
+    pub fn assume(&mut self, label: &str, comment: &str, cond: impl Into<Expr>) {
+        self.property(PropKind::Assume, label, comment, cond);
+    }
+
+    /// `label: cover (cond);` — see [`Module::property`].
+    pub fn cover(&mut self, label: &str, comment: &str, cond: impl Into<Expr>) {
+        self.property(PropKind::Cover, label, comment, cond);
+    }
+
+    /// The formal properties, in the order added.
+    pub fn properties(&self) -> &[Property] {
+        &self.props
     }
 
     /// The one next-state block: every `<base>_next = <base>_reg`, then the

@@ -75,6 +75,14 @@
 //! style attributes on one line and a registered read (one cycle latency),
 //! two-space indentation, and no `initial` blocks.
 //!
+//! Formal properties ([`Module::assert`], [`Module::assume`],
+//! [`Module::cover`]) and their ghost logic ([`Module::formal_wire`],
+//! [`Module::past`], [`Module::formal_anyconst`]) print inside
+//! `` `ifdef FORMAL ``, so synthesis and simulators never see them; the
+//! checks keep design and formal nets apart. [`formal`] has the interface
+//! rules every block reuses, [`proof`] runs SymbiYosys on them
+//! (`scripts/formal`, `docs/verification.md`).
+//!
 //! See [`example`]: `event_log_design` is a two-module design (a register
 //! block, a memory, an instance with a parameter override) and `tour` uses
 //! every remaining expression and statement form. Both are snapshotted under
@@ -85,18 +93,19 @@ pub mod check;
 pub mod dma_write_engine;
 pub mod example;
 pub mod expr;
+pub mod formal;
 pub mod ir;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
-pub mod rx_parser;
 pub mod print;
-pub mod sack_gen;
+pub mod proof;
 
 pub use check::{CheckError, CheckErrors};
 pub use expr::{cat, index_bits, lit, mux, repl, zext, BinOp, Expr, LValue, Signal, UnOp, WidthError};
 pub use ir::{
-    case, if_else, if_then, set, CaseArm, Dir, Instance, Mem, MemStyle, Module, ModuleSig, PortSig, Reg, Stmt,
+    case, if_else, if_then, set, CaseArm, Dir, Instance, Mem, MemStyle, Module, ModuleSig, PortSig, PropKind, Property,
+    Reg, Stmt,
 };
 pub use param::{Param, ParamExpr, ParamOp, Size};
 pub use print::{expr_string, Header};

@@ -29,6 +29,7 @@ use mrnic_model::path_selector::{self as model, ParamError, PathSelectorParams, 
 use mrnic_proto::Config;
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
+use crate::formal::{implies, valid_ready, Side};
 use crate::ir::{case, if_then, set, MemStyle, Module};
 use crate::param::{ParamExpr, Size};
 use crate::{CheckErrors, Header};
@@ -141,6 +142,24 @@ fn build(p: &PathSelectorParams) -> Module {
     let (m_sel_valid, m_sel_ready) = (port("m_sel_valid"), port("m_sel_ready"));
     let (m_sel_conn, m_sel_path, m_sel_none) = (port("m_sel_conn"), port("m_sel_path"), port("m_sel_none"));
     let (cw, pw) = (p.conn_bits, p.path_bits);
+    valid_ready(
+        &mut m,
+        "s_req",
+        Side::Sink,
+        &s_req_valid,
+        &s_req_ready,
+        &[s_req_conn.clone(), s_req_elig.clone(), s_req_weight.clone(), s_req_clr.clone()],
+        &rst,
+    );
+    valid_ready(
+        &mut m,
+        "m_sel",
+        Side::Source,
+        &m_sel_valid,
+        &m_sel_ready,
+        &[m_sel_conn.clone(), m_sel_path.clone(), m_sel_none.clone()],
+        &rst,
+    );
 
     // ---- registers ----
     let init = m.reg("init", 1, 1, "clear sweep running: one credit word zeroed per cycle");
@@ -269,6 +288,7 @@ fn build(p: &PathSelectorParams) -> Module {
     // ---- pick stage: per path ----
     m.comment("Per path: clear, weight floor 1, credit + weight saturating at the top.");
     let mut added = Vec::new();
+    let mut credits = Vec::new();
     let mut keys = Vec::new();
     let mut eff_weights = Vec::new();
     for i in 0..paths {
@@ -288,6 +308,7 @@ fn build(p: &PathSelectorParams) -> Module {
         let ew = m.wire(&format!("path{i}_elig_weight"), sb, "weight if eligible, else 0");
         m.assign(&ew, mux(pick.elig.q.bit(i), zext(&w, sb), lit(sb, 0)));
         added.push(a);
+        credits.push(c);
         keys.push(key);
         eff_weights.push(ew);
     }
@@ -350,6 +371,66 @@ fn build(p: &PathSelectorParams) -> Module {
     }
     m.assign(&new_credits, cat(&parts));
 
+    // Properties of the pick: eligibility, argmax, and SWRR's zero-sum update.
+    m.assert(
+        "a_pick_eligible",
+        "the pick stage's winner is an eligible path, and there is a winner whenever a path is eligible",
+        implies(
+            &pick.valid.q,
+            win_valid
+                .expr()
+                .eq(pick.elig.q.expr().reduce_or())
+                .logic_and(implies(&win_valid, pick.elig.q.expr().bit_at(win_idx.expr()))),
+        ),
+    );
+    for (i, key) in keys.iter().enumerate() {
+        let before_win = lit(pw, i as u64).lt(&win_idx);
+        m.assert(
+            &format!("a_pick_argmax_{i}"),
+            &format!(
+                "eligible path {i} has no larger added credit than the winner, and not an equal one if it has a \
+                 lower index (ties go to the lower index)"
+            ),
+            implies(
+                pick.valid.q.expr().logic_and(pick.elig.q.bit(i as u32)),
+                key.expr().lt(&win_key).logic_or(key.expr().eq(&win_key).logic_and(before_win.logic_not())),
+            ),
+        );
+    }
+    // SWRR's zero-sum update, path by path: the credit moves by the path's
+    // weight if eligible, minus the eligible weight sum if it won. Summed over
+    // the paths the moves cancel (elig_weight_sum is the sum of the eligible
+    // weights), which is what bounds each path's credit and so its share.
+    let f_total = m.formal_wire("f_total", cb, "the eligible weight sum on credit bits");
+    m.formal_assign(&f_total, zext(&total, cb));
+    let f_underflow = m.formal_wire("f_win_saturated", 1, "the winner's subtraction saturated at the smallest credit");
+    m.formal_assign(&f_underflow, win_sub.bit(cb).logic_and(win_sub.bit(cb - 1).logic_not()));
+    for i in 0..paths {
+        let c = &credits[i as usize];
+        let a = &added[i as usize];
+        let new = m.formal_wire(&format!("f_path{i}_new_credit"), cb, "credit written back");
+        m.formal_assign(&new, new_credits.slice(i * cb + cb - 1, i * cb));
+        let won = win_valid.expr().logic_and(win_idx.expr().eq(lit(pw, u64::from(i))));
+        // An eligible path saturated when credit + weight would pass the top.
+        let over = pick.elig.q.bit(i).logic_and(c.bit(cb - 1).logic_not()).logic_and(a.expr().eq(lit(cb, credit_max)));
+        let sat = over.logic_or(won.clone().logic_and(&f_underflow));
+        let gain = mux(
+            pick.elig.q.bit(i),
+            zext(pick.weight.q.slice(i * wb + wb - 1, i * wb).eq(lit(wb, 0)), cb)
+                | zext(pick.weight.q.slice(i * wb + wb - 1, i * wb), cb),
+            lit(cb, 0),
+        );
+        let pay = mux(won, f_total.expr(), lit(cb, 0));
+        m.assert(
+            &format!("a_path{i}_credit_move"),
+            &format!(
+                "unless it saturates, path {i}'s credit moves by its weight (0 counting as 1) if eligible, minus the \
+                 eligible weight sum if it won: the zero-sum SWRR update"
+            ),
+            implies(pick.valid.q.expr().logic_and(sat.logic_not()), (new.expr() - c).eq(gain - pay)),
+        );
+    }
+
     // ---- output FIFO ----
     let push = pick.valid.q.clone();
     let pop = m.wire("sel_pop", 1, "decision handshake");
@@ -386,6 +467,65 @@ fn build(p: &PathSelectorParams) -> Module {
     m.assign(&m_sel_conn, head.slice(entry_w - 1, pw + 1));
     m.assign(&m_sel_path, head.slice(pw, 1));
     m.assign(&m_sel_none, head.bit(0));
+
+    // Properties of the output FIFO. Ghost state: the eligible set of the
+    // request behind each FIFO slot, written with the slot.
+    m.assert(
+        "a_fifo_room",
+        "the FIFO never holds more decisions than it has slots, counting the requests still in the read pipeline",
+        (zext(&fifo_count.q, fb + 2) + zext(&inflight, fb + 2)).le(lit(fb + 2, u64::from(depth))),
+    );
+    m.assert(
+        "a_fifo_pointers",
+        "the FIFO pointers are apart by the count",
+        (fifo_wr.q.expr() - &fifo_rd.q).eq(fifo_count.q.slice(fb.max(1) - 1, 0)),
+    );
+    let mut head_elig = Vec::new();
+    for (j, slot) in fifo.iter().enumerate() {
+        let elig = m.formal_wire(&format!("f_fifo{j}_elig"), paths, "eligible paths of the request behind this slot");
+        m.formal_seq(vec![if_then(
+            push.expr().logic_and(fifo_wr.q.expr().eq(lit(fb, j as u64))),
+            vec![set(&elig, &pick.elig.q)],
+        )]);
+        let occupied = m.formal_wire(&format!("f_fifo{j}_occupied"), 1, "this slot holds a decision");
+        m.formal_assign(&occupied, zext(lit(fb, j as u64) - &fifo_rd.q, fb + 1).lt(&fifo_count.q));
+        let path = m.formal_wire(&format!("f_fifo{j}_path"), pw, "the slot's path");
+        m.formal_assign(&path, slot.q.slice(pw, 1));
+        m.assert(
+            &format!("a_fifo{j}_eligible"),
+            &format!("FIFO slot {j} holds an eligible path of its request, or none when none was eligible"),
+            implies(&occupied, mux(slot.q.bit(0), elig.expr().eq(lit(paths, 0)), elig.expr().bit_at(path.expr()))),
+        );
+        head_elig.push(elig);
+    }
+    let f_head = m.formal_wire("f_head_elig", paths, "eligible paths of the head decision's request");
+    m.formal_comb(vec![case(
+        &fifo_rd.q,
+        (0..depth).map(|j| (vec![lit(fb, u64::from(j))], vec![set(&f_head, &head_elig[j as usize])])).collect(),
+        None,
+    )]);
+    m.assert(
+        "a_sel_eligible",
+        "m_sel never names a path that was not eligible in its request; m_sel_none only when no path was",
+        implies(&m_sel_valid, mux(&m_sel_none, f_head.expr().eq(lit(paths, 0)), f_head.expr().bit_at(&m_sel_path))),
+    );
+    let sel_fire = m_sel_valid.expr().logic_and(&m_sel_ready);
+    m.cover("c_sel_path", "a decision naming a path leaves", sel_fire.clone().logic_and(m_sel_none.expr().logic_not()));
+    m.cover("c_sel_none", "a decision with no eligible path leaves", sel_fire.logic_and(&m_sel_none));
+    let seen = m.formal_wire("f_seen_sel", 1, "a decision has left since reset");
+    m.formal_seq(vec![crate::ir::if_else(
+        &rst,
+        vec![set(&seen, lit(1, 0))],
+        vec![if_then(m_sel_valid.expr().logic_and(&m_sel_ready), vec![set(&seen, lit(1, 1))])],
+    )]);
+    m.cover(
+        "c_drained",
+        "after decisions have left, the pipeline and the FIFO drain empty with the sweep done",
+        seen.expr()
+            .logic_and(fifo_count.q.expr().eq(lit(fb + 1, 0)))
+            .logic_and(inflight.expr().eq(lit(fb + 1, 0)))
+            .logic_and(init.q.expr().logic_not()),
+    );
     m
 }
 
@@ -396,4 +536,15 @@ fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
         Some(e) if e.eval() == Some(i64::from(d.width)) => Size::from(e.clone()),
         _ => Size::from(d.width),
     }
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]): every assertion by k-induction, the covers to a
+/// depth past the clear sweep (`CONNS` cycles after reset).
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{Mode, Task};
+    vec![
+        Task { name: "prove", mode: Mode::Prove(2), asserts: None, why_bounded: "" },
+        Task { name: "cover", mode: Mode::Cover(24), asserts: None, why_bounded: "" },
+    ]
 }

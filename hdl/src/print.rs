@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::check::{procedural_nets, CheckErrors};
 use crate::expr::{Expr, LValue, UnOp};
-use crate::ir::{Item, MemDecl, Module, NetKind, Stmt};
+use crate::ir::{Item, MemDecl, Module, NetKind, Stmt, PAST_VALID, RESET_FIRST};
 
 /// What the file header says about where a file came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -330,7 +330,72 @@ impl Printer {
             }
             self.line(1, "end");
         }
+        self.formal(m);
         self.out.push('\n');
+    }
+
+    /// The formal section: formal-only nets and logic, then one clocked
+    /// block with every property, all inside `` `ifdef FORMAL `` so that
+    /// synthesis, Icarus and Verilator never see it. Immediate assertions
+    /// in a clocked block are what Yosys's `read_verilog -formal` reads.
+    fn formal(&mut self, m: &Module) {
+        if m.props.is_empty() && m.formal_items.is_empty() {
+            return;
+        }
+        self.out.push_str("\n`ifdef FORMAL\n");
+        self.comment(
+            1,
+            "Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.",
+        );
+        let mut rows = Vec::new();
+        let decls: Vec<_> = m.nets.iter().filter(|n| n.kind.is_formal()).collect();
+        let rw = decls.iter().map(|n| n.size.range().len()).max().unwrap_or(0);
+        for n in decls {
+            let kind = match n.kind {
+                NetKind::FormalAnyconst => "(* anyconst *) reg ",
+                _ if self.procedural.contains(&n.name) => "reg ",
+                _ => "wire",
+            };
+            let init = match n.init {
+                Some(v) => format!(" = {}", expr_string(&crate::expr::lit(n.size.value, v))),
+                None => String::new(),
+            };
+            rows.push((format!("{kind} {}{}{init};", pad(&n.size.range(), rw), n.name), one_line(&n.comment)));
+        }
+        if !rows.is_empty() {
+            aligned(&mut self.out, IND, &rows);
+        }
+        let mut prev: Option<&Item> = None;
+        for item in &m.formal_items {
+            let joined =
+                matches!((prev, item), (Some(Item::Comment(_)), _) | (Some(Item::Assign(..)), Item::Assign(..)));
+            if !joined {
+                self.out.push('\n');
+            }
+            prev = Some(item);
+            self.item(item);
+        }
+        if !m.props.is_empty() {
+            let clk = self.clk.clone();
+            let rst = m.clock.as_ref().map(|(_, r)| r.name().to_string()).unwrap_or_default();
+            self.out.push('\n');
+            self.line(1, &format!("always @(posedge {clk}) begin"));
+            self.line(2, &format!("if (!{PAST_VALID}) begin"));
+            self.comment(3, "The first cycle is a reset; registers without a reset value start arbitrary.");
+            self.line(3, &format!("{RESET_FIRST}: assume ({rst});"));
+            self.line(2, "end else begin");
+            for (i, p) in m.props.iter().enumerate() {
+                if i > 0 {
+                    self.out.push('\n');
+                }
+                self.comment(3, &p.comment);
+                let text = format!("{}: {} ({});", p.label, p.kind.keyword(), expr_string(&p.cond));
+                self.line(3, &text);
+            }
+            self.line(2, "end");
+            self.line(1, "end");
+        }
+        self.out.push_str("`endif\n");
     }
 
     fn declarations(&mut self, m: &Module) {

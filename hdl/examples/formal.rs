@@ -1,0 +1,95 @@
+//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]]`:
+//! generates every block with its formal properties for a built-in config,
+//! writes one SymbiYosys task per block and mode under `DIR/<config>/`, runs
+//! them and prints a table of results per property. A failed assertion
+//! prints its counterexample VCD and the command that replays it.
+//! `scripts/formal` installs the tools and runs this.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use mrnic_hdl::proof::{blocks, header, run_task, table, write_task, Status, Tools};
+use mrnic_proto::Config;
+
+fn main() -> ExitCode {
+    let mut config = "small".to_string();
+    let mut out = PathBuf::from("target/formal-runs");
+    let mut only: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--config" => config = args.next().unwrap_or_default(),
+            "--out" => out = PathBuf::from(args.next().unwrap_or_default()),
+            "--only" => only = args.next(),
+            _ => {
+                eprintln!("usage: formal [--config small|default] [--out DIR] [--only BLOCK[_TASK]]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let cfg = match Config::builtin(&config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("formal: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let tools = match Tools::find() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("formal: {e} (scripts/setup installs it)");
+            return ExitCode::from(2);
+        }
+    };
+    let blocks = match blocks(&cfg) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("formal: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let dir = out.join(&cfg.name);
+    let mut outcomes = Vec::new();
+    for b in &blocks {
+        for t in &b.tasks {
+            let id = format!("{}_{}", b.module.name(), t.name);
+            if only.as_ref().is_some_and(|o| !id.starts_with(o.as_str())) {
+                continue;
+            }
+            let h = header(&cfg, b.module.name());
+            if let Err(e) = write_task(&dir, &b.module, &h, t, &tools) {
+                eprintln!("formal: writing {id} under {}: {e}", dir.display());
+                return ExitCode::FAILURE;
+            }
+            eprintln!("formal: {id}: {} ({}) ...", t.mode.describe(), tools.solver);
+            let o = run_task(&dir, &b.module, t);
+            eprintln!("formal: {id}: {:?} in {:.1} s", o.status, o.seconds);
+            outcomes.push(o);
+        }
+    }
+    println!("\n{}", table(&blocks, &outcomes));
+    let mut bad = false;
+    for o in &outcomes {
+        let failed = match &o.status {
+            Status::Pass => false,
+            Status::Error(why) => {
+                println!("{}_{}: the tools failed:\n{why}", o.block, o.task.name);
+                true
+            }
+            _ => true,
+        };
+        if failed {
+            bad = true;
+            println!("{}_{}: {:?}; failed: {}", o.block, o.task.name, o.status, o.failed.join(", "));
+            for t in &o.traces {
+                println!("  trace: {}", t.display());
+            }
+            println!("  replay: {}", o.command);
+        }
+    }
+    if bad {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

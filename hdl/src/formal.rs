@@ -1,0 +1,236 @@
+//! Interface properties, stated once and attached to any block's ports.
+//!
+//! Each rule is written from the side that must keep it: on a block's
+//! outputs it is an assertion (the block must keep it), on its inputs the
+//! same rule is an assumption (the neighbour keeps it; the proof relies on
+//! it). Labels start with `a_` (assert), `asm_` (assume) or `c_` (cover),
+//! then the channel name, so a report line names the port that broke.
+//!
+//! Everything here is Verilog-2005 text inside `` `ifdef FORMAL ``: "the
+//! previous cycle" is a formal-only register ([`Module::past`]), "for every
+//! value" is an `(* anyconst *)` register ([`Module::formal_anyconst`]).
+
+use crate::expr::{cat, lit, zext, Expr, Signal};
+use crate::ir::{if_else, if_then, set, Module};
+
+/// Which side of a channel the module is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The module drives valid and the payload: the rules are assertions.
+    Source,
+    /// The module drives ready: the rules are assumptions on its inputs.
+    Sink,
+}
+
+/// `!a || b`.
+pub fn implies(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
+    a.into().logic_not().logic_or(b)
+}
+
+fn prop(m: &mut Module, side: Side, label: &str, comment: &str, cond: Expr) {
+    match side {
+        Side::Source => m.assert(&format!("a_{label}"), comment, cond),
+        Side::Sink => m.assume(&format!("asm_{label}"), comment, cond),
+    }
+}
+
+/// A valid/ready channel (AXI4-Stream, an AXI4 or AXI4-Lite channel, or a
+/// block's own request/response ports): once valid is high it stays high
+/// until the handshake, and the payload holds still meanwhile. `name` is
+/// the channel's port prefix (`s_req`, `m_axi_aw`); `rst` cancels the rule
+/// for the cycle after a reset.
+pub fn valid_ready(
+    m: &mut Module,
+    name: &str,
+    side: Side,
+    valid: &Signal,
+    ready: &Signal,
+    payload: &[Signal],
+    rst: &Signal,
+) {
+    let stall = valid.expr().logic_and(ready.expr().logic_not()).logic_and(rst.expr().logic_not());
+    let stalled = m.past(&format!("{name}_stall"), stall, &format!("{name}: valid and not ready last cycle"));
+    let who = match side {
+        Side::Source => "this block",
+        Side::Sink => "the neighbour",
+    };
+    prop(
+        m,
+        side,
+        &format!("{name}_valid_held"),
+        &format!("{name}: valid stays high until its handshake ({who} keeps it)"),
+        implies(&stalled, valid),
+    );
+    if payload.is_empty() {
+        return;
+    }
+    let data = cat(&payload.iter().map(Signal::expr).collect::<Vec<_>>());
+    let before = m.past(&format!("{name}_payload"), data.clone(), &format!("{name}: payload last cycle"));
+    prop(
+        m,
+        side,
+        &format!("{name}_payload_stable"),
+        &format!("{name}: payload holds while valid and not ready ({who} keeps it)"),
+        implies(&stalled, data.eq(&before)),
+    );
+}
+
+/// The ports of an AXI4 write master (the block issues the writes).
+pub struct AxiWrite<'a> {
+    /// Port prefix, e.g. `m_axi`.
+    pub name: &'a str,
+    pub awid: &'a Signal,
+    pub awaddr: &'a Signal,
+    pub awlen: &'a Signal,
+    pub awsize: &'a Signal,
+    pub awburst: &'a Signal,
+    pub awvalid: &'a Signal,
+    pub awready: &'a Signal,
+    pub wdata: &'a Signal,
+    pub wstrb: &'a Signal,
+    pub wlast: &'a Signal,
+    pub wvalid: &'a Signal,
+    pub wready: &'a Signal,
+    pub bid: &'a Signal,
+    pub bresp: &'a Signal,
+    pub bvalid: &'a Signal,
+    pub bready: &'a Signal,
+}
+
+/// Widths of the ghost counters of [`axi_write_master`]: bursts are
+/// tracked by number up to `2^BURST_NO_BITS - 1`, which BMC depths reach.
+pub const BURST_NO_BITS: u32 = 3;
+
+/// The AXI4 write rules for a master issuing INCR bursts of full-width
+/// beats, at most `max_burst` beats, on a `data_bytes`-byte bus:
+/// - AW and W hold valid and payload until their handshakes (asserted), B
+///   holds its response until bready (assumed);
+/// - `awburst` is INCR, `awsize` the bus width, `awlen < max_burst`, and a
+///   burst never crosses a 4 KiB boundary (asserted);
+/// - `wlast` is on the last beat of each burst and nowhere else: for an
+///   arbitrary burst number N (an `anyconst`), the W beats of the N-th
+///   burst number `awlen + 1` of the N-th AW, whichever channel runs ahead
+///   (asserted; bursts 0 to `2^BURST_NO_BITS - 2`, where N can point);
+/// - no B response without a burst that is both addressed and fully
+///   written and has not had its response yet (assumed).
+pub fn axi_write_master(m: &mut Module, p: &AxiWrite, rst: &Signal, max_burst: u32, data_bytes: u32) {
+    let n = p.name;
+    let aw = format!("{n}_aw");
+    let payload = [p.awid.clone(), p.awaddr.clone(), p.awlen.clone(), p.awsize.clone(), p.awburst.clone()];
+    valid_ready(m, &aw, Side::Source, p.awvalid, p.awready, &payload, rst);
+    let w = format!("{n}_w");
+    valid_ready(m, &w, Side::Source, p.wvalid, p.wready, &[p.wdata.clone(), p.wstrb.clone(), p.wlast.clone()], rst);
+    let b = format!("{n}_b");
+    valid_ready(m, &b, Side::Sink, p.bvalid, p.bready, &[p.bid.clone(), p.bresp.clone()], rst);
+
+    let lb = data_bytes.trailing_zeros();
+    let lw = p.awlen.width();
+    m.assert(
+        &format!("a_{n}_awburst_incr"),
+        "every burst is INCR of full-width beats",
+        implies(p.awvalid, p.awburst.expr().eq(lit(2, 1)).logic_and(p.awsize.expr().eq(lit(3, u64::from(lb))))),
+    );
+    m.assert(
+        &format!("a_{n}_awlen_max"),
+        &format!("a burst has at most MAX_BURST = {max_burst} beats"),
+        implies(p.awvalid, p.awlen.expr().le(lit(lw, u64::from(max_burst - 1)))),
+    );
+    let page_beats = 4096 / data_bytes;
+    m.assert(
+        &format!("a_{n}_aw_4k"),
+        "a burst never crosses a 4 KiB boundary: its first beat's index in the page plus awlen stays in the page",
+        implies(
+            p.awvalid,
+            (zext(p.awaddr.slice(11, lb), 13) + zext(p.awlen, 13)).le(lit(13, u64::from(page_beats - 1))),
+        ),
+    );
+
+    // Ghost counters for B and wlast.
+    let cw = 9;
+    let aw_fire = p.awvalid.expr().logic_and(p.awready);
+    let w_fire = p.wvalid.expr().logic_and(p.wready);
+    let b_fire = p.bvalid.expr().logic_and(p.bready);
+    let aw_open = m.formal_wire(&format!("f_{n}_aw_open"), cw, "bursts addressed and not yet answered on B");
+    let w_open = m.formal_wire(&format!("f_{n}_w_open"), cw, "bursts fully written (wlast) and not yet answered");
+    let up_aw = m.formal_wire(&format!("f_{n}_aw_open_up"), cw, "aw_open + 1 on an AW handshake");
+    m.formal_assign(&up_aw, aw_open.expr() + zext(aw_fire.clone(), cw));
+    let up_w = m.formal_wire(&format!("f_{n}_w_open_up"), cw, "w_open + 1 on a wlast handshake");
+    m.formal_assign(&up_w, w_open.expr() + zext(w_fire.clone().logic_and(p.wlast), cw));
+    m.formal_seq(vec![if_else(
+        rst,
+        vec![set(&aw_open, lit(cw, 0)), set(&w_open, lit(cw, 0))],
+        vec![
+            set(&aw_open, up_aw.expr() - zext(b_fire.clone(), cw)),
+            set(&w_open, up_w.expr() - zext(b_fire.clone(), cw)),
+        ],
+    )]);
+    m.assume(
+        &format!("asm_{n}_b_after_write"),
+        "the slave answers only a burst that was addressed and fully written and not yet answered",
+        implies(p.bvalid, aw_open.expr().ne(lit(cw, 0)).logic_and(w_open.expr().ne(lit(cw, 0)))),
+    );
+
+    // wlast: the N-th burst on AW against the N-th burst on W.
+    let nb = BURST_NO_BITS + 1;
+    let pick = m.formal_anyconst(&format!("f_{n}_burst_no"), BURST_NO_BITS, "the burst whose beats are counted");
+    let pick = zext(&pick, nb);
+    let aw_no = m.formal_wire(&format!("f_{n}_aw_no"), nb, "AW handshakes so far (saturating)");
+    let w_no = m.formal_wire(&format!("f_{n}_w_no"), nb, "bursts finished on W so far (saturating)");
+    let len_known = m.formal_wire(&format!("f_{n}_len_known"), 1, "the picked burst's AW has been seen");
+    let len = m.formal_wire(&format!("f_{n}_len"), lw, "its awlen");
+    let beats = m.formal_wire(&format!("f_{n}_beats"), cw, "W beats of the picked burst so far");
+    let w_done = m.formal_wire(&format!("f_{n}_w_done"), 1, "the picked burst's wlast has been seen");
+    let sat = lit(nb, (1 << nb) - 1);
+    let aw_mine = m.formal_wire(&format!("f_{n}_aw_mine"), 1, "this AW handshake is the picked burst's");
+    m.formal_assign(&aw_mine, aw_fire.clone().logic_and(aw_no.expr().eq(pick.clone())));
+    let w_mine = m.formal_wire(&format!("f_{n}_w_mine"), 1, "this W handshake is a beat of the picked burst");
+    m.formal_assign(&w_mine, w_fire.clone().logic_and(w_no.expr().eq(pick.clone())));
+    m.formal_seq(vec![if_else(
+        rst,
+        vec![
+            set(&aw_no, lit(nb, 0)),
+            set(&w_no, lit(nb, 0)),
+            set(&len_known, lit(1, 0)),
+            set(&len, lit(lw, 0)),
+            set(&beats, lit(cw, 0)),
+            set(&w_done, lit(1, 0)),
+        ],
+        vec![
+            if_then(
+                aw_fire.clone().logic_and(aw_no.expr().ne(sat.clone())),
+                vec![set(&aw_no, aw_no.expr() + lit(nb, 1))],
+            ),
+            if_then(
+                w_fire.clone().logic_and(p.wlast).logic_and(w_no.expr().ne(sat)),
+                vec![set(&w_no, w_no.expr() + lit(nb, 1))],
+            ),
+            if_then(&aw_mine, vec![set(&len_known, lit(1, 1)), set(&len, p.awlen)]),
+            if_then(
+                &w_mine,
+                vec![set(&beats, beats.expr() + lit(cw, 1)), if_then(p.wlast, vec![set(&w_done, lit(1, 1))])],
+            ),
+        ],
+    )]);
+    m.assert(
+        &format!("a_{n}_wlast_beat"),
+        "on a beat of the picked burst whose AW is known, wlast is set exactly on beat awlen",
+        implies(w_mine.expr().logic_and(&len_known), p.wlast.expr().eq(beats.expr().eq(zext(&len, cw)))),
+    );
+    m.assert(
+        &format!("a_{n}_wlast_ahead"),
+        "when W runs ahead, the picked burst's AW has awlen + 1 beats if W finished it, and no fewer than W sent",
+        implies(
+            &aw_mine,
+            mux1(w_done.expr(), beats.expr().eq(zext(p.awlen, cw) + lit(cw, 1)), beats.expr().le(zext(p.awlen, cw))),
+        ),
+    );
+    m.cover(
+        &format!("c_{n}_second_burst_done"),
+        "a second burst is answered (the counters above are not vacuous)",
+        b_fire.logic_and(aw_no.expr().ge(lit(nb, 2))),
+    );
+}
+
+fn mux1(c: Expr, a: Expr, b: Expr) -> Expr {
+    crate::expr::mux(c, a, b)
+}

