@@ -98,8 +98,10 @@ pub mod ir;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
+pub mod rx_parser;
 pub mod print;
 pub mod proof;
+pub mod sack_gen;
 
 pub use check::{CheckError, CheckErrors};
 pub use expr::{cat, index_bits, lit, mux, repl, zext, BinOp, Expr, LValue, Signal, UnOp, WidthError};
