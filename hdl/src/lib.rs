@@ -101,6 +101,7 @@ pub mod path_telemetry;
 pub mod rx_parser;
 pub mod print;
 pub mod proof;
+pub mod recv_match;
 pub mod sack_gen;
 
 pub use check::{CheckError, CheckErrors};

@@ -59,7 +59,7 @@ pub fn verilog(cfg: &Config) -> Result<String, GenError> {
 
 /// A FIFO of `depth` registers; returns (valid, head payload zeroed while
 /// empty, count).
-fn fifo(
+pub(crate) fn fifo(
     m: &mut Module,
     name: &str,
     depth: u32,
