@@ -33,6 +33,8 @@ enum Command {
     Dissector(cmd::dissector::DissectorArgs),
     /// Print docs/spec.md, the normative protocol spec.
     Spec,
+    /// Seeded fault campaigns on the reference's lossy channel (`--replay SEED` re-runs one).
+    Campaign(cmd::campaign::CampaignArgs),
     /// Run a named testbench scenario (`mrnic scenario list`), or merge shard results.
     Scenario(cmd::scenario::ScenarioArgs),
     /// Golden vectors: generate them, or check a target (reference, model) against them.
@@ -47,6 +49,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Pcap(c) => cmd::pcap::run(c),
         Command::Dissector(a) => cmd::dissector::run(a),
         Command::Spec => cmd::spec::run(),
+        Command::Campaign(a) => cmd::campaign::run(a),
         Command::Scenario(a) => cmd::scenario::run(a),
         Command::Vectors(c) => cmd::vectors::run(c),
     }

@@ -15,6 +15,7 @@
 //! made where the protocol draft is silent.
 
 pub mod blast;
+pub mod campaign;
 pub mod channel;
 pub mod counters;
 pub mod fixed;

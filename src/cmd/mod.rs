@@ -1,5 +1,6 @@
 //! One module per `mrnic` subcommand.
 
+pub mod campaign;
 pub mod config;
 pub mod cosim;
 pub mod dissector;
