@@ -121,6 +121,9 @@ pub fn run_seed(campaign_seed: u64, i: u64) -> u64 {
     splitmix64(&mut s)
 }
 
+/// Per stream: (receive wr_id, bytes, immediate) in posting order.
+type Recvs = BTreeMap<u8, Vec<(u64, u32, Option<u32>)>>;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Write,
@@ -243,7 +246,7 @@ pub fn run_one(seed: u64, loss_max_ppm: u32) -> RunReport {
     let mut expect_recv = vec![0u8; region as usize];
     let mut spans = Vec::new();
     let mut sends: BTreeMap<u8, Vec<u64>> = BTreeMap::new();
-    let mut recvs: BTreeMap<u8, Vec<(u64, u32, Option<u32>)>> = BTreeMap::new();
+    let mut recvs: Recvs = BTreeMap::new();
     let mut off = 0u64;
     for (i, &(stream, kind, len)) in msgs.iter().enumerate() {
         let data: Vec<u8> = (0..len).map(|_| data_rng.next_u64() as u8).collect();
@@ -316,7 +319,7 @@ pub fn run_one(seed: u64, loss_max_ppm: u32) -> RunReport {
 fn check(
     sim: &mut Sim,
     sends: &BTreeMap<u8, Vec<u64>>,
-    recvs: &BTreeMap<u8, Vec<(u64, u32, Option<u32>)>>,
+    recvs: &Recvs,
     msgs: &[(u8, Kind, u32)],
     expect_write: &[u8],
     expect_recv: &[u8],
@@ -337,7 +340,7 @@ fn check(
         return Err(format!("send completions {per_stream:?}, expected (msn order) {sends:?}"));
     }
     let mut seen = BTreeSet::new();
-    let mut per_stream: BTreeMap<u8, Vec<(u64, u32, Option<u32>)>> = BTreeMap::new();
+    let mut per_stream: Recvs = BTreeMap::new();
     for c in &sim.completions[1] {
         if !seen.insert(c.wr_id) {
             return Err(format!("receive completion {} raised twice", c.wr_id));
