@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use mrnic_model::block::{Dir, PortDef};
 use mrnic_model::path_selector;
+use mrnic_model::rx_parser;
 use mrnic_proto::Config;
 
 #[path = "src/designs/verif_fifo.rs"]
@@ -34,7 +35,14 @@ fn designs() -> Vec<Design> {
         Design::new("verif_fifo", "test", None, || Ok((verif_fifo::verilog()?, verif_fifo::ports()))),
         block("path_selector", "small", mrnic_hdl::path_selector::verilog, path_selector_ports),
         block("path_selector", "default", mrnic_hdl::path_selector::verilog, path_selector_ports),
+        // 64-bit only: the 512-bit parser is covered by the Icarus replay in
+        // hdl/tests/rx_parser.rs, and would add minutes to every verif build.
+        block("rx_parser", "small", mrnic_hdl::rx_parser::verilog, rx_parser_ports),
     ]
+}
+
+fn rx_parser_ports(c: &Config) -> Result<Vec<PortDef>, rx_parser::ParamError> {
+    Ok(rx_parser::ports(&rx_parser::RxParserParams::from_config(c)?))
 }
 
 fn path_selector_ports(c: &Config) -> Result<Vec<PortDef>, path_selector::ParamError> {
