@@ -90,12 +90,12 @@ impl Plot {
             y1 = y0 + 1.0;
         }
         let xt = ticks(x0, x1, 8);
-        let yt = ticks(y0, y1, 6);
-        // Extend the axes to whole ticks.
+        let mut yt = ticks(y0, y1, 6);
+        // Extend the y axis to a whole tick, so the top is labelled.
         let step_y = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
-        y1 = y1.max(yt.last().copied().unwrap_or(y1));
         if yt.last().is_some_and(|&t| t < y1 - 1e-12) {
             y1 = yt.last().copied().unwrap_or(y1) + step_y;
+            yt.push(y1);
         }
         let pw = W - L - R;
         let ph = H - T - B;
