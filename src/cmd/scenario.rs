@@ -89,12 +89,7 @@ pub fn run(a: ScenarioArgs) -> Result<()> {
             }
             for p in &res.points {
                 if let Some(perf) = p.perf {
-                    println!(
-                        "{}: {:.2} M events/s ({:.2} s wall)",
-                        p.label,
-                        perf.events_per_s / 1e6,
-                        perf.wall_s
-                    );
+                    println!("{}: {:.2} M events/s ({:.2} s wall)", p.label, perf.events_per_s / 1e6, perf.wall_s);
                 }
             }
             if res.points.len() as u32 == res.total_points {
