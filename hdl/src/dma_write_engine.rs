@@ -990,8 +990,22 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
 }
 
 /// Assertions of the engine that k-induction closes: the ghost check is
-/// written into each placement queue slot with the design's own result.
-const INDUCTIVE: &[&str] = &["a_reject_no_aw", "a_reject_no_w"];
+/// written into each placement queue slot with the design's own result, and
+/// the output registers and queues hold their heads until the handshake and
+/// are loaded only with in-rule bursts.
+const INDUCTIVE: &[&str] = &[
+    "a_reject_no_aw",
+    "a_reject_no_w",
+    "a_m_axi_aw_valid_held",
+    "a_m_axi_aw_payload_stable",
+    "a_m_axi_w_valid_held",
+    "a_m_axi_w_payload_stable",
+    "a_m_cpl_valid_held",
+    "a_m_cpl_payload_stable",
+    "a_m_axi_awburst_incr",
+    "a_m_axi_awlen_max",
+    "a_m_axi_aw_4k",
+];
 
 /// How the properties of [`generate`]'s module are checked (see
 /// [`crate::proof`]), given the labels of its assertions.
