@@ -239,6 +239,13 @@ impl Nic {
         if cp.local_id > SEQ_MASK || cp.remote_id > SEQ_MASK {
             return Err(VerbsError::BadConnId(cp.local_id.max(cp.remote_id)));
         }
+        // The NIC holds at most `transport.connections` contexts, as the
+        // hardware's connection table does. (Ids are not yet table indexes:
+        // the reference keys contexts by the full 24-bit id.)
+        let table = self.cfg.proto.transport.connections;
+        if self.conns.len() as u32 >= table && !self.conns.contains_key(&cp.local_id) {
+            return Err(VerbsError::ConnTableFull(cp.local_id, table));
+        }
         if self.conns.contains_key(&cp.local_id) {
             return Err(VerbsError::ConnExists(cp.local_id));
         }

@@ -115,6 +115,8 @@ pub enum VerbsError {
     ConnExists(u32),
     #[error("connection id {0} does not fit the 24-bit dst_conn field")]
     BadConnId(u32),
+    #[error("connection {0}: the connection table is full ({1} entries)")]
+    ConnTableFull(u32, u32),
     #[error("{0} paths: a connection has 1..={1} paths")]
     BadPaths(u8, u32),
     #[error("stream {0}: the connection has {1} streams")]

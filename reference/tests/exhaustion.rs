@@ -164,12 +164,9 @@ fn window_full_stops_the_sender_and_all_paths_dead_fail_only_that_connection() {
     assert!(r.sim.nics[B].read_mem(WRITE_BASE, 1 << 20).unwrap().iter().all(|&x| x == 0));
 }
 
-/// Fails today: `Nic::create_conn` (reference/src/nic.rs) never compares
-/// the number of connections with `transport.connections` (16 in `small`),
-/// so the 17th connection is accepted although the hardware's connection
-/// table has 16 entries. Run with `--ignored` to see it.
+/// The connection table has 16 entries in `small`: a 17th connection is
+/// refused and the error names the table size.
 #[test]
-#[ignore = "core bug: Nic::create_conn does not enforce transport.connections (see docs/robustness.md)"]
 fn connection_table_full_is_refused() {
     let cfg = mrnic_proto::Config::builtin("small").unwrap();
     let n = cfg.transport.connections;
@@ -178,5 +175,10 @@ fn connection_table_full_is_refused() {
     for i in 0..n {
         nic.create_conn(cp(i)).unwrap();
     }
-    assert!(nic.create_conn(cp(n)).is_err(), "connection {} of a {n}-entry table was accepted", n + 1);
+    assert_eq!(
+        nic.create_conn(cp(n)),
+        Err(VerbsError::ConnTableFull(n, n)),
+        "connection {} of a {n}-entry table",
+        n + 1
+    );
 }
