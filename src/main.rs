@@ -33,6 +33,12 @@ enum Command {
     Dissector(cmd::dissector::DissectorArgs),
     /// Print docs/spec.md, the normative protocol spec.
     Spec,
+    /// The reference transport over UDP sockets: serve, send, or both ends in one process.
+    #[command(subcommand, name = "ref")]
+    Ref(cmd::reference::RefCmd),
+    /// Throughput benchmarks.
+    #[command(subcommand)]
+    Bench(cmd::bench::BenchCmd),
     /// Seeded fault campaigns on the reference's lossy channel (`--replay SEED` re-runs one).
     Campaign(cmd::campaign::CampaignArgs),
     /// Run a named testbench scenario (`mrnic scenario list`), or merge shard results.
@@ -49,6 +55,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Pcap(c) => cmd::pcap::run(c),
         Command::Dissector(a) => cmd::dissector::run(a),
         Command::Spec => cmd::spec::run(),
+        Command::Ref(c) => cmd::reference::run(c),
+        Command::Bench(c) => cmd::bench::run(c),
         Command::Campaign(a) => cmd::campaign::run(a),
         Command::Scenario(a) => cmd::scenario::run(a),
         Command::Vectors(c) => cmd::vectors::run(c),

@@ -24,7 +24,7 @@
 //! | 1 HELLO | sender | session u64, sender conn id u32, paths u8, streams u8, bytes u64, msg_size u32, seed u64, first psn u32 |
 //! | 2 WELCOME | server | session u64, server conn id u32, rkey u32, region base u64 |
 //! | 3 REJECT | server | session u64, reason (UTF-8, rest of the datagram) |
-//! | 4 DONE | sender | session u64, ok u8, elapsed ns u64, packets u64, retransmits u64, injected drops u64, rows u8, rows x 42 bytes of [`PathRow`] |
+//! | 4 DONE | sender | session u64, ok u8, elapsed ns u64, packets u64, retransmits u64, injected drops u64, rows u8, rows x 41 bytes of [`PathRow`] |
 //! | 5 VERDICT | server | session u64, matched u8, mismatched bytes u64, first mismatch offset u64, bytes placed u64, duplicates u64 |
 //!
 //! HELLO is resent every 200 ms until WELCOME or REJECT (5 s at most);
@@ -45,7 +45,8 @@ use crate::fixed::SEQ_MASK;
 use crate::memory::Access;
 use crate::path::{PathState, MIN_RTT_NONE};
 use crate::rng::splitmix64;
-use crate::udp::{DriverOpts, UdpDriver, CONTROL_MAGIC};
+use crate::udp::{DriverOpts, DriverStats, UdpDriver, CONTROL_MAGIC};
+use crate::udp_sys;
 use crate::verbs::{ConnParams, Sge, Status, VerbsError, WorkRequest, WrOp};
 
 /// Where the sender's source buffer lives in its memory.
@@ -72,6 +73,7 @@ pub fn udp_config() -> Config {
     c.timers.rto_min_us = 2_000;
     c.timers.rto_max_us = 60_000;
     c.timers.dead_probe_interval_us = 20_000;
+    c.cc.init_cwnd_bytes = c.cc.max_cwnd_bytes;
     c
 }
 
@@ -182,7 +184,7 @@ pub struct PathRow {
     pub retx: u64,
 }
 
-const ROW_LEN: usize = 42;
+const ROW_LEN: usize = 41;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Ctl {
@@ -490,6 +492,9 @@ pub struct SendReport {
     pub rows: Vec<PathRow>,
     /// The server's verdict, if it answered.
     pub verdict: Option<Verdict>,
+    /// The sender's socket-level counts, and its CPU time in the transfer.
+    pub driver: DriverStats,
+    pub cpu: Duration,
 }
 
 impl SendReport {
@@ -522,6 +527,15 @@ impl fmt::Display for SendReport {
             self.sack_losses,
             self.rto_fired,
             self.re_entropy
+        )?;
+        writeln!(
+            f,
+            "sender thread: CPU {:.3} s, {} waits for {:.3} s; {} datagrams out, {} in",
+            self.cpu.as_secs_f64(),
+            self.driver.waits,
+            self.driver.wait_ns as f64 / 1e9,
+            self.driver.tx_datagrams,
+            self.driver.rx_datagrams
         )?;
         match &self.verdict {
             Some(v) if v.matched => writeln!(f, "verify: OK, all {} bytes match at the server", h.bytes)?,
@@ -705,6 +719,7 @@ pub fn send(d: &mut UdpDriver, to: SocketAddrV4, o: &SendOpts) -> Result<SendRep
         };
         d.nic.post_send(SENDER_CONN, (i % o.streams as usize) as u8, wr)?;
     }
+    let (cpu0, stats0) = (udp_sys::thread_cpu_time(), d.stats);
     let mut completed = 0usize;
     let mut failure = None;
     let finished = d.run_until(o.timeout, |d| {
@@ -718,6 +733,10 @@ pub fn send(d: &mut UdpDriver, to: SocketAddrV4, o: &SendOpts) -> Result<SendRep
         completed == n_msgs || failure.is_some()
     })?;
     let elapsed = t0.elapsed();
+    let cpu = udp_sys::thread_cpu_time().saturating_sub(cpu0);
+    let mut driver = d.stats;
+    driver.waits -= stats0.waits;
+    driver.wait_ns -= stats0.wait_ns;
     if let Some(st) = failure {
         return Err(TransferError::Failed(st));
     }
@@ -767,6 +786,8 @@ pub fn send(d: &mut UdpDriver, to: SocketAddrV4, o: &SendOpts) -> Result<SendRep
         re_entropy: c.re_entropy,
         rows,
         verdict,
+        driver,
+        cpu,
     })
 }
 
@@ -831,6 +852,15 @@ pub fn serve(d: &mut UdpDriver, o: &ServeOpts) -> Result<ServeReport, TransferEr
     let expected_seed = o.expect_seed.unwrap_or(hello.seed);
     d.reset_nic(hello.seed ^ 0x5e7e);
     let rkey = d.nic.reg_mr(DST_BASE, hello.bytes, Access::REMOTE_WRITE)?;
+    // Touch every page of the region now, so that page faults are not
+    // charged to the transfer.
+    let zeros = vec![0u8; 1 << 20];
+    let mut off = 0;
+    while off < hello.bytes {
+        let n = (hello.bytes - off).min(zeros.len() as u64) as usize;
+        d.nic.write_mem(DST_BASE + off, &zeros[..n])?;
+        off += n as u64;
+    }
     let peer = u32::from(*from.ip());
     d.add_peer(peer, from);
     d.create_conn(ConnParams {
@@ -930,7 +960,7 @@ pub fn loopback(
     let mut server = UdpDriver::bind(any, cfg.clone(), o.seed ^ 0x5e7e, DriverOpts::default())?;
     let to = server.local_addr();
     let sopts = ServeOpts { expect_seed, quiet_timeout: Duration::from_secs(30), wait_timeout: Some(o.timeout) };
-    let handle = std::thread::spawn(move || serve(&mut server, &sopts));
+    let handle = std::thread::Builder::new().name("ref-serve".into()).spawn(move || serve(&mut server, &sopts))?;
     let dopts = DriverOpts { drop_ppm, drop_seed: o.seed, ..DriverOpts::default() };
     let sent = UdpDriver::bind(any, cfg.clone(), o.seed, dopts)
         .map_err(TransferError::from)

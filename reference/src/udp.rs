@@ -100,6 +100,8 @@ pub struct DriverStats {
     pub port_fallbacks: u64,
     /// Steps that found nothing to do and waited.
     pub waits: u64,
+    /// Nanoseconds spent in those waits.
+    pub wait_ns: u64,
 }
 
 /// Data packets that left with a given logical path id (the header's
@@ -108,6 +110,14 @@ pub struct DriverStats {
 pub struct PathTx {
     pub packets: u64,
     pub retx: u64,
+}
+
+/// A packet on its way out: the socket it leaves by (None: the transport
+/// socket; Some(port): that path's socket) and where it goes.
+struct Outgoing {
+    via: Option<u16>,
+    dst: SocketAddrV4,
+    p: WirePacket,
 }
 
 struct PathSock {
@@ -128,7 +138,9 @@ pub struct UdpDriver {
     drop: Rng,
     rx: WirePacket,
     batch: RecvBatch,
-    pending: Option<WirePacket>,
+    txq: VecDeque<Outgoing>,
+    /// The socket whose buffer refused the last send.
+    blocked: Option<Option<u16>>,
     control: VecDeque<(SocketAddrV4, Vec<u8>)>,
     last_gc: Instant,
     pub stats: DriverStats,
@@ -162,7 +174,8 @@ impl UdpDriver {
             rx: WirePacket { src: 0, dst: 0, sport: 0, dport: 0, plane: 0, ecn: ECN_ECT0, bytes: Vec::new() },
             batch: RecvBatch::new(opts.rx_batch.max(1), RX_SIZE),
             opts,
-            pending: None,
+            txq: VecDeque::new(),
+            blocked: None,
             control: VecDeque::new(),
             last_gc: now,
             stats: DriverStats::default(),
@@ -182,7 +195,8 @@ impl UdpDriver {
         let cfg = self.nic.config().proto.clone();
         self.nic = Nic::new(Self::nic_config(cfg, self.local, seed));
         self.peers.clear();
-        self.pending = None;
+        self.txq.clear();
+        self.blocked = None;
         self.path_tx = vec![PathTx::default(); 256];
         self.conns.clear();
     }
@@ -256,8 +270,10 @@ impl UdpDriver {
             if !wait.is_zero() {
                 let mut fds = vec![self.transport.as_raw_fd()];
                 fds.extend(self.paths.values().map(|p| p.sock.as_raw_fd()));
-                let w = self.pending.as_ref().and_then(|p| self.socket_for(p)).map(|s| s.as_raw_fd());
+                let w = self.blocked.and_then(|v| self.socket_of(v)).map(|s| s.as_raw_fd());
+                let t = Instant::now();
                 udp_sys::wait(&fds, w, wait)?;
+                self.stats.wait_ns += t.elapsed().as_nanos() as u64;
             }
         }
         Ok(busy)
@@ -336,26 +352,55 @@ impl UdpDriver {
 
     // ------------------------------------------------------------ transmit
 
+    /// Takes up to the budget of packets from the NIC and puts them on the
+    /// wire, one `sendmmsg` per socket. Packets a full socket buffer refuses
+    /// wait in the queue (and the next wait asks for POLLOUT).
     fn transmit(&mut self, now: u64) -> io::Result<usize> {
-        let mut n = 0;
-        while n < self.opts.tx_budget {
-            let p = match self.pending.take() {
-                Some(p) => p,
-                None => match self.nic.poll_transmit(now) {
-                    Some(p) => p,
-                    None => break,
-                },
-            };
-            match self.send(&p) {
-                Ok(()) => n += 1,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.pending = Some(p);
-                    break;
-                }
-                Err(e) => return Err(e),
+        let mut taken = 0;
+        while self.txq.len() < self.opts.tx_budget {
+            let Some(p) = self.nic.poll_transmit(now) else { break };
+            taken += 1;
+            if let Some(o) = self.route(p)? {
+                self.txq.push_back(o);
             }
         }
-        Ok(n)
+        self.blocked = None;
+        let mut queue = std::mem::take(&mut self.txq);
+        let mut keep = VecDeque::new();
+        while let Some(via) = queue.front().map(|o| o.via) {
+            // One group: every queued packet leaving by this socket, in order.
+            let (group, others): (Vec<Outgoing>, Vec<Outgoing>) = queue.into_iter().partition(|o| o.via == via);
+            queue = others.into();
+            let sock = match via {
+                None => &self.transport,
+                Some(port) => match self.paths.get(&port) {
+                    Some(s) => &s.sock,
+                    None => continue,
+                },
+            };
+            let mut done = 0;
+            while done < group.len() {
+                let msgs: Vec<(&[u8], SocketAddrV4)> =
+                    group[done..].iter().map(|o| (o.p.bytes.as_slice(), o.dst)).collect();
+                match udp_sys::send_batch(sock, &msgs) {
+                    Ok(0) => break,
+                    Ok(k) => done += k,
+                    // ENOBUFS, ECONNREFUSED from an earlier ICMP and the
+                    // like: the datagram is lost; the transport recovers as
+                    // from loss.
+                    Err(_) => {
+                        self.stats.send_errors += 1;
+                        done += 1;
+                    }
+                }
+            }
+            if done < group.len() {
+                self.blocked = Some(via);
+                keep.extend(group.into_iter().skip(done));
+            }
+        }
+        self.txq = keep;
+        Ok(taken)
     }
 
     fn is_answer(p: &WirePacket) -> bool {
@@ -363,20 +408,11 @@ impl UdpDriver {
         matches!(op, Some(Opcode::Sack) | Some(Opcode::Nack))
     }
 
-    fn destination(&self, p: &WirePacket) -> Option<SocketAddrV4> {
-        if Self::is_answer(p) {
-            let ip = self.peers.iter().find(|(n, _)| *n == p.dst).map_or(Ipv4Addr::from(p.dst), |(_, a)| *a.ip());
-            Some(SocketAddrV4::new(ip, p.dport))
-        } else {
-            self.peers.iter().find(|(n, _)| *n == p.dst).map(|(_, a)| *a)
-        }
-    }
-
-    fn socket_for(&self, p: &WirePacket) -> Option<&UdpSocket> {
-        if Self::is_answer(p) {
-            Some(&self.transport)
-        } else {
-            self.paths.get(&p.sport).map(|s| &s.sock)
+    /// The socket a queued packet leaves by, for the POLLOUT wait.
+    fn socket_of(&self, via: Option<u16>) -> Option<&UdpSocket> {
+        match via {
+            None => Some(&self.transport),
+            Some(port) => self.paths.get(&port).map(|s| &s.sock),
         }
     }
 
@@ -398,33 +434,29 @@ impl UdpDriver {
         Ok(self.paths.get_mut(&sport).expect("inserted"))
     }
 
-    /// Puts one packet on the wire (or drops it, by injection or for want of
-    /// a route). WouldBlock means: try again later.
-    fn send(&mut self, p: &WirePacket) -> io::Result<()> {
-        let Some(dst) = self.destination(p) else {
-            self.stats.no_route += 1;
-            return Ok(());
-        };
-        let answer = Self::is_answer(p);
-        let dropped = self.opts.drop_ppm > 0 && self.drop.chance_ppm(self.opts.drop_ppm);
-        let sock = if answer {
-            &self.transport
+    /// Decides where a packet from the NIC goes (its socket and destination)
+    /// and counts it; None when it is dropped (on purpose, or for want of a
+    /// route).
+    fn route(&mut self, p: WirePacket) -> io::Result<Option<Outgoing>> {
+        let answer = Self::is_answer(&p);
+        let peer = self.peers.iter().find(|(n, _)| *n == p.dst).map(|(_, a)| *a);
+        let dst = if answer {
+            SocketAddrV4::new(peer.map_or(Ipv4Addr::from(p.dst), |a| *a.ip()), p.dport)
         } else {
-            let ps = self.path_socket(p.sport)?;
-            ps.last_used = Instant::now();
-            &ps.sock
-        };
-        if dropped {
-            self.stats.injected_drops += 1;
-        } else {
-            match sock.send_to(&p.bytes, dst) {
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Err(e),
-                // ENOBUFS, ECONNREFUSED from an earlier ICMP and the like:
-                // the datagram is lost; the transport recovers as from loss.
-                Err(_) => self.stats.send_errors += 1,
+            match peer {
+                Some(a) => a,
+                None => {
+                    self.stats.no_route += 1;
+                    return Ok(None);
+                }
             }
-        }
+        };
+        let via = if answer {
+            None
+        } else {
+            self.path_socket(p.sport)?.last_used = Instant::now();
+            Some(p.sport)
+        };
         self.stats.tx_datagrams += 1;
         self.stats.tx_bytes += p.bytes.len() as u64;
         let op = Opcode::from_u8(common::OPCODE.get(&p.bytes) as u8);
@@ -433,7 +465,11 @@ impl UdpDriver {
             t.packets += 1;
             t.retx += data::RETX.get(&p.bytes);
         }
-        Ok(())
+        if self.opts.drop_ppm > 0 && self.drop.chance_ppm(self.opts.drop_ppm) {
+            self.stats.injected_drops += 1;
+            return Ok(None);
+        }
+        Ok(Some(Outgoing { via, dst, p }))
     }
 
     /// Closes path sockets idle for [`IDLE_SOCKET`] whose port no path of

@@ -163,3 +163,68 @@ pub fn recv_batch(sock: &impl AsRawFd, b: &mut RecvBatch) -> io::Result<usize> {
     b.len = r as usize;
     Ok(b.len)
 }
+
+fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
+    // SAFETY: all-zero bytes are a valid sockaddr_in (padding included).
+    let mut s: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+    s.sin_family = libc::AF_INET as libc::sa_family_t;
+    s.sin_port = a.port().to_be();
+    s.sin_addr = libc::in_addr { s_addr: u32::from(*a.ip()).to_be() };
+    s
+}
+
+/// Sends `msgs` (datagram, destination) from a non-blocking IPv4 socket in
+/// one `sendmmsg` call. Returns how many left (in order); Ok(0) when the
+/// socket buffer is full for the first one.
+pub fn send_batch(sock: &impl AsRawFd, msgs: &[(&[u8], SocketAddrV4)]) -> io::Result<usize> {
+    if msgs.is_empty() {
+        return Ok(0);
+    }
+    let mut addrs: Vec<libc::sockaddr_in> = msgs.iter().map(|(_, a)| sockaddr(*a)).collect();
+    let mut iovs: Vec<libc::iovec> =
+        msgs.iter().map(|(b, _)| libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() }).collect();
+    // SAFETY: all-zero bytes are a valid mmsghdr (null pointers, zero lengths).
+    let mut hdrs: Vec<libc::mmsghdr> = (0..msgs.len()).map(|_| unsafe { std::mem::zeroed() }).collect();
+    for (i, h) in hdrs.iter_mut().enumerate() {
+        h.msg_hdr.msg_name = &mut addrs[i] as *mut libc::sockaddr_in as *mut libc::c_void;
+        h.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        h.msg_hdr.msg_iov = &mut iovs[i];
+        h.msg_hdr.msg_iovlen = 1;
+    }
+    // SAFETY: each header points at its own address and iovec, each iovec at
+    // a caller's buffer that outlives the call; the kernel only reads them
+    // (and writes msg_len into the headers, which are ours).
+    let r = unsafe { libc::sendmmsg(sock.as_raw_fd(), hdrs.as_mut_ptr(), hdrs.len() as libc::c_uint, 0) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        return match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
+            _ => Err(e),
+        };
+    }
+    Ok(r as usize)
+}
+
+/// CPU time (user + system) this process has used so far.
+pub fn cpu_time() -> Duration {
+    // SAFETY: all-zero bytes are a valid rusage.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is valid for writes and outlives the call.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// CPU time (user + system) the calling thread has used so far.
+pub fn thread_cpu_time() -> Duration {
+    // SAFETY: all-zero bytes are a valid rusage.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is valid for writes and outlives the call.
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
