@@ -463,10 +463,18 @@ fn build(p: &PathSelectorParams) -> Module {
         (0..depth).map(|j| (vec![lit(fb, u64::from(j))], vec![set(&head, &fifo[j as usize].q)])).collect(),
         None,
     )]);
-    m.assign(&m_sel_valid, fifo_count.q.expr().ne(lit(fb + 1, 0)));
-    m.assign(&m_sel_conn, head.slice(entry_w - 1, pw + 1));
-    m.assign(&m_sel_path, head.slice(pw, 1));
-    m.assign(&m_sel_none, head.bit(0));
+    // The FIFO slots have no reset, so an empty FIFO's head is whatever the
+    // slot last held (or X after power-up). Zero the payload while invalid:
+    // it costs an AND per bit and makes idle outputs deterministic, which is
+    // what the model drives and what lockstep compares.
+    let head_valid = m.wire("sel_head_valid", 1, "the FIFO holds a decision");
+    m.assign(&head_valid, fifo_count.q.expr().ne(lit(fb + 1, 0)));
+    let shown = m.wire("sel_shown", entry_w, "the head decision, zero while the FIFO is empty");
+    m.assign(&shown, mux(&head_valid, &head, lit(entry_w, 0)));
+    m.assign(&m_sel_valid, &head_valid);
+    m.assign(&m_sel_conn, shown.slice(entry_w - 1, pw + 1));
+    m.assign(&m_sel_path, shown.slice(pw, 1));
+    m.assign(&m_sel_none, shown.bit(0));
 
     // Properties of the output FIFO. Ghost state: the eligible set of the
     // request behind each FIFO slot, written with the slot.

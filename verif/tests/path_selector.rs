@@ -3,12 +3,8 @@
 //! mid-run resets. A mismatch fails with the full report (cycle, port, both
 //! values, the last inputs, the seed and the VCD window of both sides).
 //!
-//! Open finding (see verif/README.md): while `m_sel_valid` is low the model
-//! drives `m_sel_conn`/`m_sel_path`/`m_sel_none` as 0 and the RTL shows its
-//! stale FIFO head. Until the block's contract says which is right, the
-//! passing tests treat idle payloads as don't-care
-//! (`Options::ignore_idle_payload`); the strict test shows the mismatch:
-//! `cargo test -p mrnic-verif --test path_selector -- --ignored`.
+//! Every output is compared every cycle, idle payloads included: the RTL
+//! zeroes `m_sel_*` while `m_sel_valid` is low, as the model does.
 
 use std::path::PathBuf;
 
@@ -22,7 +18,6 @@ struct Run {
     cycles: u64,
     idle: u32,
     backpressure: u32,
-    strict: bool,
 }
 
 fn run(test: &str, r: Run) {
@@ -32,7 +27,7 @@ fn run(test: &str, r: Run) {
     let cfg = Config::builtin(r.config).unwrap();
     let s = blocks::session("path_selector", &cfg, r.config, r.seed).unwrap_or_else(|e| panic!("{e}"));
     let vcd_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("verif").join(test);
-    let opts = Options { vcd_dir: Some(vcd_dir), ignore_idle_payload: !r.strict, ..Options::default() };
+    let opts = Options { vcd_dir: Some(vcd_dir), ..Options::default() };
     let mut ls = Lockstep::new(s.make_model, s.config, opts).unwrap_or_else(|e| panic!("{e}"));
     let mut traffic = s.traffic.idle(r.idle).backpressure(r.backpressure);
     let stats =
@@ -48,7 +43,7 @@ fn run(test: &str, r: Run) {
 
 #[test]
 fn small_random_traffic_idle_and_backpressure() {
-    let r = Run { config: "small", seed: 0x9a7e_5e1e, cycles: 200_000, idle: 20, backpressure: 30, strict: false };
+    let r = Run { config: "small", seed: 0x9a7e_5e1e, cycles: 200_000, idle: 20, backpressure: 30 };
     run("ps_small_random", r);
 }
 
@@ -56,26 +51,19 @@ fn small_random_traffic_idle_and_backpressure() {
 fn small_back_to_back_without_backpressure() {
     // A request every cycle, every decision taken at once: the forwarding
     // registers carry most picks.
-    let r = Run { config: "small", seed: 0xb2b, cycles: 50_000, idle: 0, backpressure: 0, strict: false };
+    let r = Run { config: "small", seed: 0xb2b, cycles: 50_000, idle: 0, backpressure: 0 };
     run("ps_small_back_to_back", r);
 }
 
 #[test]
 fn small_heavy_backpressure() {
     // The output FIFO fills, and s_req_ready must throttle the requests.
-    let r = Run { config: "small", seed: 0xbac4, cycles: 50_000, idle: 0, backpressure: 85, strict: false };
+    let r = Run { config: "small", seed: 0xbac4, cycles: 50_000, idle: 0, backpressure: 85 };
     run("ps_small_backpressure", r);
 }
 
 #[test]
 fn default_config_random_traffic() {
-    let r = Run { config: "default", seed: 0xdef, cycles: 50_000, idle: 20, backpressure: 30, strict: false };
+    let r = Run { config: "default", seed: 0xdef, cycles: 50_000, idle: 20, backpressure: 30 };
     run("ps_default_random", r);
-}
-
-#[test]
-#[ignore = "open finding: idle m_sel_* payload is 0 in the model, the stale FIFO head in the RTL (verif/README.md)"]
-fn small_strict_every_output_every_cycle() {
-    let r = Run { config: "small", seed: 0x9a7e_5e1e, cycles: 200_000, idle: 20, backpressure: 30, strict: true };
-    run("ps_small_strict", r);
 }
