@@ -1,8 +1,9 @@
 //! The few socket calls `std::net::UdpSocket` does not offer, for the UDP
 //! driver ([`crate::udp`]): socket buffer sizes, one wait on several sockets
-//! with a sub-millisecond timeout (`ppoll`), and batched receive
-//! (`recvmmsg`). This file holds the crate's only `unsafe`; every block
-//! says why it is sound. Linux only, like the driver.
+//! with a sub-millisecond timeout (`ppoll`), batched receive and send
+//! (`recvmmsg`, `sendmmsg`), and CPU time (`getrusage`) for the bench. This
+//! file holds the crate's only `unsafe`; every block says why it is sound.
+//! Linux only, like the driver.
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
