@@ -33,6 +33,8 @@ enum Command {
     Dissector(cmd::dissector::DissectorArgs),
     /// Print docs/spec.md, the normative protocol spec.
     Spec,
+    /// Generate the RTL of a config with its file list, FuseSoC core, register map, C header and README.
+    Gen(cmd::gen::GenArgs),
     /// The reference transport over UDP sockets: serve, send, or both ends in one process.
     #[command(subcommand, name = "ref")]
     Ref(cmd::reference::RefCmd),
@@ -55,6 +57,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Pcap(c) => cmd::pcap::run(c),
         Command::Dissector(a) => cmd::dissector::run(a),
         Command::Spec => cmd::spec::run(),
+        Command::Gen(a) => cmd::gen::run(a),
         Command::Ref(c) => cmd::reference::run(c),
         Command::Bench(c) => cmd::bench::run(c),
         Command::Campaign(a) => cmd::campaign::run(a),

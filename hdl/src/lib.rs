@@ -90,10 +90,12 @@
 //! `tests/tools.rs`.
 
 pub mod check;
+pub mod csr;
 pub mod dma_write_engine;
 pub mod example;
 pub mod expr;
 pub mod formal;
+pub mod gen;
 pub mod ir;
 pub mod param;
 pub mod path_selector;

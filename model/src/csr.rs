@@ -325,7 +325,13 @@ pub fn regmap(p: &CsrParams) -> Vec<RegDef> {
             vec![f("port", 0, 16, u32::from(p.udp_port), "UDP destination port (cfg_udp_port)")],
             "UDP port of the transport",
         ),
-        reg("MR_KEY", 0x20, Rw, vec![f("key", 0, KEY_BITS, 0, "rkey; its low bits select the slot")], "MR staging: key"),
+        reg(
+            "MR_KEY",
+            0x20,
+            Rw,
+            vec![f("key", 0, KEY_BITS, 0, "rkey; its low bits select the slot")],
+            "MR staging: key",
+        ),
         reg("MR_BASE_LO", 0x24, Rw, vec![f("base", 0, 32, 0, "base address bits 31:0")], "MR staging: base, low"),
         reg(
             "MR_BASE_HI",
@@ -411,7 +417,7 @@ pub mod port {
 /// The ports of `csr`, in declaration order (see [`port`]). The Verilog
 /// generator declares its module from this list.
 pub fn ports(p: &CsrParams) -> Vec<PortDef> {
-    const RST: &str = "Reset";
+    const RST: &str = "Clock and reset";
     const AXIL: &str = "AXI4-Lite slave";
     const CFG: &str = "Configuration";
     const MR: &str = "Memory-region table write";
@@ -526,8 +532,14 @@ pub struct Csr {
     regs: Vec<u32>,
     aw: Option<(u32, u8)>,
     w: Option<(u32, u8)>,
-    b: Option<u8>,
-    r: Option<(u32, u8)>,
+    /// BVALID and BRESP (BRESP holds its last value while BVALID is low, as
+    /// the RTL's register does).
+    b_valid: bool,
+    b_resp: u8,
+    /// RVALID, RDATA, RRESP (the same).
+    r_valid: bool,
+    r_data: u32,
+    r_resp: u8,
     mr_pending: bool,
     mr_free: bool,
     idx: Idx,
@@ -572,8 +584,11 @@ impl Csr {
             map,
             aw: None,
             w: None,
-            b: None,
-            r: None,
+            b_valid: false,
+            b_resp: 0,
+            r_valid: false,
+            r_data: 0,
+            r_resp: 0,
             mr_pending: false,
             mr_free: false,
             idx,
@@ -586,8 +601,11 @@ impl Csr {
         self.regs = self.map.iter().map(RegDef::reset).collect();
         self.aw = None;
         self.w = None;
-        self.b = None;
-        self.r = None;
+        self.b_valid = false;
+        self.b_resp = 0;
+        self.r_valid = false;
+        self.r_data = 0;
+        self.r_resp = 0;
         self.mr_pending = false;
         self.mr_free = false;
     }
@@ -609,18 +627,18 @@ impl Csr {
 
     /// Outputs from registered state (no combinational path from an input).
     pub fn outputs(&self) -> Outputs {
-        let busy = self.b.is_some() || self.mr_pending;
+        let busy = self.b_valid || self.mr_pending;
         let r = &self.regs;
         let i = &self.idx;
         Outputs {
             awready: self.aw.is_none() && !busy,
             wready: self.w.is_none() && !busy,
-            bresp: self.b.unwrap_or(0),
-            bvalid: self.b.is_some(),
-            arready: self.r.is_none(),
-            rdata: self.r.map_or(0, |(d, _)| d),
-            rresp: self.r.map_or(0, |(_, s)| s),
-            rvalid: self.r.is_some(),
+            bresp: self.b_resp,
+            bvalid: self.b_valid,
+            arready: !self.r_valid,
+            rdata: self.r_data,
+            rresp: self.r_resp,
+            rvalid: self.r_valid,
             enable: r[i.control] & 1 == 1,
             udp_port: r[i.udp] as u16,
             mr_valid: self.mr_pending,
@@ -643,7 +661,8 @@ impl Csr {
         let amask = low_mask(self.p.addr_bits());
 
         // Read: executes at the AR handshake on this cycle's values.
-        let mut r_next = self.r;
+        let mut r_next = self.r_valid.then_some((self.r_data, self.r_resp));
+        let mut r_hold = (self.r_data, self.r_resp);
         if o.rvalid && inp.rready {
             r_next = None;
         }
@@ -657,7 +676,8 @@ impl Csr {
 
         // Write execute, from the holding registers.
         let mut clear = vec![0u32; self.map.len()];
-        let mut b_next = self.b;
+        let mut b_next = self.b_valid.then_some(self.b_resp);
+        let mut b_hold = self.b_resp;
         if o.bvalid && inp.bready {
             b_next = None;
         }
@@ -703,8 +723,16 @@ impl Csr {
         if inp.wvalid && o.wready {
             self.w = Some((inp.wdata, inp.wstrb & 0xF));
         }
-        self.b = b_next;
-        self.r = r_next;
+        if let Some(b) = b_next {
+            b_hold = b;
+        }
+        if let Some(r) = r_next {
+            r_hold = r;
+        }
+        self.b_valid = b_next.is_some();
+        self.b_resp = b_hold;
+        self.r_valid = r_next.is_some();
+        (self.r_data, self.r_resp) = r_hold;
         self.mr_pending = pending_next;
     }
 }

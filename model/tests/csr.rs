@@ -285,11 +285,8 @@ fn counters_count_saturate_never_and_clear_by_w1c() {
     // An event in the cycle the clear executes is kept; the other counters
     // keep counting while a clear of one runs.
     let r1 = &counters[1];
-    let (b, _) = m.run(
-        Some(Write { addr: r1.offset, data: 0xFFFF_FFFF, strb: 0xF, prot: 0 }),
-        None,
-        &mut |_, _| (0b11, true),
-    );
+    let (b, _) =
+        m.run(Some(Write { addr: r1.offset, data: 0xFFFF_FFFF, strb: 0xF, prot: 0 }), None, &mut |_, _| (0b11, true));
     assert_eq!(b, Some(resp::OKAY));
     let c0 = m.read(r0.offset).0;
     let c1 = m.read(r1.offset).0;

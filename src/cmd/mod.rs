@@ -5,6 +5,7 @@ pub mod campaign;
 pub mod config;
 pub mod cosim;
 pub mod dissector;
+pub mod gen;
 pub mod pcap;
 pub mod reference;
 pub mod scenario;

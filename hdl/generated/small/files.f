@@ -1,0 +1,7 @@
+rx_parser.v
+path_telemetry.v
+path_selector.v
+dma_write_engine.v
+recv_match.v
+sack_gen.v
+csr.v
