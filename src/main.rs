@@ -38,11 +38,11 @@ enum Command {
     /// The reference transport over UDP sockets: serve, send, or both ends in one process.
     #[command(subcommand, name = "ref")]
     Ref(cmd::reference::RefCmd),
+    /// Seeded fault campaigns on the reference's lossy channel (`--replay SEED` re-runs one).
+    Campaign(cmd::campaign::CampaignArgs),
     /// Throughput benchmarks.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCmd),
-    /// Seeded fault campaigns on the reference's lossy channel (`--replay SEED` re-runs one).
-    Campaign(cmd::campaign::CampaignArgs),
     /// Run a named testbench scenario (`mrnic scenario list`), or merge shard results.
     Scenario(cmd::scenario::ScenarioArgs),
     /// Golden vectors: generate them, or check a target (reference, model) against them.
@@ -59,8 +59,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Spec => cmd::spec::run(),
         Command::Gen(a) => cmd::gen::run(a),
         Command::Ref(c) => cmd::reference::run(c),
-        Command::Bench(c) => cmd::bench::run(c),
         Command::Campaign(a) => cmd::campaign::run(a),
+        Command::Bench(c) => cmd::bench::run(c),
         Command::Scenario(a) => cmd::scenario::run(a),
         Command::Vectors(c) => cmd::vectors::run(c),
     }

@@ -100,10 +100,10 @@ pub mod ir;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
-pub mod rx_parser;
 pub mod print;
 pub mod proof;
 pub mod recv_match;
+pub mod rx_parser;
 pub mod sack_gen;
 
 pub use check::{CheckError, CheckErrors};
