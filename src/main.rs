@@ -66,9 +66,23 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// `mrnic spec | head` must stop quietly, as any Unix filter does. Rust's
+/// runtime ignores SIGPIPE, which turns a closed pipe into a panic inside
+/// `println!`; the default action ends the process instead. UDP sockets never
+/// raise SIGPIPE, so the `ref` commands are unaffected.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; setting a
+    // signal's disposition to its default has no other effect on the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Errors print as one chain of causes, without a backtrace: they are
 /// messages for the person at the terminal.
 fn main() -> ExitCode {
+    restore_sigpipe();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,0 +1,24 @@
+//! A command whose reader has gone away (`mrnic spec | head -1`) ends the
+//! way a Unix filter does, by SIGPIPE, and never with a Rust panic message.
+
+use std::process::{Command, Stdio};
+
+#[cfg(unix)]
+#[test]
+fn closed_stdout_ends_quietly_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mrnic"))
+        .arg("spec")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts mrnic spec");
+    // Close the read end before the child writes: its first write fails with
+    // EPIPE, whatever the pipe's buffer size.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("waits for mrnic spec");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "status {:?}, stderr: {stderr}", out.status);
+}
