@@ -13,8 +13,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use mrnic_model::block::{Dir, PortDef};
-use mrnic_model::path_selector;
-use mrnic_model::rx_parser;
 use mrnic_proto::Config;
 
 #[path = "src/designs/verif_fifo.rs"]
@@ -25,6 +23,18 @@ mod verilate;
 
 use verilate::{DesignSpec, PortSpec, Toolchain};
 
+/// One row of the design table: `row!(block, ParamsType, "config")` for a
+/// block whose generator is `mrnic_hdl::<block>::verilog` and whose model
+/// has `mrnic_model::<block>::{ports, ParamsType::from_config}` (every
+/// pipeline block follows that layout).
+macro_rules! row {
+    ($block:ident, $params:ident, $config:literal) => {
+        block(stringify!($block), $config, mrnic_hdl::$block::verilog, |c: &Config| {
+            mrnic_model::$block::$params::from_config(c).map(|p| mrnic_model::$block::ports(&p))
+        })
+    };
+}
+
 /// The designs built into the crate: one row per (block, config). A row
 /// gives the block name (= Verilog top), the config name, the Verilog files
 /// and the model's port list; lint waivers go in `waivers`, each with a
@@ -33,20 +43,17 @@ fn designs() -> Vec<Design> {
     vec![
         // The harness's own test design (no config).
         Design::new("verif_fifo", "test", None, || Ok((verif_fifo::verilog()?, verif_fifo::ports()))),
-        block("path_selector", "small", mrnic_hdl::path_selector::verilog, path_selector_ports),
-        block("path_selector", "default", mrnic_hdl::path_selector::verilog, path_selector_ports),
+        row!(path_selector, PathSelectorParams, "small"),
+        row!(path_selector, PathSelectorParams, "default"),
         // 64-bit only: the 512-bit parser is covered by the Icarus replay in
         // hdl/tests/rx_parser.rs, and would add minutes to every verif build.
-        block("rx_parser", "small", mrnic_hdl::rx_parser::verilog, rx_parser_ports),
+        row!(rx_parser, RxParserParams, "small"),
+        row!(path_telemetry, PathTelemetryParams, "small"),
+        row!(dma_write_engine, DmaWriteEngineParams, "small"),
+        row!(recv_match, RecvMatchParams, "small"),
+        row!(sack_gen, SackGenParams, "small"),
+        row!(csr, CsrParams, "small"),
     ]
-}
-
-fn rx_parser_ports(c: &Config) -> Result<Vec<PortDef>, rx_parser::ParamError> {
-    Ok(rx_parser::ports(&rx_parser::RxParserParams::from_config(c)?))
-}
-
-fn path_selector_ports(c: &Config) -> Result<Vec<PortDef>, path_selector::ParamError> {
-    Ok(path_selector::ports(&path_selector::PathSelectorParams::from_config(c)?))
 }
 
 /// A pipeline block for a built-in config: its generator's Verilog and its

@@ -69,6 +69,31 @@ impl Bits {
         b
     }
 
+    /// Sets the value to `v` masked to `width`, in place: reuses the
+    /// words already there, so a block's `eval` that writes its outputs
+    /// this way allocates nothing per cycle.
+    #[inline]
+    pub fn set_u64(&mut self, width: u32, v: u64) {
+        let words = width.div_ceil(64).max(1) as usize;
+        if self.0.len() != words {
+            self.0.resize(words, 0);
+        }
+        self.0[0] = if width < 64 { v & ((1u64 << width) - 1) } else { v };
+        self.0[1..].iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// Sets the value to `words` (least significant first) masked to
+    /// `width`, in place.
+    #[inline]
+    pub fn set_words(&mut self, width: u32, words: &[u64]) {
+        let n = width.div_ceil(64).max(1) as usize;
+        self.0.resize(n, 0);
+        for (k, w) in self.0.iter_mut().enumerate() {
+            *w = words.get(k).copied().unwrap_or(0);
+        }
+        self.truncate(width);
+    }
+
     pub fn as_u64(&self) -> u64 {
         self.0.first().copied().unwrap_or(0)
     }

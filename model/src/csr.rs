@@ -772,7 +772,7 @@ impl Block for Csr {
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
         let o = self.outputs();
         let p = &self.ports;
-        let mut set = |i: usize, v: u64| outputs[i] = Bits::from_u64(p[i].width, v);
+        let mut set = |i: usize, v: u64| outputs[i].set_u64(p[i].width, v);
         set(port::AWREADY, o.awready as u64);
         set(port::WREADY, o.wready as u64);
         set(port::BRESP, o.bresp.into());

@@ -972,24 +972,6 @@ fn bits_to_bytes(b: &Bits, out: &mut [u8]) {
     }
 }
 
-fn bytes_to_bits(width: u32, bytes: &[u8]) -> Bits {
-    let mut b = Bits::zero(width);
-    for (i, &byte) in bytes.iter().enumerate() {
-        b.0[i / 8] |= (byte as u64) << (8 * (i % 8));
-    }
-    b
-}
-
-fn u128_bits(width: u32, v: u128) -> Bits {
-    let mut b = Bits::zero(width);
-    b.0[0] = v as u64;
-    if b.0.len() > 1 {
-        b.0[1] = (v >> 64) as u64;
-    }
-    b.truncate(width);
-    b
-}
-
 fn bits_u128(b: &Bits) -> u128 {
     b.0.first().copied().unwrap_or(0) as u128 | (b.0.get(1).copied().unwrap_or(0) as u128) << 64
 }
@@ -1036,7 +1018,7 @@ impl Block for DmaWriteEngine {
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
         let o = self.outputs();
         let w = |i: usize| self.ports[i].width;
-        let mut set = |i: usize, v: u64| outputs[i] = Bits::from_u64(w(i), v);
+        let mut set = |i: usize, v: u64| outputs[i].set_u64(w(i), v);
         set(port::S_MR_READY, o.mr_ready as u64);
         set(port::S_REQ_READY, o.req_ready as u64);
         set(port::S_AXIS_TREADY, o.tready as u64);
@@ -1053,8 +1035,12 @@ impl Block for DmaWriteEngine {
         set(port::M_CPL_TAG, o.cpl_tag as u64);
         set(port::M_CPL_STATUS, o.cpl_status as u64);
         set(port::STAT_FRAME_ERR, o.frame_err as u64);
-        outputs[port::M_AXI_WDATA] = bytes_to_bits(w(port::M_AXI_WDATA), &o.wdata);
-        outputs[port::M_AXI_WSTRB] = u128_bits(w(port::M_AXI_WSTRB), o.wstrb);
+        let wdata = &mut outputs[port::M_AXI_WDATA];
+        wdata.set_u64(w(port::M_AXI_WDATA), 0);
+        for (i, &byte) in o.wdata.iter().enumerate() {
+            wdata.0[i / 8] |= (byte as u64) << (8 * (i % 8));
+        }
+        outputs[port::M_AXI_WSTRB].set_words(w(port::M_AXI_WSTRB), &[o.wstrb as u64, (o.wstrb >> 64) as u64]);
     }
 
     fn tick(&mut self, inputs: &[Bits]) {

@@ -517,11 +517,11 @@ impl Block for PathSelector {
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
         let o = self.outputs();
         let p = &self.ports;
-        outputs[port::S_REQ_READY] = Bits::from_u64(p[port::S_REQ_READY].width, o.req_ready as u64);
-        outputs[port::M_SEL_VALID] = Bits::from_u64(p[port::M_SEL_VALID].width, o.sel_valid as u64);
-        outputs[port::M_SEL_CONN] = Bits::from_u64(p[port::M_SEL_CONN].width, o.sel_conn as u64);
-        outputs[port::M_SEL_PATH] = Bits::from_u64(p[port::M_SEL_PATH].width, o.sel_path as u64);
-        outputs[port::M_SEL_NONE] = Bits::from_u64(p[port::M_SEL_NONE].width, o.sel_none as u64);
+        outputs[port::S_REQ_READY].set_u64(p[port::S_REQ_READY].width, o.req_ready as u64);
+        outputs[port::M_SEL_VALID].set_u64(p[port::M_SEL_VALID].width, o.sel_valid as u64);
+        outputs[port::M_SEL_CONN].set_u64(p[port::M_SEL_CONN].width, o.sel_conn as u64);
+        outputs[port::M_SEL_PATH].set_u64(p[port::M_SEL_PATH].width, o.sel_path as u64);
+        outputs[port::M_SEL_NONE].set_u64(p[port::M_SEL_NONE].width, o.sel_none as u64);
     }
 
     fn tick(&mut self, inputs: &[Bits]) {

@@ -1353,7 +1353,7 @@ impl Block for PathTelemetry {
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
         let o = self.outputs();
         let w = |i: usize| self.ports[i].width;
-        let mut set = |i: usize, v: u64| outputs[i] = Bits::from_u64(w(i), v);
+        let mut set = |i: usize, v: u64| outputs[i].set_u64(w(i), v);
         set(port::S_EVT_READY, o.evt_ready as u64);
         let u = o.upd.unwrap_or_default();
         set(port::M_UPD_VALID, o.upd.is_some() as u64);
@@ -1375,21 +1375,16 @@ impl Block for PathTelemetry {
         set(port::M_RD_VALID, o.rd.is_some() as u64);
         let rd = o.rd.unwrap_or_default();
         set(port::M_RD_CONN, rd.conn as u64);
-        let mut st = Bits::zero(w(port::M_RD_STATE));
-        let mut inf = Bits::zero(w(port::M_RD_INFLIGHT));
-        let mut cw = Bits::zero(w(port::M_RD_CWND));
-        let mut wt = Bits::zero(w(port::M_RD_WEIGHT));
+        for i in [port::M_RD_STATE, port::M_RD_INFLIGHT, port::M_RD_CWND, port::M_RD_WEIGHT] {
+            outputs[i].set_u64(w(i), 0);
+        }
         for (i, v) in rd.paths.iter().enumerate() {
             let i = i as u32;
-            put(&mut st, 2 * i, 2, v.state as u64);
-            put(&mut inf, 9 * i, 9, v.inflight as u64);
-            put(&mut cw, 20 * i, 20, v.cwnd as u64);
-            put(&mut wt, 8 * i, 8, v.weight as u64);
+            put(&mut outputs[port::M_RD_STATE], 2 * i, 2, v.state as u64);
+            put(&mut outputs[port::M_RD_INFLIGHT], 9 * i, 9, v.inflight as u64);
+            put(&mut outputs[port::M_RD_CWND], 20 * i, 20, v.cwnd as u64);
+            put(&mut outputs[port::M_RD_WEIGHT], 8 * i, 8, v.weight as u64);
         }
-        outputs[port::M_RD_STATE] = st;
-        outputs[port::M_RD_INFLIGHT] = inf;
-        outputs[port::M_RD_CWND] = cw;
-        outputs[port::M_RD_WEIGHT] = wt;
     }
 
     fn tick(&mut self, inputs: &[Bits]) {

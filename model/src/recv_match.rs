@@ -354,6 +354,65 @@ pub struct RecvMatch {
     conses: VecDeque<ConsResult>,
     init: bool,
     init_addr: u32,
+    /// Port indices, resolved once (the per-cycle `Block` calls do no
+    /// name lookups).
+    ix: PortIx,
+}
+
+/// Port indices of [`ports`], by role.
+#[derive(Debug, Clone)]
+struct PortIx {
+    rst: usize,
+    /// valid, conn, stream, addr, len, wr_id.
+    post: [usize; 6],
+    /// valid, conn, stream, rq_seq, msg_offset, payload_len, msg_len.
+    lookup: [usize; 7],
+    /// valid, conn, stream, imm, rq_seq.
+    consume: [usize; 5],
+    /// m_post_ready, m_match_ready, m_cons_ready.
+    ready: [usize; 3],
+    /// The outputs, in the order `eval` computes them.
+    outputs: [usize; 14],
+}
+
+impl PortIx {
+    fn of(ports: &[PortDef]) -> PortIx {
+        let i = |n: &str| crate::block::port_index(ports, n).expect("port exists");
+        PortIx {
+            rst: i("rst"),
+            post: ["s_post_valid", "s_post_conn", "s_post_stream", "s_post_addr", "s_post_len", "s_post_wr_id"].map(i),
+            lookup: [
+                "s_lookup_valid",
+                "s_lookup_conn",
+                "s_lookup_stream",
+                "s_lookup_rq_seq",
+                "s_lookup_msg_offset",
+                "s_lookup_payload_len",
+                "s_lookup_msg_len",
+            ]
+            .map(i),
+            consume: ["s_consume_valid", "s_consume_conn", "s_consume_stream", "s_consume_imm", "s_consume_rq_seq"]
+                .map(i),
+            ready: ["m_post_ready", "m_match_ready", "m_cons_ready"].map(i),
+            outputs: [
+                "s_post_ready",
+                "s_lookup_ready",
+                "s_consume_ready",
+                "m_post_valid",
+                "m_post_ok",
+                "m_post_rq_seq",
+                "m_match_valid",
+                "m_match_code",
+                "m_match_addr",
+                "m_cons_valid",
+                "m_cons_ok",
+                "m_cons_rq_seq",
+                "m_cons_wr_id",
+                "m_cons_len",
+            ]
+            .map(i),
+        }
+    }
 }
 
 impl fmt::Debug for RecvMatch {
@@ -365,8 +424,10 @@ impl fmt::Debug for RecvMatch {
 impl RecvMatch {
     pub fn new(p: RecvMatchParams) -> RecvMatch {
         let l = p.read_latency as usize;
+        let ports = ports(&p);
         RecvMatch {
-            ports: ports(&p),
+            ix: PortIx::of(&ports),
+            ports,
             qmem: vec![Queue::default(); p.queues() as usize],
             smem: vec![Slot::default(); (p.queues() * p.depth) as usize],
             qrd: vec![Queue::default(); l],
@@ -581,67 +642,65 @@ impl Block for RecvMatch {
 
     fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
         let o = self.outputs();
-        let g = |n: &str| {
-            let i = crate::block::port_index(&self.ports, n).expect("port exists");
-            inputs[i].bit(0)
-        };
-        let (cv, lv) = (g("s_consume_valid"), g("s_lookup_valid"));
+        let ix = &self.ix;
+        let (cv, lv) = (inputs[ix.consume[0]].bit(0), inputs[ix.lookup[0]].bit(0));
         let p = o.post.unwrap_or_default();
         let m = o.matched.unwrap_or_default();
         let c = o.cons.unwrap_or_default();
-        let vals: Vec<(&str, u64)> = vec![
-            ("s_post_ready", o.post_ready(cv, lv) as u64),
-            ("s_lookup_ready", o.lookup_ready(cv) as u64),
-            ("s_consume_ready", o.consume_ready() as u64),
-            ("m_post_valid", o.post.is_some() as u64),
-            ("m_post_ok", p.ok as u64),
-            ("m_post_rq_seq", p.rq_seq as u64),
-            ("m_match_valid", o.matched.is_some() as u64),
-            ("m_match_code", m.code as u64),
-            ("m_match_addr", m.addr),
-            ("m_cons_valid", o.cons.is_some() as u64),
-            ("m_cons_ok", c.ok as u64),
-            ("m_cons_rq_seq", c.rq_seq as u64),
-            ("m_cons_wr_id", c.wr_id),
-            ("m_cons_len", c.len as u64),
+        let vals: [u64; 14] = [
+            o.post_ready(cv, lv) as u64,
+            o.lookup_ready(cv) as u64,
+            o.consume_ready() as u64,
+            o.post.is_some() as u64,
+            p.ok as u64,
+            p.rq_seq as u64,
+            o.matched.is_some() as u64,
+            m.code as u64,
+            m.addr,
+            o.cons.is_some() as u64,
+            c.ok as u64,
+            c.rq_seq as u64,
+            c.wr_id,
+            c.len as u64,
         ];
-        for (n, v) in vals {
-            let i = crate::block::port_index(&self.ports, n).expect("port exists");
-            outputs[i] = Bits::from_u64(self.ports[i].width, v);
+        for (&i, v) in ix.outputs.iter().zip(vals) {
+            outputs[i].set_u64(self.ports[i].width, v);
         }
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
-        let g = |n: &str| {
-            let i = crate::block::port_index(&self.ports, n).expect("port exists");
-            inputs[i].as_u64()
-        };
+        let ix = &self.ix;
+        let g = |i: usize| inputs[i].as_u64();
+        let [pv, pc, ps, pa, pl, pw] = ix.post;
+        let [lv, lc, ls, lq, lo, lp, lm] = ix.lookup;
+        let [cv, cc, cs, ci, cq] = ix.consume;
+        let [pr, mr, cr] = ix.ready;
         let inp = Inputs {
-            rst: g("rst") == 1,
-            post: (g("s_post_valid") == 1).then(|| Req::Post {
-                conn: g("s_post_conn") as u32,
-                stream: g("s_post_stream") as u32,
-                addr: g("s_post_addr"),
-                len: g("s_post_len") as u32,
-                wr_id: g("s_post_wr_id"),
+            rst: g(ix.rst) == 1,
+            post: (g(pv) == 1).then(|| Req::Post {
+                conn: g(pc) as u32,
+                stream: g(ps) as u32,
+                addr: g(pa),
+                len: g(pl) as u32,
+                wr_id: g(pw),
             }),
-            lookup: (g("s_lookup_valid") == 1).then(|| Req::Lookup {
-                conn: g("s_lookup_conn") as u32,
-                stream: g("s_lookup_stream") as u32,
-                rq_seq: g("s_lookup_rq_seq") as u32,
-                msg_offset: g("s_lookup_msg_offset") as u32,
-                payload_len: g("s_lookup_payload_len") as u16,
-                msg_len: g("s_lookup_msg_len") as u32,
+            lookup: (g(lv) == 1).then(|| Req::Lookup {
+                conn: g(lc) as u32,
+                stream: g(ls) as u32,
+                rq_seq: g(lq) as u32,
+                msg_offset: g(lo) as u32,
+                payload_len: g(lp) as u16,
+                msg_len: g(lm) as u32,
             }),
-            consume: (g("s_consume_valid") == 1).then(|| Req::Consume {
-                conn: g("s_consume_conn") as u32,
-                stream: g("s_consume_stream") as u32,
-                imm: g("s_consume_imm") == 1,
-                rq_seq: g("s_consume_rq_seq") as u32,
+            consume: (g(cv) == 1).then(|| Req::Consume {
+                conn: g(cc) as u32,
+                stream: g(cs) as u32,
+                imm: g(ci) == 1,
+                rq_seq: g(cq) as u32,
             }),
-            post_ready: g("m_post_ready") == 1,
-            match_ready: g("m_match_ready") == 1,
-            cons_ready: g("m_cons_ready") == 1,
+            post_ready: g(pr) == 1,
+            match_ready: g(mr) == 1,
+            cons_ready: g(cr) == 1,
         };
         self.clock(&inp);
     }

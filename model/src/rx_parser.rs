@@ -791,25 +791,25 @@ impl Block for RxParser {
         let o = self.outputs();
         let p = &self.ports;
         let w = |i: usize| p[i].width;
-        outputs[port::S_TREADY] = Bits::from_u64(1, o.s_ready as u64);
-        outputs[port::M_HDR_VALID] = Bits::from_u64(1, o.hdr.is_some() as u64);
+        outputs[port::S_TREADY].set_u64(1, o.s_ready as u64);
+        outputs[port::M_HDR_VALID].set_u64(1, o.hdr.is_some() as u64);
         let h = o.hdr.unwrap_or(HdrOut { raw: [0; RAW_BYTES], ecn: 0, udp_sport: 0 });
         outputs[port::M_HDR_RAW] = bits_from_be(w(port::M_HDR_RAW), &h.raw);
         for (i, f) in HDR_FIELDS.iter().enumerate() {
-            outputs[port::M_HDR_FIELDS + i] = Bits::from_u64(f.width, h.get(f));
+            outputs[port::M_HDR_FIELDS + i].set_u64(f.width, h.get(f));
         }
-        outputs[port::M_HDR_IMM] = Bits::from_u64(32, h.get(&data::IMM));
-        outputs[port::M_HDR_ECN] = Bits::from_u64(2, h.ecn as u64);
-        outputs[port::M_HDR_SPORT] = Bits::from_u64(16, h.udp_sport as u64);
+        outputs[port::M_HDR_IMM].set_u64(32, h.get(&data::IMM));
+        outputs[port::M_HDR_ECN].set_u64(2, h.ecn as u64);
+        outputs[port::M_HDR_SPORT].set_u64(16, h.udp_sport as u64);
         let axis_valid = o.axis.is_some();
         let a = o.axis.unwrap_or_default();
         outputs[port::M_TDATA] = bits_from_bytes(w(port::M_TDATA), &a.data);
         outputs[port::M_TKEEP] = bits_of_u128(w(port::M_TKEEP), a.keep);
-        outputs[port::M_TVALID] = Bits::from_u64(1, axis_valid as u64);
-        outputs[port::M_TLAST] = Bits::from_u64(1, a.last as u64);
-        outputs[port::M_TUSER] = Bits::from_u64(1, a.user as u64);
+        outputs[port::M_TVALID].set_u64(1, axis_valid as u64);
+        outputs[port::M_TLAST].set_u64(1, a.last as u64);
+        outputs[port::M_TUSER].set_u64(1, a.user as u64);
         for i in 0..Reason::ALL.len() {
-            outputs[port::STAT + i] = Bits::from_u64(1, (o.stat >> i) as u64 & 1);
+            outputs[port::STAT + i].set_u64(1, (o.stat >> i) as u64 & 1);
         }
     }
 

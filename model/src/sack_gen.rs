@@ -558,6 +558,7 @@ pub struct SackGen {
     stats: Stats,
     init: bool,
     init_addr: u32,
+    ix: PortIx,
 }
 
 impl fmt::Debug for SackGen {
@@ -570,8 +571,10 @@ impl SackGen {
     /// A block in the state `rst` leaves it in (clear sweep pending).
     pub fn new(p: SackGenParams) -> SackGen {
         let l = p.read_latency as usize;
+        let ports = ports(&p);
         SackGen {
-            ports: ports(&p),
+            ix: PortIx::of(&p, &ports),
+            ports,
             mem: vec![Entry::default(); p.entries() as usize],
             rd: vec![Entry::default(); l],
             stage: vec![None; l],
@@ -700,8 +703,56 @@ fn field(b: &Bits, width: u32) -> u64 {
     }
 }
 
-fn bitmap_bits(b: &Bitmap256) -> Bits {
-    Bits(b.0.to_vec())
+/// Port indices of [`ports`], by role, resolved once so the per-cycle
+/// `Block` calls do no name lookups.
+#[derive(Debug, Clone)]
+struct PortIx {
+    rst: usize,
+    rate_hint: usize,
+    pkt_valid: usize,
+    pkt_ready: usize,
+    /// `s_pkt_*` in [`SackGenParams::pkt_fields`] order.
+    pkt: [usize; 16],
+    /// m_sack_ready, m_nack_ready, m_new_ready.
+    ready: [usize; 3],
+    sack_valid: usize,
+    /// `m_sack_*` in [`SackGenParams::sack_fields`] order (the bitmap's
+    /// slot is written apart, see `bitmap`).
+    sack: [usize; 13],
+    bitmap: usize,
+    nack_valid: usize,
+    nack: [usize; 11],
+    new_valid: usize,
+    new: [usize; 6],
+    stats: [usize; 4],
+}
+
+impl PortIx {
+    fn of(p: &SackGenParams, ports: &[PortDef]) -> PortIx {
+        let i = |n: &str| crate::block::port_index(ports, n).expect("port exists");
+        let list = |prefix: &str, fields: Vec<(&'static str, u32, &'static str)>| -> Vec<usize> {
+            fields.iter().map(|(n, _, _)| i(&format!("{prefix}{n}"))).collect()
+        };
+        fn arr<const N: usize>(v: Vec<usize>) -> [usize; N] {
+            v.try_into().expect("field count")
+        }
+        PortIx {
+            rst: i("rst"),
+            rate_hint: i("rate_hint"),
+            pkt_valid: i("s_pkt_valid"),
+            pkt_ready: i("s_pkt_ready"),
+            pkt: arr(list("s_pkt_", p.pkt_fields())),
+            ready: ["m_sack_ready", "m_nack_ready", "m_new_ready"].map(i),
+            sack_valid: i("m_sack_valid"),
+            sack: arr(list("m_sack_", p.sack_fields())),
+            bitmap: i("m_sack_bitmap"),
+            nack_valid: i("m_nack_valid"),
+            nack: arr(list("m_nack_", p.nack_fields())),
+            new_valid: i("m_new_valid"),
+            new: arr(list("m_new_", p.new_fields())),
+            stats: ["stat_stale_gen", "stat_psn_window", "stat_duplicate", "stat_sack"].map(i),
+        }
+    }
 }
 
 impl Block for SackGen {
@@ -718,7 +769,9 @@ impl Block for SackGen {
         let s = o.sack.unwrap_or_default();
         let n = o.nack.unwrap_or_default();
         let w = o.new.unwrap_or_default();
-        let mut vals: Vec<(String, Bits)> = vec![("s_pkt_ready".into(), Bits::from_u64(1, o.pkt_ready as u64))];
+        let ix = &self.ix;
+        let mut set = |i: usize, v: u64| outputs[i].set_u64(self.ports[i].width, v);
+        set(ix.pkt_ready, o.pkt_ready as u64);
         let sv: [u64; 13] = [
             s.conn as u64,
             s.dst_conn as u64,
@@ -734,10 +787,9 @@ impl Block for SackGen {
             s.sport as u64,
             s.plane as u64,
         ];
-        vals.push(("m_sack_valid".into(), Bits::from_u64(1, o.sack.is_some() as u64)));
-        for (i, (name, width, _)) in self.p.sack_fields().into_iter().enumerate() {
-            let b = if name == "bitmap" { bitmap_bits(&s.bitmap) } else { Bits::from_u64(width, sv[i]) };
-            vals.push((format!("m_sack_{name}"), b));
+        set(ix.sack_valid, o.sack.is_some() as u64);
+        for (&i, v) in ix.sack.iter().zip(sv) {
+            set(i, v);
         }
         let nv: [u64; 11] = [
             n.conn as u64,
@@ -752,40 +804,34 @@ impl Block for SackGen {
             n.sport as u64,
             n.plane as u64,
         ];
-        vals.push(("m_nack_valid".into(), Bits::from_u64(1, o.nack.is_some() as u64)));
-        for (i, (name, width, _)) in self.p.nack_fields().into_iter().enumerate() {
-            vals.push((format!("m_nack_{name}"), Bits::from_u64(width, nv[i])));
+        set(ix.nack_valid, o.nack.is_some() as u64);
+        for (&i, v) in ix.nack.iter().zip(nv) {
+            set(i, v);
         }
         let wv: [u64; 6] =
             [w.conn as u64, w.path_id as u64, w.psn as u64, w.stream_id as u64, w.msn as u64, w.payload_len as u64];
-        vals.push(("m_new_valid".into(), Bits::from_u64(1, o.new.is_some() as u64)));
-        for (i, (name, width, _)) in self.p.new_fields().into_iter().enumerate() {
-            vals.push((format!("m_new_{name}"), Bits::from_u64(width, wv[i])));
+        set(ix.new_valid, o.new.is_some() as u64);
+        for (&i, v) in ix.new.iter().zip(wv) {
+            set(i, v);
         }
-        for (name, v) in [
-            ("stat_stale_gen", o.stats.stale_gen),
-            ("stat_psn_window", o.stats.psn_window),
-            ("stat_duplicate", o.stats.duplicate),
-            ("stat_sack", o.stats.sack),
-        ] {
-            vals.push((name.into(), Bits::from_u64(1, v as u64)));
+        let st = [o.stats.stale_gen, o.stats.psn_window, o.stats.duplicate, o.stats.sack];
+        for (&i, v) in ix.stats.iter().zip(st) {
+            set(i, v as u64);
         }
-        for (name, b) in vals {
-            let i = crate::block::port_index(&self.ports, &name).expect("port exists");
-            outputs[i] = b;
-        }
+        outputs[ix.bitmap].set_words(256, &s.bitmap.0);
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
-        let get = |n: &str| {
-            let i = crate::block::port_index(&self.ports, n).expect("port exists");
-            field(&inputs[i], self.ports[i].width)
-        };
-        let f: Vec<u64> = self.p.pkt_fields().iter().map(|(n, _, _)| get(&format!("s_pkt_{n}"))).collect();
+        let ix = &self.ix;
+        let get = |i: usize| field(&inputs[i], self.ports[i].width);
+        let mut f = [0u64; 16];
+        for (v, &i) in f.iter_mut().zip(&ix.pkt) {
+            *v = get(i);
+        }
         let inp = Inputs {
-            rst: get("rst") == 1,
-            rate_hint: get("rate_hint") as u16,
-            pkt_valid: get("s_pkt_valid") == 1,
+            rst: get(ix.rst) == 1,
+            rate_hint: get(ix.rate_hint) as u16,
+            pkt_valid: get(ix.pkt_valid) == 1,
             pkt: Pkt {
                 op: f[0] as u32,
                 conn: f[1] as u32,
@@ -804,9 +850,9 @@ impl Block for SackGen {
                 sport: f[14] as u16,
                 plane: f[15] as u8,
             },
-            sack_ready: get("m_sack_ready") == 1,
-            nack_ready: get("m_nack_ready") == 1,
-            new_ready: get("m_new_ready") == 1,
+            sack_ready: get(ix.ready[0]) == 1,
+            nack_ready: get(ix.ready[1]) == 1,
+            new_ready: get(ix.ready[2]) == 1,
         };
         self.clock(&inp);
     }

@@ -13,7 +13,9 @@
 #[cfg(verilator)]
 mod ffi;
 
+pub mod axi;
 pub mod blocks;
+pub mod coverage;
 pub mod designs;
 pub mod lockstep;
 pub mod rtl;
@@ -21,6 +23,7 @@ pub mod stimulus;
 pub mod trace;
 pub mod verilate;
 
+pub use coverage::Coverage;
 pub use lockstep::{Lockstep, Mismatch, Options, TraceWindow};
 pub use rtl::{skip_without_verilator, Rtl};
 pub use stimulus::{Rng, Stimulus, Traffic};

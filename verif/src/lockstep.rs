@@ -559,3 +559,40 @@ pub fn run_alone(dut: &mut dyn Dut, ports: &[PortDef], stim: &mut dyn Stimulus, 
     }
     RunStats { cycles, transactions: stim.transactions(), seconds: start.elapsed().as_secs_f64() }
 }
+
+/// A model that is right except for one bit of one output in one cycle:
+/// the deliberately broken model the harness must catch (its tests check
+/// the report names that cycle and port and writes the VCD window).
+pub struct FlipBit {
+    inner: Box<dyn Block>,
+    port: usize,
+    bit: u32,
+    at: u64,
+    cycle: u64,
+}
+
+impl FlipBit {
+    /// `inner`, with bit `bit` of output `port` flipped in cycle `at`.
+    pub fn new(inner: Box<dyn Block>, port: usize, bit: u32, at: u64) -> FlipBit {
+        FlipBit { inner, port, bit, at, cycle: 0 }
+    }
+}
+
+impl Block for FlipBit {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn ports(&self) -> &[PortDef] {
+        self.inner.ports()
+    }
+    fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
+        self.inner.eval(inputs, outputs);
+        if self.cycle == self.at {
+            outputs[self.port].0[(self.bit / 64) as usize] ^= 1 << (self.bit % 64);
+        }
+    }
+    fn tick(&mut self, inputs: &[Bits]) {
+        self.inner.tick(inputs);
+        self.cycle += 1;
+    }
+}

@@ -14,6 +14,9 @@ use std::collections::VecDeque;
 
 use mrnic_model::block::{Bits, Dir, PortDef};
 
+use crate::axi::AxiWriteSlave;
+use crate::coverage::Coverage;
+
 /// A small, fast, seeded PRNG (xoshiro256**, seeded through splitmix64).
 #[derive(Clone, Debug)]
 pub struct Rng {
@@ -92,6 +95,10 @@ pub trait Stimulus {
     fn seed(&self) -> Option<u64> {
         None
     }
+    /// Functional coverage counted so far, if the stimulus counts any.
+    fn coverage(&self) -> Option<&Coverage> {
+        None
+    }
 }
 
 /// A valid/ready stream found in a port list.
@@ -147,9 +154,17 @@ pub struct Txn<'a> {
     names: &'a [String],
     widths: &'a [u32],
     values: Vec<Option<Bits>>,
+    skip: bool,
 }
 
 impl Txn<'_> {
+    /// Offers nothing this cycle (the generator has no transaction ready:
+    /// a payload stream waiting for its request, say); asked again next cycle.
+    pub fn skip(&mut self) -> &mut Self {
+        self.skip = true;
+        self
+    }
+
     /// Sets field `name` (e.g. `data` of `s_axis_data`).
     pub fn set(&mut self, name: &str, value: Bits) -> &mut Self {
         let i = self.index(name);
@@ -179,6 +194,9 @@ impl Txn<'_> {
 
 type TxnGen = Box<dyn FnMut(&mut Rng, &mut Txn)>;
 type InputGen = Box<dyn FnMut(&mut Rng, u64) -> Bits>;
+/// Sees every cycle's port values after eval (and whether the cycle is a
+/// reset) and counts coverage; see [`Traffic::monitor`].
+pub type Monitor = Box<dyn FnMut(&[Bits], bool, &mut Coverage)>;
 
 struct Source {
     stream: Stream,
@@ -189,6 +207,9 @@ struct Source {
     current: Option<Vec<Bits>>,
     idle_percent: u32,
     sent: u64,
+    /// Coverage bins: handshake, and offered while the block is not ready.
+    bin_handshake: usize,
+    bin_stalled: usize,
 }
 
 struct Sink {
@@ -202,6 +223,9 @@ struct Sink {
     received: u64,
     keep: bool,
     log: Vec<Vec<Bits>>,
+    /// Coverage bins: handshake, and valid held against backpressure.
+    bin_handshake: usize,
+    bin_backpressure: usize,
 }
 
 /// Random valid/ready traffic for any block: see the module docs.
@@ -219,6 +243,9 @@ pub struct Traffic {
     other_change_percent: u32,
     idle_noise: bool,
     violations: Vec<String>,
+    coverage: Coverage,
+    monitors: Vec<Monitor>,
+    axi: Option<AxiWriteSlave>,
 }
 
 impl Traffic {
@@ -227,6 +254,7 @@ impl Traffic {
     /// other inputs random (changing in 5% of the cycles).
     pub fn new(ports: &[PortDef], seed: u64) -> Traffic {
         let streams = find_streams(ports);
+        let mut coverage = Coverage::new();
         let mut sources = Vec::new();
         let mut sinks = Vec::new();
         for s in streams {
@@ -234,7 +262,6 @@ impl Traffic {
                 let names = s.fields.iter().map(|&f| ports[f].name[s.prefix.len()..].to_string()).collect();
                 let widths = s.fields.iter().map(|&f| ports[f].width).collect();
                 sources.push(Source {
-                    stream: s,
                     names,
                     widths,
                     gen: None,
@@ -242,9 +269,14 @@ impl Traffic {
                     current: None,
                     idle_percent: 25,
                     sent: 0,
+                    bin_handshake: coverage.bin(format!("{}: handshake", s.prefix)),
+                    bin_stalled: coverage.bin(format!("{}: offered while the block is not ready", s.prefix)),
+                    stream: s,
                 });
             } else {
                 sinks.push(Sink {
+                    bin_handshake: coverage.bin(format!("{}: handshake", s.prefix)),
+                    bin_backpressure: coverage.bin(format!("{}: valid held against backpressure", s.prefix)),
                     stream: s,
                     ready: false,
                     backpressure_percent: 25,
@@ -279,7 +311,55 @@ impl Traffic {
             other_change_percent: 5,
             idle_noise: true,
             violations: Vec::new(),
+            coverage,
+            monitors: Vec::new(),
+            axi: None,
         }
+    }
+
+    /// Counts block-specific coverage: `declare` adds the bins (and
+    /// returns what the monitor needs, port indices and bin indices, so
+    /// the per-cycle work is index arithmetic), `monitor` runs every cycle
+    /// on all port values after eval, with `true` in reset cycles (when it
+    /// should count nothing, and may forget what it tracks).
+    pub fn monitor<S: 'static>(
+        mut self,
+        declare: impl FnOnce(&mut Coverage) -> S,
+        mut monitor: impl FnMut(&mut S, &[Bits], bool, &mut Coverage) + 'static,
+    ) -> Self {
+        let mut state = declare(&mut self.coverage);
+        self.monitors.push(Box::new(move |v, r, c| monitor(&mut state, v, r, c)));
+        self
+    }
+
+    /// Answers the AXI4 write channels of ports `<prefix>aw*`, `w*`, `b*`
+    /// as host memory does (see [`AxiWriteSlave`]): responses after
+    /// `0..=max_latency` cycles, `error_percent` of them errors.
+    pub fn axi_write_slave(mut self, prefix: &str, max_latency: u64, error_percent: u32) -> Self {
+        let mut axi = AxiWriteSlave::new(&self.ports, prefix).unwrap_or_else(|e| panic!("axi_write_slave: {e}"));
+        axi.max_latency = max_latency;
+        axi.error_percent = error_percent;
+        axi.declare(&mut self.coverage);
+        // The B channel is the slave's, not a random source.
+        let b = axi.b_ports();
+        for s in self.sources.iter().filter(|s| b.contains(&s.stream.valid)) {
+            self.coverage.retire(&format!("{}: handshake", s.stream.prefix));
+            self.coverage.retire(&format!("{}: offered while the block is not ready", s.stream.prefix));
+        }
+        self.sources.retain(|s| !b.contains(&s.stream.valid));
+        self.others.retain(|(i, _)| !b.contains(i));
+        self.axi = Some(axi);
+        self
+    }
+
+    /// The AXI write slave, if [`Traffic::axi_write_slave`] set one up.
+    pub fn axi(&self) -> Option<&AxiWriteSlave> {
+        self.axi.as_ref()
+    }
+
+    /// Coverage counted so far.
+    pub fn coverage(&self) -> &Coverage {
+        &self.coverage
     }
 
     /// Percentage of cycles each source waits before offering its next
@@ -335,7 +415,7 @@ impl Traffic {
     /// Queues explicit transactions on `prefix`, sent before any generated one.
     pub fn push(&mut self, prefix: &str, fill: impl FnOnce(&mut Txn)) {
         let s = self.source_mut(prefix);
-        let mut t = Txn { names: &s.names, widths: &s.widths, values: vec![None; s.names.len()] };
+        let mut t = Txn { names: &s.names, widths: &s.widths, values: vec![None; s.names.len()], skip: false };
         fill(&mut t);
         let values = t.values;
         let widths = s.widths.clone();
@@ -408,17 +488,20 @@ impl Stimulus for Traffic {
         }
         for s in &mut self.sources {
             if s.current.is_none() && !self.in_reset && !rng.percent(s.idle_percent) {
-                s.current = Some(match s.queue.pop_front() {
-                    Some(t) => t,
+                s.current = match s.queue.pop_front() {
+                    Some(t) => Some(t),
                     None => {
-                        let mut t = Txn { names: &s.names, widths: &s.widths, values: vec![None; s.names.len()] };
+                        let mut t =
+                            Txn { names: &s.names, widths: &s.widths, values: vec![None; s.names.len()], skip: false };
                         if let Some(g) = &mut s.gen {
                             g(rng, &mut t);
                         }
-                        let values = t.values;
-                        values.into_iter().zip(&s.widths).map(|(v, &w)| v.unwrap_or_else(|| rng.bits(w))).collect()
+                        let (values, skip) = (t.values, t.skip);
+                        (!skip).then(|| {
+                            values.into_iter().zip(&s.widths).map(|(v, &w)| v.unwrap_or_else(|| rng.bits(w))).collect()
+                        })
                     }
-                });
+                };
             }
             set_u64(&mut values[s.stream.valid], 1, s.current.is_some() as u64);
             match &s.current {
@@ -442,6 +525,9 @@ impl Stimulus for Traffic {
             s.ready = !rng.percent(s.backpressure_percent);
             set_u64(&mut values[s.stream.ready], 1, s.ready as u64);
         }
+        if let Some(a) = &mut self.axi {
+            a.drive(rng, cycle, values, self.in_reset);
+        }
         for (i, gen) in &mut self.others {
             let w = self.ports[*i].width;
             match gen {
@@ -464,8 +550,11 @@ impl Stimulus for Traffic {
             if s.current.is_some() && values[s.stream.ready].bit(0) {
                 if !self.in_reset {
                     s.sent += 1;
+                    self.coverage.hit(s.bin_handshake);
                 }
                 s.current = None;
+            } else if s.current.is_some() && !self.in_reset {
+                self.coverage.hit(s.bin_stalled);
             }
             if self.in_reset {
                 s.current = None;
@@ -484,11 +573,13 @@ impl Stimulus for Traffic {
             if valid && !self.in_reset {
                 if s.ready {
                     s.received += 1;
+                    self.coverage.hit(s.bin_handshake);
                     if s.keep {
                         s.log.push(s.stream.fields.iter().map(|&f| values[f].clone()).collect());
                     }
                 } else {
                     // Remember the payload (reusing the buffers) to check it holds.
+                    self.coverage.hit(s.bin_backpressure);
                     s.stalled = true;
                     s.held.resize(s.stream.fields.len(), Bits::default());
                     for (h, &f) in s.held.iter_mut().zip(&s.stream.fields) {
@@ -497,14 +588,26 @@ impl Stimulus for Traffic {
                 }
             }
         }
+        if let Some(a) = &mut self.axi {
+            a.observe(&mut self.rng, cycle, values, self.in_reset, &mut self.coverage, &mut self.violations);
+        }
+        for m in &mut self.monitors {
+            m(values, self.in_reset, &mut self.coverage);
+        }
     }
 
     fn transactions(&self) -> u64 {
-        self.sources.iter().map(|s| s.sent).sum::<u64>() + self.sinks.iter().map(|s| s.received).sum::<u64>()
+        self.sources.iter().map(|s| s.sent).sum::<u64>()
+            + self.sinks.iter().map(|s| s.received).sum::<u64>()
+            + self.axi.as_ref().map_or(0, |a| a.responses)
     }
 
     fn seed(&self) -> Option<u64> {
         Some(self.seed)
+    }
+
+    fn coverage(&self) -> Option<&Coverage> {
+        Some(&self.coverage)
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use mrnic_model::block::{port_index, zero_values, Bits, Block, PortDef};
 use mrnic_verif::designs::verif_fifo::{self, VerifFifo};
-use mrnic_verif::lockstep::{run_alone, ModelDut, Options, TraceWindow};
+use mrnic_verif::lockstep::{run_alone, FlipBit, ModelDut, Options, TraceWindow};
 use mrnic_verif::{skip_without_verilator, Lockstep, Rtl, Traffic};
 
 const CONFIG: &str = "test";
@@ -46,34 +46,6 @@ fn verif_fifo_lockstep_100k_random_cycles() {
     assert!(counts.iter().all(|(_, _, n)| *n > 20_000), "seed {seed}: too little traffic: {counts:?}");
 }
 
-/// A model that is right except for one bit of one output on one cycle.
-struct FlipBit {
-    inner: Box<dyn Block>,
-    port: usize,
-    bit: u32,
-    at: u64,
-    cycle: u64,
-}
-
-impl Block for FlipBit {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-    fn ports(&self) -> &[PortDef] {
-        self.inner.ports()
-    }
-    fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
-        self.inner.eval(inputs, outputs);
-        if self.cycle == self.at {
-            outputs[self.port].0[(self.bit / 64) as usize] ^= 1 << (self.bit % 64);
-        }
-    }
-    fn tick(&mut self, inputs: &[Bits]) {
-        self.inner.tick(inputs);
-        self.cycle += 1;
-    }
-}
-
 #[test]
 fn broken_model_is_caught_with_cycle_port_and_vcd_window() {
     if skip_without_verilator() {
@@ -81,7 +53,7 @@ fn broken_model_is_caught_with_cycle_port_and_vcd_window() {
     }
     let at = 4321;
     let port = port_index(&verif_fifo::ports(), "m_axis_data").unwrap();
-    let make = move || -> Box<dyn Block> { Box::new(FlipBit { inner: fifo(), port, bit: 70, at, cycle: 0 }) };
+    let make = move || -> Box<dyn Block> { Box::new(FlipBit::new(fifo(), port, 70, at)) };
     let dir = out_dir("broken_model");
     let opts = Options { vcd_dir: Some(dir.clone()), window_before: 20, ..Options::default() };
     let mut ls = Lockstep::new(Box::new(make), CONFIG, opts).unwrap();

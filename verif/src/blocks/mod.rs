@@ -1,0 +1,157 @@
+//! The blocks a lockstep session can run (`mrnic cosim --block NAME`):
+//! for each, how to make its model for a config, what its random
+//! transactions look like, and the functional coverage its monitor counts.
+//! One file per block, at the block's name (`blocks/<block>.rs`).
+
+use std::rc::Rc;
+
+use mrnic_model::block::{port_index, Bits, Block, PortDef};
+use mrnic_proto::Config;
+
+use crate::designs::verif_fifo::{self, VerifFifo};
+use crate::lockstep::ModelFactory;
+use crate::rtl::designs;
+use crate::stimulus::Traffic;
+use crate::verilate::fnv128;
+use crate::VerifError;
+
+pub mod csr;
+pub mod dma_write_engine;
+pub mod path_selector;
+pub mod path_telemetry;
+pub mod recv_match;
+pub mod rx_parser;
+pub mod sack_gen;
+
+pub use path_selector::traffic as path_selector_traffic;
+
+/// Everything a lockstep run of one block needs.
+pub struct Session {
+    pub make_model: ModelFactory,
+    /// The config name the RTL was built for (the design table's).
+    pub config: &'static str,
+    pub traffic: Traffic,
+    /// The block's output payloads are don't-care while their valid is low
+    /// (the RTL shows its FIFO head, the model zero): compare them only
+    /// with valid high ([`crate::Options::ignore_idle_payload`]). Valid
+    /// and ready are compared every cycle regardless.
+    pub idle_payload_dont_care: bool,
+}
+
+/// Blocks whose RTL drives output payloads straight from a FIFO head, so
+/// they are don't-care while valid is low (the valid/ready contract says
+/// no more). The others zero them, as their models do.
+const IDLE_PAYLOAD_DONT_CARE: &[&str] = &["path_telemetry"];
+
+/// Block names, as `--block` takes them.
+pub fn names() -> &'static [&'static str] {
+    &["csr", "dma_write_engine", "path_selector", "path_telemetry", "recv_match", "rx_parser", "sack_gen", "verif_fifo"]
+}
+
+/// The fingerprint of a config in the design table: its TOML, hashed.
+pub fn config_fingerprint(cfg: &Config) -> String {
+    format!("{:032x}", fnv128(cfg.to_toml().as_bytes()))
+}
+
+/// The config name of the built design of `block` whose config is `cfg`.
+pub fn built_config(block: &str, cfg: &Config, label: &str) -> Result<&'static str, VerifError> {
+    let fp = config_fingerprint(cfg);
+    let rows: Vec<_> = designs().iter().filter(|d| d.block == block).collect();
+    if let Some(d) = rows.iter().find(|d| d.config_fingerprint == fp) {
+        return Ok(d.config);
+    }
+    Err(VerifError::UnknownDesign {
+        block: block.into(),
+        config: label.into(),
+        have: if rows.is_empty() {
+            "none for this block".into()
+        } else {
+            rows.iter().map(|d| d.config).collect::<Vec<_>>().join(", ")
+        },
+    })
+}
+
+/// A session of a pipeline block: its params from `cfg`, a model factory
+/// and its traffic.
+fn pipeline<P: Copy + 'static, E: std::fmt::Display, M: Block + 'static>(
+    block: &str,
+    cfg: &Config,
+    label: &str,
+    params: Result<P, E>,
+    model: fn(P) -> M,
+    traffic: fn(&P, u64) -> Traffic,
+    seed: u64,
+) -> Result<Session, VerifError> {
+    let p = params.map_err(|e| VerifError::Config(e.to_string()))?;
+    let config = built_config(block, cfg, label)?;
+    Ok(Session {
+        make_model: Box::new(move || Box::new(model(p))),
+        config,
+        traffic: traffic(&p, seed),
+        idle_payload_dont_care: IDLE_PAYLOAD_DONT_CARE.contains(&block),
+    })
+}
+
+/// A session of `block` for `cfg` (named `label` in errors) with stimulus
+/// from `seed`. `verif_fifo` has no config and ignores `cfg`.
+pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Session, VerifError> {
+    use mrnic_model as m;
+    match block {
+        "verif_fifo" => Ok(Session {
+            make_model: Box::new(|| Box::new(VerifFifo::new())),
+            config: "test",
+            traffic: Traffic::new(&verif_fifo::ports(), seed).idle(30).backpressure(40).random_resets(1),
+            idle_payload_dont_care: false,
+        }),
+        "path_selector" => {
+            let p = m::path_selector::PathSelectorParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::path_selector::PathSelector::new, path_selector::traffic, seed)
+        }
+        "path_telemetry" => {
+            let p = m::path_telemetry::PathTelemetryParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::path_telemetry::PathTelemetry::new, path_telemetry::traffic, seed)
+        }
+        "dma_write_engine" => {
+            let p = m::dma_write_engine::DmaWriteEngineParams::from_config(cfg);
+            let make = m::dma_write_engine::DmaWriteEngine::new;
+            pipeline(block, cfg, label, p, make, |p, s| dma_write_engine::traffic(p, s).0, seed)
+        }
+        "recv_match" => {
+            let p = m::recv_match::RecvMatchParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::recv_match::RecvMatch::new, recv_match::traffic, seed)
+        }
+        "sack_gen" => {
+            let p = m::sack_gen::SackGenParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::sack_gen::SackGen::new, |p, s| sack_gen::traffic(p, s).0, seed)
+        }
+        "csr" => {
+            let p = m::csr::CsrParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::csr::Csr::new, csr::traffic, seed)
+        }
+        "rx_parser" => {
+            let p = m::rx_parser::RxParserParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::rx_parser::RxParser::new, rx_parser::traffic, seed)
+        }
+        _ => Err(VerifError::UnknownBlock { block: block.into(), have: names().join(", ") }),
+    }
+}
+
+/// Index of port `name`; the names come from the block's own port list,
+/// so a miss is a bug in the monitor.
+pub(crate) fn idx(ports: &[PortDef], name: &str) -> usize {
+    port_index(ports, name).unwrap_or_else(|| panic!("no port `{name}`"))
+}
+
+/// A valid/ready handshake on (valid, ready) this cycle.
+#[inline]
+pub(crate) fn hs(v: &[Bits], valid: usize, ready: usize) -> bool {
+    v[valid].bit(0) && v[ready].bit(0)
+}
+
+/// A shared cell for state two generators (or a generator and a monitor)
+/// of one traffic share: the traffic is single-threaded.
+pub(crate) type Shared<T> = Rc<std::cell::RefCell<T>>;
+
+pub(crate) fn shared<T>(t: T) -> Shared<T> {
+    Rc::new(std::cell::RefCell::new(t))
+}
