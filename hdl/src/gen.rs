@@ -85,6 +85,7 @@ macro_rules! block {
 /// Every block, in dependency order; the last row is the top level.
 pub const BLOCKS: &[BlockGen] = &[
     block!(rx_parser),
+    block!(conn_table),
     block!(path_telemetry),
     block!(path_selector),
     block!(dma_write_engine),

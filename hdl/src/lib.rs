@@ -90,6 +90,7 @@
 //! `tests/tools.rs`.
 
 pub mod check;
+pub mod conn_table;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod example;
@@ -100,6 +101,7 @@ pub mod ir;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
+pub mod ports;
 pub mod print;
 pub mod proof;
 pub mod recv_match;

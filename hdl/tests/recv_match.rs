@@ -7,59 +7,20 @@
 //! A missing tool skips the test with a message, except under CI=true, where
 //! it fails.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
+use std::process::Command;
+
+use common::{bench, have, hex, run, Scratch};
 use mrnic_hdl::recv_match::{generate, header, verilog, GenError};
 use mrnic_hdl::{Dir, Module};
-use mrnic_model::block::{zero_values, Bits, Block, Dir as ModelDir, PortDef};
+use mrnic_model::block::{zero_values, Bits, Block, Dir as ModelDir};
 use mrnic_model::recv_match::{ports, RecvMatch, RecvMatchParams};
 use mrnic_proto::Config;
 
-fn have(tool: &str, version_flag: &str) -> bool {
-    if Command::new(tool).arg(version_flag).output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{tool} is not installed but CI=true requires it: apt-get install -y verilator iverilog yosys");
-    }
-    eprintln!("skipped: {tool} not installed (apt-get install -y {tool})");
-    false
-}
-
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mrnic-hdl-rm-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, cfg: &Config) -> PathBuf {
-        let path = self.0.join("recv_match.v");
-        std::fs::write(&path, verilog(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name))).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+/// Writes `cfg`'s module into `dir`.
+fn write(dir: &Scratch, cfg: &Config) -> std::path::PathBuf {
+    dir.file("recv_match.v", &verilog(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name)))
 }
 
 fn variant(depth: u32, latency: u32) -> Config {
@@ -126,8 +87,8 @@ fn verilator_lints_clean() {
         return;
     }
     for cfg in sweep() {
-        let dir = Scratch::new(&format!("verilator-{}", cfg.name));
-        let file = dir.write(&cfg);
+        let dir = Scratch::new(&format!("rm-verilator-{}", cfg.name));
+        let file = write(&dir, &cfg);
         let out =
             run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", "recv_match"]).arg(&file));
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -141,8 +102,8 @@ fn iverilog_compiles_as_verilog_2005() {
         return;
     }
     for cfg in sweep() {
-        let dir = Scratch::new(&format!("iverilog-{}", cfg.name));
-        let file = dir.write(&cfg);
+        let dir = Scratch::new(&format!("rm-iverilog-{}", cfg.name));
+        let file = write(&dir, &cfg);
         let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null"]).arg(&file));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
@@ -156,8 +117,8 @@ fn yosys_synthesizes_small_without_latches() {
         return;
     }
     let cfg = Config::builtin("small").unwrap();
-    let dir = Scratch::new("yosys-small");
-    let file = dir.write(&cfg);
+    let dir = Scratch::new("rm-yosys-small");
+    let file = write(&dir, &cfg);
     let (after_proc, after_synth) = (dir.0.join("proc.stat"), dir.0.join("synth.stat"));
     let script = format!(
         "read_verilog {}; hierarchy -check -top recv_match; proc; check -assert; tee -q -o {} stat; \
@@ -174,53 +135,6 @@ fn yosys_synthesizes_small_without_latches() {
     }
 }
 
-fn hex(b: &Bits, width: u32) -> String {
-    let digits = width.div_ceil(4) as usize;
-    let mut s = String::new();
-    for w in b.0.iter().rev() {
-        s += &format!("{w:016x}");
-    }
-    s[s.len() - digits..].to_string()
-}
-
-/// A bench that reads one line per cycle (every port, in port order, hex),
-/// drives the inputs, and compares every output before the edge.
-fn bench(defs: &[PortDef], params: &[(String, u32)], vec: &str) -> String {
-    let mut t = String::from("`timescale 1ns/1ps\nmodule tb;\n  reg clk = 0;\n");
-    for d in defs {
-        match d.dir {
-            ModelDir::In => t += &format!("  reg [{}:0] {};\n", d.width - 1, d.name),
-            ModelDir::Out => t += &format!("  wire [{0}:0] {1};\n  reg [{0}:0] e_{1};\n", d.width - 1, d.name),
-        }
-    }
-    let ps: Vec<String> = params.iter().map(|(n, v)| format!(".{n}({v})")).collect();
-    let conns: Vec<String> =
-        std::iter::once(".clk(clk)".to_string()).chain(defs.iter().map(|d| format!(".{0}({0})", d.name))).collect();
-    t += &format!("  recv_match #({}) dut ({});\n", ps.join(", "), conns.join(", "));
-    t += "  integer f, r, cycle, errors;\n  initial begin\n";
-    t += &format!("    f = $fopen(\"{vec}\", \"r\"); cycle = 0; errors = 0;\n");
-    t += "    while (!$feof(f)) begin\n";
-    let fmt: Vec<&str> = defs.iter().map(|_| "%h").collect();
-    let args: Vec<String> = defs
-        .iter()
-        .map(|d| match d.dir {
-            ModelDir::In => d.name.clone(),
-            ModelDir::Out => format!("e_{}", d.name),
-        })
-        .collect();
-    t += &format!("      r = $fscanf(f, \"{}\\n\", {});\n      #1;\n", fmt.join(" "), args.join(", "));
-    for d in defs.iter().filter(|d| d.dir == ModelDir::Out) {
-        t += &format!(
-            "      if (cycle > 0 && {0} !== e_{0}) begin errors = errors + 1; if (errors < 20) $display(\"cycle %0d: \
-             {0} rtl %h model %h\", cycle, {0}, e_{0}); end\n",
-            d.name
-        );
-    }
-    t += "      clk = 1; #1; clk = 0; cycle = cycle + 1;\n    end\n";
-    t += "    $display(\"%0d cycles, %0d mismatches\", cycle, errors);\n    $finish;\n  end\nendmodule\n";
-    t
-}
-
 /// Icarus replays the model on the generated RTL: all three channels valid
 /// at random (arbitration), posts filling rings, lookups and consumes around
 /// the posted range, random backpressure, a reset mid-run.
@@ -230,8 +144,8 @@ fn icarus_replays_model_vectors() {
         return;
     }
     for cfg in [Config::builtin("small").unwrap(), variant(2, 2), variant(4, 1)] {
-        let dir = Scratch::new(&format!("replay-{}", cfg.name));
-        let rtl = dir.write(&cfg);
+        let dir = Scratch::new(&format!("rm-replay-{}", cfg.name));
+        let rtl = write(&dir, &cfg);
         let p = RecvMatchParams::from_config(&cfg).unwrap();
         let mut dut = RecvMatch::new(p);
         let defs = dut.ports().to_vec();
@@ -294,7 +208,7 @@ fn icarus_replays_model_vectors() {
             ("READ_LATENCY".to_string(), p.read_latency),
         ];
         let tb = dir.0.join("tb.v");
-        std::fs::write(&tb, bench(&defs, &params, &vec.display().to_string())).unwrap();
+        std::fs::write(&tb, bench("recv_match", &defs, &params, &vec.display().to_string())).unwrap();
         let sim = dir.0.join("sim");
         run(Command::new("iverilog").args(["-g2005", "-o"]).arg(&sim).arg(&tb).arg(&rtl));
         let out = run(Command::new("vvp").arg("-n").arg(&sim));

@@ -156,3 +156,71 @@ pub fn zero_values(ports: &[PortDef]) -> Vec<Bits> {
 pub fn port_index(ports: &[PortDef], name: &str) -> Option<usize> {
     ports.iter().position(|p| p.name == name)
 }
+
+/// A channel's payload fields: (name, width, comment), in port order.
+pub type Fields = Vec<(&'static str, u32, &'static str)>;
+
+/// Appends a valid/ready channel's ports: `<prefix>_valid`, `<prefix>_ready`,
+/// then `<prefix>_<field>` for each field. `input` says the block consumes
+/// the channel (`s_*`); otherwise it produces it (`m_*`).
+pub fn channel_ports(v: &mut Vec<PortDef>, prefix: &str, input: bool, group: &'static str, fields: &Fields) {
+    let (data, ready) = if input { (Dir::In, Dir::Out) } else { (Dir::Out, Dir::In) };
+    let port = |name: String, dir: Dir, width: u32, comment: &str| PortDef {
+        name,
+        dir,
+        width,
+        group,
+        comment: comment.into(),
+    };
+    v.push(port(
+        format!("{prefix}_valid"),
+        data,
+        1,
+        if input { "a request is offered" } else { "a result is offered" },
+    ));
+    v.push(port(format!("{prefix}_ready"), ready, 1, "taken this cycle if valid"));
+    for (n, w, c) in fields {
+        v.push(port(format!("{prefix}_{n}"), data, *w, c));
+    }
+}
+
+/// Values of named ports: reads inputs and writes outputs of a block by
+/// name, so typed models map their records onto the port list once.
+pub struct PortMap<'a> {
+    pub ports: &'a [PortDef],
+}
+
+impl PortMap<'_> {
+    fn index(&self, name: &str) -> usize {
+        port_index(self.ports, name).unwrap_or_else(|| panic!("no port {name}"))
+    }
+
+    /// An input's value (its low 64 bits).
+    pub fn get(&self, inputs: &[Bits], name: &str) -> u64 {
+        inputs[self.index(name)].as_u64()
+    }
+
+    /// Sets an output from a value of up to 64 bits (truncated to the width).
+    pub fn set(&self, outputs: &mut [Bits], name: &str, v: u64) {
+        let i = self.index(name);
+        outputs[i] = Bits::from_u64(self.ports[i].width, v);
+    }
+
+    /// Sets a wide output from fields packed LSB first: `(value, width)`.
+    pub fn set_packed(&self, outputs: &mut [Bits], name: &str, parts: &[(u64, u32)]) {
+        let i = self.index(name);
+        let mut b = Bits::zero(self.ports[i].width);
+        let mut at = 0u32;
+        for &(v, w) in parts {
+            for k in 0..w.min(64) {
+                if (v >> k) & 1 == 1 {
+                    let bit = at + k;
+                    b.0[(bit / 64) as usize] |= 1 << (bit % 64);
+                }
+            }
+            at += w;
+        }
+        b.truncate(self.ports[i].width);
+        outputs[i] = b;
+    }
+}

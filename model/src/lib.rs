@@ -3,6 +3,8 @@
 //! [`block::Block`]) and the same cycle timing as the generated RTL.
 
 pub mod block;
+pub mod conn_table;
+pub mod cpl_engine;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod path_selector;

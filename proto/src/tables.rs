@@ -127,5 +127,34 @@ pub mod mr {
         Table { name: "mr", title: "Memory region, indexed by rkey", fields: &[VALID, ACCESS, KEY, BASE, LEN] };
 }
 
+/// Connection context, one per connection slot (slot = low bits of the
+/// local id, which the entry keeps whole as its tag).
+pub mod conn {
+    use super::*;
+    pub const VALID: TableField = tf("valid", 1, "slot holds an open connection");
+    pub const LOCAL_ID: TableField = tf("local_id", 24, "this NIC's connection id: the tag a dst_conn must match");
+    pub const REMOTE_ID: TableField = tf("remote_id", 24, "the peer's connection id (dst_conn of what we send)");
+    pub const REMOTE_ADDR: TableField = tf("remote_addr", 32, "the peer's IPv4 address");
+    pub const PATHS: TableField = tf("paths", 6, "paths in use, 1..=32: a path_id at or above it is refused");
+    pub const TABLE: Table = Table {
+        name: "conn",
+        title: "Connection context per connection slot",
+        fields: &[VALID, LOCAL_ID, REMOTE_ID, REMOTE_ADDR, PATHS],
+    };
+}
+
+/// Receive state per (connection, stream) that the packet path reads: what
+/// SACKs report and which streams a PROBE answers for.
+pub mod conn_stream {
+    use super::*;
+    pub const COMPLETED_MSN: TableField = tf("completed_msn", 24, "oldest msn of the stream not yet completed");
+    pub const ACTIVE: TableField = tf("active", 1, "a message was accepted on the stream: PROBE answers report it");
+    pub const TABLE: Table = Table {
+        name: "conn_stream",
+        title: "Receive state per (connection, stream)",
+        fields: &[COMPLETED_MSN, ACTIVE],
+    };
+}
+
 /// Every table, for docs/spec.md.
-pub const ALL: [&Table; 3] = [&path::TABLE, &ring::TABLE, &mr::TABLE];
+pub const ALL: [&Table; 5] = [&path::TABLE, &ring::TABLE, &mr::TABLE, &conn::TABLE, &conn_stream::TABLE];

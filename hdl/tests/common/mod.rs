@@ -1,0 +1,226 @@
+//! Helpers the block tests share: tool detection, scratch folders, running
+//! a tool, and an Icarus bench that replays the model's port values cycle by
+//! cycle and compares every output.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use mrnic_model::block::{zero_values, Bits, Block, Dir as ModelDir, PortDef};
+
+/// True when `tool` runs; otherwise skips (or fails under CI=true).
+pub fn have(tool: &str, version_flag: &str) -> bool {
+    if Command::new(tool).arg(version_flag).output().is_ok() {
+        return true;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{tool} is not installed but CI=true requires it: apt-get install -y verilator iverilog yosys");
+    }
+    eprintln!("skipped: {tool} not installed (apt-get install -y {tool})");
+    false
+}
+
+/// A fresh directory for one test's files, removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("mrnic-hdl-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    pub fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs a command and fails the test with its output when it fails.
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Verilator with every warning and no waivers: no output at all.
+pub fn verilator_lint(file: &std::path::Path, top: &str) {
+    let out = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", top]).arg(file));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.trim().is_empty(), "{}: {stderr}", file.display());
+}
+
+/// Icarus in Verilog-2005 mode with every warning: no output at all.
+pub fn iverilog_compile(file: &std::path::Path) {
+    let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null"]).arg(file));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.trim().is_empty(), "{}: {stderr}", file.display());
+}
+
+/// Yosys: proc + `check -assert`, then `synth_xilinx`; no latch anywhere.
+pub fn yosys_no_latches(dir: &Scratch, file: &std::path::Path, top: &str) {
+    let (after_proc, after_synth) = (dir.0.join("proc.stat"), dir.0.join("synth.stat"));
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc; check -assert; tee -q -o {} stat; \
+         synth_xilinx -top {top}; tee -q -o {} stat",
+        file.display(),
+        after_proc.display(),
+        after_synth.display()
+    );
+    run(Command::new("yosys").args(["-q", "-p", &script]));
+    for stats in [std::fs::read_to_string(&after_proc).unwrap(), std::fs::read_to_string(&after_synth).unwrap()] {
+        for latch in ["$dlatch", "$_DLATCH", "LDCE", "LDPE"] {
+            assert!(!stats.contains(latch), "yosys inferred a latch ({latch})\n{stats}");
+        }
+    }
+}
+
+pub fn hex(b: &Bits, width: u32) -> String {
+    let digits = width.div_ceil(4) as usize;
+    let mut s = String::new();
+    for w in b.0.iter().rev() {
+        s += &format!("{w:016x}");
+    }
+    s[s.len() - digits..].to_string()
+}
+
+/// A bench that reads one line per cycle (every port, in port order, hex),
+/// drives the inputs, and compares every output before the edge.
+pub fn bench(top: &str, defs: &[PortDef], params: &[(String, u32)], vec: &str) -> String {
+    let mut t = String::from("`timescale 1ns/1ps\nmodule tb;\n  reg clk = 0;\n");
+    for d in defs {
+        match d.dir {
+            ModelDir::In => t += &format!("  reg [{}:0] {};\n", d.width - 1, d.name),
+            ModelDir::Out => t += &format!("  wire [{0}:0] {1};\n  reg [{0}:0] e_{1};\n", d.width - 1, d.name),
+        }
+    }
+    let ps: Vec<String> = params.iter().map(|(n, v)| format!(".{n}({v})")).collect();
+    let conns: Vec<String> =
+        std::iter::once(".clk(clk)".to_string()).chain(defs.iter().map(|d| format!(".{0}({0})", d.name))).collect();
+    t += &format!("  {top} #({}) dut ({});\n", ps.join(", "), conns.join(", "));
+    t += "  integer f, r, cycle, errors;\n  initial begin\n";
+    t += &format!("    f = $fopen(\"{vec}\", \"r\"); cycle = 0; errors = 0;\n");
+    t += "    while (!$feof(f)) begin\n";
+    let fmt: Vec<&str> = defs.iter().map(|_| "%h").collect();
+    let args: Vec<String> = defs
+        .iter()
+        .map(|d| match d.dir {
+            ModelDir::In => d.name.clone(),
+            ModelDir::Out => format!("e_{}", d.name),
+        })
+        .collect();
+    t += &format!("      r = $fscanf(f, \"{}\\n\", {});\n      #1;\n", fmt.join(" "), args.join(", "));
+    for d in defs.iter().filter(|d| d.dir == ModelDir::Out) {
+        t += &format!(
+            "      if (cycle > 0 && {0} !== e_{0}) begin errors = errors + 1; if (errors < 20) $display(\"cycle %0d: \
+             {0} rtl %h model %h\", cycle, {0}, e_{0}); end\n",
+            d.name
+        );
+    }
+    t += "      clk = 1; #1; clk = 0; cycle = cycle + 1;\n    end\n";
+    t += "    $display(\"%0d cycles, %0d mismatches\", cycle, errors);\n    $finish;\n  end\nendmodule\n";
+    t
+}
+
+/// Runs `dut` for `cycles` cycles with inputs from `stimulus(cycle, inputs,
+/// outputs of the previous cycle)`, records every port, and replays the
+/// record on the RTL `rtl` under Icarus: every output must match every cycle.
+pub fn replay(
+    dir: &Scratch,
+    rtl: &std::path::Path,
+    dut: &mut dyn Block,
+    params: &[(String, u32)],
+    cycles: u32,
+    mut stimulus: impl FnMut(u32, &mut Vec<Bits>, &[Bits]),
+) {
+    let defs = dut.ports().to_vec();
+    let mut ins = zero_values(&defs);
+    let mut outs = zero_values(&defs);
+    let mut lines = String::new();
+    for cycle in 0..cycles {
+        stimulus(cycle, &mut ins, &outs);
+        dut.eval(&ins, &mut outs);
+        let line: Vec<String> = defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match d.dir {
+                ModelDir::In => hex(&ins[i], d.width),
+                ModelDir::Out => hex(&outs[i], d.width),
+            })
+            .collect();
+        lines += &line.join(" ");
+        lines.push('\n');
+        dut.tick(&ins);
+    }
+    let vec = dir.file("vectors.txt", &lines);
+    let tb = dir.file("tb.v", &bench(dut.name(), &defs, params, &vec.display().to_string()));
+    let sim = dir.0.join("sim");
+    run(Command::new("iverilog").args(["-g2005", "-o"]).arg(&sim).arg(&tb).arg(rtl));
+    let out = run(Command::new("vvp").arg("-n").arg(&sim));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("{cycles} cycles, 0 mismatches")), "{}:\n{text}", dut.name());
+}
+
+/// Sets input `name` of `defs` in `ins`.
+pub fn set(defs: &[PortDef], ins: &mut [Bits], name: &str, v: u64) {
+    let i = defs.iter().position(|d| d.name == name).unwrap_or_else(|| panic!("no port {name}"));
+    ins[i] = Bits::from_u64(defs[i].width, v);
+}
+
+/// Reads bit 0 of port `name`.
+pub fn bit(defs: &[PortDef], vals: &[Bits], name: &str) -> bool {
+    let i = defs.iter().position(|d| d.name == name).unwrap_or_else(|| panic!("no port {name}"));
+    vals[i].bit(0)
+}
+
+/// The model's ports against the generated module's: `clk` first, then the
+/// same names, widths and directions in the same order.
+pub fn same_ports(rtl: &[mrnic_hdl::PortSig], model: &[PortDef], what: &str) {
+    assert_eq!(rtl[0].name, "clk");
+    assert_eq!(rtl.len(), model.len() + 1, "{what}");
+    for (r, d) in rtl[1..].iter().zip(model) {
+        assert_eq!(r.name, d.name, "{what}");
+        assert_eq!(r.width, d.width, "{what}: {}", d.name);
+        let dir = match d.dir {
+            ModelDir::In => mrnic_hdl::Dir::Input,
+            ModelDir::Out => mrnic_hdl::Dir::Output,
+        };
+        assert_eq!(r.dir, dir, "{what}: {}", d.name);
+    }
+}
+
+/// A seeded xorshift generator for stimulus.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform-enough in `0..n` for stimulus.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
