@@ -32,14 +32,27 @@
 //! - `s_open_*`: a connection is (re)opened: every stream of it restarts at
 //!   msn 0, inactive, with an empty message table (one stream per cycle).
 //!
-//! # Timing
-//! A state machine does one step per cycle: count one DMA completion, or
-//! one drain step (complete a WRITE, or send a consume), or take the
-//! consume's answer and push the CQE, or an open's stream reset. `s_new` is
-//! taken every cycle the pending FIFO has room. `m_consume`, `m_cqe` and
-//! `m_st` are FIFOs; a step that pushes waits for room. The tables are
-//! registers here; the RTL will keep them in memory with the read latency
-//! and forwarding of the other blocks.
+//! # Timing (read latency `L` = `hardware.table_read_latency`)
+//! One operation at a time, each a read of the tables then an act:
+//! - count: the `s_dma` handshake (cycle `t`) pops the pending head and
+//!   reads the stream word and the message slot; at `t+L` the bytes count,
+//!   both are written back, and when the message is the stream's oldest the
+//!   stage drains it;
+//! - drain: reads the message slot at the stream's completed_msn (one cycle
+//!   after any write, so it never needs forwarding); at `+L` it completes a
+//!   WRITE (and drains on), sends a consume and waits for its answer, or
+//!   stops; the answer completes the message and drains on;
+//! - `s_post` reads the stream word and then drains; `s_open` writes a zero
+//!   stream word per cycle.
+//!
+//! `s_new` is taken every cycle the pending FIFO has room. `m_consume`,
+//! `m_cqe` and `m_st` are FIFOs of 4; an act that pushes waits (holding its
+//! read data) until there is room.
+//!
+//! # Memories
+//! `msg_mem` (`CONNS x STREAMS x DEPTH` message slots) needs no clearing:
+//! the stream word (`st_mem`, `CONNS x STREAMS`) keeps a valid bit per slot,
+//! and the reset sweep zeroes only the stream words.
 //!
 //! # Not here
 //! The reference's message checks before a packet is accepted (msn beyond
@@ -85,6 +98,7 @@ pub struct CplEngineParams {
     /// Pending FIFO entries: placements between `s_new` and their DMA
     /// completion (`2 * hardware.axi_outstanding`).
     pub pending: u32,
+    pub read_latency: u32,
 }
 
 impl CplEngineParams {
@@ -98,8 +112,16 @@ impl CplEngineParams {
         if streams == 0 || !streams.is_power_of_two() || streams > 256 {
             return bad("transport.streams_per_conn", streams, "must be a power of 2 in 1..=256");
         }
-        if depth == 0 || !depth.is_power_of_two() {
-            return bad("hardware.msg_table_depth", depth, "must be a power of 2 (the slot is msn mod depth)");
+        if !(2..=64).contains(&depth) || !depth.is_power_of_two() {
+            return bad(
+                "hardware.msg_table_depth",
+                depth,
+                "must be a power of 2 in 2..=64 (the slot is msn mod depth; the stream word has a valid bit per slot)",
+            );
+        }
+        let l = cfg.hardware.table_read_latency;
+        if !(1..=2).contains(&l) {
+            return bad("hardware.table_read_latency", l, "the table memories support 1 or 2 cycles");
         }
         Ok(CplEngineParams {
             conns,
@@ -108,6 +130,7 @@ impl CplEngineParams {
             stream_bits: Config::index_bits(streams),
             msg_depth: depth,
             pending: (2 * cfg.hardware.axi_outstanding).next_power_of_two(),
+            read_latency: l,
         })
     }
 
@@ -301,46 +324,72 @@ pub struct Outputs {
     pub stats: Stats,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Msg {
-    msn: u32,
-    send: bool,
-    msg_len: u32,
-    imm: Option<u32>,
-    rq_seq: u32,
-    conn_id: u32,
-    bytes: u64,
+/// A message slot (`msg_mem`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Msg {
+    pub msn: u32,
+    pub send: bool,
+    pub msg_len: u32,
+    pub imm: Option<u32>,
+    pub rq_seq: u32,
+    pub conn_id: u32,
+    /// Bytes counted (32 bits, wrapping).
+    pub bytes: u32,
 }
 
+/// A stream word (`st_mem`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Stream {
-    next_complete: u32,
-    next_consume: u32,
-    active: bool,
+pub struct Stream {
+    pub next_complete: u32,
+    pub next_consume: u32,
+    pub active: bool,
+    /// Bit i: message slot i holds a live message.
+    pub valid: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
+    /// Reset sweep: the stream word being zeroed.
+    Init(u32),
     Idle,
-    /// Walking a stream's completed messages in msn order.
-    Drain(u32, u32),
-    /// A consume request is out for the stream's head message.
-    WaitCons(u32, u32),
-    /// Resetting the streams of a connection being opened: next stream.
-    Open(u32, u32),
+    /// Count: reads out, act when the wait ends.
+    CountRd,
+    /// Drain: read the message at completed_msn this cycle.
+    Drain,
+    DrainRd,
+    /// A consume request is out for the head message.
+    WaitCons,
+    /// s_post: the stream word's read is out.
+    PostRd,
+    /// Zeroing the stream words of an opened connection: this stream.
+    Open(u32),
 }
 
 /// Output FIFO entries.
-const OUT_DEPTH: usize = 4;
+pub const OUT_DEPTH: usize = 4;
 
 /// The cycle-accurate `cpl_engine`. See the module docs.
 pub struct CplEngine {
     p: CplEngineParams,
     ports: Vec<PortDef>,
     pending: VecDeque<NewPkt>,
-    msgs: Vec<Option<Msg>>,
-    streams: Vec<Stream>,
+    msg_mem: Vec<Msg>,
+    st_mem: Vec<Stream>,
     state: State,
+    /// Cycles left before the read data is there.
+    wait: u32,
+    /// The operation's queue.
+    conn: u32,
+    stream: u32,
+    /// Count: the packet, whether its tag matched, the DMA status.
+    pkt: NewPkt,
+    tag_ok: bool,
+    status: u8,
+    /// The stream word being worked on, and the message a consume waits for.
+    stw: Stream,
+    msg: Msg,
+    rd_st: Stream,
+    rd_msg: Msg,
     consumes: VecDeque<Consume>,
     cqes: VecDeque<Cqe>,
     sts: VecDeque<StPub>,
@@ -348,14 +397,25 @@ pub struct CplEngine {
 }
 
 impl CplEngine {
+    /// A block in the state `rst` leaves it in (sweep pending).
     pub fn new(p: CplEngineParams) -> CplEngine {
         let qs = (p.conns * p.streams) as usize;
         CplEngine {
             ports: ports(&p),
             pending: VecDeque::new(),
-            msgs: vec![None; qs * p.msg_depth as usize],
-            streams: vec![Stream::default(); qs],
-            state: State::Idle,
+            msg_mem: vec![Msg::default(); qs * p.msg_depth as usize],
+            st_mem: vec![Stream::default(); qs],
+            state: State::Init(0),
+            wait: 0,
+            conn: 0,
+            stream: 0,
+            pkt: NewPkt::default(),
+            tag_ok: false,
+            status: 0,
+            stw: Stream::default(),
+            msg: Msg::default(),
+            rd_st: Stream::default(),
+            rd_msg: Msg::default(),
             consumes: VecDeque::new(),
             cqes: VecDeque::new(),
             sts: VecDeque::new(),
@@ -368,12 +428,16 @@ impl CplEngine {
         &self.p
     }
 
-    /// A stream's oldest incomplete msn.
-    pub fn completed_msn(&self, conn: u32, stream: u32) -> u32 {
-        self.streams[self.q(conn, stream)].next_complete
+    pub fn initializing(&self) -> bool {
+        matches!(self.state, State::Init(_))
     }
 
-    /// Nothing pending, no step running, every output FIFO empty.
+    /// A stream's oldest incomplete msn (as stored).
+    pub fn completed_msn(&self, conn: u32, stream: u32) -> u32 {
+        self.st_mem[self.q(conn, stream)].next_complete
+    }
+
+    /// Nothing pending, no operation running, every output FIFO empty.
     pub fn idle(&self) -> bool {
         self.pending.is_empty()
             && self.state == State::Idle
@@ -386,20 +450,27 @@ impl CplEngine {
         (conn * self.p.streams + stream) as usize
     }
 
-    fn slot(&self, conn: u32, stream: u32, msn: u32) -> usize {
-        self.q(conn, stream) * self.p.msg_depth as usize + (msn & (self.p.msg_depth - 1)) as usize
+    fn slot(&self, msn: u32) -> u32 {
+        msn & (self.p.msg_depth - 1)
     }
 
-    pub fn outputs(&self, dma_valid: bool) -> Outputs {
+    fn msg_addr(&self, conn: u32, stream: u32, msn: u32) -> usize {
+        self.q(conn, stream) * self.p.msg_depth as usize + self.slot(msn) as usize
+    }
+
+    /// Outputs; `dma_valid` and `post_valid` are the inputs the lower
+    /// channels' `ready` depends on.
+    pub fn outputs(&self, dma_valid: bool, post_valid: bool) -> Outputs {
         let idle = self.state == State::Idle;
-        let room = self.sts.len() < OUT_DEPTH;
-        let dma_ready = idle && room && !self.pending.is_empty();
+        let init = self.initializing();
+        let dma_ready = idle && !self.pending.is_empty();
+        let dma_take = dma_valid && dma_ready;
         Outputs {
-            new_ready: self.pending.len() < self.p.pending as usize,
+            new_ready: !init && self.pending.len() < self.p.pending as usize,
             dma_ready,
-            post_ready: idle && !(dma_valid && dma_ready),
-            open_ready: idle && !(dma_valid && dma_ready),
-            cons_ready: matches!(self.state, State::WaitCons(..)) && self.cqes.len() < OUT_DEPTH && room,
+            post_ready: idle && !dma_take,
+            open_ready: idle && !dma_take && !post_valid,
+            cons_ready: self.state == State::WaitCons && self.cqes.len() < OUT_DEPTH && self.sts.len() < OUT_DEPTH,
             consume: self.consumes.front().copied(),
             cqe: self.cqes.front().copied(),
             st: self.sts.front().copied(),
@@ -407,23 +478,47 @@ impl CplEngine {
         }
     }
 
-    fn publish(&mut self, conn: u32, stream: u32) {
-        let s = self.streams[self.q(conn, stream)];
-        self.sts.push_back(StPub { conn, stream, clear: false, completed_msn: s.next_complete, active: s.active });
+    fn publish(&mut self, clear: bool) {
+        let w = self.stw;
+        self.sts.push_back(StPub {
+            conn: self.conn,
+            stream: self.stream,
+            clear,
+            completed_msn: w.next_complete,
+            active: w.active,
+        });
     }
 
-    /// Completes the stream's head message: removes it and moves on.
-    fn advance(&mut self, conn: u32, stream: u32) {
-        let q = self.q(conn, stream);
-        let slot = self.slot(conn, stream, self.streams[q].next_complete);
-        self.msgs[slot] = None;
-        self.streams[q].next_complete = (self.streams[q].next_complete + 1) & SEQ_MASK;
-        self.publish(conn, stream);
+    /// Completes the head message of the worked stream: frees its slot,
+    /// moves completed_msn on, writes and publishes the stream word.
+    fn advance(&mut self) {
+        let slot = self.slot(self.stw.next_complete);
+        self.stw.valid &= !(1u64 << slot);
+        self.stw.next_complete = (self.stw.next_complete + 1) & SEQ_MASK;
+        let q = self.q(self.conn, self.stream);
+        self.st_mem[q] = self.stw;
+        self.publish(false);
+        self.state = State::Drain;
+    }
+
+    /// Issues the reads of an operation; its act comes `L` cycles later.
+    fn read(&mut self, next: State, msg_at: Option<u32>) {
+        let q = self.q(self.conn, self.stream);
+        self.rd_st = self.st_mem[q];
+        if let Some(msn) = msg_at {
+            self.rd_msg = self.msg_mem[self.msg_addr(self.conn, self.stream, msn)];
+        }
+        self.wait = self.p.read_latency - 1;
+        self.state = next;
     }
 
     /// The rising clock edge.
     pub fn clock(&mut self, inp: &Inputs) {
-        let out = self.outputs(inp.dma.is_some());
+        let out = self.outputs(inp.dma.is_some(), inp.post.is_some());
+        // Acts that push wait for room, judged on the counts before this
+        // edge's pops (registers only, as in the RTL).
+        let room_st = self.sts.len() < OUT_DEPTH;
+        let room_consume = self.consumes.len() < OUT_DEPTH;
         if inp.rst {
             *self = CplEngine::new(self.p);
             return;
@@ -440,58 +535,73 @@ impl CplEngine {
         self.stats = Stats::default();
         let (cmask, smask) = (self.p.conns - 1, self.p.streams - 1);
         match self.state {
+            State::Init(a) => {
+                self.st_mem[a as usize] = Stream::default();
+                let last = self.p.conns * self.p.streams - 1;
+                self.state = if a == last { State::Idle } else { State::Init(a + 1) };
+            }
             State::Idle => {
                 if let (Some((tag, status)), true) = (inp.dma, out.dma_ready) {
                     let k = self.pending.pop_front().expect("dma_ready needs a pending entry");
-                    if tag != k.tag {
-                        self.stats.order_err = true;
-                    } else if status != DMA_OK {
-                        self.stats.dma_err = true;
-                    } else {
-                        self.count(&k);
-                    }
+                    (self.conn, self.stream, self.pkt, self.tag_ok, self.status) =
+                        (k.conn, k.stream, k, tag == k.tag, status);
+                    self.read(State::CountRd, Some(k.msn));
                 } else if let (Some((c, s)), true) = (inp.post, out.post_ready) {
-                    self.state = State::Drain(c & cmask, s & smask);
+                    (self.conn, self.stream) = (c & cmask, s & smask);
+                    self.read(State::PostRd, None);
                 } else if let (Some(c), true) = (inp.open, out.open_ready) {
-                    self.state = State::Open(c & cmask, 0);
+                    (self.conn, self.stream) = (c & cmask, 0);
+                    self.state = State::Open(0);
                 }
             }
-            State::Drain(c, s) => self.drain_step(c, s),
-            State::WaitCons(c, s) => {
+            State::CountRd if self.wait > 0 => self.wait -= 1,
+            State::CountRd => {
+                if room_st {
+                    self.count();
+                }
+            }
+            State::Drain => {
+                let nc = self.stw.next_complete;
+                self.read(State::DrainRd, Some(nc));
+            }
+            State::DrainRd if self.wait > 0 => self.wait -= 1,
+            State::DrainRd => self.drain_act(room_st, room_consume),
+            State::WaitCons => {
                 if let (Some(a), true) = (inp.cons, out.cons_ready) {
                     if a.ok {
-                        let q = self.q(c, s);
-                        let st = self.streams[q];
-                        let m = self.msgs[self.slot(c, s, st.next_complete)].expect("the head message waits");
-                        self.streams[q].next_consume = (a.rq_seq + 1) & SEQ_MASK;
+                        let m = self.msg;
                         self.cqes.push_back(Cqe {
                             wr_id: a.wr_id,
                             opcode: if m.send { OPCODE_RECV } else { OPCODE_RECV_RDMA_WITH_IMM },
                             conn: m.conn_id,
-                            stream: s as u8,
+                            stream: self.stream as u8,
                             byte_len: m.msg_len,
                             imm: m.imm,
                         });
                         self.stats.recv_cpl = true;
-                        self.advance(c, s);
-                        self.state = State::Drain(c, s);
+                        self.stw.next_consume = (a.rq_seq + 1) & SEQ_MASK;
+                        self.advance();
                     } else {
                         // Not posted yet: the message waits for s_post.
                         self.state = State::Idle;
                     }
                 }
             }
-            State::Open(c, s) => {
-                if self.sts.len() < OUT_DEPTH {
-                    let q = self.q(c, s);
-                    self.streams[q] = Stream::default();
-                    for d in 0..self.p.msg_depth as usize {
-                        self.msgs[q * self.p.msg_depth as usize + d] = None;
-                    }
+            State::PostRd if self.wait > 0 => self.wait -= 1,
+            State::PostRd => {
+                self.stw = self.rd_st;
+                self.state = State::Drain;
+            }
+            State::Open(s) => {
+                if room_st {
+                    self.stream = s;
+                    self.stw = Stream::default();
+                    let q = self.q(self.conn, s);
+                    self.st_mem[q] = self.stw;
                     if s == 0 {
-                        self.sts.push_back(StPub { conn: c, stream: 0, clear: true, completed_msn: 0, active: false });
+                        self.publish(true);
                     }
-                    self.state = if s == smask { State::Idle } else { State::Open(c, s + 1) };
+                    self.state = if s == smask { State::Idle } else { State::Open(s + 1) };
                 }
             }
         }
@@ -505,55 +615,71 @@ impl CplEngine {
         }
     }
 
-    /// A DMA completion of an accepted packet: its bytes count once.
-    fn count(&mut self, k: &NewPkt) {
-        let q = self.q(k.conn, k.stream);
-        let slot = self.slot(k.conn, k.stream, k.msn);
-        let m = self.msgs[slot].get_or_insert(Msg {
-            msn: k.msn,
-            send: k.send,
-            msg_len: k.msg_len,
-            imm: k.imm,
-            rq_seq: k.rq_seq,
-            conn_id: k.conn_id,
-            bytes: 0,
-        });
+    /// The act of a count: the packet's bytes into its message, once.
+    fn count(&mut self) {
+        let k = self.pkt;
+        self.state = State::Idle;
+        if !self.tag_ok {
+            self.stats.order_err = true;
+            return;
+        }
+        if self.status != DMA_OK {
+            self.stats.dma_err = true;
+            return;
+        }
+        let mut st = self.rd_st;
+        let bit = 1u64 << self.slot(k.msn);
+        let live = st.valid & bit != 0;
+        let mut m = if live {
+            self.rd_msg
+        } else {
+            Msg {
+                msn: k.msn,
+                send: k.send,
+                msg_len: k.msg_len,
+                imm: k.imm,
+                rq_seq: k.rq_seq,
+                conn_id: k.conn_id,
+                bytes: 0,
+            }
+        };
         if m.msn != k.msn {
             self.stats.msg_err = true;
             return;
         }
-        m.bytes += u64::from(k.payload_len);
-        let st = self.streams[q];
-        if !st.active {
-            self.streams[q].active = true;
-            self.publish(k.conn, k.stream);
+        m.bytes = m.bytes.wrapping_add(u32::from(k.payload_len));
+        let addr = self.msg_addr(k.conn, k.stream, k.msn);
+        self.msg_mem[addr] = m;
+        let newly_active = !st.active;
+        st.valid |= bit;
+        st.active = true;
+        let q = self.q(k.conn, k.stream);
+        self.st_mem[q] = st;
+        self.stw = st;
+        if newly_active {
+            self.publish(false);
         }
         if k.msn == st.next_complete {
-            self.state = State::Drain(k.conn, k.stream);
+            self.state = State::Drain;
         }
     }
 
-    /// One step of walking a stream in msn order.
-    fn drain_step(&mut self, c: u32, s: u32) {
-        let st = self.streams[self.q(c, s)];
-        let Some(m) = self.msgs[self.slot(c, s, st.next_complete)] else {
+    /// The act of a drain step on the message read at completed_msn.
+    fn drain_act(&mut self, room_st: bool, room_consume: bool) {
+        let m = self.rd_msg;
+        let w = self.stw;
+        let live = w.valid & (1u64 << self.slot(w.next_complete)) != 0;
+        if !live || m.msn != w.next_complete || m.bytes != m.msg_len {
             self.state = State::Idle;
-            return;
-        };
-        if m.msn != st.next_complete || m.bytes != u64::from(m.msg_len) {
-            self.state = State::Idle;
-            return;
-        }
-        if !m.send && m.imm.is_none() {
-            if self.sts.len() < OUT_DEPTH {
-                self.advance(c, s);
+        } else if !m.send && m.imm.is_none() {
+            if room_st {
+                self.advance();
             }
-            return;
-        }
-        if self.consumes.len() < OUT_DEPTH {
-            let rq_seq = if m.send { m.rq_seq } else { st.next_consume };
-            self.consumes.push_back(Consume { conn: c, stream: s, imm: !m.send, rq_seq });
-            self.state = State::WaitCons(c, s);
+        } else if room_consume {
+            let rq_seq = if m.send { m.rq_seq } else { w.next_consume };
+            self.consumes.push_back(Consume { conn: self.conn, stream: self.stream, imm: !m.send, rq_seq });
+            self.msg = m;
+            self.state = State::WaitCons;
         }
     }
 }
@@ -569,7 +695,7 @@ impl Block for CplEngine {
 
     fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
         let pm = PortMap { ports: &self.ports };
-        let o = self.outputs(pm.get(inputs, "s_dma_valid") == 1);
+        let o = self.outputs(pm.get(inputs, "s_dma_valid") == 1, pm.get(inputs, "s_post_valid") == 1);
         let c = o.consume.unwrap_or_default();
         let e = o.cqe.unwrap_or_default();
         let s = o.st.unwrap_or_default();

@@ -57,6 +57,15 @@ impl Recvs {
     }
 }
 
+/// A block past its reset sweep.
+fn ready(p: CplEngineParams) -> CplEngine {
+    let mut dut = CplEngine::new(p);
+    while dut.initializing() {
+        dut.clock(&Inputs::default());
+    }
+    dut
+}
+
 fn run(seed: u64) {
     let cfg = Config::builtin("small").unwrap();
     let mut r = Rng::new(seed);
@@ -164,7 +173,7 @@ fn run(seed: u64) {
 
     // The block.
     let p = CplEngineParams::from_config(&cfg).unwrap();
-    let mut dut = CplEngine::new(p);
+    let mut dut = ready(p);
     let mut recvs = Recvs::default();
     for (s, seq, rr) in &early {
         recvs.posted.insert((*s, *seq), *rr);
@@ -220,7 +229,7 @@ fn run(seed: u64) {
             cqe_ready: r.below(3) != 0,
             st_ready: r.below(3) != 0,
         };
-        let o = dut.outputs(dma.is_some());
+        let o = dut.outputs(dma.is_some(), inp.post.is_some());
         if new.is_some() && o.new_ready {
             let k = news.pop_front().unwrap();
             dma_q.push_back((cycle + 1 + r.below(20), k.tag));
@@ -304,19 +313,19 @@ fn completes_like_the_reference_exactly_once_in_msn_order() {
 fn open_resets_the_connections_streams() {
     let cfg = Config::builtin("small").unwrap();
     let p = CplEngineParams::from_config(&cfg).unwrap();
-    let mut dut = CplEngine::new(p);
+    let mut dut = ready(p);
     let k = NewPkt { conn: 1, stream: 2, msn: 0, payload_len: 8, tag: 0, msg_len: 8, ..NewPkt::default() };
     let all = Inputs { consume_ready: true, cqe_ready: true, st_ready: true, ..Inputs::default() };
     dut.clock(&Inputs { new: Some(k), ..all });
     dut.clock(&Inputs { dma: Some((0, DMA_OK)), ..all });
-    for _ in 0..4 {
+    for _ in 0..10 {
         dut.clock(&all);
     }
     assert_eq!(dut.completed_msn(1, 2), 1);
     dut.clock(&Inputs { open: Some(1), ..all });
     let mut clears = 0;
     for _ in 0..8 {
-        if dut.outputs(false).st.is_some_and(|s| s.clear) {
+        if dut.outputs(false, false).st.is_some_and(|s| s.clear) {
             clears += 1;
         }
         dut.clock(&all);
@@ -331,15 +340,16 @@ fn open_resets_the_connections_streams() {
 fn a_failed_placement_counts_nothing() {
     let cfg = Config::builtin("small").unwrap();
     let p = CplEngineParams::from_config(&cfg).unwrap();
-    let mut dut = CplEngine::new(p);
+    let mut dut = ready(p);
     let all = Inputs { consume_ready: true, cqe_ready: true, st_ready: true, ..Inputs::default() };
     let k = NewPkt { conn: 0, stream: 0, msn: 0, payload_len: 8, tag: 5, msg_len: 8, ..NewPkt::default() };
     dut.clock(&Inputs { new: Some(k), ..all });
-    let o = dut.outputs(true);
+    let o = dut.outputs(true, false);
     assert!(o.dma_ready);
     dut.clock(&Inputs { dma: Some((5, 2)), ..all });
-    assert!(dut.outputs(false).stats.dma_err);
-    for _ in 0..4 {
+    dut.clock(&all);
+    assert!(dut.outputs(false, false).stats.dma_err);
+    for _ in 0..10 {
         dut.clock(&all);
     }
     assert_eq!(dut.completed_msn(0, 0), 0);

@@ -1,4 +1,5 @@
 rx_parser.v
+conn_table.v
 path_telemetry.v
 path_selector.v
 dma_write_engine.v
