@@ -12,3 +12,4 @@ pub mod path_telemetry;
 pub mod recv_match;
 pub mod rx_parser;
 pub mod sack_gen;
+pub mod tx_engine;

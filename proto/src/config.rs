@@ -69,6 +69,24 @@ pub struct Hardware {
     pub axi_max_burst: u32,
     /// Write bursts in flight before the engine waits for responses.
     pub axi_outstanding: u32,
+    /// Slots of the transmit side's retransmit ring per path (power of 2,
+    /// at most `transport.window`): packets a path may have unacknowledged.
+    /// A full ring makes the path ineligible for new data.
+    #[serde(default = "default_tx_ring_depth")]
+    pub tx_ring_depth: u32,
+    /// Work requests a (connection, stream) may have posted and not yet
+    /// completed (power of 2, at most 2^12: the ring slot's 16-bit wr_id
+    /// holds the stream and this index).
+    #[serde(default = "default_tx_wq_depth")]
+    pub tx_wq_depth: u32,
+}
+
+fn default_tx_ring_depth() -> u32 {
+    64
+}
+
+fn default_tx_wq_depth() -> u32 {
+    8
 }
 
 /// Timers. Durations are in microseconds unless named otherwise.
@@ -258,6 +276,15 @@ impl Config {
             false,
             "needs an ID each",
         );
+        c.range(
+            "hardware.tx_ring_depth",
+            h.tx_ring_depth as u64,
+            2,
+            t.window as u64,
+            true,
+            "retransmit slots per path",
+        );
+        c.range("hardware.tx_wq_depth", h.tx_wq_depth as u64, 1, 1 << 12, true, "work requests per stream");
         let table_entries = t.connections as u64 * t.paths_per_conn as u64;
         if table_entries > 1 << 20 {
             c.bad(

@@ -1,0 +1,2431 @@
+//! `tx_engine`: the transmit side of the NIC. Work requests in, Ethernet /
+//! IPv4 / UDP / transport frames out on `m_axis_*`, payload fetched from
+//! host memory over an AXI4 read master, a retransmit ring per path, and
+//! the sender's handling of incoming SACKs and NACKs.
+//!
+//! # Function
+//! This is the reference's `TxConn` (`reference/src/sender.rs`) as a clocked
+//! block around the two tables it does not own: the per-path telemetry
+//! (`path_telemetry`: state, inflight, cwnd, weight, RTT, timers) and the
+//! SWRR credits (`path_selector`). It owns, per connection, the context
+//! (peer id, MAC, IP, path count, failure, connection-level AIMD and cap),
+//! per path a mirror of the fields it writes itself (`sport`, `gen`,
+//! `plane`, `next_psn`, `cum_acked`, `tx_seq`, `acked_seq`, probe state),
+//! per (connection, stream) a ring of `tx_wq_depth` work requests in msn
+//! order, and per path a retransmit ring of `tx_ring_depth` slots indexed
+//! by `psn mod tx_ring_depth`.
+//!
+//! - **Connection setup** (`s_open_*`, one record per path): writes the
+//!   context and the path mirror and sends an OPEN event to path_telemetry.
+//!   Path 0 also resets the connection's streams and congestion state.
+//! - **Work requests** (`s_wr_*`): WRITE, WRITE_IMM, SEND, SEND_IMM
+//!   ([`op`]). Each gets the stream's next msn, and, if it consumes a
+//!   receive (SEND, SEND_IMM, WRITE_IMM), its next rq_seq.
+//! - **Scheduling**, one decision at a time, connections in round robin,
+//!   and within a connection the reference's order: PROBEs, then queued
+//!   retransmissions, then new data (streams in round robin, a message only
+//!   within `msg_table_depth` of the peer's completed_msn). A data decision
+//!   reads the connection's telemetry (`m_trd` -> `s_trd`), forms the
+//!   eligibility bits and weights, asks the selector (`m_psel` ->
+//!   `s_psel`), then commits: ring slot, mirror, SEND/RETX event to
+//!   path_telemetry (`m_evt_*`).
+//! - **Eligibility** (the reference's `selector::eligible`): new data needs
+//!   GOOD, `inflight << mtu_shift < cwnd`, `next_psn - cum_acked <
+//!   tx_ring_depth` (the ring has a free slot: `tx_ring_depth <= window`, so
+//!   this is also the SACK window) and the connection below its cap; a
+//!   retransmission goes on its own path if GOOD, else on any other GOOD
+//!   path, windows ignored. A path that only the ring holds back is counted
+//!   on `stat_ring_full`.
+//! - **Frames**: header fields are placed with proto's field table
+//!   (`mrnic_proto::layouts`), the IPv4 and UDP checksums and the ICRC are
+//!   computed, and the frame leaves on `m_axis_*` with `tuser` = the plane.
+//!   Answers from the receive side (`s_csack_*` from sack_gen's `m_sack_*`,
+//!   `s_cnack_*` from its `m_nack_*`) are framed by the same builder and
+//!   win the arbitration at every frame boundary.
+//! - **Acknowledgements** (`s_sack_*`, `s_nack_*`): the reference's
+//!   `on_sack` / `on_nack`: ring slots acknowledged by cum_psn and the
+//!   bitmap are freed, an ACK event (pkts, bytes, RTT sample, acked_seq)
+//!   goes to path_telemetry, a PROBE reply is recognised, unacked packets
+//!   sent before an acknowledged one are queued for retransmission (RACK on
+//!   tx_seq), and work requests complete in msn order per stream on
+//!   `m_cqe_*`, each exactly once.
+//! - **Telemetry feedback**: `s_upd_*` sets a pending credit-clear bit per
+//!   path (raised in the connection's next `m_psel_clr`) and acts on `act`;
+//!   `s_rto_*` (a timeout) takes the new `sport`/`gen` into the mirror and
+//!   acts on `act` (PROBE: queue a PROBE; ALL_LOST: queue every unacked
+//!   packet of the path).
+//!
+//! See the sections below (filled in with the behaviour) for timing,
+//! throughput and memories.
+
+use std::fmt;
+
+use mrnic_proto::config::{Config, MAX_PATHS_PER_CONN};
+use mrnic_proto::layouts::{data, sack};
+use mrnic_proto::tables::path as pt;
+
+use crate::block::{port_index, Bits, Block, PortDef};
+use crate::path_telemetry as tel;
+
+/// Module name, shared with the Verilog.
+pub const NAME: &str = "tx_engine";
+
+/// Work request operations (`s_wr_op`, 2 bits), numbered as the data
+/// opcodes on the wire.
+pub mod op {
+    pub const WRITE: u8 = 0;
+    pub const WRITE_IMM: u8 = 1;
+    pub const SEND: u8 = 2;
+    pub const SEND_IMM: u8 = 3;
+}
+
+/// Completion status codes (`m_cqe_status`, 4 bits), in the order of the
+/// reference's `verbs::Status`.
+pub mod status {
+    pub const SUCCESS: u8 = 0;
+    pub const LOCAL_PROTECTION: u8 = 1;
+    pub const REMOTE_ACCESS: u8 = 2;
+    pub const REMOTE_INVALID_REQUEST: u8 = 3;
+    pub const RNR_RETRY_EXCEEDED: u8 = 4;
+    pub const TRANSPORT_RETRY_EXCEEDED: u8 = 5;
+    pub const WR_FLUSH: u8 = 6;
+}
+
+/// Bits of `m_axis_tuser`: the plane (NIC port) the frame leaves by.
+pub const PLANE_BITS: u32 = pt::PLANE.width;
+/// Bits of `s_open_sport` and the UDP ports.
+pub const PORT_BITS: u32 = 16;
+/// Bits of a peer connection id (`dst_conn` on the wire).
+pub const CONN_ID_BITS: u32 = data::DST_CONN.width;
+/// Bits of a psn.
+pub const PSN_BITS: u32 = data::PATH_PSN.width;
+/// Bits of an msn.
+pub const MSN_BITS: u32 = data::MSN.width;
+/// Bits of the SACK bitmap.
+pub const BITMAP_BITS: u32 = sack::BITMAP.width;
+/// Bits of a completion status.
+pub const STATUS_BITS: u32 = 4;
+
+/// A config the transmit engine cannot be built for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tx_engine: {field} = {value}: {why}")]
+pub struct ParamError {
+    pub field: &'static str,
+    pub value: u64,
+    pub why: String,
+}
+
+/// Sizes of one transmit engine, derived from a [`Config`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TxEngineParams {
+    pub conns: u32,
+    pub paths: u32,
+    pub streams: u32,
+    pub conn_bits: u32,
+    pub path_bits: u32,
+    pub stream_bits: u32,
+    /// Datapath width in bits (`m_axis_tdata`, `m_axi_rdata`).
+    pub data_bits: u32,
+    pub axi_addr_bits: u32,
+    pub axi_id_bits: u32,
+    pub axi_max_burst: u32,
+    /// Retransmit ring slots per path.
+    pub ring_depth: u32,
+    /// Work requests per (connection, stream).
+    pub wq_depth: u32,
+    pub read_latency: u32,
+    /// The whole config: the frame builder and the congestion arithmetic
+    /// need most of it.
+    pub cfg: Config,
+}
+
+impl TxEngineParams {
+    /// Derives the sizes from a config, refusing what the block cannot build.
+    pub fn from_config(cfg: &Config) -> Result<TxEngineParams, ParamError> {
+        let bad = |field, value: u32, why: String| Err(ParamError { field, value: value as u64, why });
+        if let Some(i) = cfg.check().first() {
+            return Err(ParamError { field: i.field, value: 0, why: i.why.clone() });
+        }
+        let t = &cfg.transport;
+        let h = &cfg.hardware;
+        if t.connections < 2 {
+            return bad("transport.connections", t.connections, "at least 2 (a 1-bit index)".into());
+        }
+        if t.paths_per_conn > MAX_PATHS_PER_CONN {
+            return bad("transport.paths_per_conn", t.paths_per_conn, "the selector's limit".into());
+        }
+        if h.tx_ring_depth > t.window {
+            return bad("hardware.tx_ring_depth", h.tx_ring_depth, "at most transport.window".into());
+        }
+        // The ring slot's wr_id field names a stream and a work-queue slot.
+        let wr_bits = Config::index_bits(t.streams_per_conn) + Config::index_bits(h.tx_wq_depth);
+        if wr_bits > mrnic_proto::tables::ring::WR_ID.width {
+            return bad(
+                "hardware.tx_wq_depth",
+                h.tx_wq_depth,
+                format!("stream and slot need {wr_bits} bits; the ring's wr_id has 16"),
+            );
+        }
+        Ok(TxEngineParams {
+            conns: t.connections,
+            paths: t.paths_per_conn,
+            streams: t.streams_per_conn,
+            conn_bits: Config::index_bits(t.connections),
+            path_bits: Config::index_bits(t.paths_per_conn),
+            stream_bits: Config::index_bits(t.streams_per_conn),
+            data_bits: h.datapath_bits,
+            axi_addr_bits: h.axi_addr_bits,
+            axi_id_bits: h.axi_id_bits,
+            axi_max_burst: h.axi_max_burst,
+            ring_depth: h.tx_ring_depth,
+            wq_depth: h.tx_wq_depth,
+            read_latency: h.table_read_latency,
+            cfg: cfg.clone(),
+        })
+    }
+
+    /// Bytes per datapath beat.
+    pub fn beat_bytes(&self) -> u32 {
+        self.data_bits / 8
+    }
+}
+
+/// The ports of `tx_engine`, in declaration order. The Verilog generator
+/// declares its module from this list.
+pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
+    const RST: &str = "Clock and reset";
+    const CFG: &str = "Configuration";
+    const OPEN: &str = "Connection setup";
+    const WR: &str = "Work requests";
+    const AXI: &str = "Payload read (AXI4 read master)";
+    const TRD: &str = "Telemetry read (to path_telemetry s_rd / from its m_rd)";
+    const EVT: &str = "Telemetry events (to path_telemetry s_evt)";
+    const UPD: &str = "Telemetry updates and timeouts (from path_telemetry m_upd / m_rto)";
+    const SEL: &str = "Path selection (to path_selector s_req / from its m_sel)";
+    const ACK: &str = "Incoming SACK and NACK (parsed, from the receive side)";
+    const ANS: &str = "Answers to send (from sack_gen m_sack / m_nack)";
+    const OUT: &str = "Frame output (AXI4-Stream)";
+    const CQE: &str = "Send completions";
+    const STAT: &str = "Event counters";
+    let (cb, pb, sb) = (p.conn_bits, p.path_bits, p.stream_bits);
+    let n = p.paths;
+    fn i(name: impl Into<String>, w: u32, g: &'static str, c: impl Into<String>) -> PortDef {
+        PortDef::input(name, w, g, c)
+    }
+    fn o(name: impl Into<String>, w: u32, g: &'static str, c: impl Into<String>) -> PortDef {
+        PortDef::output(name, w, g, c)
+    }
+    let mut v = vec![
+        i("rst", 1, RST, "synchronous reset, active high; starts the clear sweep"),
+        i("ts_now", tel::TS_BITS, RST, "32-bit timestamp counter (units of timers.ts_unit_ns)"),
+        i("cfg_src_mac", 48, CFG, "this NIC's MAC address"),
+        i("cfg_src_ip", 32, CFG, "this NIC's IPv4 address"),
+        i("cfg_udp_port", PORT_BITS, CFG, "transport UDP port: destination of data, source of answers"),
+        i("s_open_valid", 1, OPEN, "a path of a connection is set up"),
+        o("s_open_ready", 1, OPEN, "setup accepted this cycle if valid"),
+        i("s_open_conn", cb, OPEN, "connection index"),
+        i("s_open_path", pb, OPEN, "path index; path 0 also resets the connection"),
+        i("s_open_npaths", pb + 1, OPEN, "paths of the connection (1..=PATHS)"),
+        i("s_open_remote_id", CONN_ID_BITS, OPEN, "the peer's connection id (dst_conn of every packet)"),
+        i("s_open_dst_mac", 48, OPEN, "the peer's MAC address"),
+        i("s_open_dst_ip", 32, OPEN, "the peer's IPv4 address"),
+        i("s_open_sport", PORT_BITS, OPEN, "the path's first UDP source port"),
+        i("s_open_plane", PLANE_BITS, OPEN, "the plane the path leaves by"),
+        i("s_open_psn", PSN_BITS, OPEN, "the path's first psn"),
+        i("s_wr_valid", 1, WR, "a work request is offered"),
+        o("s_wr_ready", 1, WR, "work request accepted this cycle if valid"),
+        i("s_wr_conn", cb, WR, "connection index"),
+        i("s_wr_stream", sb, WR, "stream"),
+        i("s_wr_op", 2, WR, "0 WRITE, 1 WRITE_IMM, 2 SEND, 3 SEND_IMM"),
+        i("s_wr_wr_id", 64, WR, "host's id, returned in the completion"),
+        i("s_wr_laddr", p.axi_addr_bits, WR, "local buffer address"),
+        i("s_wr_len", data::MSG_LEN.width, WR, "message bytes"),
+        i("s_wr_raddr", data::ADDR.width, WR, "WRITE: remote virtual address"),
+        i("s_wr_rkey", data::RKEY.width, WR, "WRITE: remote key"),
+        i("s_wr_imm", data::IMM.width, WR, "*_IMM: immediate data"),
+        o("m_axi_arid", p.axi_id_bits, AXI, "read ID (always 0: one ordered stream of bursts)"),
+        o("m_axi_araddr", p.axi_addr_bits, AXI, "burst address, aligned to the beat"),
+        o("m_axi_arlen", 8, AXI, "beats - 1"),
+        o("m_axi_arsize", 3, AXI, "log2(beat bytes)"),
+        o("m_axi_arburst", 2, AXI, "INCR (1)"),
+        o("m_axi_arvalid", 1, AXI, "a burst is requested"),
+        i("m_axi_arready", 1, AXI, "burst request taken"),
+        i("m_axi_rid", p.axi_id_bits, AXI, "read ID"),
+        i("m_axi_rdata", p.data_bits, AXI, "read data"),
+        i("m_axi_rresp", 2, AXI, "read response (non-zero: error)"),
+        i("m_axi_rlast", 1, AXI, "last beat of a burst"),
+        i("m_axi_rvalid", 1, AXI, "a read beat is offered"),
+        o("m_axi_rready", 1, AXI, "read beat taken"),
+        o("m_trd_valid", 1, TRD, "a telemetry read is requested"),
+        i("m_trd_ready", 1, TRD, "read request taken"),
+        o("m_trd_conn", cb, TRD, "connection to read"),
+        i("s_trd_valid", 1, TRD, "read data offered"),
+        o("s_trd_ready", 1, TRD, "read data taken"),
+        i("s_trd_conn", cb, TRD, "connection read"),
+        i("s_trd_state", n * pt::STATE.width, TRD, "per path: state"),
+        i("s_trd_inflight", n * pt::INFLIGHT.width, TRD, "per path: packets in flight"),
+        i("s_trd_cwnd", n * pt::CWND.width, TRD, "per path: window in bytes"),
+        i("s_trd_weight", n * pt::WEIGHT.width, TRD, "per path: SWRR weight"),
+        o("m_evt_valid", 1, EVT, "an event is offered"),
+        i("m_evt_ready", 1, EVT, "event taken"),
+        o("m_evt_kind", tel::KIND_BITS, EVT, "OPEN, SEND, RETX, PROBE_SENT, ACK, PROBE_REPLY, NACK"),
+        o("m_evt_conn", cb, EVT, "connection"),
+        o("m_evt_path", pb, EVT, "path"),
+        o("m_evt_now", tel::TS_BITS, EVT, "timestamp the event applies at"),
+        o("m_evt_cum_acked", PSN_BITS, EVT, "ACK: new cumulative point; OPEN: first psn"),
+        o("m_evt_acked_pkts", tel::PKTS_BITS, EVT, "ACK: packets newly acknowledged"),
+        o("m_evt_acked_bytes", tel::BYTES_BITS, EVT, "ACK: bytes newly acknowledged"),
+        o("m_evt_ecn_cnt", tel::ECN_BITS, EVT, "ACK: the SACK's CE count"),
+        o("m_evt_rtt_valid", 1, EVT, "ACK: an RTT sample is present"),
+        o("m_evt_rtt", tel::RTT_BITS, EVT, "ACK: the sample"),
+        o("m_evt_acked_seq", 32, EVT, "ACK: one past the highest tx_seq acknowledged"),
+        o("m_evt_sport", PORT_BITS, EVT, "OPEN: the path's port"),
+        o("m_evt_plane", PLANE_BITS, EVT, "OPEN: the path's plane"),
+        i("s_upd_valid", 1, UPD, "a path's state, weight or action changed"),
+        o("s_upd_ready", 1, UPD, "update taken"),
+        i("s_upd_conn", cb, UPD, "connection"),
+        i("s_upd_path", pb, UPD, "path"),
+        i("s_upd_state", pt::STATE.width, UPD, "new state"),
+        i("s_upd_weight", pt::WEIGHT.width, UPD, "new weight"),
+        i("s_upd_clr", 1, UPD, "the path's SWRR credit restarts from 0"),
+        i("s_upd_act", tel::ACT_BITS, UPD, "actions: 1 probe, 2 all lost, 4 died, 8 recovered"),
+        i("s_rto_valid", 1, UPD, "a timeout was applied"),
+        o("s_rto_ready", 1, UPD, "timeout taken"),
+        i("s_rto_conn", cb, UPD, "connection"),
+        i("s_rto_path", pb, UPD, "path"),
+        i("s_rto_state", pt::STATE.width, UPD, "new state"),
+        i("s_rto_sport", PORT_BITS, UPD, "the path's source port now (re-entropy)"),
+        i("s_rto_gen", pt::GEN.width, UPD, "the path's generation now"),
+        i("s_rto_act", tel::ACT_BITS, UPD, "actions, as s_upd_act"),
+        o("m_psel_valid", 1, SEL, "a path decision is requested"),
+        i("m_psel_ready", 1, SEL, "request taken"),
+        o("m_psel_conn", cb, SEL, "connection"),
+        o("m_psel_elig", n, SEL, "bit i: path i eligible"),
+        o("m_psel_weight", n * pt::WEIGHT.width, SEL, "per path: weight"),
+        o("m_psel_clr", n, SEL, "bit i: path i's credit restarts from 0"),
+        i("s_psel_valid", 1, SEL, "a decision is offered"),
+        o("s_psel_ready", 1, SEL, "decision taken"),
+        i("s_psel_conn", cb, SEL, "connection"),
+        i("s_psel_path", pb, SEL, "chosen path"),
+        i("s_psel_none", 1, SEL, "no path was eligible"),
+        i("s_sack_valid", 1, ACK, "a SACK for one of our connections arrived"),
+        o("s_sack_ready", 1, ACK, "SACK taken"),
+        i("s_sack_conn", cb, ACK, "connection index (dst_conn resolved by the receive side)"),
+        i("s_sack_path_id", sack::PATH_ID.width, ACK, "path_id as on the wire"),
+        i("s_sack_cum_psn", PSN_BITS, ACK, "every psn below was received"),
+        i("s_sack_bitmap", BITMAP_BITS, ACK, "bit i: psn cum_psn + 1 + i received"),
+        i("s_sack_ecn_cnt", sack::ECN_CNT.width, ACK, "CE marks since the last SACK"),
+        i("s_sack_echo_ts", sack::ECHO_TS.width, ACK, "tx_ts of the trigger"),
+        i("s_sack_rate_hint", sack::RATE_HINT.width, ACK, "receiver's fair share, Q0.16"),
+        i("s_sack_stream_id", sack::STREAM_ID.width, ACK, "stream of completed_msn"),
+        i("s_sack_completed_msn", MSN_BITS, ACK, "every msn below completed at the peer"),
+        i("s_sack_dport", PORT_BITS, ACK, "UDP destination port it arrived at (probe-reply check)"),
+        i("s_nack_valid", 1, ACK, "a NACK for one of our connections arrived"),
+        o("s_nack_ready", 1, ACK, "NACK taken"),
+        i("s_nack_conn", cb, ACK, "connection index"),
+        i("s_nack_path_id", sack::PATH_ID.width, ACK, "path_id as on the wire"),
+        i("s_nack_code", 8, ACK, "RNR 1, ACCESS 2, NO_CONN 3, BAD_HDR 4"),
+        i("s_nack_psn", PSN_BITS, ACK, "psn the NACK answers"),
+    ];
+    for (ch, what) in [("csack", "SACK"), ("cnack", "NACK")] {
+        v.push(i(format!("s_{ch}_valid"), 1, ANS, format!("a {what} to send")));
+        v.push(o(format!("s_{ch}_ready"), 1, ANS, format!("{what} taken")));
+        v.push(i(format!("s_{ch}_conn"), cb, ANS, "local connection (addresses from its context)"));
+        v.push(i(format!("s_{ch}_path_id"), pb, ANS, "path of the trigger"));
+        v.push(i(format!("s_{ch}_dst_conn"), CONN_ID_BITS, ANS, "the peer's connection id"));
+        v.push(i(format!("s_{ch}_path_gen"), pt::GEN.width, ANS, "generation"));
+    }
+    let ans = |v: &mut Vec<PortDef>, ch: &str, name: &str, w: u32, c: &str| {
+        v.push(i(format!("s_{ch}_{name}"), w, ANS, c));
+    };
+    ans(&mut v, "csack", "cum_psn", PSN_BITS, "cumulative psn");
+    ans(&mut v, "csack", "stream_id", sack::STREAM_ID.width, "stream of completed_msn");
+    ans(&mut v, "csack", "completed_msn", MSN_BITS, "oldest incomplete msn");
+    ans(&mut v, "csack", "echo_ts", sack::ECHO_TS.width, "tx_ts of the trigger");
+    ans(&mut v, "csack", "ecn_cnt", sack::ECN_CNT.width, "CE marks");
+    ans(&mut v, "csack", "rate_hint", sack::RATE_HINT.width, "fair share");
+    ans(&mut v, "csack", "bitmap", BITMAP_BITS, "receive bitmap");
+    ans(&mut v, "csack", "sport", PORT_BITS, "source port of the trigger: the answer's destination port");
+    ans(&mut v, "csack", "plane", PLANE_BITS, "plane of the trigger: the answer leaves by it");
+    ans(&mut v, "cnack", "code", 8, "NACK code");
+    ans(&mut v, "cnack", "psn", PSN_BITS, "psn of the trigger");
+    ans(&mut v, "cnack", "stream_id", data::STREAM_ID.width, "stream of the trigger");
+    ans(&mut v, "cnack", "msn", MSN_BITS, "msn of the trigger");
+    ans(&mut v, "cnack", "echo_ts", sack::ECHO_TS.width, "tx_ts of the trigger");
+    ans(&mut v, "cnack", "sport", PORT_BITS, "source port of the trigger");
+    ans(&mut v, "cnack", "plane", PLANE_BITS, "plane of the trigger");
+    v.extend([
+        o("m_axis_tdata", p.data_bits, OUT, "frame bytes, first byte in bits 7..0"),
+        o("m_axis_tkeep", p.data_bits / 8, OUT, "byte enables (all ones except on the last beat)"),
+        o("m_axis_tvalid", 1, OUT, "a beat is offered"),
+        i("m_axis_tready", 1, OUT, "beat taken"),
+        o("m_axis_tlast", 1, OUT, "last beat of the frame"),
+        o("m_axis_tuser", PLANE_BITS, OUT, "plane (NIC port) the frame leaves by"),
+        o("m_cqe_valid", 1, CQE, "a send completion is offered"),
+        i("m_cqe_ready", 1, CQE, "completion taken"),
+        o("m_cqe_conn", cb, CQE, "connection"),
+        o("m_cqe_stream", sb, CQE, "stream"),
+        o("m_cqe_wr_id", 64, CQE, "the work request's wr_id"),
+        o("m_cqe_status", STATUS_BITS, CQE, "0 success, 1 local protection, 2 remote access, 3 remote invalid request, 4 RNR retry exceeded, 5 transport retry exceeded, 6 flushed"),
+        o("m_cqe_opcode", 1, CQE, "0 WRITE, 1 SEND"),
+        o("m_cqe_byte_len", data::MSG_LEN.width, CQE, "message bytes"),
+        o("m_cqe_imm_valid", 1, CQE, "the request carried an immediate"),
+        o("m_cqe_imm", data::IMM.width, CQE, "the immediate"),
+    ]);
+    for (name, c) in [
+        ("stat_tx_data", "a data packet left (first transmission)"),
+        ("stat_tx_retx", "a retransmission left"),
+        ("stat_tx_probe", "a PROBE left"),
+        ("stat_tx_answer", "a SACK or NACK left"),
+        ("stat_ring_full", "a path was held back only by its full retransmit ring"),
+        ("stat_sack_stale", "a SACK acknowledged a psn never sent, or named no path: dropped"),
+        ("stat_nack_stale", "a NACK named a psn not outstanding: dropped"),
+    ] {
+        v.push(o(name, 1, STAT, c));
+    }
+    v
+}
+
+// ------------------------------------------------------------------ behaviour
+
+/// RNR NACKs one packet may receive before its request fails (the
+/// reference NIC's default `rnr_retry`).
+pub const RNR_RETRY: u8 = 7;
+/// Loss retransmissions of one packet before the connection fails: the
+/// ring's 4-bit `retx_count` (the reference NIC's default `retry_limit`).
+pub const RETRY_LIMIT: u8 = 15;
+/// Entries of the event FIFO towards path_telemetry.
+pub const EVT_FIFO: usize = 4;
+/// Frames (data or PROBE) built and waiting for their payload or for the
+/// output, besides the one on `m_axis`.
+pub const FRAME_QUEUE: usize = 2;
+/// Entries of the work request input FIFO.
+pub const WR_FIFO: usize = 2;
+/// Entries of the completion FIFO.
+pub const CQE_FIFO: usize = 4;
+
+const SEQ_MASK: u32 = (1 << 24) - 1;
+const SEQ_HALF: u32 = 1 << 23;
+
+fn seq_diff(a: u32, b: u32) -> u32 {
+    a.wrapping_sub(b) & SEQ_MASK
+}
+
+fn seq_before(a: u32, b: u32) -> bool {
+    let d = seq_diff(b, a);
+    d != 0 && d < SEQ_HALF
+}
+
+/// `a` is after `b` in 32-bit serial arithmetic.
+fn seq32_after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+/// A work request as it arrives on `s_wr_*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WorkReq {
+    pub conn: u32,
+    pub stream: u32,
+    pub op: u8,
+    pub wr_id: u64,
+    pub laddr: u64,
+    pub len: u32,
+    pub raddr: u64,
+    pub rkey: u32,
+    pub imm: u32,
+}
+
+impl WorkReq {
+    fn has_imm(&self) -> bool {
+        self.op == op::WRITE_IMM || self.op == op::SEND_IMM
+    }
+    fn is_send(&self) -> bool {
+        self.op == op::SEND || self.op == op::SEND_IMM
+    }
+}
+
+/// One path of a connection set up on `s_open_*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Open {
+    pub conn: u32,
+    pub path: u32,
+    pub npaths: u32,
+    pub remote_id: u32,
+    pub dst_mac: u64,
+    pub dst_ip: u32,
+    pub sport: u16,
+    pub plane: u8,
+    pub psn: u32,
+}
+
+/// The telemetry view of one connection (`s_trd_*`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TelView {
+    pub conn: u32,
+    pub paths: Vec<tel::View>,
+}
+
+/// A parsed incoming SACK (`s_sack_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackIn {
+    pub conn: u32,
+    pub path_id: u32,
+    pub cum_psn: u32,
+    pub bitmap: [u64; 4],
+    pub ecn_cnt: u32,
+    pub echo_ts: u16,
+    pub rate_hint: u16,
+    pub stream_id: u32,
+    pub completed_msn: u32,
+    pub dport: u16,
+}
+
+/// A parsed incoming NACK (`s_nack_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NackIn {
+    pub conn: u32,
+    pub path_id: u32,
+    pub code: u8,
+    pub psn: u32,
+}
+
+/// A SACK to send (`s_csack_*`, sack_gen's `m_sack_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackOut {
+    pub conn: u32,
+    pub path_id: u32,
+    pub dst_conn: u32,
+    pub path_gen: u8,
+    pub cum_psn: u32,
+    pub stream_id: u32,
+    pub completed_msn: u32,
+    pub echo_ts: u16,
+    pub ecn_cnt: u8,
+    pub rate_hint: u16,
+    pub bitmap: [u64; 4],
+    pub sport: u16,
+    pub plane: u8,
+}
+
+/// A NACK to send (`s_cnack_*`, sack_gen's `m_nack_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NackOut {
+    pub conn: u32,
+    pub path_id: u32,
+    pub dst_conn: u32,
+    pub path_gen: u8,
+    pub code: u8,
+    pub psn: u32,
+    pub stream_id: u32,
+    pub msn: u32,
+    pub echo_ts: u16,
+    pub sport: u16,
+    pub plane: u8,
+}
+
+/// A send completion (`m_cqe_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cqe {
+    pub conn: u32,
+    pub stream: u32,
+    pub wr_id: u64,
+    pub status: u8,
+    /// 0 WRITE, 1 SEND.
+    pub opcode: u8,
+    pub byte_len: u32,
+    pub imm: Option<u32>,
+}
+
+/// An AXI4 read request (`m_axi_ar*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ArReq {
+    pub addr: u64,
+    pub len: u8,
+    pub size: u8,
+}
+
+/// An AXI4 read beat (`m_axi_r*`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RBeat {
+    pub data: Vec<u8>,
+    pub resp: u8,
+    pub last: bool,
+}
+
+/// One beat of `m_axis_*`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AxisBeat {
+    /// `beat_bytes` bytes, byte 0 first on the wire.
+    pub data: Vec<u8>,
+    /// Valid bytes from byte 0 (tkeep is `(1 << keep) - 1`).
+    pub keep: u32,
+    pub last: bool,
+    pub plane: u8,
+}
+
+/// Inputs of one cycle, typed.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    pub rst: bool,
+    pub ts_now: u32,
+    pub src_mac: u64,
+    pub src_ip: u32,
+    pub udp_port: u16,
+    pub open: Option<Open>,
+    pub wr: Option<WorkReq>,
+    pub ar_ready: bool,
+    pub r: Option<RBeat>,
+    pub trd_ready: bool,
+    pub trd: Option<TelView>,
+    pub evt_ready: bool,
+    pub upd: Option<tel::Upd>,
+    pub rto: Option<tel::Rto>,
+    pub psel_ready: bool,
+    /// `s_psel_*`: (conn, path or None).
+    pub psel: Option<(u32, Option<u32>)>,
+    pub sack: Option<SackIn>,
+    pub nack: Option<NackIn>,
+    pub csack: Option<SackOut>,
+    pub cnack: Option<NackOut>,
+    pub axis_ready: bool,
+    pub cqe_ready: bool,
+}
+
+/// A path request (`m_psel_*`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PselReq {
+    pub conn: u32,
+    pub elig: u32,
+    pub weight: Vec<u8>,
+    pub clr: u32,
+}
+
+/// One-cycle event pulses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub tx_data: bool,
+    pub tx_retx: bool,
+    pub tx_probe: bool,
+    pub tx_answer: bool,
+    pub ring_full: bool,
+    pub sack_stale: bool,
+    pub nack_stale: bool,
+}
+
+/// Outputs of one cycle, typed.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    pub open_ready: bool,
+    pub wr_ready: bool,
+    pub ar: Option<ArReq>,
+    pub r_ready: bool,
+    pub trd: Option<u32>,
+    pub trd_resp_ready: bool,
+    pub evt: Option<tel::Event>,
+    pub upd_ready: bool,
+    pub rto_ready: bool,
+    pub psel: Option<PselReq>,
+    pub psel_resp_ready: bool,
+    pub sack_ready: bool,
+    pub nack_ready: bool,
+    pub csack_ready: bool,
+    pub cnack_ready: bool,
+    pub axis: Option<AxisBeat>,
+    pub cqe: Option<Cqe>,
+    pub stats: Stats,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Wr {
+    req: WorkReq,
+    msn: u32,
+    rq_seq: u32,
+    sent: u32,
+    started: bool,
+    outstanding: u32,
+}
+
+impl Wr {
+    fn done(&self) -> bool {
+        self.started && self.sent == self.req.len && self.outstanding == 0
+    }
+}
+
+/// The work queue of one (connection, stream): slots `head..tail` hold
+/// requests not yet completed, `pend` is the first with bytes to cut.
+#[derive(Debug, Clone, Default)]
+struct StreamQ {
+    head: u32,
+    pend: u32,
+    tail: u32,
+    next_msn: u32,
+    next_rq_seq: u32,
+    remote_completed: u32,
+}
+
+/// One retransmit ring slot: `proto::tables::ring` (tx_ts, retx_count,
+/// wr_id = {stream, work-queue slot}, offset) plus the sender's
+/// bookkeeping (length, tx_seq, RNR state, queued).
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    stream: u32,
+    wq: u32,
+    offset: u32,
+    len: u32,
+    tx_ts: u16,
+    retx_count: u8,
+    rnr_count: u8,
+    rnr_resend: bool,
+    rnr_wait: bool,
+    tx_seq: u32,
+    queued: bool,
+}
+
+/// The fields of a path the engine writes itself (path_telemetry holds
+/// the same values; the engine keeps its own copy because `m_rd_*` does
+/// not carry them).
+#[derive(Debug, Clone, Copy, Default)]
+struct PathM {
+    /// The state as the last `m_upd` / `m_rto` record gave it.
+    state: u8,
+    sport: u16,
+    gen: u8,
+    plane: u8,
+    next_psn: u32,
+    cum_acked: u32,
+    tx_seq: u32,
+    acked_seq: u32,
+    probe_pending: bool,
+    probe_ts: u16,
+    probe_seq: u32,
+    /// Pending SWRR credit clear, raised on the next `m_psel_clr`.
+    clr: bool,
+}
+
+/// Connection-level congestion state (the reference's `ConnCc`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Cc {
+    cwnd: u32,
+    acked_bytes: u32,
+    ecn_ewma: u8,
+    hold_until: u32,
+    srtt: u32,
+    rate_hint: u16,
+    cap: u32,
+    inflight_bytes: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Conn {
+    open: bool,
+    remote_id: u32,
+    dst_mac: u64,
+    dst_ip: u32,
+    npaths: u32,
+    failed: Option<u8>,
+    cc: Cc,
+    rr_stream: u32,
+    /// Queued retransmissions: (path, psn).
+    retx: std::collections::VecDeque<(u32, u32)>,
+    probes: std::collections::VecDeque<u32>,
+    window_probe_at: Option<u32>,
+}
+
+/// What a decision is going to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    Retx { path: u32, psn: u32 },
+    New { stream: u32 },
+}
+
+#[derive(Debug, Clone)]
+enum Sched {
+    Idle,
+    /// Telemetry read issued (or to issue) for `conn`.
+    Read {
+        conn: u32,
+        issued: bool,
+    },
+    /// Path request formed; `issued` once `m_psel` handshook.
+    Select {
+        conn: u32,
+        plan: Plan,
+        req: PselReq,
+        issued: bool,
+        full_after: Vec<bool>,
+    },
+}
+
+/// A frame in the output queue: bytes before the payload (Ethernet, IPv4,
+/// UDP, transport header; checksums filled when the payload is in), the
+/// payload read from host memory, and its state.
+#[derive(Debug, Clone)]
+struct Frame {
+    head: Vec<u8>,
+    payload: Vec<u8>,
+    /// Payload bytes to read.
+    len: u32,
+    /// Next address to request on AR, and the beat-aligned end.
+    ar_next: u64,
+    ar_end: u64,
+    /// Beats still expected on R, and beats taken.
+    r_left: u64,
+    r_got: u64,
+    /// First byte of the payload within the first beat read.
+    skip: u32,
+    err: bool,
+    sport: u16,
+    plane: u8,
+    conn: u32,
+    /// The work request the payload belongs to (stream, slot).
+    wr: Option<(u32, u32)>,
+}
+
+impl Frame {
+    fn ready(&self) -> bool {
+        self.ar_next >= self.ar_end && self.r_left == 0
+    }
+}
+
+/// An answer to send (SACK or NACK), framed when the output is free.
+#[derive(Debug, Clone)]
+struct Answer {
+    hdr: Vec<u8>,
+    conn: u32,
+    sport: u16,
+    plane: u8,
+}
+
+/// The cycle-accurate transmit engine. See the module docs.
+pub struct TxEngine {
+    p: TxEngineParams,
+    ports: Vec<PortDef>,
+    k: tel::Consts,
+    conns: Vec<Conn>,
+    paths: Vec<PathM>,
+    streams: Vec<StreamQ>,
+    wq: Vec<Wr>,
+    ring: Vec<Option<Slot>>,
+    /// RNR back-offs, in deadline order: (conn, path, psn, until).
+    rnr: std::collections::VecDeque<(u32, u32, u32, u32)>,
+    /// Window probes, in deadline order: (conn, at).
+    wprobe: std::collections::VecDeque<(u32, u32)>,
+    // Input registers.
+    wr_fifo: std::collections::VecDeque<WorkReq>,
+    open_reg: Option<Open>,
+    sack_reg: Option<SackIn>,
+    nack_reg: Option<NackIn>,
+    upd_reg: Option<tel::Upd>,
+    rto_reg: Option<tel::Rto>,
+    csack_reg: Option<SackOut>,
+    cnack_reg: Option<NackOut>,
+    // Acknowledgement unit: cycles left of the current step, then its
+    // events and completions drain.
+    ack_busy: u32,
+    pend_evt: std::collections::VecDeque<tel::Event>,
+    pend_cqe: std::collections::VecDeque<Cqe>,
+    // Scheduler.
+    sched: Sched,
+    rr_conn: u32,
+    /// Cycles since the last `m_evt` handshake (saturating).
+    evt_quiet: u32,
+    // Outputs.
+    evt_fifo: std::collections::VecDeque<tel::Event>,
+    cqe_fifo: std::collections::VecDeque<Cqe>,
+    frames: std::collections::VecDeque<Frame>,
+    answers: std::collections::VecDeque<Answer>,
+    /// The frame on `m_axis`: bytes, next offset, plane.
+    cur: Option<(Vec<u8>, usize, u8)>,
+    stats: Stats,
+    init: bool,
+    init_addr: u32,
+}
+
+impl fmt::Debug for TxEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TxEngine")
+            .field("sched", &self.sched)
+            .field("ack_busy", &self.ack_busy)
+            .field("frames", &self.frames.len())
+            .field("init", &self.init)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TxEngine {
+    /// An engine in the state `rst` leaves it in (clear sweep pending).
+    pub fn new(p: TxEngineParams) -> TxEngine {
+        let k = tel::Consts::from_config(&p.cfg);
+        let (c, n, s) = (p.conns as usize, p.paths as usize, p.streams as usize);
+        TxEngine {
+            ports: ports(&p),
+            k,
+            conns: vec![Conn::default(); c],
+            paths: vec![PathM::default(); c * n],
+            streams: vec![StreamQ::default(); c * s],
+            wq: vec![Wr::default(); c * s * p.wq_depth as usize],
+            ring: vec![None; c * n * p.ring_depth as usize],
+            rnr: Default::default(),
+            wprobe: Default::default(),
+            wr_fifo: Default::default(),
+            open_reg: None,
+            sack_reg: None,
+            nack_reg: None,
+            upd_reg: None,
+            rto_reg: None,
+            csack_reg: None,
+            cnack_reg: None,
+            ack_busy: 0,
+            pend_evt: Default::default(),
+            pend_cqe: Default::default(),
+            sched: Sched::Idle,
+            rr_conn: 0,
+            evt_quiet: 0,
+            evt_fifo: Default::default(),
+            cqe_fifo: Default::default(),
+            frames: Default::default(),
+            answers: Default::default(),
+            cur: None,
+            stats: Stats::default(),
+            init: true,
+            init_addr: 0,
+            p,
+        }
+    }
+
+    pub fn params(&self) -> &TxEngineParams {
+        &self.p
+    }
+
+    /// True while the clear sweep runs.
+    pub fn initializing(&self) -> bool {
+        self.init
+    }
+
+    /// Cycles of the clear sweep: one word per cycle of the largest memory,
+    /// the retransmit rings (`CONNS * PATHS * tx_ring_depth`).
+    pub fn sweep_cycles(&self) -> u32 {
+        self.p.conns * self.p.paths * self.p.ring_depth
+    }
+
+    /// Packets of `(conn, path)` in the retransmit ring.
+    pub fn ring_occupancy(&self, conn: u32, path: u32) -> usize {
+        let r = self.p.ring_depth as usize;
+        let base = self.pidx(conn, path) * r;
+        self.ring[base..base + r].iter().filter(|s| s.is_some()).count()
+    }
+
+    /// Why a connection failed (a `status` code), if it did.
+    pub fn failed(&self, conn: u32) -> Option<u8> {
+        self.conns[conn as usize].failed
+    }
+
+    /// The connection-level window and cap (bytes) and bytes in flight.
+    pub fn conn_window(&self, conn: u32) -> (u32, u32, u64) {
+        let cc = &self.conns[conn as usize].cc;
+        (cc.cwnd, cc.cap, cc.inflight_bytes)
+    }
+
+    fn pidx(&self, conn: u32, path: u32) -> usize {
+        (conn * self.p.paths + path) as usize
+    }
+
+    fn sidx(&self, conn: u32, stream: u32) -> usize {
+        (conn * self.p.streams + stream) as usize
+    }
+
+    fn widx(&self, conn: u32, stream: u32, slot: u32) -> usize {
+        self.sidx(conn, stream) * self.p.wq_depth as usize + (slot % self.p.wq_depth) as usize
+    }
+
+    fn ridx(&self, conn: u32, path: u32, psn: u32) -> usize {
+        self.pidx(conn, path) * self.p.ring_depth as usize + (psn % self.p.ring_depth) as usize
+    }
+
+    fn ack_idle(&self) -> bool {
+        self.ack_busy == 0 && self.pend_evt.is_empty() && self.pend_cqe.is_empty()
+    }
+
+    /// Outputs from registered state (no input reaches an output
+    /// combinationally).
+    pub fn outputs(&self) -> Outputs {
+        let run = !self.init;
+        let trd = match &self.sched {
+            Sched::Read { conn, issued: false } => Some(*conn),
+            _ => None,
+        };
+        let psel = match &self.sched {
+            Sched::Select { req, issued: false, .. } => Some(req.clone()),
+            _ => None,
+        };
+        let ar = self.frames.iter().find(|f| f.ar_next < f.ar_end).map(|f| self.burst(f));
+        let axis = self.cur.as_ref().map(|(bytes, pos, plane)| {
+            let bb = self.p.beat_bytes() as usize;
+            let end = (pos + bb).min(bytes.len());
+            let mut data = bytes[*pos..end].to_vec();
+            let keep = data.len() as u32;
+            data.resize(bb, 0);
+            AxisBeat { data, keep, last: end == bytes.len(), plane: *plane }
+        });
+        Outputs {
+            open_ready: run && self.open_reg.is_none(),
+            wr_ready: run && self.wr_fifo.len() < WR_FIFO,
+            ar,
+            r_ready: run,
+            trd,
+            trd_resp_ready: matches!(self.sched, Sched::Read { issued: true, .. }),
+            evt: self.evt_fifo.front().copied(),
+            upd_ready: run && self.upd_reg.is_none(),
+            rto_ready: run && self.rto_reg.is_none(),
+            psel,
+            psel_resp_ready: matches!(self.sched, Sched::Select { issued: true, .. }),
+            sack_ready: run && self.sack_reg.is_none(),
+            nack_ready: run && self.nack_reg.is_none(),
+            csack_ready: run && self.csack_reg.is_none(),
+            cnack_ready: run && self.cnack_reg.is_none(),
+            axis,
+            cqe: self.cqe_fifo.front().copied(),
+            stats: self.stats,
+        }
+    }
+
+    /// The next AXI burst of a frame's payload: from `ar_next` up to the
+    /// 4 KiB boundary, `axi_max_burst` beats, or the end.
+    fn burst(&self, f: &Frame) -> ArReq {
+        let bb = self.p.beat_bytes() as u64;
+        let page_end = (f.ar_next | 0xfff) + 1;
+        let end = f.ar_end.min(page_end).min(f.ar_next + self.p.axi_max_burst as u64 * bb);
+        ArReq { addr: f.ar_next, len: ((end - f.ar_next) / bb - 1) as u8, size: bb.trailing_zeros() as u8 }
+    }
+}
+
+impl TxEngine {
+    /// The rising clock edge with typed inputs.
+    pub fn clock(&mut self, inp: &Inputs) {
+        let out = self.outputs();
+        self.stats = Stats::default();
+        if inp.rst {
+            self.reset();
+            return;
+        }
+        if self.init {
+            self.init_addr += 1;
+            if self.init_addr >= self.sweep_cycles() {
+                self.init = false;
+            }
+            return;
+        }
+        let ts = inp.ts_now;
+
+        // Output handshakes.
+        if out.evt.is_some() && inp.evt_ready {
+            self.evt_fifo.pop_front();
+            self.evt_quiet = 0;
+        } else {
+            self.evt_quiet = self.evt_quiet.saturating_add(1);
+        }
+        if out.cqe.is_some() && inp.cqe_ready {
+            self.cqe_fifo.pop_front();
+        }
+        let mut frame_done = self.cur.is_none();
+        if let (Some(b), true) = (&out.axis, inp.axis_ready) {
+            let (_, pos, _) = self.cur.as_mut().expect("a beat is shown only for a frame");
+            *pos += self.p.beat_bytes() as usize;
+            if b.last {
+                self.cur = None;
+                frame_done = true;
+            }
+        }
+        if let (Some(ar), true) = (out.ar, inp.ar_ready) {
+            let bb = self.p.beat_bytes() as u64;
+            let f = self.frames.iter_mut().find(|f| f.ar_next < f.ar_end).expect("shown on AR");
+            f.ar_next += (ar.len as u64 + 1) * bb;
+        }
+        if let Some(r) = &inp.r {
+            self.take_beat(r);
+        }
+
+        // Input registers.
+        if let (Some(w), true) = (inp.wr, out.wr_ready) {
+            self.wr_fifo.push_back(w);
+        }
+        if out.open_ready {
+            self.open_reg = inp.open;
+        }
+        if out.sack_ready {
+            self.sack_reg = inp.sack;
+        }
+        if out.nack_ready {
+            self.nack_reg = inp.nack;
+        }
+        if out.upd_ready {
+            self.upd_reg = inp.upd;
+        }
+        if out.rto_ready {
+            self.rto_reg = inp.rto;
+        }
+        if out.csack_ready {
+            self.csack_reg = inp.csack;
+        }
+        if out.cnack_ready {
+            self.cnack_reg = inp.cnack;
+        }
+
+        // Scheduler handshakes and decisions.
+        let mut evt_pushed = false;
+        match std::mem::replace(&mut self.sched, Sched::Idle) {
+            Sched::Read { conn, issued: false } => {
+                self.sched = Sched::Read { conn, issued: inp.trd_ready };
+            }
+            Sched::Read { conn, issued: true } => match &inp.trd {
+                Some(v) => {
+                    debug_assert_eq!(v.conn, conn, "telemetry answers in order");
+                    self.decide(conn, v, ts);
+                }
+                None => self.sched = Sched::Read { conn, issued: true },
+            },
+            Sched::Select { conn, plan, req, issued: false, full_after } => {
+                self.sched = Sched::Select { conn, plan, req, issued: inp.psel_ready, full_after };
+            }
+            Sched::Select { conn, plan, req, issued: true, full_after } => match inp.psel {
+                Some((c, path)) => {
+                    debug_assert_eq!(c, conn, "the selector answers in order");
+                    if let Some(path) = path {
+                        self.commit(conn, plan, path, &full_after, ts);
+                        evt_pushed = true;
+                    }
+                }
+                None => self.sched = Sched::Select { conn, plan, req, issued: true, full_after },
+            },
+            Sched::Idle => {
+                if self.may_start(inp) {
+                    evt_pushed = self.start(ts);
+                }
+            }
+        }
+
+        // Acknowledgement unit.
+        if self.ack_busy > 0 {
+            self.ack_busy -= 1;
+        } else if !self.pend_evt.is_empty() || !self.pend_cqe.is_empty() {
+            if !evt_pushed && self.evt_fifo.len() < EVT_FIFO {
+                if let Some(e) = self.pend_evt.pop_front() {
+                    self.evt_fifo.push_back(e);
+                    evt_pushed = true;
+                }
+            }
+            if self.cqe_fifo.len() < CQE_FIFO {
+                if let Some(c) = self.pend_cqe.pop_front() {
+                    self.cqe_fifo.push_back(c);
+                }
+            }
+        } else if matches!(self.sched, Sched::Idle) {
+            self.ack_step(ts);
+        }
+
+        // Connection setup: one OPEN event.
+        if let Some(o) = self.open_reg {
+            if !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle() {
+                self.open(&o);
+                self.open_reg = None;
+            }
+        }
+
+        // Work request posting, one per cycle.
+        if let Some(w) = self.wr_fifo.front().copied() {
+            if self.post(&w) {
+                self.wr_fifo.pop_front();
+            }
+        }
+
+        // Answers: framed into a 2-entry queue.
+        if self.answers.len() < 2 {
+            if let Some(s) = self.csack_reg.take() {
+                self.answers.push_back(self.sack_answer(&s));
+            } else if let Some(n) = self.cnack_reg.take() {
+                self.answers.push_back(self.nack_answer(&n));
+            }
+        }
+
+        // Output: the next frame starts right after the last beat.
+        if frame_done {
+            self.next_frame(inp);
+        }
+    }
+
+    fn reset(&mut self) {
+        let p = self.p.clone();
+        *self = TxEngine::new(p);
+    }
+}
+
+// ------------------------------------------------------------------ frames
+
+/// The addressing of one frame (what the Ethernet, IPv4 and UDP headers
+/// carry beyond lengths and checksums).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Net {
+    pub src_mac: u64,
+    pub dst_mac: u64,
+    pub src_ip: u32,
+    pub dst_ip: u32,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+/// Fields of a data header, as the engine fills them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DataFields {
+    pub op: u8,
+    pub som: bool,
+    pub eom: bool,
+    pub retx: bool,
+    pub ackreq: bool,
+    pub payload_len: u32,
+    pub dst_conn: u32,
+    pub path_id: u32,
+    pub psn: u32,
+    pub gen: u8,
+    pub stream: u32,
+    pub msn: u32,
+    pub msg_len: u32,
+    /// WRITE: rkey; SEND: rq_seq.
+    pub rkey_or_rq: u32,
+    /// WRITE: address of the first byte; SEND: message offset.
+    pub addr_or_offset: u64,
+    pub tx_ts: u16,
+    pub imm: u32,
+}
+
+/// A data header (40 bytes) placed with proto's field table.
+pub fn data_header(f: &DataFields) -> Vec<u8> {
+    use mrnic_proto::layouts::data as d;
+    let mut h = vec![0u8; d::LAYOUT.len];
+    d::OPCODE.set(&mut h, f.op as u64);
+    d::SOM.set(&mut h, f.som as u64);
+    d::EOM.set(&mut h, f.eom as u64);
+    d::RETX.set(&mut h, f.retx as u64);
+    d::ACKREQ.set(&mut h, f.ackreq as u64);
+    d::PAYLOAD_LEN.set(&mut h, f.payload_len as u64);
+    d::DST_CONN.set(&mut h, f.dst_conn as u64);
+    d::PATH_ID.set(&mut h, f.path_id as u64);
+    d::PATH_PSN.set(&mut h, f.psn as u64);
+    d::PATH_GEN.set(&mut h, f.gen as u64);
+    d::STREAM_ID.set(&mut h, f.stream as u64);
+    d::MSN.set(&mut h, f.msn as u64);
+    d::MSG_LEN.set(&mut h, f.msg_len as u64);
+    if f.op == op::SEND || f.op == op::SEND_IMM {
+        d::RQ_SEQ.set(&mut h, f.rkey_or_rq as u64);
+        d::MSG_OFFSET.set(&mut h, f.addr_or_offset);
+    } else {
+        d::RKEY.set(&mut h, f.rkey_or_rq as u64);
+        d::ADDR.set(&mut h, f.addr_or_offset);
+    }
+    d::TX_TS.set(&mut h, f.tx_ts as u64);
+    d::IMM.set(&mut h, f.imm as u64);
+    h
+}
+
+/// A PROBE header (16 bytes).
+pub fn probe_header(dst_conn: u32, path_id: u32, gen: u8, psn: u32, tx_ts: u16) -> Vec<u8> {
+    use mrnic_proto::layouts::probe as pr;
+    let mut h = vec![0u8; pr::LAYOUT.len];
+    pr::OPCODE.set(&mut h, mrnic_proto::Opcode::Probe as u64);
+    pr::TX_TS.set(&mut h, tx_ts as u64);
+    pr::DST_CONN.set(&mut h, dst_conn as u64);
+    pr::PATH_ID.set(&mut h, path_id as u64);
+    pr::PATH_PSN.set(&mut h, psn as u64);
+    pr::PATH_GEN.set(&mut h, gen as u64);
+    h
+}
+
+/// A SACK header (52 bytes).
+pub fn sack_header(s: &SackOut) -> Vec<u8> {
+    let mut h = vec![0u8; sack::LAYOUT.len];
+    sack::OPCODE.set(&mut h, mrnic_proto::Opcode::Sack as u64);
+    sack::RATE_HINT.set(&mut h, s.rate_hint as u64);
+    sack::DST_CONN.set(&mut h, s.dst_conn as u64);
+    sack::PATH_ID.set(&mut h, s.path_id as u64);
+    sack::CUM_PSN.set(&mut h, s.cum_psn as u64);
+    sack::PATH_GEN.set(&mut h, s.path_gen as u64);
+    sack::STREAM_ID.set(&mut h, s.stream_id as u64);
+    sack::COMPLETED_MSN.set(&mut h, s.completed_msn as u64);
+    sack::ECHO_TS.set(&mut h, s.echo_ts as u64);
+    sack::ECN_CNT.set(&mut h, s.ecn_cnt as u64);
+    let at = sack::BITMAP.offset;
+    for (w, chunk) in h[at..at + 32].chunks_exact_mut(8).enumerate() {
+        chunk.copy_from_slice(&s.bitmap[3 - w].to_be_bytes());
+    }
+    h
+}
+
+/// A NACK header (20 bytes).
+pub fn nack_header(n: &NackOut) -> Vec<u8> {
+    use mrnic_proto::layouts::nack as nk;
+    let mut h = vec![0u8; nk::LAYOUT.len];
+    nk::OPCODE.set(&mut h, mrnic_proto::Opcode::Nack as u64);
+    nk::CODE.set(&mut h, n.code as u64);
+    nk::DST_CONN.set(&mut h, n.dst_conn as u64);
+    nk::PATH_ID.set(&mut h, n.path_id as u64);
+    nk::PATH_PSN.set(&mut h, n.psn as u64);
+    nk::PATH_GEN.set(&mut h, n.path_gen as u64);
+    nk::STREAM_ID.set(&mut h, n.stream_id as u64);
+    nk::MSN.set(&mut h, n.msn as u64);
+    nk::ECHO_TS.set(&mut h, n.echo_ts as u64);
+    h
+}
+
+/// The whole frame (no FCS): Ethernet, IPv4 (ECT(0), TTL 64, DF), UDP,
+/// the transport header, the payload and the ICRC. The IPv4 and UDP
+/// checksums and the ICRC are proto's definitions; the hardware computes
+/// them while the payload streams in (the frame leaves store-and-forward).
+pub fn build_frame(net: &Net, transport: &[u8], payload: &[u8]) -> Vec<u8> {
+    use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
+    use mrnic_proto::packet::{self as pk, NET_OVERHEAD};
+    let dgram = transport.len() + payload.len() + ICRC_LEN;
+    let mut f = vec![0u8; NET_OVERHEAD];
+    f.extend_from_slice(transport);
+    f.extend_from_slice(payload);
+    let crc = pk::icrc(&f[NET_OVERHEAD..]);
+    f.extend_from_slice(&crc.to_be_bytes());
+    let (e, rest) = f.split_at_mut(eth::LAYOUT.len);
+    eth::DST_MAC.set(e, net.dst_mac);
+    eth::SRC_MAC.set(e, net.src_mac);
+    eth::ETHERTYPE.set(e, pk::ETHERTYPE_IPV4 as u64);
+    let (ip, u) = rest.split_at_mut(ipv4::LAYOUT.len);
+    ipv4::VERSION.set(ip, 4);
+    ipv4::IHL.set(ip, 5);
+    ipv4::ECN.set(ip, pk::ECN_ECT0 as u64);
+    ipv4::TOTAL_LEN.set(ip, (ipv4::LAYOUT.len + udp::LAYOUT.len + dgram) as u64);
+    ipv4::DF.set(ip, 1);
+    ipv4::TTL.set(ip, 64);
+    ipv4::PROTOCOL.set(ip, pk::IPPROTO_UDP as u64);
+    ipv4::SRC_IP.set(ip, net.src_ip as u64);
+    ipv4::DST_IP.set(ip, net.dst_ip as u64);
+    let c = pk::ipv4_checksum(ip);
+    ipv4::CHECKSUM.set(ip, c as u64);
+    udp::SRC_PORT.set(u, net.sport as u64);
+    udp::DST_PORT.set(u, net.dport as u64);
+    udp::LENGTH.set(u, (udp::LAYOUT.len + dgram) as u64);
+    let c = pk::udp_checksum(net.src_ip.to_be_bytes(), net.dst_ip.to_be_bytes(), u);
+    udp::CHECKSUM.set(u, c as u64);
+    f
+}
+
+// ------------------------------------------------------------------ scheduler
+
+impl TxEngine {
+    fn conn_has_work(&self, c: u32) -> bool {
+        let k = &self.conns[c as usize];
+        if !k.open || k.failed.is_some() {
+            return false;
+        }
+        if !k.probes.is_empty() || !k.retx.is_empty() {
+            return true;
+        }
+        (0..self.p.streams).any(|s| {
+            let q = &self.streams[self.sidx(c, s)];
+            q.pend != q.tail
+        })
+    }
+
+    /// A decision may start: nothing else touches the rings, the telemetry
+    /// has executed every event sent (`L` cycles after the last `m_evt`
+    /// handshake, and its updates have been taken), and the frame queue
+    /// has room.
+    fn may_start(&self, inp: &Inputs) -> bool {
+        self.ack_idle()
+            && self.sack_reg.is_none()
+            && self.nack_reg.is_none()
+            && self.upd_reg.is_none()
+            && self.rto_reg.is_none()
+            && self.open_reg.is_none()
+            && inp.upd.is_none()
+            && inp.rto.is_none()
+            && self.evt_fifo.is_empty()
+            && self.evt_quiet >= self.p.read_latency
+            && self.frames.len() < FRAME_QUEUE
+    }
+
+    /// Picks the next connection with work (round robin) and starts its
+    /// decision; a queued PROBE leaves at once. Returns whether an event
+    /// was pushed.
+    fn start(&mut self, ts: u32) -> bool {
+        let n = self.p.conns;
+        let Some(c) = (0..n).map(|k| (self.rr_conn + k) % n).find(|&c| self.conn_has_work(c)) else {
+            return false;
+        };
+        self.rr_conn = (c + 1) % n;
+        if let Some(path) = self.conns[c as usize].probes.pop_front() {
+            self.send_probe(c, path, ts);
+            return true;
+        }
+        self.sched = Sched::Read { conn: c, issued: false };
+        false
+    }
+
+    fn send_probe(&mut self, c: u32, path: u32, ts: u32) {
+        let i = self.pidx(c, path);
+        let m = &mut self.paths[i];
+        m.probe_pending = true;
+        m.probe_ts = ts as u16;
+        m.probe_seq = m.tx_seq;
+        m.tx_seq = m.tx_seq.wrapping_add(1);
+        let m = *m;
+        let k = &self.conns[c as usize];
+        let hdr = probe_header(k.remote_id, path, m.gen, m.next_psn, ts as u16);
+        self.push_frame(c, path, hdr, None, 0, 0);
+        self.evt_fifo.push_back(tel::Event {
+            kind: tel::kind::PROBE_SENT,
+            conn: c,
+            path,
+            now: ts,
+            ..Default::default()
+        });
+        self.stats.tx_probe = true;
+    }
+
+    /// The next stream (round robin) with bytes to cut whose head message
+    /// fits the peer's message table; arms a window probe when a stream is
+    /// blocked with nothing in flight.
+    fn next_stream(&mut self, c: u32, v: &TelView, ts: u32) -> Option<u32> {
+        let s_n = self.p.streams;
+        let depth = self.p.cfg.hardware.msg_table_depth;
+        let mut blocked = false;
+        for k in 0..s_n {
+            let si = (self.conns[c as usize].rr_stream + k) % s_n;
+            let q = &self.streams[self.sidx(c, si)];
+            if q.pend == q.tail {
+                continue;
+            }
+            let w = &self.wq[self.widx(c, si, q.pend)];
+            if !w.started && seq_diff(w.msn, q.remote_completed) >= depth {
+                blocked = true;
+                continue;
+            }
+            return Some(si);
+        }
+        let np = self.conns[c as usize].npaths;
+        let quiet = (0..np).all(|p| v.paths[p as usize].inflight == 0 && !self.paths[self.pidx(c, p)].probe_pending);
+        if blocked && quiet && self.conns[c as usize].window_probe_at.is_none() {
+            let at = ts.wrapping_add(self.k.rto_min);
+            self.conns[c as usize].window_probe_at = Some(at);
+            self.wprobe.push_back((c, at));
+        }
+        None
+    }
+
+    /// The telemetry answer is in: choose what to send and form the path
+    /// request (the reference's `TxConn::poll` after its PROBE step).
+    fn decide(&mut self, c: u32, v: &TelView, ts: u32) {
+        let np = self.conns[c as usize].npaths;
+        let good = |p: u32| v.paths[p as usize].state == tel::GOOD;
+        // Queued retransmissions: drop heads acknowledged or moved to an
+        // RNR back-off since they were queued.
+        let mut plan = None;
+        let mut elig = 0u32;
+        while let Some(&(path, psn)) = self.conns[c as usize].retx.front() {
+            match self.ring[self.ridx(c, path, psn)] {
+                Some(s) if s.queued => {
+                    elig = if good(path) {
+                        1 << path
+                    } else {
+                        (0..np).filter(|&p| p != path && good(p)).fold(0, |m, p| m | 1 << p)
+                    };
+                    if elig != 0 {
+                        plan = Some(Plan::Retx { path, psn });
+                    }
+                    break;
+                }
+                _ => {
+                    self.conns[c as usize].retx.pop_front();
+                }
+            }
+        }
+        let mut full_after = vec![false; self.p.paths as usize];
+        if plan.is_none() {
+            let Some(si) = self.next_stream(c, v, ts) else { return };
+            let cc = &self.conns[c as usize].cc;
+            let conn_ok = cc.inflight_bytes < cc.cap as u64;
+            let shift = self.p.cfg.transport.mtu.trailing_zeros();
+            let mut ring_held = false;
+            elig = 0;
+            for p in 0..np {
+                let vw = &v.paths[p as usize];
+                let m = &self.paths[self.pidx(c, p)];
+                let cwnd_ok = ((vw.inflight as u64) << shift) < vw.cwnd as u64;
+                let ring_ok = seq_diff(m.next_psn, m.cum_acked) < self.p.ring_depth;
+                if good(p) && cwnd_ok && conn_ok {
+                    if ring_ok {
+                        elig |= 1 << p;
+                    } else {
+                        ring_held = true;
+                    }
+                }
+                let inflight = (vw.inflight + 1).min(pt::INFLIGHT.max() as u32);
+                full_after[p as usize] = ((inflight as u64) << shift) >= vw.cwnd as u64;
+            }
+            self.stats.ring_full = ring_held;
+            if elig == 0 {
+                return;
+            }
+            plan = Some(Plan::New { stream: si });
+        }
+        let mut clr = 0;
+        for p in 0..np {
+            let i = self.pidx(c, p);
+            if std::mem::take(&mut self.paths[i].clr) {
+                clr |= 1 << p;
+            }
+        }
+        let weight = v.paths.iter().map(|w| w.weight).collect();
+        let req = PselReq { conn: c, elig, weight, clr };
+        self.sched = Sched::Select { conn: c, plan: plan.expect("set above"), req, issued: false, full_after };
+    }
+
+    /// The path decision is in: the packet is committed (ring, mirror,
+    /// work request, telemetry event) and its frame queued.
+    fn commit(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool], ts: u32) {
+        if self.conns[c as usize].failed.is_some() {
+            return;
+        }
+        let mtu = self.p.cfg.transport.mtu;
+        match plan {
+            Plan::Retx { path, psn } => {
+                self.conns[c as usize].retx.pop_front();
+                let ri = self.ridx(c, path, psn);
+                let mut slot = self.ring[ri].expect("a queued slot stays until acked; acks wait for the decision");
+                if !slot.rnr_resend && slot.retx_count >= RETRY_LIMIT {
+                    self.fail(c, Some((slot.stream, slot.wq)), status::TRANSPORT_RETRY_EXCEEDED);
+                    return;
+                }
+                let w = self.wq[self.widx(c, slot.stream, slot.wq)];
+                let mut f = self.fields(c, &w, slot.stream, path, psn, slot.offset, slot.len, ts);
+                f.retx = true;
+                f.ackreq = true;
+                if slot.rnr_resend {
+                    slot.rnr_resend = false;
+                } else {
+                    slot.retx_count += 1;
+                }
+                let pi = self.pidx(c, path);
+                slot.tx_seq = self.paths[pi].tx_seq;
+                slot.tx_ts = ts as u16;
+                slot.queued = false;
+                slot.rnr_wait = false;
+                self.ring[ri] = Some(slot);
+                self.paths[pi].tx_seq = self.paths[pi].tx_seq.wrapping_add(1);
+                self.evt_fifo.push_back(tel::Event {
+                    kind: tel::kind::RETX,
+                    conn: c,
+                    path,
+                    now: ts,
+                    ..Default::default()
+                });
+                let addr = w.req.laddr.wrapping_add(slot.offset as u64);
+                self.push_frame(c, phys, data_header(&f), Some((slot.stream, slot.wq)), addr, slot.len);
+                self.stats.tx_retx = true;
+            }
+            Plan::New { stream } => {
+                let path = phys;
+                let si = self.sidx(c, stream);
+                self.conns[c as usize].rr_stream = (stream + 1) % self.p.streams;
+                let slot_no = self.streams[si].pend;
+                let wi = self.widx(c, stream, slot_no);
+                let w = self.wq[wi];
+                let offset = w.sent;
+                let len = (w.req.len - offset).min(mtu);
+                let pi = self.pidx(c, path);
+                let psn = self.paths[pi].next_psn;
+                let mut f = self.fields(c, &w, stream, path, psn, offset, len, ts);
+                f.ackreq = f.eom || full_after[path as usize];
+                let ri = self.ridx(c, path, psn);
+                self.ring[ri] = Some(Slot {
+                    stream,
+                    wq: slot_no,
+                    offset,
+                    len,
+                    tx_ts: ts as u16,
+                    tx_seq: self.paths[pi].tx_seq,
+                    ..Default::default()
+                });
+                let m = &mut self.paths[pi];
+                m.next_psn = (m.next_psn + 1) & SEQ_MASK;
+                m.tx_seq = m.tx_seq.wrapping_add(1);
+                let wm = &mut self.wq[wi];
+                wm.sent += len;
+                wm.started = true;
+                wm.outstanding += 1;
+                if wm.sent == wm.req.len {
+                    self.streams[si].pend = slot_no.wrapping_add(1);
+                }
+                self.conns[c as usize].cc.inflight_bytes += len as u64;
+                self.evt_fifo.push_back(tel::Event {
+                    kind: tel::kind::SEND,
+                    conn: c,
+                    path,
+                    now: ts,
+                    ..Default::default()
+                });
+                let addr = w.req.laddr.wrapping_add(offset as u64);
+                self.push_frame(c, path, data_header(&f), Some((stream, slot_no)), addr, len);
+                self.stats.tx_data = true;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fields(&self, c: u32, w: &Wr, stream: u32, path: u32, psn: u32, offset: u32, len: u32, ts: u32) -> DataFields {
+        let r = &w.req;
+        let (rkey_or_rq, addr_or_offset) =
+            if r.is_send() { (w.rq_seq, offset as u64) } else { (r.rkey, r.raddr.wrapping_add(offset as u64)) };
+        DataFields {
+            op: r.op,
+            som: offset == 0,
+            eom: offset + len == r.len,
+            retx: false,
+            ackreq: false,
+            payload_len: len,
+            dst_conn: self.conns[c as usize].remote_id,
+            path_id: path,
+            psn,
+            gen: self.paths[self.pidx(c, path)].gen,
+            stream,
+            msn: w.msn,
+            msg_len: r.len,
+            rkey_or_rq,
+            addr_or_offset,
+            tx_ts: ts as u16,
+            imm: if r.has_imm() { r.imm } else { 0 },
+        }
+    }
+
+    /// Queues a data or PROBE frame leaving by `phys`'s port and plane,
+    /// with `len` payload bytes to read from `addr`.
+    fn push_frame(&mut self, c: u32, phys: u32, hdr: Vec<u8>, wr: Option<(u32, u32)>, addr: u64, len: u32) {
+        let m = self.paths[self.pidx(c, phys)];
+        let bb = self.p.beat_bytes() as u64;
+        let (ar_next, ar_end) =
+            if len == 0 { (0, 0) } else { (addr & !(bb - 1), (addr + len as u64).div_ceil(bb) * bb) };
+        self.frames.push_back(Frame {
+            head: hdr,
+            payload: Vec::with_capacity(len as usize),
+            len,
+            ar_next,
+            ar_end,
+            r_left: (ar_end - ar_next) / bb,
+            r_got: 0,
+            skip: (addr % bb) as u32,
+            err: false,
+            // The physical path's port and plane: a rerouted retransmission
+            // keeps its logical path_id but follows the other path's route.
+            sport: m.sport,
+            plane: m.plane,
+            conn: c,
+            wr,
+        });
+    }
+}
+
+// ------------------------------------------------------------------ acknowledgements
+
+impl TxEngine {
+    /// Starts the acknowledgement unit's next piece of work: a timeout, an
+    /// update, a SACK, a NACK, then the RNR and window-probe timers.
+    fn ack_step(&mut self, ts: u32) {
+        if let Some(r) = self.rto_reg.take() {
+            self.on_rto(&r);
+        } else if let Some(u) = self.upd_reg.take() {
+            self.on_upd(&u);
+        } else if let Some(s) = self.sack_reg.take() {
+            self.on_sack(&s, ts);
+        } else if let Some(n) = self.nack_reg.take() {
+            self.on_nack(&n, ts);
+        } else if let Some(&(c, path, psn, until)) = self.rnr.front() {
+            if tel::ts_reached(ts, until) {
+                self.rnr.pop_front();
+                let ri = self.ridx(c, path, psn);
+                if let Some(s) = self.ring[ri].as_mut().filter(|s| s.rnr_wait) {
+                    s.rnr_wait = false;
+                    if !s.queued {
+                        s.queued = true;
+                        self.conns[c as usize].retx.push_back((path, psn));
+                    }
+                }
+                self.ack_busy = 1;
+            }
+        } else if let Some(&(c, at)) = self.wprobe.front() {
+            if tel::ts_reached(ts, at) {
+                self.wprobe.pop_front();
+                let k = &self.conns[c as usize];
+                if k.window_probe_at == Some(at) && k.failed.is_none() {
+                    self.conns[c as usize].window_probe_at = None;
+                    let np = self.conns[c as usize].npaths;
+                    if let Some(p) = (0..np).find(|&p| self.paths[self.pidx(c, p)].state != tel::DEAD) {
+                        let pi = self.pidx(c, p);
+                        if !self.paths[pi].probe_pending && !self.conns[c as usize].probes.contains(&p) {
+                            self.conns[c as usize].probes.push_back(p);
+                        }
+                    }
+                }
+                self.ack_busy = 1;
+            }
+        }
+    }
+
+    fn act(&mut self, c: u32, path: u32, act: u8) {
+        if act & tel::act::ALL_LOST != 0 {
+            self.all_lost(c, path);
+        }
+        let k = &mut self.conns[c as usize];
+        if act & tel::act::PROBE != 0 && !k.probes.contains(&path) {
+            k.probes.push_back(path);
+        }
+    }
+
+    fn on_rto(&mut self, r: &tel::Rto) {
+        if !self.conns[r.conn as usize].open || self.conns[r.conn as usize].failed.is_some() {
+            return;
+        }
+        let pi = self.pidx(r.conn, r.path);
+        let m = &mut self.paths[pi];
+        m.state = r.state;
+        m.sport = r.sport;
+        m.gen = r.gen;
+        m.probe_pending = false;
+        self.act(r.conn, r.path, r.act);
+        self.ack_busy = 1 + if r.act & tel::act::ALL_LOST != 0 { self.p.ring_depth } else { 0 };
+    }
+
+    /// An update: the credit clear is kept for the next path request. Its
+    /// action is taken only when it answers a PROBE reply (state SUSPECT
+    /// and a PROBE without ALL_LOST): a timeout's update carries the same
+    /// action as its `m_rto` record, which is the one acted on.
+    fn on_upd(&mut self, u: &tel::Upd) {
+        let pi = self.pidx(u.conn, u.path);
+        self.paths[pi].state = u.state;
+        if u.clr {
+            self.paths[pi].clr = true;
+        }
+        let reply = u.state == tel::SUSPECT && u.act & tel::act::ALL_LOST == 0;
+        if reply && self.conns[u.conn as usize].failed.is_none() {
+            self.act(u.conn, u.path, u.act & tel::act::PROBE);
+        }
+        self.ack_busy = 1;
+    }
+
+    /// Every unacked packet of the path goes to the retransmit queue.
+    fn all_lost(&mut self, c: u32, path: u32) {
+        let m = self.paths[self.pidx(c, path)];
+        let span = seq_diff(m.next_psn, m.cum_acked);
+        for d in 0..span {
+            let psn = (m.cum_acked + d) & SEQ_MASK;
+            let ri = self.ridx(c, path, psn);
+            if let Some(s) = self.ring[ri].as_mut() {
+                if !s.queued {
+                    s.queued = true;
+                    s.rnr_wait = false;
+                    self.conns[c as usize].retx.push_back((path, psn));
+                }
+            }
+        }
+        self.rnr.retain(|&(rc, rp, _, _)| !(rc == c && rp == path));
+    }
+
+    /// The reference's `TxConn::on_sack`.
+    fn on_sack(&mut self, h: &SackIn, ts: u32) {
+        let c = h.conn;
+        let k = &self.conns[c as usize];
+        self.ack_busy = 1;
+        if !k.open || k.failed.is_some() {
+            return;
+        }
+        if h.path_id >= k.npaths {
+            self.stats.sack_stale = true;
+            return;
+        }
+        let path = h.path_id;
+        let pi = self.pidx(c, path);
+        let m = self.paths[pi];
+        let span = seq_diff(m.next_psn, m.cum_acked) as i64;
+        let d = seq_diff(h.cum_psn, m.cum_acked);
+        let rel = if d < SEQ_HALF { d as i64 } else { d as i64 - (1 << 24) };
+        let bm = mrnic_proto::headers::Bitmap256(h.bitmap);
+        let top = bm.highest().map_or(rel, |b| rel + 1 + b as i64);
+        if rel > span || (bm.highest().is_some() && top >= span) {
+            self.stats.sack_stale = true;
+            return;
+        }
+        // Two passes over the outstanding psns: acknowledge, then mark
+        // losses against the new acked_seq.
+        self.ack_busy = 2 + 2 * span as u32;
+        let mut acked: Vec<i64> = (0..rel.max(0)).collect();
+        acked.extend((0..256).filter(|&i| bm.get(i)).map(|i| rel + 1 + i as i64).filter(|&r| r >= 0 && r < span));
+        let (mut pkts, mut bytes, mut rtt_ok, mut max_seq) = (0u32, 0u32, false, m.acked_seq);
+        for r in acked {
+            let psn = (m.cum_acked + r as u32) & SEQ_MASK;
+            let ri = self.ridx(c, path, psn);
+            let Some(slot) = self.ring[ri].take() else { continue };
+            pkts += 1;
+            bytes += slot.len;
+            if slot.retx_count == 0 && slot.tx_ts == h.echo_ts {
+                rtt_ok = true;
+            }
+            if seq32_after(slot.tx_seq.wrapping_add(1), max_seq) {
+                max_seq = slot.tx_seq.wrapping_add(1);
+            }
+            self.conns[c as usize].cc.inflight_bytes -= slot.len as u64;
+            let wi = self.widx(c, slot.stream, slot.wq);
+            self.wq[wi].outstanding -= 1;
+        }
+        let probe_reply = m.probe_pending && h.echo_ts == m.probe_ts && h.dport == m.sport;
+        let rtt = (rtt_ok || probe_reply).then(|| (ts as u16).wrapping_sub(h.echo_ts) as u32);
+        let new_base = (0..span as u32)
+            .map(|d| (m.cum_acked + d) & SEQ_MASK)
+            .find(|&psn| self.ring[self.ridx(c, path, psn)].is_some())
+            .unwrap_or(m.next_psn);
+        self.pend_evt.push_back(tel::Event {
+            kind: tel::kind::ACK,
+            conn: c,
+            path,
+            now: ts,
+            cum_acked: new_base,
+            acked_pkts: pkts.min(pt::INFLIGHT.max() as u32),
+            acked_bytes: bytes.min(pt::ACKED_BYTES.max() as u32),
+            ecn_cnt: h.ecn_cnt,
+            rtt_valid: rtt.is_some(),
+            rtt: rtt.unwrap_or(0),
+            acked_seq: max_seq,
+            ..Default::default()
+        });
+        let pm = &mut self.paths[pi];
+        pm.cum_acked = new_base;
+        if seq32_after(max_seq, pm.acked_seq) {
+            pm.acked_seq = max_seq;
+        }
+        let mut lost_before = pm.acked_seq;
+        self.conn_ack(c, ts, pkts, bytes, h, rtt);
+        if probe_reply {
+            self.paths[pi].probe_pending = false;
+            if seq32_after(m.probe_seq, lost_before) {
+                lost_before = m.probe_seq;
+            }
+            self.pend_evt.push_back(tel::Event {
+                kind: tel::kind::PROBE_REPLY,
+                conn: c,
+                path,
+                now: ts,
+                ..Default::default()
+            });
+        }
+        // RACK: an unacked packet sent before an acknowledged one is lost.
+        let m = self.paths[pi];
+        for d in 0..seq_diff(m.next_psn, m.cum_acked) {
+            let psn = (m.cum_acked + d) & SEQ_MASK;
+            let ri = self.ridx(c, path, psn);
+            if let Some(s) = self.ring[ri].as_mut() {
+                if !s.queued && !s.rnr_wait && seq32_after(lost_before, s.tx_seq) {
+                    s.queued = true;
+                    self.conns[c as usize].retx.push_back((path, psn));
+                }
+            }
+        }
+        if h.stream_id < self.p.streams {
+            let si = self.sidx(c, h.stream_id);
+            if seq_before(self.streams[si].remote_completed, h.completed_msn) {
+                self.streams[si].remote_completed = h.completed_msn;
+                self.conns[c as usize].window_probe_at = None;
+            }
+        }
+        self.complete(c);
+    }
+
+    /// Connection-level AIMD, RTT and cap (the reference's `conn_ack`).
+    fn conn_ack(&mut self, c: u32, ts: u32, pkts: u32, bytes: u32, h: &SackIn, rtt: Option<u32>) {
+        let k = self.k;
+        let conn_max = self.p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64) as u32;
+        let cc = &mut self.conns[c as usize].cc;
+        if let Some(r) = rtt {
+            cc.srtt = tel::ewma(cc.srtt, r, k.srtt_shift).max(1);
+        }
+        if pkts > 0 {
+            let m = h.ecn_cnt.min(pkts).min(256);
+            let frac = ((m * tel::recip16(pkts)) >> 8).min(255);
+            cc.ecn_ewma = tel::ewma(cc.ecn_ewma as u32, frac, k.ecn_shift).min(255) as u8;
+        }
+        if h.ecn_cnt > 0 {
+            if tel::ts_reached(ts, cc.hold_until) {
+                let cut = (cc.cwnd as u64 * cc.ecn_ewma as u64) >> 9;
+                cc.cwnd = (cc.cwnd as u64 - cut).max(k.min_cwnd as u64) as u32;
+                cc.hold_until = ts.wrapping_add(cc.srtt.max(1));
+                cc.acked_bytes = 0;
+            }
+        } else {
+            cc.acked_bytes = (cc.acked_bytes as u64 + bytes as u64).min(pt::ACKED_BYTES.max()) as u32;
+            if cc.acked_bytes >= cc.cwnd {
+                cc.acked_bytes -= cc.cwnd;
+                cc.cwnd = (cc.cwnd as u64 + k.mtu as u64).min(conn_max as u64) as u32;
+            }
+        }
+        cc.rate_hint = h.rate_hint;
+        let snapshot = *cc;
+        self.conns[c as usize].cc.cap = self.cap(&snapshot);
+    }
+
+    /// min(cwnd, rate_hint x line rate x srtt), at least one MTU.
+    fn cap(&self, cc: &Cc) -> u32 {
+        let line = ((self.p.cfg.cc.line_rate_gbps as u64 * self.p.cfg.timers.ts_unit_ns as u64) / 8).max(1);
+        let share = (cc.rate_hint as u64 * line * cc.srtt as u64) >> 16;
+        share.min(cc.cwnd as u64).max(self.k.mtu as u64) as u32
+    }
+
+    /// The reference's `TxConn::on_nack`.
+    fn on_nack(&mut self, h: &NackIn, ts: u32) {
+        let c = h.conn;
+        self.ack_busy = 2;
+        let k = &self.conns[c as usize];
+        if !k.open || k.failed.is_some() {
+            return;
+        }
+        if h.path_id >= k.npaths {
+            self.stats.nack_stale = true;
+            return;
+        }
+        if h.code == mrnic_proto::NackCode::NoConn as u8 {
+            self.fail(c, None, status::REMOTE_INVALID_REQUEST);
+            return;
+        }
+        let path = h.path_id;
+        let m = self.paths[self.pidx(c, path)];
+        let ri = self.ridx(c, path, h.psn);
+        let slot = match self.ring[ri] {
+            Some(s) if seq_diff(h.psn, m.cum_acked) < seq_diff(m.next_psn, m.cum_acked) => s,
+            _ => {
+                self.stats.nack_stale = true;
+                return;
+            }
+        };
+        self.pend_evt.push_back(tel::Event { kind: tel::kind::NACK, conn: c, path, now: ts, ..Default::default() });
+        let wr = Some((slot.stream, slot.wq));
+        match h.code {
+            c_ if c_ == mrnic_proto::NackCode::Rnr as u8 => {
+                if slot.rnr_wait {
+                    return;
+                }
+                if slot.rnr_count >= RNR_RETRY {
+                    self.fail(c, wr, status::RNR_RETRY_EXCEEDED);
+                    return;
+                }
+                let until = ts.wrapping_add(self.k.rto_min);
+                let s = self.ring[ri].as_mut().expect("present");
+                s.rnr_count += 1;
+                s.rnr_wait = true;
+                s.rnr_resend = true;
+                s.queued = false;
+                self.rnr.push_back((c, path, h.psn, until));
+            }
+            c_ if c_ == mrnic_proto::NackCode::Access as u8 => self.fail(c, wr, status::REMOTE_ACCESS),
+            c_ if c_ == mrnic_proto::NackCode::BadHdr as u8 => {
+                if !slot.queued {
+                    self.ring[ri].as_mut().expect("present").queued = true;
+                    self.conns[c as usize].retx.push_back((path, h.psn));
+                }
+            }
+            _ => self.stats.nack_stale = true,
+        }
+    }
+
+    /// Completions in msn order per stream, each once.
+    fn complete(&mut self, c: u32) {
+        for s in 0..self.p.streams {
+            let si = self.sidx(c, s);
+            while self.streams[si].head != self.streams[si].tail {
+                let wi = self.widx(c, s, self.streams[si].head);
+                if !self.wq[wi].done() {
+                    break;
+                }
+                self.streams[si].head = self.streams[si].head.wrapping_add(1);
+                let w = self.wq[wi];
+                self.pend_cqe.push_back(cqe(c, s, &w.req, status::SUCCESS));
+            }
+        }
+    }
+
+    /// The connection fails: `culprit` completes with `status`, every other
+    /// incomplete request with WR_FLUSH (or `status` without a culprit), in
+    /// msn order per stream; rings and queues are emptied.
+    fn fail(&mut self, c: u32, culprit: Option<(u32, u32)>, st: u8) {
+        if self.conns[c as usize].failed.is_some() {
+            return;
+        }
+        self.conns[c as usize].failed = Some(st);
+        if let Some((s, slot)) = culprit {
+            let w = self.wq[self.widx(c, s, slot)];
+            self.pend_cqe.push_back(cqe(c, s, &w.req, st));
+        }
+        let flush = if culprit.is_some() { status::WR_FLUSH } else { st };
+        for s in 0..self.p.streams {
+            let si = self.sidx(c, s);
+            let (head, tail) = (self.streams[si].head, self.streams[si].tail);
+            let mut i = head;
+            while i != tail {
+                if culprit != Some((s, i)) {
+                    let w = self.wq[self.widx(c, s, i)];
+                    self.pend_cqe.push_back(cqe(c, s, &w.req, flush));
+                }
+                i = i.wrapping_add(1);
+            }
+            let q = &mut self.streams[si];
+            q.head = tail;
+            q.pend = tail;
+        }
+        let r = self.p.ring_depth as usize;
+        for p in 0..self.p.paths {
+            let base = self.pidx(c, p) * r;
+            self.ring[base..base + r].fill(None);
+        }
+        let k = &mut self.conns[c as usize];
+        k.retx.clear();
+        k.probes.clear();
+        k.cc.inflight_bytes = 0;
+        self.rnr.retain(|&(rc, ..)| rc != c);
+        self.ack_busy = self.ack_busy.max(self.p.paths * self.p.ring_depth);
+    }
+}
+
+fn cqe(conn: u32, stream: u32, r: &WorkReq, st: u8) -> Cqe {
+    Cqe {
+        conn,
+        stream,
+        wr_id: r.wr_id,
+        status: st,
+        opcode: r.is_send() as u8,
+        byte_len: r.len,
+        imm: r.has_imm().then_some(r.imm),
+    }
+}
+
+// ------------------------------------------------------------------ setup, posting, output
+
+impl TxEngine {
+    /// One path of a connection is set up; path 0 (re)starts the
+    /// connection, flushing what an earlier use of the index left.
+    fn open(&mut self, o: &Open) {
+        let c = o.conn;
+        if o.path == 0 {
+            if self.conns[c as usize].open {
+                self.fail(c, None, status::WR_FLUSH);
+            }
+            let k = self.k;
+            let conn_max = self.p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64);
+            let cwnd = (k.init_cwnd as u64 * self.p.paths as u64).min(conn_max) as u32;
+            let mut cc = Cc { cwnd, srtt: k.initial_rtt, rate_hint: u16::MAX, ..Default::default() };
+            cc.cap = self.cap(&cc);
+            self.conns[c as usize] = Conn {
+                open: true,
+                remote_id: o.remote_id,
+                dst_mac: o.dst_mac,
+                dst_ip: o.dst_ip,
+                npaths: o.npaths.clamp(1, self.p.paths),
+                cc,
+                ..Default::default()
+            };
+            for s in 0..self.p.streams {
+                let si = self.sidx(c, s);
+                let t = self.streams[si].tail;
+                // Keep the slot counters running so that no stale slot aliases.
+                self.streams[si] = StreamQ { head: t, pend: t, tail: t, ..Default::default() };
+            }
+        }
+        let pi = self.pidx(c, o.path);
+        self.paths[pi] =
+            PathM { sport: o.sport, plane: o.plane, next_psn: o.psn, cum_acked: o.psn, ..Default::default() };
+        let r = self.p.ring_depth as usize;
+        self.ring[pi * r..(pi + 1) * r].fill(None);
+        self.evt_fifo.push_back(tel::Event {
+            kind: tel::kind::OPEN,
+            conn: c,
+            path: o.path,
+            cum_acked: o.psn,
+            sport: o.sport,
+            plane: o.plane,
+            ..Default::default()
+        });
+        self.ack_busy = self.ack_busy.max(self.p.ring_depth);
+    }
+
+    /// Posts the head work request into its stream's queue; false when it
+    /// must wait (queue full, or the completion FIFO full for a request
+    /// flushed at once because its connection is closed or failed).
+    fn post(&mut self, w: &WorkReq) -> bool {
+        let k = &self.conns[w.conn as usize];
+        if !k.open || k.failed.is_some() {
+            if self.cqe_fifo.len() + self.pend_cqe.len() >= CQE_FIFO || !self.ack_idle() {
+                return false;
+            }
+            self.cqe_fifo.push_back(cqe(w.conn, w.stream, w, status::WR_FLUSH));
+            return true;
+        }
+        let si = self.sidx(w.conn, w.stream);
+        let q = &self.streams[si];
+        if q.tail.wrapping_sub(q.head) >= self.p.wq_depth {
+            return false;
+        }
+        let (msn, rq_seq, slot) = (q.next_msn, q.next_rq_seq, q.tail);
+        let consumes = w.is_send() || w.has_imm();
+        let q = &mut self.streams[si];
+        q.next_msn = (msn + 1) & SEQ_MASK;
+        if consumes {
+            q.next_rq_seq = (rq_seq + 1) & SEQ_MASK;
+        }
+        q.tail = slot.wrapping_add(1);
+        let wi = self.widx(w.conn, w.stream, slot);
+        self.wq[wi] = Wr { req: *w, msn, rq_seq, ..Default::default() };
+        true
+    }
+
+    fn sack_answer(&self, s: &SackOut) -> Answer {
+        Answer { hdr: sack_header(s), conn: s.conn, sport: s.sport, plane: s.plane }
+    }
+
+    fn nack_answer(&self, n: &NackOut) -> Answer {
+        Answer { hdr: nack_header(n), conn: n.conn, sport: n.sport, plane: n.plane }
+    }
+
+    /// A read beat lands in the oldest frame still waiting for payload.
+    fn take_beat(&mut self, r: &RBeat) {
+        let Some(f) = self.frames.iter_mut().find(|f| f.r_left > 0) else { return };
+        let skip = if f.r_got == 0 { f.skip as usize } else { 0 };
+        f.r_got += 1;
+        let want = f.len as usize - f.payload.len();
+        let take = (r.data.len() - skip).min(want);
+        f.payload.extend_from_slice(&r.data[skip..skip + take]);
+        f.err |= r.resp != 0;
+        f.r_left -= 1;
+    }
+
+    /// Starts the next frame on `m_axis`: answers first, then the oldest
+    /// data or PROBE frame once its payload is in.
+    fn next_frame(&mut self, inp: &Inputs) {
+        if let Some(a) = self.answers.pop_front() {
+            let k = &self.conns[a.conn as usize];
+            let net = Net {
+                src_mac: inp.src_mac,
+                dst_mac: k.dst_mac,
+                src_ip: inp.src_ip,
+                dst_ip: k.dst_ip,
+                sport: inp.udp_port,
+                dport: a.sport,
+            };
+            self.cur = Some((build_frame(&net, &a.hdr, &[]), 0, a.plane));
+            self.stats.tx_answer = true;
+            return;
+        }
+        if !self.frames.front().is_some_and(|f| f.ready()) {
+            return;
+        }
+        let f = self.frames.pop_front().expect("checked");
+        if f.err {
+            // The host refused the read: the request fails, nothing leaves.
+            if self.conns[f.conn as usize].failed.is_none() {
+                self.fail(f.conn, f.wr, status::LOCAL_PROTECTION);
+            }
+            return;
+        }
+        let k = &self.conns[f.conn as usize];
+        let net = Net {
+            src_mac: inp.src_mac,
+            dst_mac: k.dst_mac,
+            src_ip: inp.src_ip,
+            dst_ip: k.dst_ip,
+            sport: f.sport,
+            dport: inp.udp_port,
+        };
+        self.cur = Some((build_frame(&net, &f.head, &f.payload), 0, f.plane));
+    }
+}
+
+// ------------------------------------------------------------------ port interface
+
+fn bytes_to_bits(width: u32, bytes: &[u8]) -> Bits {
+    let mut b = Bits::zero(width);
+    for (i, &x) in bytes.iter().enumerate() {
+        b.0[i / 8] |= (x as u64) << (8 * (i % 8));
+    }
+    b.truncate(width);
+    b
+}
+
+fn bits_to_bytes(b: &Bits, n: usize) -> Vec<u8> {
+    (0..n).map(|i| (b.0.get(i / 8).copied().unwrap_or(0) >> (8 * (i % 8))) as u8).collect()
+}
+
+/// Field `i` of a bus of equal `w`-bit fields.
+fn lane(b: &Bits, i: u32, w: u32) -> u64 {
+    let bit = i * w;
+    let lo = b.0.get((bit / 64) as usize).copied().unwrap_or(0) >> (bit % 64);
+    let hi =
+        if bit % 64 + w > 64 { b.0.get((bit / 64 + 1) as usize).copied().unwrap_or(0) << (64 - bit % 64) } else { 0 };
+    (lo | hi) & if w >= 64 { u64::MAX } else { (1 << w) - 1 }
+}
+
+fn words4(b: &Bits) -> [u64; 4] {
+    [0, 1, 2, 3].map(|i| b.0.get(i).copied().unwrap_or(0))
+}
+
+struct Ports<'a> {
+    defs: &'a [PortDef],
+    v: &'a [Bits],
+}
+
+impl Ports<'_> {
+    fn get(&self, name: &str) -> &Bits {
+        &self.v[port_index(self.defs, name).unwrap_or_else(|| panic!("tx_engine has no port {name}"))]
+    }
+    fn u(&self, name: &str) -> u64 {
+        self.get(name).as_u64()
+    }
+    fn b(&self, name: &str) -> bool {
+        self.get(name).bit(0)
+    }
+}
+
+impl TxEngine {
+    /// Typed inputs from port values.
+    pub fn decode(&self, inputs: &[Bits]) -> Inputs {
+        let g = Ports { defs: &self.ports, v: inputs };
+        let n = self.p.paths;
+        Inputs {
+            rst: g.b("rst"),
+            ts_now: g.u("ts_now") as u32,
+            src_mac: g.u("cfg_src_mac"),
+            src_ip: g.u("cfg_src_ip") as u32,
+            udp_port: g.u("cfg_udp_port") as u16,
+            open: g.b("s_open_valid").then(|| Open {
+                conn: g.u("s_open_conn") as u32,
+                path: g.u("s_open_path") as u32,
+                npaths: g.u("s_open_npaths") as u32,
+                remote_id: g.u("s_open_remote_id") as u32,
+                dst_mac: g.u("s_open_dst_mac"),
+                dst_ip: g.u("s_open_dst_ip") as u32,
+                sport: g.u("s_open_sport") as u16,
+                plane: g.u("s_open_plane") as u8,
+                psn: g.u("s_open_psn") as u32,
+            }),
+            wr: g.b("s_wr_valid").then(|| WorkReq {
+                conn: g.u("s_wr_conn") as u32,
+                stream: g.u("s_wr_stream") as u32,
+                op: g.u("s_wr_op") as u8,
+                wr_id: g.u("s_wr_wr_id"),
+                laddr: g.u("s_wr_laddr"),
+                len: g.u("s_wr_len") as u32,
+                raddr: g.u("s_wr_raddr"),
+                rkey: g.u("s_wr_rkey") as u32,
+                imm: g.u("s_wr_imm") as u32,
+            }),
+            ar_ready: g.b("m_axi_arready"),
+            r: g.b("m_axi_rvalid").then(|| RBeat {
+                data: bits_to_bytes(g.get("m_axi_rdata"), self.p.beat_bytes() as usize),
+                resp: g.u("m_axi_rresp") as u8,
+                last: g.b("m_axi_rlast"),
+            }),
+            trd_ready: g.b("m_trd_ready"),
+            trd: g.b("s_trd_valid").then(|| TelView {
+                conn: g.u("s_trd_conn") as u32,
+                paths: (0..n)
+                    .map(|i| tel::View {
+                        state: lane(g.get("s_trd_state"), i, pt::STATE.width) as u8,
+                        inflight: lane(g.get("s_trd_inflight"), i, pt::INFLIGHT.width) as u32,
+                        cwnd: lane(g.get("s_trd_cwnd"), i, pt::CWND.width) as u32,
+                        weight: lane(g.get("s_trd_weight"), i, pt::WEIGHT.width) as u8,
+                    })
+                    .collect(),
+            }),
+            evt_ready: g.b("m_evt_ready"),
+            upd: g.b("s_upd_valid").then(|| tel::Upd {
+                conn: g.u("s_upd_conn") as u32,
+                path: g.u("s_upd_path") as u32,
+                state: g.u("s_upd_state") as u8,
+                weight: g.u("s_upd_weight") as u8,
+                clr: g.b("s_upd_clr"),
+                act: g.u("s_upd_act") as u8,
+            }),
+            rto: g.b("s_rto_valid").then(|| tel::Rto {
+                conn: g.u("s_rto_conn") as u32,
+                path: g.u("s_rto_path") as u32,
+                state: g.u("s_rto_state") as u8,
+                sport: g.u("s_rto_sport") as u16,
+                gen: g.u("s_rto_gen") as u8,
+                act: g.u("s_rto_act") as u8,
+            }),
+            psel_ready: g.b("m_psel_ready"),
+            psel: g
+                .b("s_psel_valid")
+                .then(|| (g.u("s_psel_conn") as u32, (!g.b("s_psel_none")).then(|| g.u("s_psel_path") as u32))),
+            sack: g.b("s_sack_valid").then(|| SackIn {
+                conn: g.u("s_sack_conn") as u32,
+                path_id: g.u("s_sack_path_id") as u32,
+                cum_psn: g.u("s_sack_cum_psn") as u32,
+                bitmap: words4(g.get("s_sack_bitmap")),
+                ecn_cnt: g.u("s_sack_ecn_cnt") as u32,
+                echo_ts: g.u("s_sack_echo_ts") as u16,
+                rate_hint: g.u("s_sack_rate_hint") as u16,
+                stream_id: g.u("s_sack_stream_id") as u32,
+                completed_msn: g.u("s_sack_completed_msn") as u32,
+                dport: g.u("s_sack_dport") as u16,
+            }),
+            nack: g.b("s_nack_valid").then(|| NackIn {
+                conn: g.u("s_nack_conn") as u32,
+                path_id: g.u("s_nack_path_id") as u32,
+                code: g.u("s_nack_code") as u8,
+                psn: g.u("s_nack_psn") as u32,
+            }),
+            csack: g.b("s_csack_valid").then(|| SackOut {
+                conn: g.u("s_csack_conn") as u32,
+                path_id: g.u("s_csack_path_id") as u32,
+                dst_conn: g.u("s_csack_dst_conn") as u32,
+                path_gen: g.u("s_csack_path_gen") as u8,
+                cum_psn: g.u("s_csack_cum_psn") as u32,
+                stream_id: g.u("s_csack_stream_id") as u32,
+                completed_msn: g.u("s_csack_completed_msn") as u32,
+                echo_ts: g.u("s_csack_echo_ts") as u16,
+                ecn_cnt: g.u("s_csack_ecn_cnt") as u8,
+                rate_hint: g.u("s_csack_rate_hint") as u16,
+                bitmap: words4(g.get("s_csack_bitmap")),
+                sport: g.u("s_csack_sport") as u16,
+                plane: g.u("s_csack_plane") as u8,
+            }),
+            cnack: g.b("s_cnack_valid").then(|| NackOut {
+                conn: g.u("s_cnack_conn") as u32,
+                path_id: g.u("s_cnack_path_id") as u32,
+                dst_conn: g.u("s_cnack_dst_conn") as u32,
+                path_gen: g.u("s_cnack_path_gen") as u8,
+                code: g.u("s_cnack_code") as u8,
+                psn: g.u("s_cnack_psn") as u32,
+                stream_id: g.u("s_cnack_stream_id") as u32,
+                msn: g.u("s_cnack_msn") as u32,
+                echo_ts: g.u("s_cnack_echo_ts") as u16,
+                sport: g.u("s_cnack_sport") as u16,
+                plane: g.u("s_cnack_plane") as u8,
+            }),
+            axis_ready: g.b("m_axis_tready"),
+            cqe_ready: g.b("m_cqe_ready"),
+        }
+    }
+
+    /// Port values from typed outputs (outputs zeroed while not valid).
+    pub fn encode(&self, o: &Outputs, outputs: &mut [Bits]) {
+        let defs = &self.ports;
+        let mut set = |name: &str, v: Bits| {
+            let i = port_index(defs, name).unwrap_or_else(|| panic!("tx_engine has no port {name}"));
+            let mut v = v;
+            v.truncate(defs[i].width);
+            outputs[i] = v;
+        };
+        let n = |v: u64| Bits::from_u64(64, v);
+        set("s_open_ready", n(o.open_ready as u64));
+        set("s_wr_ready", n(o.wr_ready as u64));
+        let ar = o.ar.unwrap_or_default();
+        set("m_axi_arid", n(0));
+        set("m_axi_araddr", n(ar.addr));
+        set("m_axi_arlen", n(ar.len as u64));
+        set("m_axi_arsize", n(ar.size as u64));
+        set("m_axi_arburst", n(o.ar.is_some() as u64));
+        set("m_axi_arvalid", n(o.ar.is_some() as u64));
+        set("m_axi_rready", n(o.r_ready as u64));
+        set("m_trd_valid", n(o.trd.is_some() as u64));
+        set("m_trd_conn", n(o.trd.unwrap_or(0) as u64));
+        set("s_trd_ready", n(o.trd_resp_ready as u64));
+        let e = o.evt.unwrap_or_default();
+        set("m_evt_valid", n(o.evt.is_some() as u64));
+        set("m_evt_kind", n(e.kind as u64));
+        set("m_evt_conn", n(e.conn as u64));
+        set("m_evt_path", n(e.path as u64));
+        set("m_evt_now", n(e.now as u64));
+        set("m_evt_cum_acked", n(e.cum_acked as u64));
+        set("m_evt_acked_pkts", n(e.acked_pkts as u64));
+        set("m_evt_acked_bytes", n(e.acked_bytes as u64));
+        set("m_evt_ecn_cnt", n(e.ecn_cnt as u64));
+        set("m_evt_rtt_valid", n(e.rtt_valid as u64));
+        set("m_evt_rtt", n(e.rtt as u64));
+        set("m_evt_acked_seq", n(e.acked_seq as u64));
+        set("m_evt_sport", n(e.sport as u64));
+        set("m_evt_plane", n(e.plane as u64));
+        set("s_upd_ready", n(o.upd_ready as u64));
+        set("s_rto_ready", n(o.rto_ready as u64));
+        let q = o.psel.clone().unwrap_or_default();
+        let mut wbits = Bits::zero(self.p.paths * pt::WEIGHT.width);
+        for (i, &w) in q.weight.iter().enumerate() {
+            let bit = i * 8;
+            wbits.0[bit / 64] |= (w as u64) << (bit % 64);
+        }
+        set("m_psel_valid", n(o.psel.is_some() as u64));
+        set("m_psel_conn", n(q.conn as u64));
+        set("m_psel_elig", n(q.elig as u64));
+        set("m_psel_weight", wbits);
+        set("m_psel_clr", n(q.clr as u64));
+        set("s_psel_ready", n(o.psel_resp_ready as u64));
+        set("s_sack_ready", n(o.sack_ready as u64));
+        set("s_nack_ready", n(o.nack_ready as u64));
+        set("s_csack_ready", n(o.csack_ready as u64));
+        set("s_cnack_ready", n(o.cnack_ready as u64));
+        let bb = self.p.beat_bytes() as usize;
+        match &o.axis {
+            Some(b) => {
+                set("m_axis_tdata", bytes_to_bits(self.p.data_bits, &b.data));
+                let keep = if b.keep >= 64 { u64::MAX } else { (1u64 << b.keep) - 1 };
+                let mut kb = Bits::zero(bb as u32);
+                kb.0[0] = keep;
+                set("m_axis_tkeep", kb);
+                set("m_axis_tvalid", n(1));
+                set("m_axis_tlast", n(b.last as u64));
+                set("m_axis_tuser", n(b.plane as u64));
+            }
+            None => {
+                set("m_axis_tdata", Bits::zero(self.p.data_bits));
+                set("m_axis_tkeep", Bits::zero(bb as u32));
+                set("m_axis_tvalid", n(0));
+                set("m_axis_tlast", n(0));
+                set("m_axis_tuser", n(0));
+            }
+        }
+        let c = o.cqe.unwrap_or_default();
+        set("m_cqe_valid", n(o.cqe.is_some() as u64));
+        set("m_cqe_conn", n(c.conn as u64));
+        set("m_cqe_stream", n(c.stream as u64));
+        set("m_cqe_wr_id", n(c.wr_id));
+        set("m_cqe_status", n(c.status as u64));
+        set("m_cqe_opcode", n(c.opcode as u64));
+        set("m_cqe_byte_len", n(c.byte_len as u64));
+        set("m_cqe_imm_valid", n(c.imm.is_some() as u64));
+        set("m_cqe_imm", n(c.imm.unwrap_or(0) as u64));
+        let s = o.stats;
+        set("stat_tx_data", n(s.tx_data as u64));
+        set("stat_tx_retx", n(s.tx_retx as u64));
+        set("stat_tx_probe", n(s.tx_probe as u64));
+        set("stat_tx_answer", n(s.tx_answer as u64));
+        set("stat_ring_full", n(s.ring_full as u64));
+        set("stat_sack_stale", n(s.sack_stale as u64));
+        set("stat_nack_stale", n(s.nack_stale as u64));
+    }
+}
+
+impl Block for TxEngine {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn ports(&self) -> &[PortDef] {
+        &self.ports
+    }
+
+    fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
+        let o = self.outputs();
+        self.encode(&o, outputs);
+    }
+
+    fn tick(&mut self, inputs: &[Bits]) {
+        let inp = self.decode(inputs);
+        self.clock(&inp);
+    }
+}
