@@ -55,8 +55,89 @@
 //!   acts on `act` (PROBE: queue a PROBE; ALL_LOST: queue every unacked
 //!   packet of the path).
 //!
-//! See the sections below (filled in with the behaviour) for timing,
-//! throughput and memories.
+//! # Units and their order
+//! One scheduler makes one decision at a time; one acknowledgement unit
+//! applies one SACK, NACK, update or timeout at a time (and the RNR and
+//! window-probe timers, both FIFOs in deadline order since their delays
+//! are constants). The two never run together: both read and write the
+//! rings, the mirror and the work queues, and serialising them keeps every
+//! decision on the state the reference would see. A decision starts only
+//! when the acknowledgement unit is idle with nothing waiting, the event
+//! FIFO is empty and `L` cycles have passed since the last `m_evt`
+//! handshake, so path_telemetry has executed every event sent and its
+//! `m_upd` / `m_rto` answers have been taken (its read port has no
+//! forwarding). Timeouts (`s_rto`) and updates (`s_upd`) go before SACKs,
+//! SACKs before NACKs.
+//!
+//! # Actions from path_telemetry
+//! A timeout shows up on both `m_rto` and `m_upd` with the same `act`; the
+//! engine acts on the `m_rto` record. From `m_upd` it takes the credit
+//! clear, the state (for the window probe's choice of path) and the PROBE
+//! of a probe reply (state SUSPECT, PROBE without ALL_LOST: a timeout that
+//! leaves a path SUSPECT always carries ALL_LOST).
+//!
+//! # Timing (`L` = `hardware.table_read_latency`)
+//! An idle engine, the memory answering every AR at once: the first beat of
+//! a packet leaves `2L + 7 + payload beats` cycles after its work
+//! request's `s_wr` handshake (137 in `small`, 75 in `default` for a full
+//! MTU): post 1, start 1, telemetry read `L + 1` and path decision `L + 1`
+//! with one cycle each to issue them, commit and AR 1, then the payload is
+//! read and the frame leaves store-and-forward (the UDP checksum at the
+//! front covers the payload). Opening a path first clears its
+//! `tx_ring_depth` ring slots, one per cycle.
+//!
+//! # Throughput
+//! The output carries one beat per cycle while `m_axis_tready` is high,
+//! frames back to back with no idle cycle (tested), so a full-size packet
+//! takes `ceil((42 + 40 + MTU + 4) / (DW / 8))` beats: 139 in `small`, 66 in
+//! `default`. Decisions overlap the output: the frame queue holds
+//! [`FRAME_QUEUE`] frames besides the one leaving, and the next payload is
+//! read while the current frame leaves. One decision takes `3L + 6` cycles
+//! from start to the next possible start (9 / 12), so frames shorter than
+//! that many beats are decision-bound. A SACK holds the acknowledgement
+//! unit for `2 + 2 * span` cycles (`span` = psns outstanding on the path:
+//! one pass acknowledges, one marks losses against the new acked_seq), a
+//! NACK 2, a timeout with ALL_LOST `1 + tx_ring_depth`, a connection
+//! failure `PATHS * tx_ring_depth` (the ring clear).
+//!
+//! # Memories (sizes for `small` / `default`)
+//! - retransmit rings, `CONNS * PATHS * tx_ring_depth` slots of about 107
+//!   bits (stream, work-queue slot, offset, length, tx_ts, retx and RNR
+//!   counts, tx_seq, flags): 4096 / 4,194,304 slots (0.4 / 449 Mbit);
+//! - work queues, `CONNS * STREAMS * tx_wq_depth` requests of about 380
+//!   bits: 512 / 1,048,576 (0.2 / 398 Mbit);
+//! - per connection a retransmit queue of up to `PATHS * tx_ring_depth`
+//!   (path, psn) entries and a PROBE queue of `PATHS`;
+//! - the path mirror, `CONNS * PATHS` x about 150 bits, and the connection
+//!   context, `CONNS` x about 330 bits.
+//!
+//! `default`'s rings and work queues cannot be on chip; like recv_match's
+//! slots they need host memory behind a cache, or smaller depths.
+//!
+//! # Reset
+//! `rst` empties every queue and starts a clear sweep of
+//! `CONNS * PATHS * tx_ring_depth` cycles (the largest memory, one word per
+//! cycle) with every `ready` low.
+//!
+//! # Bad input
+//! A work request for a connection that is not open or has failed
+//! completes at once with WR_FLUSH. A SACK naming no path of the
+//! connection, or acknowledging a psn never sent, is dropped whole
+//! (`stat_sack_stale`); a NACK for a psn not outstanding is dropped
+//! (`stat_nack_stale`). An AXI read error fails the request with LOCAL
+//! PROTECTION (the connection fails, the rest flush) and its frame is not
+//! sent. Completions leave exactly once: in msn order per stream on
+//! success, culprit first and then every other request in msn order when
+//! the connection fails.
+//!
+//! # Differences from the reference, known
+//! - The reference applies a SACK, a timeout or a poll atomically; here a
+//!   timeout arriving on `s_rto` during a decision takes effect after it.
+//! - A retransmission on its own GOOD path goes through the selector with
+//!   only that path eligible; its credit gets `+w - w`, unchanged except at
+//!   saturation, where the reference does not touch it.
+//! - Constants the reference NIC takes as knobs are fixed to its defaults:
+//!   RNR back-off `rto_min`, [`RNR_RETRY`], [`RETRY_LIMIT`].
 
 use std::fmt;
 

@@ -1,0 +1,668 @@
+//! Tests of `tx_engine`, wired as the top wires it: with the cycle models of
+//! `path_telemetry` and `path_selector`, a host memory behind the AXI4 read
+//! port, and random backpressure on every output. They show: frames
+//! byte-identical to `proto::encode_frame` for every opcode and the
+//! segmentation the reference does; back-to-back frames at one beat per
+//! cycle; a SACK hole retransmitting exactly the missing packet; a full
+//! retransmit ring holding new sends back and counted; completions exactly
+//! once; and random work requests with backpressure and idle cycles against
+//! the reference's sender. Stimulus is seeded; a failure names its seed.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use mrnic_model::path_selector::{self as ps, PathSelector, PathSelectorParams};
+use mrnic_model::path_telemetry::{self as tel, PathTelemetry, PathTelemetryParams};
+use mrnic_model::tx_engine::*;
+use mrnic_proto::packet::{decode_frame, encode_frame, NetHeaders, ECN_ECT0};
+use mrnic_proto::{Config, DataHeader, Flags, Header, NackCode, NackHeader, Placement, ProbeHeader, SackHeader};
+
+/// xorshift64*: deterministic stimulus without a dependency.
+struct Rng(u64);
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const SRC_MAC: u64 = 0x02_00_00_00_00_01;
+const DST_MAC: u64 = 0x02_00_00_00_00_02;
+const SRC_IP: u32 = 0x0a00_0001;
+const DST_IP: u32 = 0x0a00_0002;
+const UDP_PORT: u16 = 4797;
+const REMOTE_ID: u32 = 0x00ab_cdef;
+/// Host memory the work requests read from.
+const MEM_BASE: u64 = 0x10_0000;
+const MEM_LEN: usize = 0x4_0000;
+
+fn small() -> Config {
+    Config::builtin("small").unwrap()
+}
+
+/// A frame seen on `m_axis`: bytes, plane, cycle of its first and last beat.
+#[derive(Debug, Clone)]
+struct Seen {
+    bytes: Vec<u8>,
+    plane: u8,
+    first: u64,
+    last: u64,
+}
+
+/// Backpressure and idle probabilities (percent of cycles held low).
+#[derive(Debug, Clone, Copy, Default)]
+struct Pressure {
+    axis: u64,
+    cqe: u64,
+    ar: u64,
+    r_gap: u64,
+}
+
+/// tx_engine + path_telemetry + path_selector + host memory.
+struct Rig {
+    cfg: Config,
+    tx: TxEngine,
+    pt: PathTelemetry,
+    ps: PathSelector,
+    mem: Vec<u8>,
+    /// Bursts accepted on AR: (address, beats left).
+    bursts: VecDeque<(u64, u32)>,
+    /// Addresses whose reads answer SLVERR.
+    bad: Option<(u64, u64)>,
+    opens: VecDeque<Open>,
+    wrs: VecDeque<WorkReq>,
+    sacks: VecDeque<SackIn>,
+    nacks: VecDeque<NackIn>,
+    csacks: VecDeque<SackOut>,
+    cnacks: VecDeque<NackOut>,
+    frames: Vec<Seen>,
+    /// Cycle of each `s_wr` handshake.
+    wr_taken: Vec<u64>,
+    cur: Vec<u8>,
+    cur_first: u64,
+    cqes: Vec<Cqe>,
+    stats: Vec<(u64, Stats)>,
+    cycle: u64,
+    press: Pressure,
+    rng: Rng,
+    cycles_per_ts: u64,
+}
+
+impl Rig {
+    fn new(cfg: Config, seed: u64) -> Rig {
+        let tx = TxEngine::new(TxEngineParams::from_config(&cfg).unwrap());
+        let pt = PathTelemetry::new(PathTelemetryParams::from_config(&cfg).unwrap());
+        let ps = PathSelector::new(PathSelectorParams::from_config(&cfg).unwrap());
+        let mut rng = Rng::new(seed);
+        let mem = (0..MEM_LEN).map(|_| rng.below(256) as u8).collect();
+        let cycles_per_ts = cfg.cycles_per_ts();
+        let mut r = Rig {
+            cfg,
+            tx,
+            pt,
+            ps,
+            mem,
+            bursts: VecDeque::new(),
+            bad: None,
+            opens: VecDeque::new(),
+            wrs: VecDeque::new(),
+            sacks: VecDeque::new(),
+            nacks: VecDeque::new(),
+            csacks: VecDeque::new(),
+            cnacks: VecDeque::new(),
+            frames: Vec::new(),
+            wr_taken: Vec::new(),
+            cur: Vec::new(),
+            cur_first: 0,
+            cqes: Vec::new(),
+            stats: Vec::new(),
+            cycle: 0,
+            press: Pressure::default(),
+            rng,
+            cycles_per_ts,
+        };
+        while r.tx.initializing() || r.pt.initializing() || r.ps.initializing() {
+            r.step();
+        }
+        r
+    }
+
+    fn ts(&self) -> u32 {
+        (self.cycle / self.cycles_per_ts) as u32
+    }
+
+    fn open(&mut self, conn: u32, npaths: u32, psn: u32) {
+        for p in 0..npaths {
+            self.opens.push_back(Open {
+                conn,
+                path: p,
+                npaths,
+                remote_id: REMOTE_ID,
+                dst_mac: DST_MAC,
+                dst_ip: DST_IP,
+                sport: 49152 + 17 * p as u16 + conn as u16,
+                plane: (p % self.cfg.transport.planes) as u8,
+                psn,
+            });
+        }
+    }
+
+    fn step(&mut self) {
+        let ot = self.tx.outputs();
+        let opt = self.pt.outputs();
+        let ops = self.ps.outputs();
+        let ts = self.ts();
+        let axis_ready = !self.rng.chance(self.press.axis);
+        let cqe_ready = !self.rng.chance(self.press.cqe);
+        let ar_ready = !self.rng.chance(self.press.ar);
+        let bb = self.cfg.hardware.datapath_bits as u64 / 8;
+        // The memory answers the oldest burst, one beat per cycle, with gaps.
+        let r = match self.bursts.front() {
+            Some(&(addr, left)) if !self.rng.chance(self.press.r_gap) => {
+                let off = (addr - MEM_BASE) as usize;
+                let data = self.mem[off..off + bb as usize].to_vec();
+                let resp = self.bad.is_some_and(|(lo, hi)| addr >= lo && addr < hi) as u8 * 2;
+                Some((RBeat { data, resp, last: left == 1 }, addr, left))
+            }
+            _ => None,
+        };
+        let inp = Inputs {
+            rst: false,
+            ts_now: ts,
+            src_mac: SRC_MAC,
+            src_ip: SRC_IP,
+            udp_port: UDP_PORT,
+            open: self.opens.front().copied(),
+            wr: self.wrs.front().copied(),
+            ar_ready,
+            r: r.as_ref().map(|(b, _, _)| b.clone()),
+            trd_ready: opt.rd_ready,
+            trd: opt.rd.as_ref().map(|d| TelView { conn: d.conn, paths: d.paths.clone() }),
+            evt_ready: opt.evt_ready,
+            upd: opt.upd,
+            rto: opt.rto,
+            psel_ready: ops.req_ready,
+            psel: ops.sel_valid.then(|| (ops.sel_conn, (!ops.sel_none).then_some(ops.sel_path))),
+            sack: self.sacks.front().copied(),
+            nack: self.nacks.front().copied(),
+            csack: self.csacks.front().copied(),
+            cnack: self.cnacks.front().copied(),
+            axis_ready,
+            cqe_ready,
+        };
+        let pin = tel::Inputs {
+            rst: false,
+            ts_now: ts,
+            evt_valid: ot.evt.is_some(),
+            evt: ot.evt.unwrap_or_default(),
+            upd_ready: ot.upd_ready,
+            rto_ready: ot.rto_ready,
+            rd_valid: ot.trd.is_some(),
+            rd_conn: ot.trd.unwrap_or(0),
+            rd_resp_ready: ot.trd_resp_ready,
+        };
+        let q = ot.psel.clone().unwrap_or_default();
+        let sin = ps::Inputs {
+            rst: false,
+            req_valid: ot.psel.is_some(),
+            req_conn: q.conn,
+            req_elig: q.elig,
+            req_weight: if q.weight.is_empty() {
+                vec![0; self.cfg.transport.paths_per_conn as usize]
+            } else {
+                q.weight
+            },
+            req_clr: q.clr,
+            sel_ready: ot.psel_resp_ready,
+        };
+        // Handshakes seen by the environment.
+        if ot.open_ready && inp.open.is_some() {
+            self.opens.pop_front();
+        }
+        if ot.wr_ready && inp.wr.is_some() {
+            self.wr_taken.push(self.cycle);
+            self.wrs.pop_front();
+        }
+        if ot.sack_ready && inp.sack.is_some() {
+            self.sacks.pop_front();
+        }
+        if ot.nack_ready && inp.nack.is_some() {
+            self.nacks.pop_front();
+        }
+        if ot.csack_ready && inp.csack.is_some() {
+            self.csacks.pop_front();
+        }
+        if ot.cnack_ready && inp.cnack.is_some() {
+            self.cnacks.pop_front();
+        }
+        if let (Some(ar), true) = (ot.ar, ar_ready) {
+            assert!(ar.addr % bb == 0, "bursts start on a beat");
+            let beats = ar.len as u64 + 1;
+            assert!(beats <= self.cfg.hardware.axi_max_burst as u64, "burst longer than axi_max_burst");
+            assert_eq!(ar.addr / 4096, (ar.addr + beats * bb - 1) / 4096, "burst crosses 4 KiB: {ar:?}");
+            self.bursts.push_back((ar.addr, beats as u32));
+        }
+        if let (Some((_, addr, left)), true) = (&r, ot.r_ready) {
+            self.bursts.pop_front();
+            if *left > 1 {
+                self.bursts.push_front((addr + bb, left - 1));
+            }
+        }
+        if let (Some(b), true) = (&ot.axis, axis_ready) {
+            if self.cur.is_empty() {
+                self.cur_first = self.cycle;
+            }
+            assert!(b.last || b.keep as u64 == bb, "tkeep holes before the last beat");
+            self.cur.extend_from_slice(&b.data[..b.keep as usize]);
+            if b.last {
+                let bytes = std::mem::take(&mut self.cur);
+                self.frames.push(Seen { bytes, plane: b.plane, first: self.cur_first, last: self.cycle });
+            }
+        }
+        if let (Some(c), true) = (ot.cqe, cqe_ready) {
+            self.cqes.push(c);
+        }
+        if ot.stats != Stats::default() {
+            self.stats.push((self.cycle, ot.stats));
+        }
+        self.tx.clock(&inp);
+        self.pt.clock(&pin);
+        self.ps.clock(&sin);
+        self.cycle += 1;
+    }
+
+    fn run(&mut self, cycles: u64) {
+        for _ in 0..cycles {
+            self.step();
+        }
+    }
+
+    /// Runs until `done` holds or `limit` cycles pass.
+    fn run_until(&mut self, limit: u64, done: impl Fn(&Rig) -> bool) -> bool {
+        for _ in 0..limit {
+            if done(self) {
+                return true;
+            }
+            self.step();
+        }
+        done(self)
+    }
+
+    fn data_frames(&self) -> Vec<(DataHeader, Vec<u8>, NetHeaders)> {
+        self.frames
+            .iter()
+            .filter_map(|f| {
+                let d = decode_frame(&f.bytes).expect("every frame decodes");
+                match d.header {
+                    Header::Data(h) => Some((h, d.payload.to_vec(), d.net)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+}
+
+fn wr(conn: u32, stream: u32, op: u8, wr_id: u64, off: u64, len: u32) -> WorkReq {
+    WorkReq {
+        conn,
+        stream,
+        op,
+        wr_id,
+        laddr: MEM_BASE + off,
+        len,
+        raddr: 0x7000_0000 + off * 3,
+        rkey: 0x1234_5600 | op as u32,
+        imm: 0xdead_0000 | wr_id as u32,
+    }
+}
+
+/// A SACK of path `path` acknowledging every psn below `cum` and the psns in
+/// `also` (each above `cum`).
+fn sack_for(conn: u32, path: u32, cum: u32, also: &[u32], echo_ts: u16) -> SackIn {
+    let mut bitmap = [0u64; 4];
+    for &p in also {
+        let i = p - cum - 1;
+        bitmap[(i / 64) as usize] |= 1 << (i % 64);
+    }
+    SackIn {
+        conn,
+        path_id: path,
+        cum_psn: cum,
+        bitmap,
+        ecn_cnt: 0,
+        echo_ts,
+        rate_hint: 0xffff,
+        stream_id: 0,
+        completed_msn: 0,
+        dport: UDP_PORT,
+    }
+}
+
+/// The data header the reference's sender would build for packet
+/// `(offset, len)` of `w`, with the path, psn and tx_ts the engine chose.
+fn expected_header(w: &WorkReq, msn: u32, rq_seq: u32, offset: u32, len: u32, got: &DataHeader) -> DataHeader {
+    let place = if w.op == op::SEND || w.op == op::SEND_IMM {
+        Placement::Send { rq_seq, msg_offset: offset }
+    } else {
+        Placement::Write { rkey: w.rkey, addr: w.raddr + offset as u64 }
+    };
+    let imm = (w.op == op::WRITE_IMM || w.op == op::SEND_IMM).then_some(w.imm);
+    DataHeader {
+        flags: Flags { som: offset == 0, eom: offset + len == w.len, retx: false, ackreq: got.flags.ackreq, se: false },
+        payload_len: len as u16,
+        dst_conn: REMOTE_ID,
+        path_id: got.path_id,
+        path_psn: got.path_psn,
+        path_gen: 0,
+        stream_id: w.stream as u8,
+        msn,
+        msg_len: w.len,
+        place,
+        tx_ts: got.tx_ts,
+        imm,
+    }
+}
+
+fn net(sport: u16, dport: u16) -> NetHeaders {
+    NetHeaders {
+        dst_mac: DST_MAC.to_be_bytes()[2..].try_into().unwrap(),
+        src_mac: SRC_MAC.to_be_bytes()[2..].try_into().unwrap(),
+        src_ip: SRC_IP.to_be_bytes(),
+        dst_ip: DST_IP.to_be_bytes(),
+        dscp: 0,
+        ecn: ECN_ECT0,
+        ident: 0,
+        ttl: 64,
+        src_port: sport,
+        dst_port: dport,
+    }
+}
+
+/// Every frame of the run against `proto::encode_frame` of the header the
+/// reference would build; the payload against host memory; psns per path
+/// consecutive from `first_psn`; segmentation as the reference cuts.
+fn check_data_frames(rig: &Rig, wrs: &[WorkReq], first_psn: u32) {
+    let mtu = rig.cfg.transport.mtu;
+    // Expected packets in send order per (stream): (wr index, offset, len).
+    let mut per_stream: BTreeMap<u32, VecDeque<(usize, u32, u32)>> = BTreeMap::new();
+    let mut msn: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut rq: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut meta = Vec::new();
+    for (i, w) in wrs.iter().enumerate() {
+        let m = msn.entry(w.stream).or_default();
+        let r = rq.entry(w.stream).or_default();
+        meta.push((*m, *r));
+        *m += 1;
+        if w.op != op::WRITE {
+            *r += 1;
+        }
+        let q = per_stream.entry(w.stream).or_default();
+        let mut off = 0;
+        loop {
+            let len = (w.len - off).min(mtu);
+            q.push_back((i, off, len));
+            off += len;
+            if off == w.len {
+                break;
+            }
+        }
+    }
+    let mut next_psn: BTreeMap<u8, u32> = BTreeMap::new();
+    let frames = rig.data_frames();
+    let total: usize = per_stream.values().map(|q| q.len()).sum();
+    assert_eq!(frames.len(), total, "one frame per MTU segment (zero-length messages: one)");
+    for (k, (h, payload, n)) in frames.iter().enumerate() {
+        let q = per_stream.get_mut(&(h.stream_id as u32)).expect("a stream we posted on");
+        let (i, off, len) = q.pop_front().expect("no extra packets");
+        let w = &wrs[i];
+        let (m, r) = meta[i];
+        let psn = next_psn.entry(h.path_id).or_insert(first_psn);
+        assert_eq!(h.path_psn, *psn, "frame {k}: psns of a path are consecutive");
+        *psn = (*psn + 1) & 0xff_ffff;
+        let exp = expected_header(w, m, r, off, len, h);
+        let mem_off = (w.laddr - MEM_BASE) as usize + off as usize;
+        let exp_payload = &rig.mem[mem_off..mem_off + len as usize];
+        assert_eq!(payload.as_slice(), exp_payload, "frame {k}: payload from host memory");
+        let mut bytes = Vec::new();
+        let sport = 49152 + 17 * h.path_id as u16;
+        encode_frame(&net(sport, UDP_PORT), &Header::Data(exp), exp_payload, &mut bytes).unwrap();
+        assert_eq!(n.src_port, sport, "frame {k}: the path's source port");
+        assert_eq!(
+            rig.frames
+                .iter()
+                .filter(|f| decode_frame(&f.bytes).is_ok_and(|d| matches!(d.header, Header::Data(_))))
+                .nth(k)
+                .unwrap()
+                .bytes,
+            bytes,
+            "frame {k}: bytes differ from proto::encode_frame"
+        );
+    }
+}
+
+#[test]
+fn frames_match_proto_encode_for_every_opcode_and_length() {
+    for seed in [1u64, 2] {
+        let mut rig = Rig::new(small(), seed);
+        rig.press = Pressure { axis: 30, cqe: 20, ar: 30, r_gap: 20 };
+        rig.open(0, 2, 100);
+        let mtu = rig.cfg.transport.mtu;
+        let mut wrs = Vec::new();
+        let lens = [0, 1, 7, mtu - 1, mtu, mtu + 1, 3 * mtu - 5];
+        let mut id = 0;
+        for o in [op::WRITE, op::WRITE_IMM, op::SEND, op::SEND_IMM] {
+            for &len in &lens {
+                let off = 0x1000 * id + (id * 13) % 8;
+                wrs.push(wr(0, (id % 4) as u32, o, id, off, len));
+                id += 1;
+            }
+        }
+        rig.wrs.extend(wrs.iter().copied());
+        let n_pkts: usize = wrs.iter().map(|w| (w.len.div_ceil(mtu)).max(1) as usize).sum();
+        let ok = rig.run_until(400_000, |r| r.frames.len() >= n_pkts);
+        assert!(ok, "seed {seed}: {} of {n_pkts} frames left", rig.data_frames().len());
+        rig.run(2000);
+        check_data_frames(&rig, &wrs, 100);
+        assert!(rig.cqes.is_empty(), "seed {seed}: nothing is acknowledged, nothing completes");
+    }
+}
+
+/// Beats a frame of `len` bytes takes.
+fn beats(rig: &Rig, len: usize) -> u64 {
+    len.div_ceil(rig.cfg.hardware.datapath_bits as usize / 8) as u64
+}
+
+#[test]
+fn full_size_frames_leave_back_to_back_at_one_beat_per_cycle() {
+    for name in ["small", "default"] {
+        let mut cfg = Config::builtin(name).unwrap();
+        // Fewer connections keep the clear sweep short; the datapath is the
+        // config's.
+        cfg.transport.connections = 4;
+        let mut rig = Rig::new(cfg, 3);
+        rig.open(1, 1, 0);
+        // Opening a path clears its ring slots (one per cycle) first.
+        rig.run(200);
+        let mtu = rig.cfg.transport.mtu;
+        let n = 6;
+        rig.wrs.push_back(wr(1, 0, op::WRITE, 9, 0, n * mtu));
+        assert!(rig.run_until(200_000, |r| r.frames.len() >= n as usize), "{name}: frames missing");
+        let f = &rig.frames;
+        // Latency of an idle engine, memory answering at once: post, start,
+        // telemetry read (L + 1), path decision (L + 1), commit, AR, the
+        // payload beats, then the first beat.
+        let l = rig.cfg.hardware.table_read_latency as u64;
+        let payload_beats = beats(&rig, mtu as usize);
+        eprintln!("{name}: first beat {} cycles after the request", f[0].first - rig.wr_taken[0]);
+        assert_eq!(f[0].first - rig.wr_taken[0], 2 * l + 7 + payload_beats, "{name}: documented latency");
+        for k in 1..f.len() {
+            assert_eq!(f[k - 1].last - f[k - 1].first + 1, beats(&rig, f[k - 1].bytes.len()), "{name}: beats in a row");
+            // After the first frame, the payload of the next one was read
+            // while this one left: no idle cycle between frames.
+            if k >= 2 {
+                assert_eq!(f[k].first, f[k - 1].last + 1, "{name}: frame {k} starts right after frame {}", k - 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_sack_hole_retransmits_exactly_the_missing_packet() {
+    let mut rig = Rig::new(small(), 4);
+    rig.press = Pressure { axis: 20, cqe: 20, ar: 10, r_gap: 10 };
+    rig.open(2, 1, 7);
+    let mtu = rig.cfg.transport.mtu;
+    rig.wrs.push_back(wr(2, 1, op::SEND, 77, 0x100, 5 * mtu));
+    assert!(rig.run_until(200_000, |r| r.frames.len() >= 5));
+    rig.run(500);
+    assert_eq!(rig.frames.len(), 5, "nothing more without a SACK");
+    let sent = rig.data_frames();
+    let ts = sent[4].0.tx_ts;
+    // psn 7..=11 went out; 9 is missing at the receiver.
+    rig.sacks.push_back(sack_for(2, 0, 9, &[10, 11], ts));
+    assert!(rig.run_until(100_000, |r| r.frames.len() >= 6), "the hole is resent");
+    rig.run(3000);
+    let all = rig.data_frames();
+    assert_eq!(all.len(), 6, "exactly one retransmission");
+    let (h, payload, _) = &all[5];
+    let (orig, orig_payload, _) = &sent[2];
+    assert_eq!(h.path_psn, 9);
+    assert!(h.flags.retx && h.flags.ackreq, "RETX and ACKREQ on a retransmission");
+    assert_eq!(payload, orig_payload, "same bytes");
+    assert_eq!(
+        (h.msn, h.place, h.flags.som, h.flags.eom, h.payload_len),
+        (orig.msn, orig.place, orig.flags.som, orig.flags.eom, orig.payload_len),
+        "same identity"
+    );
+    assert!(rig.stats.iter().any(|(_, s)| s.tx_retx));
+    assert!(rig.cqes.is_empty(), "psn 9 is still outstanding");
+    rig.sacks.push_back(sack_for(2, 0, 12, &[], h.tx_ts));
+    assert!(rig.run_until(10_000, |r| !r.cqes.is_empty()));
+    rig.run(2000);
+    assert_eq!(rig.cqes.len(), 1, "one completion");
+    let c = rig.cqes[0];
+    assert_eq!(
+        (c.conn, c.stream, c.wr_id, c.status, c.opcode, c.byte_len, c.imm),
+        (2, 1, 77, status::SUCCESS, 1, 5 * mtu, None)
+    );
+    assert_eq!(rig.tx.ring_occupancy(2, 0), 0);
+    // A second SACK for the same psns acknowledges nothing new.
+    rig.sacks.push_back(sack_for(2, 0, 12, &[], h.tx_ts));
+    rig.run(2000);
+    assert_eq!(rig.cqes.len(), 1, "never twice");
+    assert_eq!(rig.frames.len(), 6);
+}
+
+#[test]
+fn a_full_retransmit_ring_holds_new_sends_and_is_counted() {
+    let mut cfg = small();
+    cfg.hardware.tx_ring_depth = 4;
+    let mut rig = Rig::new(cfg, 5);
+    rig.open(3, 1, 0);
+    let mtu = rig.cfg.transport.mtu;
+    rig.wrs.push_back(wr(3, 0, op::WRITE, 1, 0, 10 * mtu));
+    // Well inside the RTO (rto_min: 100 us = 10,000 cycles), which would
+    // send a PROBE.
+    rig.run(4000);
+    assert_eq!(rig.frames.len(), 4, "four slots, four packets");
+    assert_eq!(rig.tx.ring_occupancy(3, 0), 4);
+    assert!(rig.stats.iter().any(|(_, s)| s.ring_full), "the stall is counted");
+    let ts = rig.data_frames()[3].0.tx_ts;
+    rig.sacks.push_back(sack_for(3, 0, 2, &[], ts));
+    rig.run(4000);
+    assert_eq!(rig.frames.len(), 6, "two slots freed, two more packets");
+    let psns: Vec<u32> = rig.data_frames().iter().map(|f| f.0.path_psn).collect();
+    assert_eq!(psns, [0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn answers_are_framed_like_proto_and_go_first() {
+    let mut rig = Rig::new(small(), 6);
+    rig.open(4, 2, 0);
+    rig.run(50);
+    let mut bitmap = [0u64; 4];
+    bitmap[0] = 0b1011;
+    bitmap[3] = 1 << 63;
+    let s = SackOut {
+        conn: 4,
+        path_id: 1,
+        dst_conn: 0x77_0001,
+        path_gen: 3,
+        cum_psn: 0x12_3456,
+        stream_id: 2,
+        completed_msn: 0x00_0102,
+        echo_ts: 0xbeef,
+        ecn_cnt: 5,
+        rate_hint: 0x8000,
+        bitmap,
+        sport: 50001,
+        plane: 2,
+    };
+    let n = NackOut {
+        conn: 4,
+        path_id: 0,
+        dst_conn: 0x77_0001,
+        path_gen: 1,
+        code: NackCode::Rnr as u8,
+        psn: 99,
+        stream_id: 1,
+        msn: 5,
+        echo_ts: 0x1234,
+        sport: 50002,
+        plane: 1,
+    };
+    rig.csacks.push_back(s);
+    rig.cnacks.push_back(n);
+    rig.run(500);
+    assert_eq!(rig.frames.len(), 2);
+    let sh = Header::Sack(SackHeader {
+        rate_hint: s.rate_hint,
+        dst_conn: s.dst_conn,
+        path_id: 1,
+        cum_psn: s.cum_psn,
+        path_gen: 3,
+        stream_id: 2,
+        completed_msn: s.completed_msn,
+        echo_ts: s.echo_ts,
+        ecn_cnt: 5,
+        bitmap: mrnic_proto::headers::Bitmap256(bitmap),
+    });
+    let mut exp = Vec::new();
+    encode_frame(&net(UDP_PORT, 50001), &sh, &[], &mut exp).unwrap();
+    assert_eq!(rig.frames[0].bytes, exp, "SACK frame");
+    assert_eq!(rig.frames[0].plane, 2, "leaves by the trigger's plane");
+    let nh = Header::Nack(NackHeader {
+        code: NackCode::Rnr,
+        dst_conn: n.dst_conn,
+        path_id: 0,
+        path_psn: 99,
+        path_gen: 1,
+        stream_id: 1,
+        msn: 5,
+        echo_ts: 0x1234,
+    });
+    let mut exp = Vec::new();
+    encode_frame(&net(UDP_PORT, 50002), &nh, &[], &mut exp).unwrap();
+    assert_eq!(rig.frames[1].bytes, exp, "NACK frame");
+    assert_eq!(rig.frames[1].plane, 1);
+}
+
+#[test]
+fn probe_header_matches_proto() {
+    let h = probe_header(0x12_3456, 3, 7, 0xab_cdef, 0x4321);
+    let p =
+        Header::Probe(ProbeHeader { tx_ts: 0x4321, dst_conn: 0x12_3456, path_id: 3, path_gen: 7, path_psn: 0xab_cdef });
+    let mut b = vec![0u8; p.len()];
+    p.encode(&mut b).unwrap();
+    assert_eq!(h, b);
+}
