@@ -32,16 +32,15 @@
 //! kinds come from outside on `s_evt_*`.
 //!
 //! # Re-entropy: the fresh source port
-//! The reference draws the new port of a re-entropied path from the NIC's
-//! seeded xoshiro generator (`Nic::fresh_sport`: uniform in 49152..=65535,
-//! drawn again if equal to the old port), which is not a function of the
-//! entry and the event. An external TIMEOUT takes the port from
-//! `s_evt_sport` (so the reference's vectors replay exactly). A TIMER that
-//! fires takes [`fresh_sport`]`(lfsr, old)`: `0xC000 | lfsr[13:0]` (the same
-//! 49152..=65535 range), with bit 0 flipped if that equals the old port; the
-//! 16-bit Galois LFSR ([`lfsr_step`], taps `0xB400`, maximal length, seed
-//! [`LFSR_SEED`] at reset) steps once per fired TIMER, so the sequence does
-//! not depend on cycle timing.
+//! A TIMER that fires takes [`fresh_sport`]`(lfsr, old)`: `0xC000 |
+//! lfsr[13:0]` (the ephemeral range 49152..=65535), with bit 0 flipped if
+//! that equals the old port; the 16-bit Galois LFSR ([`lfsr_step`], taps
+//! `0xB400`, maximal length, seed [`LFSR_SEED`] at reset) steps once per
+//! fired TIMER, so the sequence does not depend on cycle timing. The
+//! reference NIC (`Ctx::fresh_sport`) follows the same rule from the same
+//! seed, so end-to-end runs pick the same ports. An external TIMEOUT takes
+//! the port from `s_evt_sport` (the telemetry vectors replay the
+//! reference's `on_timeout` with the port it was given).
 //!
 //! # Outputs
 //! - `m_upd_*`, for the selector and the transmit side: one record per

@@ -920,6 +920,9 @@ pub struct TxEngine {
     stats: Stats,
     init: bool,
     init_addr: u32,
+    /// SACKs the acknowledgement unit has started (observability for
+    /// tests that run the reference alongside).
+    pub sacks_started: u64,
 }
 
 impl fmt::Debug for TxEngine {
@@ -970,6 +973,7 @@ impl TxEngine {
             stats: Stats::default(),
             init: true,
             init_addr: 0,
+            sacks_started: 0,
             p,
         }
     }
@@ -1719,6 +1723,7 @@ impl TxEngine {
         } else if let Some(u) = self.upd_reg.take() {
             self.on_upd(&u);
         } else if let Some(s) = self.sack_reg.take() {
+            self.sacks_started += 1;
             self.on_sack(&s, ts);
         } else if let Some(n) = self.nack_reg.take() {
             self.on_nack(&n, ts);

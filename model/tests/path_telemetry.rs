@@ -898,3 +898,15 @@ fn refuses_configs_it_cannot_build() {
     assert_eq!(e.field, "timers.dead_after_failures");
     assert!(e.to_string().contains("4-bit"), "{e}");
 }
+
+#[test]
+fn the_reference_steps_the_same_re_entropy_lfsr() {
+    use mrnic_reference::nic as rn;
+    assert_eq!((rn::LFSR_SEED, rn::LFSR_TAPS), (LFSR_SEED, LFSR_TAPS));
+    let (mut a, mut b) = (LFSR_SEED, rn::LFSR_SEED);
+    for _ in 0..70_000 {
+        a = lfsr_step(a);
+        b = rn::lfsr_step(b);
+        assert_eq!(a, b);
+    }
+}

@@ -52,6 +52,9 @@ pub struct Params {
     pub path: PathParams,
     pub ts_unit_ns: u64,
     pub udp_port: u16,
+    /// Packets a path may have unacknowledged: the SACK window, or fewer
+    /// when the hardware's retransmit ring (`hardware.tx_ring_depth`) is
+    /// smaller.
     pub window: u32,
     pub msg_depth: u32,
     pub recv_depth: u32,
@@ -80,7 +83,7 @@ impl Params {
             path,
             ts_unit_ns: cfg.timers.ts_unit_ns as u64,
             udp_port: cfg.transport.udp_port,
-            window: cfg.transport.window,
+            window: cfg.transport.window.min(cfg.hardware.tx_ring_depth),
             msg_depth: cfg.hardware.msg_table_depth,
             recv_depth: cfg.hardware.recv_queue_depth,
             streams: cfg.transport.streams_per_conn,
@@ -106,7 +109,8 @@ pub struct Ctx<'a> {
     pub counters: &'a mut Counters,
     pub cq: &'a mut VecDeque<Completion>,
     pub out: &'a mut VecDeque<WirePacket>,
-    pub rng: &'a mut Rng,
+    /// The re-entropy port generator (see [`Ctx::fresh_sport`]).
+    pub lfsr: &'a mut u16,
     pub addr: NodeAddr,
     /// 32-bit timestamp of the event.
     pub ts32_now: u32,
@@ -120,15 +124,34 @@ impl Ctx<'_> {
         (now / self.p.ts_unit_ns) as u32
     }
 
-    /// A source port for re-entropy: uniform in the ephemeral range, never
-    /// the current one.
+    /// A source port for re-entropy, by the hardware's rule
+    /// (`path_telemetry`): `0xC000 | lfsr[13:0]` (the ephemeral range
+    /// 49152..=65535), bit 0 flipped if that is the current port; the 16-bit
+    /// Galois LFSR steps once per timeout that fires, whether or not the
+    /// timeout re-entropies, so the reference and the RTL pick the same
+    /// ports.
     pub fn fresh_sport(&mut self, old: u16) -> u16 {
-        loop {
-            let p = 49152 + self.rng.below(16384) as u16;
-            if p != old {
-                return p;
-            }
+        let p = 0xC000 | (*self.lfsr & 0x3FFF);
+        *self.lfsr = lfsr_step(*self.lfsr);
+        if p == old {
+            p ^ 1
+        } else {
+            p
         }
+    }
+}
+
+/// The re-entropy LFSR's value at NIC start (and after the hardware's reset).
+pub const LFSR_SEED: u16 = 0xACE1;
+/// Galois taps of the re-entropy LFSR (x^16 + x^14 + x^13 + x^11 + 1, maximal length).
+pub const LFSR_TAPS: u16 = 0xB400;
+
+/// One step of the re-entropy LFSR.
+pub fn lfsr_step(s: u16) -> u16 {
+    if s & 1 == 1 {
+        (s >> 1) ^ LFSR_TAPS
+    } else {
+        s >> 1
     }
 }
 
@@ -159,6 +182,7 @@ pub struct Nic {
     out: VecDeque<WirePacket>,
     counters: Counters,
     rng: Rng,
+    lfsr: u16,
     last_now: u64,
     rr: u32,
 }
@@ -169,6 +193,7 @@ impl Nic {
         Nic {
             mem: Memory::new(cfg.proto.hardware.mr_entries),
             rng: Rng::new(cfg.seed),
+            lfsr: LFSR_SEED,
             params,
             cfg,
             conns: BTreeMap::new(),
@@ -261,7 +286,7 @@ impl Nic {
         }
         let streams = self.params.streams;
         let ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         let tx = TxConn::new(cp.local_id, cp.remote_id, cp.remote, paths, streams, &ctx);
         let rx = RxConn::new(cp.local_id, cp.remote_id, cp.remote, cp.paths, cp.rx_psn & SEQ_MASK, streams);
         self.conns.insert(cp.local_id, (cp, Conn { tx, rx }));
@@ -305,7 +330,7 @@ impl Nic {
             self.mem.find(r.addr, r.len as u64, Access::RECV)?;
         }
         let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         c.rx.post_recv(stream, r, &mut ctx);
         Ok(())
     }
@@ -356,7 +381,7 @@ impl Nic {
         let ts = (now / self.params.ts_unit_ns) as u32;
         let hint = self.rate_hint(ts, header.dst_conn());
         let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         ctx.ts32_now = ts;
         ctx.rate_hint = hint;
         match header {
@@ -435,7 +460,7 @@ impl Nic {
         }
         let start = ids.iter().position(|&id| id >= self.rr).unwrap_or(0);
         let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
         for k in 0..ids.len() {
             let id = ids[(start + k) % ids.len()];
@@ -452,7 +477,7 @@ impl Nic {
     pub fn on_timer(&mut self, now: u64) {
         self.last_now = self.last_now.max(now);
         let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.rng, self.cfg.addr);
+            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
         for (_, c) in self.conns.values_mut() {
             c.tx.on_timer(now, &mut ctx);
@@ -483,10 +508,10 @@ fn ctx_parts<'a>(
     counters: &'a mut Counters,
     cq: &'a mut VecDeque<Completion>,
     out: &'a mut VecDeque<WirePacket>,
-    rng: &'a mut Rng,
+    lfsr: &'a mut u16,
     addr: NodeAddr,
 ) -> Ctx<'a> {
-    Ctx { p, counters, cq, out, rng, addr, ts32_now: 0, rate_hint: 0xffff }
+    Ctx { p, counters, cq, out, lfsr, addr, ts32_now: 0, rate_hint: 0xffff }
 }
 
 /// An answer to a packet for which no connection exists: back to where it

@@ -234,7 +234,7 @@ module csr #(
         rd_hit = 1'b1;
       end
       8'd8: begin
-        rd_value = 32'h33f089ab;
+        rd_value = 32'hcef23bc8;
         rd_hit = 1'b1;
       end
       8'd12: begin

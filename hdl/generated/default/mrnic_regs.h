@@ -8,7 +8,7 @@
 #define MRNIC_REGS_H
 
 #define MRNIC_CONFIG_NAME "default"
-#define MRNIC_CONFIG_HASH 0x33f089abu
+#define MRNIC_CONFIG_HASH 0xcef23bc8u
 #define MRNIC_REGS_ADDR_BITS 8
 
 /* Access types */
@@ -43,7 +43,7 @@
 /* CONFIG_HASH (RO): which config the RTL was generated from */
 #define MRNIC_CONFIG_HASH_OFFSET 0x008u
 #define MRNIC_CONFIG_HASH_ACCESS MRNIC_ACCESS_RO
-#define MRNIC_CONFIG_HASH_RESET 0x33f089abu
+#define MRNIC_CONFIG_HASH_RESET 0xcef23bc8u
 #define MRNIC_CONFIG_HASH_HASH_SHIFT 0 /* FNV-1a (32 bits) of the config's TOML */
 #define MRNIC_CONFIG_HASH_HASH_MASK 0xffffffffu
 
