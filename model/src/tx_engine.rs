@@ -1210,7 +1210,7 @@ impl TxEngine {
 
         // Connection setup: one OPEN event.
         if let Some(o) = self.open_reg {
-            if !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle() {
+            if !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle() && matches!(self.sched, Sched::Idle) {
                 self.open(&o);
                 self.open_reg = None;
             }
