@@ -77,6 +77,8 @@ fn full_bitmap_window_with_a_hole_at_the_front() {
     s.cfg.cc.init_cwnd_bytes = s.cfg.cc.max_cwnd_bytes;
     s.cfg.cc.conn_max_cwnd_bytes = 1 << 24;
     s.cfg.cc.line_rate_gbps = 1600;
+    // A ring slot per packet of the full window.
+    s.cfg.hardware.tx_ring_depth = s.cfg.transport.window;
     let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 300 * 1024)]));
     r.sim.channel.filter = Some(Box::new(|_, p| data_of(p).is_some_and(|h| h.path_psn == 0 && !h.flags.retx)));
     let mut most = 0;
