@@ -16,7 +16,6 @@ use mrnic_reference::counters::Counters;
 use mrnic_reference::memory::{Access, Memory};
 use mrnic_reference::nic::{Ctx, NicConfig, Params};
 use mrnic_reference::receiver::RxConn;
-use mrnic_reference::rng::Rng;
 use mrnic_reference::wire::WirePacket;
 use proptest::prelude::*;
 
@@ -84,7 +83,7 @@ struct Ref {
     counters: Counters,
     cq: VecDeque<mrnic_reference::Completion>,
     out: VecDeque<WirePacket>,
-    rng: Rng,
+    lfsr: u16,
     mem: Memory,
     rkey: u32,
     rx: Vec<RxConn>,
@@ -103,7 +102,7 @@ impl Ref {
             counters: Counters::default(),
             cq: VecDeque::new(),
             out: VecDeque::new(),
-            rng: Rng::new(1),
+            lfsr: mrnic_reference::nic::LFSR_SEED,
             mem,
             rkey,
             rx,
@@ -136,7 +135,7 @@ impl Ref {
             counters: &mut self.counters,
             cq: &mut self.cq,
             out: &mut self.out,
-            rng: &mut self.rng,
+            lfsr: &mut self.lfsr,
             addr: 1,
             ts32_now: 0,
             rate_hint: RATE,
