@@ -94,6 +94,9 @@ struct Rig {
     stats: Vec<(u64, Stats)>,
     cycle: u64,
     press: Pressure,
+    /// Holds the telemetry read request (`m_trd_ready` low), so no decision
+    /// completes.
+    hold_reads: bool,
     rng: Rng,
     cycles_per_ts: u64,
 }
@@ -128,6 +131,7 @@ impl Rig {
             stats: Vec::new(),
             cycle: 0,
             press: Pressure::default(),
+            hold_reads: false,
             rng,
             cycles_per_ts,
         };
@@ -186,7 +190,7 @@ impl Rig {
             wr: self.wrs.front().copied(),
             ar_ready,
             r: r.as_ref().map(|(b, _, _)| b.clone()),
-            trd_ready: opt.rd_ready,
+            trd_ready: opt.rd_ready && !self.hold_reads,
             trd: opt.rd.as_ref().map(|d| TelView { conn: d.conn, paths: d.paths.clone() }),
             evt_ready: opt.evt_ready,
             upd: opt.upd,
@@ -207,7 +211,7 @@ impl Rig {
             evt: ot.evt.unwrap_or_default(),
             upd_ready: ot.upd_ready,
             rto_ready: ot.rto_ready,
-            rd_valid: ot.trd.is_some(),
+            rd_valid: ot.trd.is_some() && !self.hold_reads,
             rd_conn: ot.trd.unwrap_or(0),
             rd_resp_ready: ot.trd_resp_ready,
         };
@@ -819,6 +823,12 @@ mod against_reference {
             rig.wrs.push_back(w);
         }
         let posted = rig.wrs.len();
+        // The reference has every request posted before its first poll:
+        // no decision completes until the engine has taken them all.
+        rig.hold_reads = true;
+        rig.run_until(10_000, |r| r.wrs.is_empty());
+        rig.run(4);
+        rig.hold_reads = false;
         // Frames to the peer and SACKs back, each after a random delay.
         let mut to_b: VecDeque<(u64, WirePacket)> = VecDeque::new();
         let mut to_model: VecDeque<(u64, WirePacket)> = VecDeque::new();
