@@ -19,57 +19,15 @@
 
 use mrnic_model::conn_table::{self as model, ConnTableParams, ParamError, NACK_BAD_HDR, NACK_NO_CONN};
 use mrnic_proto::tables::{conn, conn_stream};
-use mrnic_proto::Config;
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, MemStyle, Module};
 use crate::param::ParamExpr;
-use crate::ports::{declare, offsets, pack};
+use crate::ports::{declare, offsets, pack, read_latency};
 use crate::sack_gen::fifo;
-use crate::{CheckErrors, Header, Reg};
+use crate::Reg;
 
-/// Why a block could not be generated for a config.
-#[derive(Debug, thiserror::Error)]
-pub enum GenError {
-    #[error(transparent)]
-    Params(#[from] ParamError),
-    #[error("{0}")]
-    Check(#[from] CheckErrors),
-}
-
-/// The file header for `cfg`.
-pub fn header(cfg: &Config) -> Header {
-    Header::new(
-        &format!("mrnic-hdl {}, config {}", model::NAME, cfg.name),
-        &format!("mrnic gen --config {} --out DIR", cfg.name),
-    )
-}
-
-/// The `conn_table` module for `cfg`, design-rule checked.
-pub fn generate(cfg: &Config) -> Result<Module, GenError> {
-    let p = ConnTableParams::from_config(cfg)?;
-    let m = build(&p);
-    m.check()?;
-    Ok(m)
-}
-
-/// The module printed as Verilog, with [`header`].
-pub fn verilog(cfg: &Config) -> Result<String, GenError> {
-    Ok(generate(cfg)?.to_verilog(&header(cfg))?)
-}
-
-/// A registered memory read with `l` cycles of latency: the read register,
-/// and with `l = 2` a second one.
-fn read(m: &mut Module, mem: &crate::Mem, name: &str, en: &Signal, addr: Expr, l: u32) -> Signal {
-    let rd = m.mem_read(mem, &format!("{name}_rd"), en, addr);
-    if l == 2 {
-        let pipe = m.reg_no_reset(&format!("{name}_pipe"), mem.width(), "block RAM output register (READ_LATENCY = 2)");
-        m.next(set(&pipe.next, &rd));
-        pipe.q
-    } else {
-        rd
-    }
-}
+crate::block_api!(mrnic_model::conn_table, ConnTableParams, ParamError);
 
 /// One cycle's writes, kept for forwarding.
 struct Fw {
@@ -215,7 +173,7 @@ fn build(p: &ConnTableParams) -> Module {
             ),
         );
         m.mem_write(&mem, ctx_we.clone(), ctx_wa.clone(), ctx_wd.clone());
-        ctx_rd.push(read(&mut m, &mem, name, en, addr, l));
+        ctx_rd.push(read_latency(&mut m, &mem, name, en, addr, l));
     }
     let st_data = w_(
         &mut m,
@@ -247,7 +205,7 @@ fn build(p: &ConnTableParams) -> Module {
             mux(&init.q, &init_addr.q, port("s_st_conn")),
             mux(init.q.expr().logic_or(port("s_st_clear")), lit(sw, 0), &st_data),
         );
-        stream_rd.push(read(&mut m, &mem, &format!("stream{i}"), &lk_fire, lk_addr.clone(), l));
+        stream_rd.push(read_latency(&mut m, &mem, &format!("stream{i}"), &lk_fire, lk_addr.clone(), l));
     }
 
     // ---- forwarding ----

@@ -91,6 +91,7 @@ pub const BLOCKS: &[BlockGen] = &[
     block!(dma_write_engine),
     block!(recv_match),
     block!(sack_gen),
+    block!(cpl_engine),
     block!(csr),
 ];
 

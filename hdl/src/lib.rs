@@ -91,6 +91,7 @@
 
 pub mod check;
 pub mod conn_table;
+pub mod cpl_engine;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod example;

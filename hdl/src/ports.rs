@@ -46,3 +46,63 @@ pub fn offsets(fields: &[(&'static str, u32, &'static str)]) -> HashMap<&'static
     }
     off
 }
+
+/// The public surface every block generator has, for a block whose model
+/// module is `$model` (with `NAME`), whose params type `$params` has
+/// `from_config(&Config) -> Result<_, $perr>`, and whose `build(&$params)`
+/// returns the module: `GenError`, `header`, `generate` and `verilog`.
+#[macro_export]
+macro_rules! block_api {
+    ($model:path, $params:ty, $perr:ty) => {
+        /// Why a block could not be generated for a config.
+        #[derive(Debug, thiserror::Error)]
+        pub enum GenError {
+            #[error(transparent)]
+            Params(#[from] $perr),
+            #[error("{0}")]
+            Check(#[from] $crate::CheckErrors),
+        }
+
+        /// The file header for `cfg`.
+        pub fn header(cfg: &mrnic_proto::Config) -> $crate::Header {
+            use $model as model;
+            $crate::Header::new(
+                &format!("mrnic-hdl {}, config {}", model::NAME, cfg.name),
+                &format!("mrnic gen --config {} --out DIR", cfg.name),
+            )
+        }
+
+        /// The module for `cfg`, design-rule checked.
+        pub fn generate(cfg: &mrnic_proto::Config) -> Result<$crate::Module, GenError> {
+            let p = <$params>::from_config(cfg)?;
+            let m = build(&p);
+            m.check()?;
+            Ok(m)
+        }
+
+        /// The module printed as Verilog, with [`header`].
+        pub fn verilog(cfg: &mrnic_proto::Config) -> Result<String, GenError> {
+            Ok(generate(cfg)?.to_verilog(&header(cfg))?)
+        }
+    };
+}
+
+/// A registered memory read with `latency` cycles (1 or 2): the read
+/// register, and with 2 a second one (the block RAM output register).
+pub fn read_latency(
+    m: &mut Module,
+    mem: &crate::Mem,
+    name: &str,
+    en: &Signal,
+    addr: impl Into<crate::Expr>,
+    latency: u32,
+) -> Signal {
+    let rd = m.mem_read(mem, &format!("{name}_rd"), en, addr);
+    if latency == 2 {
+        let pipe = m.reg_no_reset(&format!("{name}_pipe"), mem.width(), "block RAM output register (READ_LATENCY = 2)");
+        m.next(crate::set(&pipe.next, &rd));
+        pipe.q
+    } else {
+        rd
+    }
+}

@@ -109,8 +109,8 @@ impl CplEngineParams {
         if conns < 2 || !conns.is_power_of_two() || conns > 1 << 24 {
             return bad("transport.connections", conns, "must be a power of 2 in 2..=2^24");
         }
-        if streams == 0 || !streams.is_power_of_two() || streams > 256 {
-            return bad("transport.streams_per_conn", streams, "must be a power of 2 in 1..=256");
+        if streams < 2 || !streams.is_power_of_two() || streams > 256 {
+            return bad("transport.streams_per_conn", streams, "must be a power of 2 in 2..=256");
         }
         if !(2..=64).contains(&depth) || !depth.is_power_of_two() {
             return bad(
@@ -155,12 +155,7 @@ impl CplEngineParams {
     }
 
     pub fn cons_fields(&self) -> Fields {
-        vec![
-            ("ok", 1, "a receive was consumed"),
-            ("rq_seq", 24, "its rq_seq"),
-            ("wr_id", 64, "its work request id"),
-            ("len", 32, "its length"),
-        ]
+        vec![("ok", 1, "a receive was consumed"), ("rq_seq", 24, "its rq_seq"), ("wr_id", 64, "its work request id")]
     }
 
     pub fn post_fields(&self) -> Fields {
@@ -172,6 +167,18 @@ impl CplEngineParams {
 
     pub fn open_fields(&self) -> Fields {
         vec![("conn", self.conn_bits, "connection slot being opened")]
+    }
+
+    /// Width of a stream word: next_complete, next_consume, active, one
+    /// valid bit per message slot (LSB first).
+    pub fn stream_word_bits(&self) -> u32 {
+        24 + 24 + 1 + self.msg_depth
+    }
+
+    /// Width of a message slot: msn, send, msg_len, imm_valid, imm, rq_seq,
+    /// conn_id, bytes (LSB first).
+    pub fn msg_word_bits(&self) -> u32 {
+        24 + 1 + 32 + 1 + 32 + 24 + 24 + 32
     }
 
     pub fn consume_fields(&self) -> Fields {
@@ -260,7 +267,6 @@ pub struct ConsAnswer {
     pub ok: bool,
     pub rq_seq: u32,
     pub wr_id: u64,
-    pub len: u32,
 }
 
 /// A completion queue entry on `m_cqe_*`.
@@ -758,7 +764,6 @@ impl Block for CplEngine {
                 ok: g("s_cons_ok") == 1,
                 rq_seq: g("s_cons_rq_seq") as u32,
                 wr_id: g("s_cons_wr_id"),
-                len: g("s_cons_len") as u32,
             }),
             consume_ready: g("m_consume_ready") == 1,
             cqe_ready: g("m_cqe_ready") == 1,

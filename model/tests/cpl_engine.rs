@@ -50,7 +50,7 @@ impl Recvs {
         match self.posted.remove(&(c.stream, seq)) {
             Some(r) => {
                 *next = seq + 1;
-                ConsAnswer { ok: true, rq_seq: seq, wr_id: r.wr_id, len: r.len }
+                ConsAnswer { ok: true, rq_seq: seq, wr_id: r.wr_id }
             }
             None => ConsAnswer { ok: false, rq_seq: seq, ..ConsAnswer::default() },
         }

@@ -5,4 +5,5 @@ path_selector.v
 dma_write_engine.v
 recv_match.v
 sack_gen.v
+cpl_engine.v
 csr.v
