@@ -362,12 +362,17 @@ impl Nic {
     /// A packet from the wire: decoded (ICRC checked) and dispatched.
     /// Undecodable packets are counted and dropped.
     pub fn handle_packet(&mut self, now: u64, pkt: &WirePacket) {
+        self.handle_received(now, pkt, &pkt.bytes);
+    }
+
+    /// [`Nic::handle_packet`] for a datagram that is not in a `WirePacket`:
+    /// `meta` gives its addressing (its bytes are not looked at) and `bytes`
+    /// the datagram, placed from where it lies (a socket's receive buffer)
+    /// without a copy first.
+    pub fn handle_received(&mut self, now: u64, meta: &WirePacket, bytes: &[u8]) {
         self.last_now = self.last_now.max(now);
-        match decode_datagram(&pkt.bytes) {
-            Ok(d) => {
-                let payload = d.payload.to_vec();
-                self.handle_datagram(now, pkt, &d.header, &payload);
-            }
+        match decode_datagram(bytes) {
+            Ok(d) => self.handle_datagram(now, meta, &d.header, d.payload),
             Err(e) if matches!(e.problem, Problem::BadChecksum { .. }) => self.counters.rx_bad_icrc += 1,
             Err(_) => self.counters.rx_decode_error += 1,
         }
@@ -450,9 +455,21 @@ impl Nic {
     /// The next packet to put on the wire, if any: answers first, then
     /// connections in round robin.
     pub fn poll_transmit(&mut self, now: u64) -> Option<WirePacket> {
+        let mut bytes = Vec::new();
+        let mut p = self.poll_transmit_into(now, &mut bytes)?;
+        p.bytes = bytes;
+        Some(p)
+    }
+
+    /// [`Nic::poll_transmit`] into a buffer the caller keeps: the datagram
+    /// replaces what `buf` held (a data packet's payload is encoded straight
+    /// from host memory), and the packet returned carries the addressing
+    /// with empty `bytes`. A driver that reuses its buffers sends without an
+    /// allocation per packet.
+    pub fn poll_transmit_into(&mut self, now: u64, buf: &mut Vec<u8>) -> Option<WirePacket> {
         self.last_now = self.last_now.max(now);
         if let Some(p) = self.out.pop_front() {
-            return Some(p);
+            return Some(take_bytes(p, buf));
         }
         let ids: Vec<u32> = self.conns.keys().copied().collect();
         if ids.is_empty() {
@@ -465,12 +482,12 @@ impl Nic {
         for k in 0..ids.len() {
             let id = ids[(start + k) % ids.len()];
             let (_, c) = self.conns.get_mut(&id).expect("listed");
-            if let Some(p) = c.tx.poll(now, &self.mem, &mut ctx) {
+            if let Some(p) = c.tx.poll(now, &self.mem, &mut ctx, buf) {
                 self.rr = id.wrapping_add(1);
                 return Some(p);
             }
         }
-        ctx.out.pop_front()
+        ctx.out.pop_front().map(|p| take_bytes(p, buf))
     }
 
     /// Runs every timer due at `now`.
@@ -512,6 +529,14 @@ fn ctx_parts<'a>(
     addr: NodeAddr,
 ) -> Ctx<'a> {
     Ctx { p, counters, cq, out, lfsr, addr, ts32_now: 0, rate_hint: 0xffff }
+}
+
+/// Moves a queued packet's bytes into `buf` (replacing its contents).
+fn take_bytes(mut p: WirePacket, buf: &mut Vec<u8>) -> WirePacket {
+    buf.clear();
+    buf.extend_from_slice(&p.bytes);
+    p.bytes = Vec::new();
+    p
 }
 
 /// An answer to a packet for which no connection exists: back to where it

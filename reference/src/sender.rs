@@ -177,14 +177,17 @@ impl TxConn {
     // ---------------------------------------------------------------- transmit
 
     /// The next packet of this connection, if any may leave now: probes
-    /// first, then retransmissions, then new data.
-    pub fn poll(&mut self, now: u64, mem: &Memory, c: &mut Ctx) -> Option<WirePacket> {
+    /// first, then retransmissions, then new data. The datagram is written
+    /// into `buf` (replacing what it held; payloads go straight from `mem`
+    /// into it); the packet returned carries the addressing, its `bytes`
+    /// are empty.
+    pub fn poll(&mut self, now: u64, mem: &Memory, c: &mut Ctx, buf: &mut Vec<u8>) -> Option<WirePacket> {
         if self.failed.is_some() {
             return None;
         }
         let ts = c.ts32(now);
         if let Some(pid) = self.probes.pop_front() {
-            return Some(self.send_probe(pid as usize, ts, c));
+            return Some(self.send_probe(pid as usize, ts, c, buf));
         }
         while let Some(&(pid, ext)) = self.retx.front() {
             let slot = match self.rings[pid as usize].get(&ext) {
@@ -211,9 +214,9 @@ impl TxConn {
                 }
             };
             self.retx.pop_front();
-            return self.retransmit(pid as usize, ext, slot, phys as usize, ts, mem, c);
+            return self.retransmit(pid as usize, ext, slot, phys as usize, ts, mem, c, buf);
         }
-        self.send_new(ts, mem, c)
+        self.send_new(ts, mem, c, buf)
     }
 
     fn apply_deficits(&mut self, d: &[i16]) {
@@ -222,7 +225,7 @@ impl TxConn {
         }
     }
 
-    fn send_probe(&mut self, pid: usize, ts: u32, c: &mut Ctx) -> WirePacket {
+    fn send_probe(&mut self, pid: usize, ts: u32, c: &mut Ctx, buf: &mut Vec<u8>) -> WirePacket {
         self.paths[pid] = path::on_probe_sent(&self.paths[pid], ts, &c.p.path);
         let p = &self.paths[pid];
         let h = Header::Probe(ProbeHeader {
@@ -233,12 +236,14 @@ impl TxConn {
             path_psn: p.next_psn,
         });
         c.counters.tx_probes += 1;
-        self.packet(&h, &[], pid, c)
+        self.packet(&h, &[], pid, c, buf)
     }
 
-    fn packet(&self, h: &Header, payload: &[u8], phys: usize, c: &Ctx) -> WirePacket {
-        let mut bytes = Vec::with_capacity(h.len() + payload.len() + 4);
-        encode_datagram(h, payload, &mut bytes).expect("headers built from checked fields");
+    /// Encodes header and payload into `buf` and returns the addressing of
+    /// the packet leaving by path `phys`.
+    fn packet(&self, h: &Header, payload: &[u8], phys: usize, c: &Ctx, buf: &mut Vec<u8>) -> WirePacket {
+        buf.clear();
+        encode_datagram(h, payload, buf).expect("headers built from checked fields");
         let p = &self.paths[phys];
         WirePacket {
             src: c.addr,
@@ -247,7 +252,7 @@ impl TxConn {
             dport: c.p.udp_port,
             plane: p.plane,
             ecn: ECN_ECT0,
-            bytes,
+            bytes: Vec::new(),
         }
     }
 
@@ -285,6 +290,7 @@ impl TxConn {
         ts: u32,
         mem: &Memory,
         c: &mut Ctx,
+        buf: &mut Vec<u8>,
     ) -> Option<WirePacket> {
         if !slot.rnr_resend && slot.retx_count as u32 >= c.p.retry_limit {
             self.fail(Some(slot.wr), Status::TransportRetryExceeded, c);
@@ -314,8 +320,7 @@ impl TxConn {
         if phys != pid {
             c.counters.tx_rerouted += 1;
         }
-        let payload = payload.to_vec();
-        Some(self.packet(&Header::Data(h), &payload, phys, c))
+        Some(self.packet(&Header::Data(h), payload, phys, c, buf))
     }
 
     /// The next stream (round robin) with bytes to cut whose head message
@@ -340,7 +345,7 @@ impl TxConn {
         None
     }
 
-    fn send_new(&mut self, ts: u32, mem: &Memory, c: &mut Ctx) -> Option<WirePacket> {
+    fn send_new(&mut self, ts: u32, mem: &Memory, c: &mut Ctx, buf: &mut Vec<u8>) -> Option<WirePacket> {
         let (si, key) = self.next_stream(ts, c)?;
         let conn_ok = self.cc.inflight_bytes < self.cc.cap as u64;
         let s = selector::select(&self.paths, &Request::New { conn_ok }, c.p.path.mtu_shift, c.p.window);
@@ -354,7 +359,6 @@ impl TxConn {
             self.fail(Some(key), Status::LocalProtectionError, c);
             return None;
         };
-        let payload = payload.to_vec();
         let psn = self.paths[pid].next_psn;
         let ext = self.base[pid] + seq_diff(psn, self.paths[pid].cum_acked) as u64;
         let mut h = self.data_header(&w, pid, psn, offset, len, ts);
@@ -388,7 +392,7 @@ impl TxConn {
         self.cc.inflight_bytes += len as u64;
         c.counters.tx_packets += 1;
         c.counters.tx_payload_bytes += len as u64;
-        Some(self.packet(&Header::Data(h), &payload, pid, c))
+        Some(self.packet(&Header::Data(h), payload, pid, c, buf))
     }
 
     // ---------------------------------------------------------------- receive

@@ -561,6 +561,8 @@ pub struct ServeReport {
     pub verdict: Verdict,
     /// From WELCOME to DONE.
     pub elapsed: Duration,
+    /// CPU time of the serving thread over `elapsed`.
+    pub cpu: Duration,
     pub sacks_sent: u64,
     pub rx_packets: u64,
     pub bad_icrc: u64,
@@ -582,6 +584,7 @@ impl fmt::Display for ServeReport {
             d.elapsed_ns as f64 / 1e9,
             rate(h.bytes, d.elapsed_ns)
         )?;
+        writeln!(f, "server thread: CPU {:.3} s", self.cpu.as_secs_f64())?;
         writeln!(
             f,
             "packets received {}, placed bytes {}, duplicates {}, bad ICRC {}, SACKs sent {}; sender: packets {}, retransmissions {} ({:.2}%), injected drops {}",
@@ -873,7 +876,7 @@ pub fn serve(d: &mut UdpDriver, o: &ServeOpts) -> Result<ServeReport, TransferEr
     })?;
     let welcome = Ctl::Welcome { session: hello.session, conn: SERVER_CONN, rkey, base: DST_BASE }.encode();
     d.send_control(from, &welcome);
-    let t0 = Instant::now();
+    let (t0, cpu0) = (Instant::now(), udp_sys::thread_cpu_time());
 
     // Take the data until DONE.
     let mut last_rx = (d.stats.rx_datagrams, Instant::now());
@@ -902,7 +905,7 @@ pub fn serve(d: &mut UdpDriver, o: &ServeOpts) -> Result<ServeReport, TransferEr
             return Err(TransferError::PeerQuiet(o.quiet_timeout));
         }
     };
-    let elapsed = t0.elapsed();
+    let (elapsed, cpu) = (t0.elapsed(), udp_sys::thread_cpu_time().saturating_sub(cpu0));
 
     // Check the region.
     let c = *d.nic.counters();
@@ -939,6 +942,7 @@ pub fn serve(d: &mut UdpDriver, o: &ServeOpts) -> Result<ServeReport, TransferEr
         done,
         verdict,
         elapsed,
+        cpu,
         sacks_sent: c.sacks_sent,
         rx_packets: c.rx_packets,
         bad_icrc: c.rx_bad_icrc,

@@ -48,7 +48,7 @@ use mrnic_proto::Config;
 
 use crate::nic::{Nic, NicConfig};
 use crate::rng::Rng;
-use crate::udp_sys::{self, RecvBatch};
+use crate::udp_sys::{self, RecvBatch, SendBatch};
 use crate::verbs::{ConnParams, VerbsError};
 use crate::wire::{NodeAddr, WirePacket};
 
@@ -57,7 +57,7 @@ pub const CONTROL_MAGIC: &[u8; 8] = b"MRNICCTL";
 /// A path socket unused this long after its path moved away is closed.
 pub const IDLE_SOCKET: Duration = Duration::from_secs(1);
 /// Largest datagram received (the MTU is at most 8192).
-const RX_SIZE: usize = 9216;
+pub const RX_SIZE: usize = 9216;
 
 /// Driver knobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,12 +112,14 @@ pub struct PathTx {
     pub retx: u64,
 }
 
-/// A packet on its way out: the socket it leaves by (None: the transport
+/// A datagram on its way out: the socket it leaves by (None: the transport
 /// socket; Some(port): that path's socket) and where it goes.
 struct Outgoing {
     via: Option<u16>,
     dst: SocketAddrV4,
-    p: WirePacket,
+    bytes: Vec<u8>,
+    /// Handed to the kernel (or lost there) in this transmit round.
+    sent: bool,
 }
 
 struct PathSock {
@@ -136,9 +138,18 @@ pub struct UdpDriver {
     clock: Instant,
     opts: DriverOpts,
     drop: Rng,
+    /// Addressing of the datagram being received (its bytes stay in
+    /// `batch`).
     rx: WirePacket,
     batch: RecvBatch,
     txq: VecDeque<Outgoing>,
+    /// Buffers of sent datagrams, reused for the next ones.
+    spare: Vec<Vec<u8>>,
+    send: SendBatch,
+    /// Path ports, reused by every `receive`.
+    ports: Vec<u16>,
+    /// Sockets already sent from in one transmit round.
+    vias: Vec<Option<u16>>,
     /// The socket whose buffer refused the last send.
     blocked: Option<Option<u16>>,
     control: VecDeque<(SocketAddrV4, Vec<u8>)>,
@@ -173,8 +184,12 @@ impl UdpDriver {
             drop: Rng::new(opts.drop_seed),
             rx: WirePacket { src: 0, dst: 0, sport: 0, dport: 0, plane: 0, ecn: ECN_ECT0, bytes: Vec::new() },
             batch: RecvBatch::new(opts.rx_batch.max(1), RX_SIZE),
+            send: SendBatch::new(opts.tx_budget),
             opts,
             txq: VecDeque::new(),
+            spare: Vec::new(),
+            ports: Vec::new(),
+            vias: Vec::new(),
             blocked: None,
             control: VecDeque::new(),
             last_gc: now,
@@ -300,11 +315,14 @@ impl UdpDriver {
     fn receive(&mut self) -> io::Result<usize> {
         let mut total = 0;
         // The transport socket, then every path socket (SACKs).
-        let ports: Vec<u16> = self.paths.keys().copied().collect();
+        let mut ports = std::mem::take(&mut self.ports);
+        ports.clear();
+        ports.extend(self.paths.keys());
         total += self.receive_from(None)?;
-        for p in ports {
+        for &p in &ports {
             total += self.receive_from(Some(p))?;
         }
+        self.ports = ports;
         Ok(total)
     }
 
@@ -335,9 +353,7 @@ impl UdpDriver {
                 self.rx.dst = u32::from(self.ip);
                 self.rx.sport = from.port();
                 self.rx.dport = path_port.unwrap_or(self.local.port());
-                self.rx.bytes.clear();
-                self.rx.bytes.extend_from_slice(bytes);
-                self.nic.handle_packet(now, &self.rx);
+                self.nic.handle_received(now, &self.rx, bytes);
             }
             if n < self.batch_capacity() {
                 break;
@@ -354,57 +370,81 @@ impl UdpDriver {
 
     /// Takes up to the budget of packets from the NIC and puts them on the
     /// wire, one `sendmmsg` per socket. Packets a full socket buffer refuses
-    /// wait in the queue (and the next wait asks for POLLOUT).
+    /// wait in the queue (and the next wait asks for POLLOUT). Datagram
+    /// buffers go round from the NIC to the kernel and back to `spare`: no
+    /// allocation per packet.
     fn transmit(&mut self, now: u64) -> io::Result<usize> {
         let mut taken = 0;
+        let at = Instant::now();
         while self.txq.len() < self.opts.tx_budget {
-            let Some(p) = self.nic.poll_transmit(now) else { break };
+            let mut buf = self.spare.pop().unwrap_or_default();
+            let Some(meta) = self.nic.poll_transmit_into(now, &mut buf) else {
+                self.spare.push(buf);
+                break;
+            };
             taken += 1;
-            if let Some(o) = self.route(p)? {
-                self.txq.push_back(o);
+            match self.route(&meta, &buf, at)? {
+                Some((via, dst)) => self.txq.push_back(Outgoing { via, dst, bytes: buf, sent: false }),
+                None => self.spare.push(buf),
             }
         }
         self.blocked = None;
-        let mut queue = std::mem::take(&mut self.txq);
-        let mut keep = VecDeque::new();
-        while let Some(via) = queue.front().map(|o| o.via) {
-            // One group: every queued packet leaving by this socket, in order.
-            let (group, others): (Vec<Outgoing>, Vec<Outgoing>) = queue.into_iter().partition(|o| o.via == via);
-            queue = others.into();
+        // One group per socket, in the order the sockets first appear; each
+        // socket's datagrams leave in queue order.
+        self.vias.clear();
+        for k in 0..self.txq.len() {
+            let via = self.txq[k].via;
+            if self.vias.contains(&via) {
+                continue;
+            }
+            self.vias.push(via);
             let sock = match via {
                 None => &self.transport,
                 Some(port) => match self.paths.get(&port) {
                     Some(s) => &s.sock,
-                    None => continue,
+                    // Closed under a queued packet (cannot happen: a queued
+                    // port is in use): the packet is lost.
+                    None => {
+                        self.txq.iter_mut().filter(|o| o.via == via).for_each(|o| o.sent = true);
+                        continue;
+                    }
                 },
             };
-            let mut done = 0;
-            while done < group.len() {
-                let msgs: Vec<(&[u8], SocketAddrV4)> =
-                    group[done..].iter().map(|o| (o.p.bytes.as_slice(), o.dst)).collect();
-                match udp_sys::send_batch(sock, &msgs) {
-                    Ok(0) => break,
-                    Ok(k) => done += k,
+            loop {
+                let group = self.txq.iter().skip(k).filter(|o| o.via == via && !o.sent);
+                let n = match self.send.send(sock, group.map(|o| (o.bytes.as_slice(), o.dst))) {
+                    Ok(0) => {
+                        if self.txq.iter().skip(k).any(|o| o.via == via && !o.sent) {
+                            self.blocked = Some(via);
+                        }
+                        break;
+                    }
+                    Ok(n) => n,
                     // ENOBUFS, ECONNREFUSED from an earlier ICMP and the
                     // like: the datagram is lost; the transport recovers as
                     // from loss.
                     Err(_) => {
                         self.stats.send_errors += 1;
-                        done += 1;
+                        1
                     }
-                }
-            }
-            if done < group.len() {
-                self.blocked = Some(via);
-                keep.extend(group.into_iter().skip(done));
+                };
+                self.txq.iter_mut().skip(k).filter(|o| o.via == via && !o.sent).take(n).for_each(|o| o.sent = true);
             }
         }
-        self.txq = keep;
+        // Keep the unsent, in order; their buffers stay with them.
+        for _ in 0..self.txq.len() {
+            let o = self.txq.pop_front().expect("counted");
+            if o.sent {
+                self.spare.push(o.bytes);
+            } else {
+                self.txq.push_back(o);
+            }
+        }
         Ok(taken)
     }
 
-    fn is_answer(p: &WirePacket) -> bool {
-        let op = if p.bytes.is_empty() { None } else { Opcode::from_u8(common::OPCODE.get(&p.bytes) as u8) };
+    fn is_answer(bytes: &[u8]) -> bool {
+        let op = if bytes.is_empty() { None } else { Opcode::from_u8(common::OPCODE.get(bytes) as u8) };
         matches!(op, Some(Opcode::Sack) | Some(Opcode::Nack))
     }
 
@@ -434,11 +474,11 @@ impl UdpDriver {
         Ok(self.paths.get_mut(&sport).expect("inserted"))
     }
 
-    /// Decides where a packet from the NIC goes (its socket and destination)
-    /// and counts it; None when it is dropped (on purpose, or for want of a
-    /// route).
-    fn route(&mut self, p: WirePacket) -> io::Result<Option<Outgoing>> {
-        let answer = Self::is_answer(&p);
+    /// Decides where a datagram from the NIC goes (its socket and
+    /// destination) and counts it; None when it is dropped (on purpose, or
+    /// for want of a route).
+    fn route(&mut self, p: &WirePacket, bytes: &[u8], at: Instant) -> io::Result<Option<(Option<u16>, SocketAddrV4)>> {
+        let answer = Self::is_answer(bytes);
         let peer = self.peers.iter().find(|(n, _)| *n == p.dst).map(|(_, a)| *a);
         let dst = if answer {
             SocketAddrV4::new(peer.map_or(Ipv4Addr::from(p.dst), |a| *a.ip()), p.dport)
@@ -454,22 +494,22 @@ impl UdpDriver {
         let via = if answer {
             None
         } else {
-            self.path_socket(p.sport)?.last_used = Instant::now();
+            self.path_socket(p.sport)?.last_used = at;
             Some(p.sport)
         };
         self.stats.tx_datagrams += 1;
-        self.stats.tx_bytes += p.bytes.len() as u64;
-        let op = Opcode::from_u8(common::OPCODE.get(&p.bytes) as u8);
+        self.stats.tx_bytes += bytes.len() as u64;
+        let op = Opcode::from_u8(common::OPCODE.get(bytes) as u8);
         if op.is_some_and(|o| o.is_data()) {
-            let t = &mut self.path_tx[common::PATH_ID.get(&p.bytes) as usize];
+            let t = &mut self.path_tx[common::PATH_ID.get(bytes) as usize];
             t.packets += 1;
-            t.retx += data::RETX.get(&p.bytes);
+            t.retx += data::RETX.get(bytes);
         }
         if self.opts.drop_ppm > 0 && self.drop.chance_ppm(self.opts.drop_ppm) {
             self.stats.injected_drops += 1;
             return Ok(None);
         }
-        Ok(Some(Outgoing { via, dst, p }))
+        Ok(Some((via, dst)))
     }
 
     /// Closes path sockets idle for [`IDLE_SOCKET`] whose port no path of

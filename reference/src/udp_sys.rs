@@ -174,36 +174,76 @@ fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
     s
 }
 
-/// Sends `msgs` (datagram, destination) from a non-blocking IPv4 socket in
-/// one `sendmmsg` call. Returns how many left (in order); Ok(0) when the
-/// socket buffer is full for the first one.
-pub fn send_batch(sock: &impl AsRawFd, msgs: &[(&[u8], SocketAddrV4)]) -> io::Result<usize> {
-    if msgs.is_empty() {
-        return Ok(0);
+/// Scratch space for [`SendBatch::send`]: the addresses, iovecs and message
+/// headers of one `sendmmsg`, allocated once and reused, so that sending
+/// allocates nothing per batch.
+pub struct SendBatch {
+    addrs: Vec<libc::sockaddr_in>,
+    iovs: Vec<libc::iovec>,
+    hdrs: Vec<libc::mmsghdr>,
+}
+
+// The raw pointers inside are only set and used during one `send` call,
+// while the datagrams they point at are borrowed.
+unsafe impl Send for SendBatch {}
+
+impl SendBatch {
+    /// Room for `n` datagrams per call.
+    pub fn new(n: usize) -> SendBatch {
+        let n = n.max(1);
+        SendBatch { addrs: Vec::with_capacity(n), iovs: Vec::with_capacity(n), hdrs: Vec::with_capacity(n) }
     }
-    let mut addrs: Vec<libc::sockaddr_in> = msgs.iter().map(|(_, a)| sockaddr(*a)).collect();
-    let mut iovs: Vec<libc::iovec> =
-        msgs.iter().map(|(b, _)| libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() }).collect();
-    // SAFETY: all-zero bytes are a valid mmsghdr (null pointers, zero lengths).
-    let mut hdrs: Vec<libc::mmsghdr> = (0..msgs.len()).map(|_| unsafe { std::mem::zeroed() }).collect();
-    for (i, h) in hdrs.iter_mut().enumerate() {
-        h.msg_hdr.msg_name = &mut addrs[i] as *mut libc::sockaddr_in as *mut libc::c_void;
-        h.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-        h.msg_hdr.msg_iov = &mut iovs[i];
-        h.msg_hdr.msg_iovlen = 1;
+
+    /// Datagrams one call sends at most.
+    pub fn capacity(&self) -> usize {
+        self.hdrs.capacity()
     }
-    // SAFETY: each header points at its own address and iovec, each iovec at
-    // a caller's buffer that outlives the call; the kernel only reads them
-    // (and writes msg_len into the headers, which are ours).
-    let r = unsafe { libc::sendmmsg(sock.as_raw_fd(), hdrs.as_mut_ptr(), hdrs.len() as libc::c_uint, 0) };
-    if r < 0 {
-        let e = io::Error::last_os_error();
-        return match e.kind() {
-            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
-            _ => Err(e),
-        };
+
+    /// Sends the first [`SendBatch::capacity`] of `msgs` (datagram,
+    /// destination) from an IPv4 socket in one `sendmmsg` call. Returns how
+    /// many left (in order); Ok(0) when a non-blocking socket's buffer is
+    /// full for the first one.
+    pub fn send<'a>(
+        &mut self,
+        sock: &impl AsRawFd,
+        msgs: impl IntoIterator<Item = (&'a [u8], SocketAddrV4)>,
+    ) -> io::Result<usize> {
+        let cap = self.capacity();
+        self.addrs.clear();
+        self.iovs.clear();
+        self.hdrs.clear();
+        for (b, a) in msgs.into_iter().take(cap) {
+            self.addrs.push(sockaddr(a));
+            self.iovs.push(libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() });
+        }
+        if self.iovs.is_empty() {
+            return Ok(0);
+        }
+        for i in 0..self.iovs.len() {
+            // SAFETY: all-zero bytes are a valid mmsghdr (null pointers, zero
+            // lengths).
+            let mut h: libc::mmsghdr = unsafe { std::mem::zeroed() };
+            h.msg_hdr.msg_name = &mut self.addrs[i] as *mut libc::sockaddr_in as *mut libc::c_void;
+            h.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            h.msg_hdr.msg_iov = &mut self.iovs[i];
+            h.msg_hdr.msg_iovlen = 1;
+            self.hdrs.push(h);
+        }
+        // SAFETY: the vectors were filled to at most their capacity, so
+        // nothing moved after the pointers were taken; each header points at
+        // its own address and iovec, each iovec at a caller's datagram
+        // borrowed for 'a, which outlives the call. The kernel only reads
+        // them (and writes msg_len into the headers, which are ours).
+        let r = unsafe { libc::sendmmsg(sock.as_raw_fd(), self.hdrs.as_mut_ptr(), self.hdrs.len() as libc::c_uint, 0) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return match e.kind() {
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
+                _ => Err(e),
+            };
+        }
+        Ok(r as usize)
     }
-    Ok(r as usize)
 }
 
 /// CPU time (user + system) this process has used so far.

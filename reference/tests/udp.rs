@@ -50,8 +50,6 @@ fn bench_reference_against_blast() {
     let bytes = std::env::var("MRNIC_BENCH_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(64 << 20);
     let o = SendOpts { bytes, msg_size: 1 << 20, paths: 4, streams: 1, seed: 1, timeout: Duration::from_secs(300) };
     let runs = std::env::var("MRNIC_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
-    for _ in 0..runs {
-        let c = mrnic_reference::blast::compare(&transfer::udp_config(), &o).expect("runs");
-        eprint!("{c}{}", c.reference);
-    }
+    let c = mrnic_reference::blast::compare(&transfer::udp_config(), &o, runs).expect("runs");
+    eprint!("{c}");
 }
