@@ -164,6 +164,20 @@ impl Bitmap256 {
         self.0 == [0; 4]
     }
 
+    /// The set bits, lowest first.
+    pub fn ones(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let b = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    w as u32 * 64 + b
+                })
+            })
+        })
+    }
+
     /// Highest set bit, if any.
     pub fn highest(&self) -> Option<u32> {
         (0..4).rev().find(|&w| self.0[w] != 0).map(|w| w as u32 * 64 + 63 - self.0[w].leading_zeros())
@@ -493,6 +507,7 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
+    #[inline(always)]
     fn put(&mut self, field: &Field, value: u64) -> Result<(), EncodeError> {
         if value > field.max() {
             return Err(EncodeError {

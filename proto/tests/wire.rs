@@ -201,6 +201,10 @@ fn sack_bitmap_is_a_big_endian_256_bit_number() {
     assert_eq!(Header::decode(&b).unwrap(), h);
     assert_eq!(bm.shift_down(9).0[0] & 1, 1);
     assert_eq!(bm.highest(), Some(255));
+    assert_eq!(bm.ones().collect::<Vec<_>>(), [0, 9, 255]);
+    assert_eq!(Bitmap256::default().ones().count(), 0);
+    let all = Bitmap256([u64::MAX; 4]);
+    assert!(all.ones().eq(0..256));
 }
 
 fn datagram(h: Header, payload: &[u8]) -> Vec<u8> {

@@ -422,12 +422,10 @@ impl TxConn {
         if rel > 0 {
             acked.extend(self.rings[pid].range(base..base + rel as u64).map(|(&k, _)| k));
         }
-        for i in 0..256u32 {
-            if h.bitmap.get(i) {
-                let r = rel + 1 + i as i64;
-                if r >= 0 && self.rings[pid].contains_key(&(base + r as u64)) {
-                    acked.push(base + r as u64);
-                }
+        for i in h.bitmap.ones() {
+            let r = rel + 1 + i as i64;
+            if r >= 0 && self.rings[pid].contains_key(&(base + r as u64)) {
+                acked.push(base + r as u64);
             }
         }
         let (mut pkts, mut bytes, mut rtt_ok, mut max_seq) = (0u32, 0u32, false, p.acked_seq);
