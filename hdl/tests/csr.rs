@@ -6,8 +6,7 @@
 //! A missing tool skips the test with a message, except under CI=true, where
 //! it fails.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use mrnic_hdl::csr::{generate, header, verilog};
 use mrnic_hdl::Dir;
@@ -15,55 +14,10 @@ use mrnic_model::block::Dir as ModelDir;
 use mrnic_model::csr::{ports, regmap, Csr, CsrParams, Inputs, STATS};
 use mrnic_proto::Config;
 
-fn have(tool: &str, version_flag: &str) -> bool {
-    if Command::new(tool).arg(version_flag).output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{tool} is not installed but CI=true requires it: apt-get install -y verilator iverilog yosys");
-    }
-    eprintln!("skipped: {tool} not installed (apt-get install -y {tool})");
-    false
-}
+mod common;
+use common::{configs, have, run, synth_configs, Scratch};
 
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mrnic-hdl-csr-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, cfg: &Config) -> PathBuf {
-        let path = self.0.join("csr.v");
-        std::fs::write(&path, verilog(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name))).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn configs() -> Vec<Config> {
-    vec![Config::builtin("small").unwrap(), Config::builtin("default").unwrap()]
-}
+const BLOCK: &str = "csr";
 
 #[test]
 fn ports_are_the_models_plus_clk() {
@@ -99,30 +53,12 @@ fn prints_deterministically_with_a_header() {
 
 #[test]
 fn verilator_lints_clean() {
-    if !have("verilator", "--version") {
-        return;
-    }
-    for cfg in configs() {
-        let dir = Scratch::new(&format!("verilator-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", "csr"]).arg(&file));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
-    }
+    common::verilator_lints_clean(BLOCK, &configs());
 }
 
 #[test]
 fn iverilog_compiles_as_verilog_2005() {
-    if !have("iverilog", "-V") {
-        return;
-    }
-    for cfg in configs() {
-        let dir = Scratch::new(&format!("iverilog-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null"]).arg(&file));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
-    }
+    common::iverilog_compiles(BLOCK, &configs());
 }
 
 #[test]
@@ -130,23 +66,8 @@ fn yosys_synthesizes_without_latches() {
     if !have("yosys", "-V") {
         return;
     }
-    for cfg in configs() {
-        let dir = Scratch::new(&format!("yosys-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let (after_proc, after_synth) = (dir.0.join("proc.stat"), dir.0.join("synth.stat"));
-        let script = format!(
-            "read_verilog {}; hierarchy -check -top csr; proc; check -assert; \
-             tee -q -o {} stat; synth_xilinx -top csr; check -assert; tee -q -o {} stat",
-            file.display(),
-            after_proc.display(),
-            after_synth.display()
-        );
-        run(Command::new("yosys").args(["-q", "-p", &script]));
-        for stats in [std::fs::read_to_string(&after_proc).unwrap(), std::fs::read_to_string(&after_synth).unwrap()] {
-            for latch in ["$dlatch", "$_DLATCH", "LDCE", "LDPE"] {
-                assert!(!stats.contains(latch), "{}: yosys inferred a latch ({latch})\n{stats}", cfg.name);
-            }
-        }
+    for cfg in synth_configs(BLOCK) {
+        common::yosys_synthesizes(BLOCK, &cfg);
     }
 }
 
@@ -162,7 +83,7 @@ fn icarus_replays_model_vectors() {
     }
     for cfg in configs() {
         let dir = Scratch::new(&format!("replay-{}", cfg.name));
-        let rtl = dir.write(&cfg);
+        let rtl = dir.write(BLOCK, &cfg);
         let p = CsrParams::from_config(&cfg).unwrap();
         let map = regmap(&p);
         let mut dut = Csr::new(p);

@@ -7,8 +7,7 @@
 //! A missing tool skips the test with a message, except under CI=true, where
 //! it fails.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use mrnic_hdl::dma_write_engine::{generate, header, verilog, GenError};
 use mrnic_hdl::{Dir, Module};
@@ -16,51 +15,10 @@ use mrnic_model::block::Dir as ModelDir;
 use mrnic_model::dma_write_engine::{ports, DmaWriteEngineParams};
 use mrnic_proto::Config;
 
-fn have(tool: &str, version_flag: &str) -> bool {
-    if Command::new(tool).arg(version_flag).output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{tool} is not installed but CI=true requires it: apt-get install -y verilator iverilog yosys");
-    }
-    eprintln!("skipped: {tool} not installed (apt-get install -y {tool})");
-    false
-}
+mod common;
+use common::{have, run, synth_configs, Scratch};
 
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mrnic-hdl-dwe-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, cfg: &Config) -> PathBuf {
-        let path = self.0.join("dma_write_engine.v");
-        std::fs::write(&path, verilog(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name))).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+const BLOCK: &str = "dma_write_engine";
 
 /// `small` with another read latency, burst limit and datapath.
 fn variant(latency: u32, burst: u32, data_bits: u32, outstanding: u32) -> Config {
@@ -135,32 +93,12 @@ fn refuses_unsupported_configs() {
 
 #[test]
 fn verilator_lints_clean() {
-    if !have("verilator", "--version") {
-        return;
-    }
-    for cfg in sweep() {
-        let dir = Scratch::new(&format!("verilator-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out = run(Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", "dma_write_engine"])
-            .arg(&file));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
-    }
+    common::verilator_lints_clean(BLOCK, &sweep());
 }
 
 #[test]
 fn iverilog_compiles_as_verilog_2005() {
-    if !have("iverilog", "-V") {
-        return;
-    }
-    for cfg in sweep() {
-        let dir = Scratch::new(&format!("iverilog-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null"]).arg(&file));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
-    }
+    common::iverilog_compiles(BLOCK, &sweep());
 }
 
 #[test]
@@ -168,33 +106,15 @@ fn yosys_synthesizes_without_latches_in_the_chosen_ram() {
     if !have("yosys", "-V") {
         return;
     }
-    for cfg in [Config::builtin("small").unwrap(), Config::builtin("default").unwrap()] {
+    for cfg in synth_configs(BLOCK) {
         let p = DmaWriteEngineParams::from_config(&cfg).unwrap();
-        let dir = Scratch::new(&format!("yosys-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let (after_proc, after_synth) = (dir.0.join("proc.stat"), dir.0.join("synth.stat"));
-        let script = format!(
-            "read_verilog {}; hierarchy -check -top dma_write_engine; proc; check -assert; \
-             tee -q -o {} stat; synth_xilinx -top dma_write_engine; tee -q -o {} stat",
-            file.display(),
-            after_proc.display(),
-            after_synth.display()
-        );
-        run(Command::new("yosys").args(["-q", "-p", &script]));
-        let proc_stats = std::fs::read_to_string(&after_proc).unwrap();
-        let final_stats = std::fs::read_to_string(&after_synth).unwrap();
-        for latch in ["$dlatch", "$_DLATCH", "LDCE", "LDPE"] {
-            for stats in [&proc_stats, &final_stats] {
-                assert!(!stats.contains(latch), "{}: yosys inferred a latch ({latch})\n{stats}", cfg.name);
-            }
-        }
-        let bram = final_stats.contains("RAMB18E1") || final_stats.contains("RAMB36E1");
-        let lutram =
-            final_stats.contains("RAM32M") || final_stats.contains("RAM64M") || final_stats.contains("RAM32X1D");
+        let stats = common::yosys_synthesizes(BLOCK, &cfg);
+        let bram = stats.contains("RAMB18E1") || stats.contains("RAMB36E1");
+        let lutram = stats.contains("RAM32M") || stats.contains("RAM64M") || stats.contains("RAM32X1D");
         if p.mr_block_ram() {
-            assert!(bram, "{}: the MR table did not map to block RAM\n{final_stats}", cfg.name);
+            assert!(bram, "{}: the MR table did not map to block RAM\n{stats}", cfg.name);
         } else {
-            assert!(lutram && !bram, "{}: the MR table did not map to LUT RAM\n{final_stats}", cfg.name);
+            assert!(lutram && !bram, "{}: the MR table did not map to LUT RAM\n{stats}", cfg.name);
         }
     }
 }
@@ -216,7 +136,7 @@ fn icarus_replays_model_vectors() {
         let p = DmaWriteEngineParams::from_config(&cfg).unwrap();
         let defs = ports(&p);
         let dir = Scratch::new(&format!("replay-{}", cfg.name));
-        let rtl = dir.write(&cfg);
+        let rtl = dir.write(BLOCK, &cfg);
         let mut dut = DmaWriteEngine::new(p);
         let seed = 0xd3a_5eedu64 ^ u64::from(p.data_bits);
         let mut x = seed;

@@ -12,25 +12,11 @@ use std::path::{Path, PathBuf};
 use mrnic_hdl::gen::{outputs, write, GenError, WriteError, BLOCKS};
 use mrnic_proto::Config;
 
+mod common;
+use common::Scratch;
+
 fn regen(name: &str) -> String {
     format!("cargo run --release -- gen --config {name} --out hdl/generated/{name}")
-}
-
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mrnic-gen-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Every file under `dir`, by relative path.

@@ -7,8 +7,7 @@
 //! A missing tool skips the test with a message, except under CI=true, where
 //! it fails.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use mrnic_hdl::path_selector::{generate, header, verilog, GenError};
 use mrnic_hdl::{Dir, Module};
@@ -16,51 +15,10 @@ use mrnic_model::block::Dir as ModelDir;
 use mrnic_model::path_selector::{ports, PathSelectorParams};
 use mrnic_proto::Config;
 
-fn have(tool: &str, version_flag: &str) -> bool {
-    if Command::new(tool).arg(version_flag).output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{tool} is not installed but CI=true requires it: apt-get install -y verilator iverilog yosys");
-    }
-    eprintln!("skipped: {tool} not installed (apt-get install -y {tool})");
-    false
-}
+mod common;
+use common::{have, run, synth_configs, Scratch};
 
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mrnic-hdl-ps-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, cfg: &Config) -> PathBuf {
-        let path = self.0.join("path_selector.v");
-        std::fs::write(&path, verilog(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name))).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+const BLOCK: &str = "path_selector";
 
 /// `small` with other path counts and read latencies.
 fn variant(paths: u32, latency: u32) -> Config {
@@ -131,31 +89,12 @@ fn refuses_unsupported_configs() {
 
 #[test]
 fn verilator_lints_clean() {
-    if !have("verilator", "--version") {
-        return;
-    }
-    for cfg in sweep() {
-        let dir = Scratch::new(&format!("verilator-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out =
-            run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", "path_selector"]).arg(&file));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
-    }
+    common::verilator_lints_clean(BLOCK, &sweep());
 }
 
 #[test]
 fn iverilog_compiles_as_verilog_2005() {
-    if !have("iverilog", "-V") {
-        return;
-    }
-    for cfg in sweep() {
-        let dir = Scratch::new(&format!("iverilog-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null"]).arg(&file));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
-    }
+    common::iverilog_compiles(BLOCK, &sweep());
 }
 
 #[test]
@@ -163,28 +102,11 @@ fn yosys_synthesizes_without_latches_and_with_block_ram() {
     if !have("yosys", "-V") {
         return;
     }
-    for cfg in [Config::builtin("small").unwrap(), Config::builtin("default").unwrap()] {
-        let dir = Scratch::new(&format!("yosys-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let (after_proc, after_synth) = (dir.0.join("proc.stat"), dir.0.join("synth.stat"));
-        let script = format!(
-            "read_verilog {}; hierarchy -check -top path_selector; proc; check -assert; \
-             tee -q -o {} stat; synth_xilinx -top path_selector; tee -q -o {} stat",
-            file.display(),
-            after_proc.display(),
-            after_synth.display()
-        );
-        run(Command::new("yosys").args(["-q", "-p", &script]));
-        let proc_stats = std::fs::read_to_string(&after_proc).unwrap();
-        let final_stats = std::fs::read_to_string(&after_synth).unwrap();
-        for latch in ["$dlatch", "$_DLATCH", "LDCE", "LDPE"] {
-            for stats in [&proc_stats, &final_stats] {
-                assert!(!stats.contains(latch), "{}: yosys inferred a latch ({latch})\n{stats}", cfg.name);
-            }
-        }
+    for cfg in synth_configs(BLOCK) {
+        let stats = common::yosys_synthesizes(BLOCK, &cfg);
         assert!(
-            final_stats.contains("RAMB18E1") || final_stats.contains("RAMB36E1"),
-            "{}: the credit memory did not map to block RAM\n{final_stats}",
+            stats.contains("RAMB18E1") || stats.contains("RAMB36E1"),
+            "{}: the credit memory did not map to block RAM\n{stats}",
             cfg.name
         );
     }
@@ -202,7 +124,7 @@ fn icarus_replays_model_vectors() {
     }
     for cfg in [Config::builtin("small").unwrap(), variant(1, 2), variant(8, 2), variant(32, 1)] {
         let dir = Scratch::new(&format!("replay-{}", cfg.name));
-        let rtl = dir.write(&cfg);
+        let rtl = dir.write(BLOCK, &cfg);
         let p = PathSelectorParams::from_config(&cfg).unwrap();
         let mut dut = PathSelector::new(p);
         let seed = 12345u64;

@@ -9,10 +9,9 @@
 //! A missing tool skips the test with a message, except under CI=true.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use mrnic_hdl::rx_parser::{crc_equations, generate, raw_update, unfeed_zeros, verilog};
+use mrnic_hdl::rx_parser::{crc_equations, generate, raw_update, unfeed_zeros};
 use mrnic_hdl::Dir;
 use mrnic_model::block::{zero_values, Bits, Block, Dir as ModelDir};
 use mrnic_model::rx_parser::stimulus::{self, Rng};
@@ -20,55 +19,10 @@ use mrnic_model::rx_parser::{port, ports, Reason, RxParser, RxParserParams};
 use mrnic_proto::packet::ICRC;
 use mrnic_proto::Config;
 
-fn have(tool: &str, version_flag: &str) -> bool {
-    if Command::new(tool).arg(version_flag).output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{tool} is not installed but CI=true requires it: apt-get install -y verilator iverilog yosys");
-    }
-    eprintln!("skipped: {tool} not installed (apt-get install -y {tool})");
-    false
-}
+mod common;
+use common::{configs, have, run, synth_configs, Scratch};
 
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mrnic-hdl-rx-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, cfg: &Config) -> PathBuf {
-        let path = self.0.join("rx_parser.v");
-        std::fs::write(&path, verilog(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name))).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn configs() -> Vec<Config> {
-    vec![Config::builtin("small").unwrap(), Config::builtin("default").unwrap()]
-}
+const BLOCK: &str = "rx_parser";
 
 #[test]
 fn crc_arithmetic_matches_the_crc_crate() {
@@ -128,50 +82,21 @@ fn ports_are_the_models_plus_clk() {
 
 #[test]
 fn verilator_lints_clean() {
-    if !have("verilator", "--version") {
-        return;
-    }
-    for cfg in configs() {
-        let dir = Scratch::new(&format!("lint-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", "rx_parser"]).arg(&file));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.trim().is_empty(), "{}: {stderr}", cfg.name);
-    }
+    common::verilator_lints_clean(BLOCK, &configs());
 }
 
 #[test]
 fn iverilog_compiles_as_verilog_2005() {
-    if !have("iverilog", "-V") {
-        return;
-    }
-    for cfg in configs() {
-        let dir = Scratch::new(&format!("iv-{}", cfg.name));
-        let file = dir.write(&cfg);
-        run(Command::new("iverilog").args(["-g2005", "-Wall", "-o"]).arg(dir.0.join("a.out")).arg(&file));
-    }
+    common::iverilog_compiles(BLOCK, &configs());
 }
 
-/// Yosys on `small`; `default` too when `MRNIC_SYNTH_DEFAULT=1` (it takes
-/// minutes at 512 bits).
 #[test]
 fn yosys_synthesizes_without_latches() {
     if !have("yosys", "-V") {
         return;
     }
-    let mut cfgs = vec![Config::builtin("small").unwrap()];
-    if std::env::var("MRNIC_SYNTH_DEFAULT").is_ok_and(|v| v == "1") {
-        cfgs.push(Config::builtin("default").unwrap());
-    }
-    for cfg in cfgs {
-        let dir = Scratch::new(&format!("yosys-{}", cfg.name));
-        let file = dir.write(&cfg);
-        let out = run(Command::new("yosys").arg("-q").arg("-p").arg(format!(
-            "read_verilog {}; synth_xilinx -top rx_parser -flatten; select -assert-none t:$_DLATCH_* t:LD* t:$dlatch; stat",
-            file.display()
-        )));
-        let log = String::from_utf8_lossy(&out.stdout);
-        assert!(!log.to_lowercase().contains("latch inferred"), "{}: {log}", cfg.name);
+    for cfg in synth_configs(BLOCK) {
+        common::yosys_synthesizes(BLOCK, &cfg);
     }
 }
 
@@ -252,7 +177,7 @@ fn replay(cfg: &Config, seed: u64, frames: usize) {
     let in_w: u32 = in_idx.iter().map(|&i| defs[i].width).sum();
     let out_w: u32 = out_idx.iter().map(|&i| defs[i].width).sum();
     let dir = Scratch::new(&format!("replay-{}-{seed}", cfg.name));
-    let file = dir.write(cfg);
+    let file = dir.write(BLOCK, cfg);
     let mut vin = String::new();
     let mut vout = String::new();
     for (a, b) in ins.iter().zip(&outs) {

@@ -6,40 +6,13 @@
 //! it fails: CI must install verilator, iverilog and yosys.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use mrnic_hdl::example::{event_log_design, tour, EventLog};
 use mrnic_hdl::{Header, MemStyle, Module};
 
-/// True when `tool` runs; otherwise skips (or fails under CI) with a reason.
-fn have(tool: &str, version_flag: &str) -> bool {
-    if Command::new(tool).arg(version_flag).output().is_ok() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{tool} is not installed but CI=true requires it: apt-get install -y verilator iverilog yosys");
-    }
-    eprintln!("skipped: {tool} not installed (apt-get install -y {tool})");
-    false
-}
-
-/// A fresh directory for one test's files, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mrnic-hdl-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::{have, run, Scratch};
 
 /// Writes each module to `<name>.v`, as Verilator expects, and returns the paths.
 fn write(dir: &Path, modules: &[Module]) -> Vec<PathBuf> {
@@ -52,18 +25,6 @@ fn write(dir: &Path, modules: &[Module]) -> Vec<PathBuf> {
             path
         })
         .collect()
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    let text = format!(
-        "{cmd:?} exited with {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{text}");
-    out
 }
 
 /// A design to run through the tools: its modules (children first; the last

@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use mrnic_hdl::gen::BLOCKS;
 use mrnic_model::block::{zero_values, Bits, Block, Dir as ModelDir, PortDef};
+use mrnic_proto::Config;
 
 /// True when `tool` runs; otherwise skips (or fails under CI=true).
 pub fn have(tool: &str, version_flag: &str) -> bool {
@@ -36,6 +38,18 @@ impl Scratch {
         let path = self.0.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    /// Writes `block`'s Verilog for `cfg` to `<block>.v` and returns the path.
+    pub fn write(&self, block: &str, cfg: &Config) -> PathBuf {
+        self.file(&format!("{block}.v"), &verilog(block, cfg))
+    }
+
+    /// Writes `block` and every block listed before it in [`BLOCKS`] (its
+    /// possible children), in that order, and returns the paths.
+    pub fn write_with_children(&self, block: &str, cfg: &Config) -> Vec<PathBuf> {
+        let upto = BLOCKS.iter().position(|b| b.name == block).unwrap_or_else(|| panic!("no block {block}"));
+        BLOCKS[..=upto].iter().map(|b| self.write(b.name, cfg)).collect()
     }
 }
 
@@ -223,4 +237,86 @@ impl Rng {
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
     }
+}
+
+/// `block`'s Verilog for `cfg`, through the same table `mrnic gen` uses.
+pub fn verilog(block: &str, cfg: &Config) -> String {
+    let row = BLOCKS.iter().find(|b| b.name == block).unwrap_or_else(|| panic!("no block {block} in gen::BLOCKS"));
+    let m = (row.generate)(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name));
+    m.to_verilog(&(row.header)(cfg)).unwrap_or_else(|e| panic!("{}: {block}: {e}", cfg.name))
+}
+
+/// The two configs every block is built for.
+pub fn configs() -> Vec<Config> {
+    vec![Config::builtin("small").unwrap(), Config::builtin("default").unwrap()]
+}
+
+/// Blocks whose `default` synthesis is too slow for every `cargo test` on
+/// 2 cores: the 512-bit parser's CRC, and the 65536-entry receive rings and
+/// SACK tables. `MRNIC_SYNTH_DEFAULT=1` adds them; `scripts/synth` always
+/// runs them.
+const SLOW_DEFAULT: &[&str] = &["rx_parser", "recv_match", "sack_gen"];
+
+/// The configs `block` is synthesized for in `cargo test`: both, except
+/// `default` for the [`SLOW_DEFAULT`] blocks unless `MRNIC_SYNTH_DEFAULT=1`.
+pub fn synth_configs(block: &str) -> Vec<Config> {
+    let all = std::env::var("MRNIC_SYNTH_DEFAULT").is_ok_and(|v| v == "1");
+    configs().into_iter().filter(|c| all || c.name != "default" || !SLOW_DEFAULT.contains(&block)).collect()
+}
+
+/// `verilator --lint-only -Wall` prints nothing for `block` under each config.
+pub fn verilator_lints_clean(block: &str, cfgs: &[Config]) {
+    if !have("verilator", "--version") {
+        return;
+    }
+    for cfg in cfgs {
+        let dir = Scratch::new(&format!("{block}-verilator-{}", cfg.name));
+        let files = dir.write_with_children(block, cfg);
+        let out = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", block]).args(&files));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.trim().is_empty(), "{block} {}: {stderr}", cfg.name);
+    }
+}
+
+/// `iverilog -g2005 -Wall` compiles `block` silently under each config.
+pub fn iverilog_compiles(block: &str, cfgs: &[Config]) {
+    if !have("iverilog", "-V") {
+        return;
+    }
+    for cfg in cfgs {
+        let dir = Scratch::new(&format!("{block}-iverilog-{}", cfg.name));
+        let files = dir.write_with_children(block, cfg);
+        let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", block]).args(&files));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.trim().is_empty(), "{block} {}: {stderr}", cfg.name);
+    }
+}
+
+/// Latch cells, generic and Xilinx, that must not appear after `proc` nor
+/// after synthesis.
+const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_* t:LDCE t:LDPE";
+
+/// Yosys on `block` (with its children) for `cfg`: `check -assert` after
+/// `proc` and after synthesis (no undriven nets, no multiple drivers, no
+/// combinational loops), no latch at either point, and no error. Returns
+/// the `stat` after synthesis, for checks of the cells the block maps to.
+///
+/// The synthesis is `synth_xilinx -flatten` (7-series cells, so the block
+/// and LUT RAM checks have names to look for); docs/synthesis.md has the
+/// times measured. `scripts/synth` runs the UltraScale+, iCE40 and ECP5
+/// flows with place and route on top.
+pub fn yosys_synthesizes(block: &str, cfg: &Config) -> String {
+    let dir = Scratch::new(&format!("{block}-yosys-{}", cfg.name));
+    let files: Vec<String> = dir.write_with_children(block, cfg).iter().map(|f| f.display().to_string()).collect();
+    let stat = dir.0.join("synth.stat");
+    let script = format!(
+        "read_verilog {files}; hierarchy -check -top {block}; proc; \
+         select -assert-none {LATCHES}; check -assert; \
+         synth_xilinx -flatten -top {block}; \
+         select -assert-none {LATCHES}; check -assert; tee -q -o {stat} stat",
+        files = files.join(" "),
+        stat = stat.display()
+    );
+    run(Command::new("yosys").args(["-q", "-p", &script]));
+    std::fs::read_to_string(&stat).unwrap()
 }
