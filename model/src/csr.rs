@@ -543,6 +543,8 @@ pub struct Csr {
     mr_pending: bool,
     mr_free: bool,
     idx: Idx,
+    /// `p.addr_bits()`, computed once (it builds the register map).
+    addr_bits: u32,
 }
 
 /// Map indices the block logic refers to.
@@ -592,6 +594,7 @@ impl Csr {
             mr_pending: false,
             mr_free: false,
             idx,
+            addr_bits: p.addr_bits(),
         };
         c.reset();
         c
@@ -658,7 +661,7 @@ impl Csr {
         }
         let o = self.outputs();
         let control = self.regs[self.idx.control];
-        let amask = low_mask(self.p.addr_bits());
+        let amask = low_mask(self.addr_bits);
 
         // Read: executes at the AR handshake on this cycle's values.
         let mut r_next = self.r_valid.then_some((self.r_data, self.r_resp));

@@ -21,6 +21,7 @@ pub mod lockstep;
 pub mod rtl;
 pub mod stimulus;
 pub mod trace;
+pub mod twin;
 pub mod verilate;
 
 pub use coverage::Coverage;

@@ -193,7 +193,8 @@ impl Txn<'_> {
 }
 
 type TxnGen = Box<dyn FnMut(&mut Rng, &mut Txn)>;
-type InputGen = Box<dyn FnMut(&mut Rng, u64) -> Bits>;
+/// Drives a free input: writes the cycle's value into the port's buffer.
+type InputGen = Box<dyn FnMut(&mut Rng, u64, &mut Bits)>;
 /// Sees every cycle's port values after eval (and whether the cycle is a
 /// reset) and counts coverage; see [`Traffic::monitor`].
 pub type Monitor = Box<dyn FnMut(&[Bits], bool, &mut Coverage)>;
@@ -424,7 +425,17 @@ impl Traffic {
     }
 
     /// Drives the non-stream input `name` from `gen` every cycle.
-    pub fn input(mut self, name: &str, gen: impl FnMut(&mut Rng, u64) -> Bits + 'static) -> Self {
+    pub fn input(self, name: &str, mut gen: impl FnMut(&mut Rng, u64) -> Bits + 'static) -> Self {
+        self.input_with(name, move |rng, cycle, b| *b = gen(rng, cycle))
+    }
+
+    /// Drives the non-stream input `name` (at most 64 bits) from `gen`
+    /// every cycle, writing in place (no allocation per cycle).
+    pub fn input_u64(self, name: &str, mut gen: impl FnMut(&mut Rng, u64) -> u64 + 'static) -> Self {
+        self.input_with(name, move |rng, cycle, b| b.set_u64(64, gen(rng, cycle)))
+    }
+
+    fn input_with(mut self, name: &str, gen: impl FnMut(&mut Rng, u64, &mut Bits) + 'static) -> Self {
         let i = self.ports.iter().position(|p| p.name == name).unwrap_or_else(|| panic!("no input `{name}`"));
         let slot = self
             .others
@@ -532,9 +543,8 @@ impl Stimulus for Traffic {
             let w = self.ports[*i].width;
             match gen {
                 Some(g) => {
-                    let mut v = g(rng, cycle);
-                    v.truncate(w);
-                    values[*i] = v;
+                    g(rng, cycle, &mut values[*i]);
+                    values[*i].truncate(w);
                 }
                 None => {
                     if cycle == 0 || rng.percent(self.other_change_percent) {

@@ -7,7 +7,6 @@
 mod common;
 
 use common::{assert_covered, cycles, lockstep_idle, proptest_sessions, run, session};
-use mrnic_model::block::Bits;
 use mrnic_model::path_telemetry::{kind, PathTelemetry, PathTelemetryParams, DEAD};
 use mrnic_proto::Config;
 use mrnic_verif::blocks::path_telemetry as blk;
@@ -43,9 +42,9 @@ fn small_back_to_back_updates_of_one_entry() {
     let Some(cov) = session("pt_small_b2b", BLOCK, "small", 0xb2b, cycles(20_000), move |t: Traffic| {
         t.idle(0)
             .backpressure(0)
-            .input("ts_now", move |_, _| {
+            .input_u64("ts_now", move |_, _| {
                 c.set(c.get().wrapping_add(2));
-                Bits::from_u64(32, c.get() as u64)
+                c.get() as u64
             })
             .source("s_evt_", move |rng, t| {
                 blk::random_event(&p, rng, t, clock.get());

@@ -42,7 +42,7 @@ pub fn traffic(p: &CsrParams, seed: u64) -> Traffic {
             t.set_u64("addr", addr2(rng)).set_u64("prot", prot(rng));
         });
     for (port, _, _) in STATS {
-        t = t.input(port, |rng, _| Bits::from_u64(1, rng.percent(20) as u64));
+        t = t.input_u64(port, |rng, _| rng.percent(20) as u64);
     }
     let p = *p;
     t.monitor(move |c| Monitor::declare(&p, c), Monitor::observe)

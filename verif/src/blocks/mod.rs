@@ -71,6 +71,12 @@ pub fn built_config(block: &str, cfg: &Config, label: &str) -> Result<&'static s
     })
 }
 
+/// Whether `block`'s idle output payloads are don't-care (see
+/// [`Session::idle_payload_dont_care`]).
+pub fn idle_payload_dont_care(block: &str) -> bool {
+    IDLE_PAYLOAD_DONT_CARE.contains(&block)
+}
+
 /// A session of a pipeline block: its params from `cfg`, a model factory
 /// and its traffic.
 fn pipeline<P: Copy + 'static, E: std::fmt::Display, M: Block + 'static>(
@@ -88,7 +94,7 @@ fn pipeline<P: Copy + 'static, E: std::fmt::Display, M: Block + 'static>(
         make_model: Box::new(move || Box::new(model(p))),
         config,
         traffic: traffic(&p, seed),
-        idle_payload_dont_care: IDLE_PAYLOAD_DONT_CARE.contains(&block),
+        idle_payload_dont_care: idle_payload_dont_care(block),
     })
 }
 

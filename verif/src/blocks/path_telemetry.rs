@@ -32,9 +32,9 @@ pub fn traffic(p: &PathTelemetryParams, seed: u64) -> Traffic {
     Traffic::new(&pt::ports(p), seed)
         .idle(20)
         .backpressure(30)
-        .input("ts_now", move |rng, _| {
+        .input_u64("ts_now", move |rng, _| {
             c1.set(c1.get().wrapping_add(rng.below(5) as u32));
-            Bits::from_u64(32, c1.get() as u64)
+            c1.get() as u64
         })
         .source("s_evt_", move |rng, t| random_event(&p2, rng, t, c2.get()))
         .source("s_rd_", move |rng, t| {

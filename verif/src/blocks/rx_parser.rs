@@ -25,7 +25,7 @@ pub fn traffic(p: &RxParserParams, seed: u64) -> Traffic {
     Traffic::new(&ports, seed)
         .idle(20)
         .backpressure(30)
-        .input("cfg_udp_port", |_, _| Bits::from_u64(16, UDP_PORT))
+        .input_u64("cfg_udp_port", |_, _| UDP_PORT)
         .source("s_axis_t", move |_, t| {
             if beats.is_empty() {
                 let s = if rng.chance(30) {

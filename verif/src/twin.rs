@@ -1,0 +1,130 @@
+//! A typed model and its Verilated twin, for benches written against the
+//! model's typed API (the golden-vector benches of `mrnic vectors check`).
+//!
+//! The bench keeps calling the model's typed methods (`outputs()`, state
+//! readers); each clock goes to both sides through the ports, and every
+//! output is compared every cycle, as in [`crate::Lockstep`]. So while
+//! [`Twin::mismatch`] is `None`, every output the bench has read is also
+//! what the RTL drove: the vectors ran through the RTL. The first
+//! mismatch is kept (cycle, port, both values); the bench's own verdict
+//! comes after it.
+
+use mrnic_model::block::{zero_values, Bits, Block, Dir};
+
+use crate::rtl::{check_ports, Rtl};
+use crate::stimulus::find_streams;
+use crate::VerifError;
+
+/// A model `M` and the RTL of the same block, clocked together.
+pub struct Twin<M> {
+    model: M,
+    rtl: Rtl,
+    outputs: Vec<usize>,
+    /// Inputs of the cycle; the bench's encoder fills them.
+    inputs: Vec<Bits>,
+    model_values: Vec<Bits>,
+    rtl_values: Vec<Bits>,
+    /// Output payload port -> its stream's valid (idle payloads skipped).
+    payload_valid: Vec<Option<usize>>,
+    rst: Option<usize>,
+    comparing: bool,
+    cycle: u64,
+    mismatch: Option<String>,
+}
+
+impl<M: Block> Twin<M> {
+    /// `model` against the RTL of its block built for `config`;
+    /// `idle_payload_dont_care` as in [`crate::blocks::Session`].
+    pub fn new(model: M, config: &str, idle_payload_dont_care: bool) -> Result<Twin<M>, VerifError> {
+        let rtl = Rtl::open(model.name(), config)?;
+        let ports = model.ports().to_vec();
+        check_ports(rtl.info(), &ports)?;
+        let mut payload_valid = vec![None; ports.len()];
+        if idle_payload_dont_care {
+            for s in find_streams(&ports).iter().filter(|s| !s.into_block) {
+                for &f in &s.fields {
+                    payload_valid[f] = Some(s.valid);
+                }
+            }
+        }
+        let rst = ports.iter().position(|p| p.name == "rst" && p.dir == Dir::In);
+        Ok(Twin {
+            outputs: (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect(),
+            inputs: zero_values(&ports),
+            model_values: zero_values(&ports),
+            rtl_values: zero_values(&ports),
+            payload_valid,
+            comparing: rst.is_none(),
+            rst,
+            model,
+            rtl,
+            cycle: 0,
+            mismatch: None,
+        })
+    }
+
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// The model, for state the ports cannot set (the RTL does not see
+    /// what is done through it).
+    pub fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+
+    /// The input values of the next cycle, indexed like the ports.
+    pub fn inputs_mut(&mut self) -> &mut [Bits] {
+        &mut self.inputs
+    }
+
+    /// One cycle with the inputs set through [`Twin::inputs_mut`]: both
+    /// sides evaluate, every output is compared, both take the edge.
+    pub fn step(&mut self) {
+        let ports = self.model.ports();
+        for (i, v) in self.inputs.iter_mut().enumerate() {
+            v.truncate(ports[i].width);
+        }
+        for (m, i) in self.model_values.iter_mut().zip(&self.inputs) {
+            m.clone_from(i);
+        }
+        for (r, i) in self.rtl_values.iter_mut().zip(&self.inputs) {
+            r.clone_from(i);
+        }
+        self.model.eval(&self.inputs, &mut self.model_values);
+        self.rtl.comb(&mut self.rtl_values);
+        if self.comparing && self.mismatch.is_none() {
+            for &o in &self.outputs {
+                if let Some(v) = self.payload_valid[o] {
+                    if !self.model_values[v].bit(0) && !self.rtl_values[v].bit(0) {
+                        continue;
+                    }
+                }
+                let (m, r) = (&self.model_values[o], &self.rtl_values[o]);
+                if m != r {
+                    self.mismatch = Some(format!(
+                        "RTL and model differ at cycle {} on `{}`: model {m:?}, RTL {r:?}",
+                        self.cycle,
+                        self.model.ports()[o].name
+                    ));
+                    break;
+                }
+            }
+        }
+        self.model.tick(&self.inputs);
+        self.rtl.posedge();
+        if let Some(r) = self.rst {
+            self.comparing |= self.inputs[r].bit(0);
+        }
+        self.cycle += 1;
+    }
+
+    /// The first mismatch, if any.
+    pub fn mismatch(&self) -> Option<&str> {
+        self.mismatch.as_deref()
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.cycle
+    }
+}
