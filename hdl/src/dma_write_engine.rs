@@ -30,7 +30,7 @@ use mrnic_model::dma_write_engine::{
 use mrnic_proto::Config;
 
 use crate::expr::{cat, lit, mux, repl, zext, Expr, Signal};
-use crate::formal::{axi_write_master, implies, valid_ready, AxiWrite, Side};
+use crate::formal::{axi_write, every_channel, implies};
 use crate::ir::{case, if_else, if_then, set, MemStyle, Module, Reg};
 use crate::param::{ParamExpr, Size};
 use crate::{CheckErrors, Header};
@@ -853,74 +853,10 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
 
     // Interface rules: assumptions on the inputs, assertions on the outputs.
     let rst = port("rst");
-    let ps = |names: &[&str]| -> Vec<Signal> { names.iter().map(|n| port(n)).collect() };
-    valid_ready(
-        &mut m,
-        "s_mr",
-        Side::Sink,
-        &port("s_mr_valid"),
-        &port("s_mr_ready"),
-        &ps(&["s_mr_key", "s_mr_entry_valid", "s_mr_remote_write", "s_mr_base", "s_mr_len"]),
-        &rst,
-    );
-    valid_ready(
-        &mut m,
-        "s_req",
-        Side::Sink,
-        &port("s_req_valid"),
-        &port("s_req_ready"),
-        &ps(&["s_req_tag", "s_req_rkey", "s_req_addr", "s_req_len"]),
-        &rst,
-    );
-    valid_ready(
-        &mut m,
-        "s_axis",
-        Side::Sink,
-        &port("s_axis_tvalid"),
-        &port("s_axis_tready"),
-        &ps(&["s_axis_tdata", "s_axis_tkeep", "s_axis_tlast"]),
-        &rst,
-    );
-    valid_ready(
-        &mut m,
-        "m_cpl",
-        Side::Source,
-        &cpl_valid,
-        &port("m_cpl_ready"),
-        &ps(&["m_cpl_tag", "m_cpl_status"]),
-        &rst,
-    );
-    let axi = |n: &str| port(&format!("m_axi_{n}"));
-    let (awid, awaddr, awlen, awsize, awburst, awvalid, awready) =
-        (axi("awid"), axi("awaddr"), axi("awlen"), axi("awsize"), axi("awburst"), axi("awvalid"), axi("awready"));
-    let (wdata, wstrb, wlast, wvalid, wready) =
-        (axi("wdata"), axi("wstrb"), axi("wlast"), axi("wvalid"), axi("wready"));
-    let (bid, bresp, bvalid) = (axi("bid"), axi("bresp"), axi("bvalid"));
-    axi_write_master(
-        &mut m,
-        &AxiWrite {
-            name: "m_axi",
-            awid: &awid,
-            awaddr: &awaddr,
-            awlen: &awlen,
-            awsize: &awsize,
-            awburst: &awburst,
-            awvalid: &awvalid,
-            awready: &awready,
-            wdata: &wdata,
-            wstrb: &wstrb,
-            wlast: &wlast,
-            wvalid: &wvalid,
-            wready: &wready,
-            bid: &bid,
-            bresp: &bresp,
-            bvalid: &bvalid,
-            bready: &bready,
-        },
-        &rst,
-        p.max_burst,
-        b,
-    );
+    axi_write(&mut m, "m_axi", &rst, p.max_burst, b);
+    every_channel(&mut m, &rst);
+    let awvalid = port("m_axi_awvalid");
+    let awready = port("m_axi_awready");
 
     // Completions: at most one per placement, and per tag at most as many
     // as requests carried it (for an arbitrary tag, an anyconst).

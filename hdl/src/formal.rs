@@ -11,7 +11,7 @@
 //! value" is an `(* anyconst *)` register ([`Module::formal_anyconst`]).
 
 use crate::expr::{cat, lit, zext, Expr, Signal};
-use crate::ir::{if_else, if_then, set, Module};
+use crate::ir::{if_else, if_then, set, Dir, Module};
 
 /// Which side of a channel the module is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +20,216 @@ pub enum Side {
     Source,
     /// The module drives ready: the rules are assumptions on its inputs.
     Sink,
+}
+
+/// A port of `m` by name. A missing port is a generator bug (the helpers
+/// below are called with the block's own port prefixes), so it panics with
+/// the name.
+pub fn port(m: &Module, name: &str) -> Signal {
+    m.ports()
+        .into_iter()
+        .find(|p| p.name == name)
+        .map(|p| Signal::new(&p.name, p.width))
+        .unwrap_or_else(|| panic!("{}: no port {name}", m.name()))
+}
+
+/// Every valid/ready channel of `m`, by its stem: a port `<stem>valid` with
+/// a port `<stem>ready` beside it (`s_req_`, `m_axis_t`, `s_axil_aw`). A
+/// `..._valid` port without a ready (`s_mr_entry_valid`) is payload.
+pub fn channels(m: &Module) -> Vec<String> {
+    let ports = m.ports();
+    let has = |n: &str| ports.iter().any(|p| p.name == n);
+    ports
+        .iter()
+        .filter_map(|p| p.name.strip_suffix("valid"))
+        .filter(|stem| has(&format!("{stem}ready")))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The name a channel's properties carry: the stem without its trailing
+/// `_`, and an AXI4-Stream's `_t` dropped (`s_req`, `m_axis`, `s_axil_aw`).
+pub fn channel_name(stem: &str) -> String {
+    let s = stem.trim_end_matches('_');
+    match s.strip_suffix("_t") {
+        Some(base) if base.ends_with("axis") => base.to_string(),
+        _ => s.to_string(),
+    }
+}
+
+/// The payload ports of the channel at `stem`: every other port starting
+/// with the stem, except those of a longer channel stem.
+fn payload(m: &Module, stem: &str) -> Vec<Signal> {
+    let others: Vec<String> = channels(m).into_iter().filter(|c| c.len() > stem.len() && c.starts_with(stem)).collect();
+    m.ports()
+        .into_iter()
+        .filter(|p| p.name.starts_with(stem))
+        .filter(|p| p.name != format!("{stem}valid") && p.name != format!("{stem}ready"))
+        .filter(|p| !others.iter().any(|o| p.name.starts_with(o.as_str())))
+        .map(|p| Signal::new(&p.name, p.width))
+        .collect()
+}
+
+/// The handshake rules of the channel at `stem`, from the side `m` is on:
+/// asserted if `m` drives valid, assumed if it drives ready.
+fn channel_at(m: &mut Module, stem: &str, rst: &Signal) {
+    let valid = port(m, &format!("{stem}valid"));
+    let ready = port(m, &format!("{stem}ready"));
+    let out = m.ports().iter().any(|p| p.name == valid.name() && p.dir == Dir::Output);
+    let side = if out { Side::Source } else { Side::Sink };
+    let data = payload(m, stem);
+    valid_ready(m, &channel_name(stem), side, &valid, &ready, &data, rst);
+}
+
+/// The project's own valid/ready channel `<prefix>_valid` / `<prefix>_ready`
+/// (`s_req`, `m_cpl`): valid held until the handshake and every other
+/// `<prefix>_*` port stable while stalled. Asserted when the block drives
+/// valid, assumed when it drives ready.
+pub fn stream(m: &mut Module, prefix: &str, rst: &Signal) {
+    channel_at(m, &format!("{prefix}_"), rst);
+}
+
+/// An AXI4-Stream port `<prefix>_tvalid` / `<prefix>_tready` (`s_axis`):
+/// the same rules over `tdata`, `tkeep`, `tlast`, `tuser` and any other
+/// `<prefix>_t*` port.
+pub fn axis(m: &mut Module, prefix: &str, rst: &Signal) {
+    channel_at(m, &format!("{prefix}_t"), rst);
+}
+
+/// Every valid/ready channel of `m` that no call above has covered yet:
+/// a block whose channels all follow the naming calls this once, after its
+/// ports are declared (AXI4 and AXI4-Lite ports need [`axi_write`] and
+/// [`axi_lite_slave`] first, for their response rules).
+pub fn every_channel(m: &mut Module, rst: &Signal) {
+    for stem in channels(m) {
+        let name = channel_name(&stem);
+        let done = m.properties().iter().any(|p| p.label.ends_with(&format!("_{name}_valid_held")));
+        if !done {
+            channel_at(m, &stem, rst);
+        }
+    }
+}
+
+/// Ghost counters of [`axi_lite_slave`], for a block to tie to its own
+/// state (the strengthening invariants that let induction close).
+pub struct AxiLiteGhost {
+    /// Write addresses taken and not yet answered on B.
+    pub aw_open: Signal,
+    /// Write data beats taken and not yet answered on B.
+    pub w_open: Signal,
+    /// Read addresses taken and not yet answered on R.
+    pub ar_open: Signal,
+}
+
+/// Width of the [`AxiLiteGhost`] counters.
+pub const LITE_OPEN_BITS: u32 = 4;
+
+/// The AXI4-Lite slave rules on port prefix `<prefix>` (`s_axil`): AW, W
+/// and AR keep the handshake rules (assumed, the master keeps them), B and
+/// R keep them too (asserted), and no response leaves without its request:
+/// a B only for a write whose address and data were both taken and not yet
+/// answered, an R only for a read address taken and not yet answered
+/// (asserted). Returns the ghost counters so the block can state how its
+/// registers hold the requests (which is what makes the rules inductive).
+pub fn axi_lite_slave(m: &mut Module, prefix: &str, rst: &Signal) -> AxiLiteGhost {
+    for ch in ["aw", "w", "ar", "b", "r"] {
+        channel_at(m, &format!("{prefix}_{ch}"), rst);
+    }
+    let fire = |m: &Module, ch: &str| {
+        port(m, &format!("{prefix}_{ch}valid")).expr().logic_and(port(m, &format!("{prefix}_{ch}ready")))
+    };
+    let (aw, w, ar, b, r) = (fire(m, "aw"), fire(m, "w"), fire(m, "ar"), fire(m, "b"), fire(m, "r"));
+    let cw = LITE_OPEN_BITS;
+    let counter = |m: &mut Module, ch: &str, up: Expr, down: Expr, comment: &str| -> Signal {
+        let c = m.formal_wire(&format!("f_{prefix}_{ch}_open"), cw, comment);
+        m.formal_seq(vec![if_else(
+            rst,
+            vec![set(&c, lit(cw, 0))],
+            vec![set(&c, c.expr() + zext(up, cw) - zext(down, cw))],
+        )]);
+        c
+    };
+    let aw_open = counter(m, "aw", aw, b.clone(), "write addresses taken, not yet answered on B");
+    let w_open = counter(m, "w", w, b, "write data taken, not yet answered on B");
+    let ar_open = counter(m, "ar", ar, r, "read addresses taken, not yet answered on R");
+    let zero = lit(cw, 0);
+    let bvalid = port(m, &format!("{prefix}_bvalid"));
+    let rvalid = port(m, &format!("{prefix}_rvalid"));
+    m.assert(
+        &format!("a_{prefix}_b_after_write"),
+        "a write response is offered only for a write whose address and data were taken and not yet answered",
+        implies(&bvalid, aw_open.expr().ne(zero.clone()).logic_and(w_open.expr().ne(zero.clone()))),
+    );
+    m.assert(
+        &format!("a_{prefix}_r_after_read"),
+        "read data is offered only for a read address taken and not yet answered",
+        implies(&rvalid, ar_open.expr().ne(zero)),
+    );
+    AxiLiteGhost { aw_open, w_open, ar_open }
+}
+
+/// [`axi_write_master`] on the ports `<prefix>_aw*`, `<prefix>_w*` and
+/// `<prefix>_b*` of `m` (`m_axi`).
+pub fn axi_write(m: &mut Module, prefix: &str, rst: &Signal, max_burst: u32, data_bytes: u32) {
+    let s = |n: &str| port(m, &format!("{prefix}_{n}"));
+    let names = [
+        "awid", "awaddr", "awlen", "awsize", "awburst", "awvalid", "awready", "wdata", "wstrb", "wlast", "wvalid",
+        "wready", "bid", "bresp", "bvalid", "bready",
+    ];
+    let v: Vec<Signal> = names.iter().map(|n| s(n)).collect();
+    let p = AxiWrite {
+        name: prefix,
+        awid: &v[0],
+        awaddr: &v[1],
+        awlen: &v[2],
+        awsize: &v[3],
+        awburst: &v[4],
+        awvalid: &v[5],
+        awready: &v[6],
+        wdata: &v[7],
+        wstrb: &v[8],
+        wlast: &v[9],
+        wvalid: &v[10],
+        wready: &v[11],
+        bid: &v[12],
+        bresp: &v[13],
+        bvalid: &v[14],
+        bready: &v[15],
+    };
+    axi_write_master(m, &p, rst, max_burst, data_bytes);
+}
+
+/// The invariants of a register FIFO of `depth` (a power of 2) slots with
+/// a count and write/read pointers, stated next to the FIFO so k-induction
+/// never starts from a FIFO whose pointers disagree with its count: the
+/// pointers are apart by the count, and the count never exceeds the
+/// slots, counting the `inflight` entries that may still be pushed without
+/// a ready check (the block's pipeline behind a ready that had room).
+pub fn fifo_invariants(
+    m: &mut Module,
+    name: &str,
+    depth: u32,
+    count: &Signal,
+    wr: &Signal,
+    rd: &Signal,
+    inflight: Option<Expr>,
+) {
+    let fb = depth.trailing_zeros();
+    let cw = count.width() + 1;
+    m.assert(
+        &format!("a_{name}_fifo_pointers"),
+        &format!("{name} FIFO: the pointers are apart by the count"),
+        (wr.expr() - rd).eq(count.slice(fb.max(1) - 1, 0)),
+    );
+    let used = match inflight {
+        Some(e) => zext(count, cw) + zext(e, cw),
+        None => zext(count, cw),
+    };
+    m.assert(
+        &format!("a_{name}_fifo_room"),
+        &format!("{name} FIFO: entries (and those still in flight towards it) never exceed its {depth} slots"),
+        used.le(lit(cw, u64::from(depth))),
+    );
 }
 
 /// `!a || b`.
@@ -61,6 +271,13 @@ pub fn valid_ready(
         &format!("{name}: valid stays high until its handshake ({who} keeps it)"),
         implies(&stalled, valid),
     );
+    if side == Side::Source {
+        m.cover(
+            &format!("c_{name}_stall_fire"),
+            &format!("{name}: a stalled offer completes its handshake (the rules above are not vacuous)"),
+            stalled.expr().logic_and(valid).logic_and(ready),
+        );
+    }
     if payload.is_empty() {
         return;
     }

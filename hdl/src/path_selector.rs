@@ -29,7 +29,7 @@ use mrnic_model::path_selector::{self as model, ParamError, PathSelectorParams, 
 use mrnic_proto::Config;
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
-use crate::formal::{implies, valid_ready, Side};
+use crate::formal::{every_channel, implies};
 use crate::ir::{case, if_then, set, MemStyle, Module};
 use crate::param::{ParamExpr, Size};
 use crate::{CheckErrors, Header};
@@ -142,24 +142,7 @@ fn build(p: &PathSelectorParams) -> Module {
     let (m_sel_valid, m_sel_ready) = (port("m_sel_valid"), port("m_sel_ready"));
     let (m_sel_conn, m_sel_path, m_sel_none) = (port("m_sel_conn"), port("m_sel_path"), port("m_sel_none"));
     let (cw, pw) = (p.conn_bits, p.path_bits);
-    valid_ready(
-        &mut m,
-        "s_req",
-        Side::Sink,
-        &s_req_valid,
-        &s_req_ready,
-        &[s_req_conn.clone(), s_req_elig.clone(), s_req_weight.clone(), s_req_clr.clone()],
-        &rst,
-    );
-    valid_ready(
-        &mut m,
-        "m_sel",
-        Side::Source,
-        &m_sel_valid,
-        &m_sel_ready,
-        &[m_sel_conn.clone(), m_sel_path.clone(), m_sel_none.clone()],
-        &rst,
-    );
+    every_channel(&mut m, &rst);
 
     // ---- registers ----
     let init = m.reg("init", 1, 1, "clear sweep running: one credit word zeroed per cycle");

@@ -429,6 +429,9 @@ fn build(p: &PathTelemetryParams) -> Module {
         init.q.expr().logic_not().logic_and((rdq.count.q.expr() + &rinflight).lt(lit(fb + 1, u64::from(depth)))),
     );
     let rd_fire = b.w("rd_fire", 1, "read handshake", s_rd_valid.expr().logic_and(&s_rd_ready));
+    for (name, f, fly) in [("upd", &upd, &inflight), ("rto", &rto_f, &inflight), ("rdq", &rdq, &rinflight)] {
+        crate::formal::fifo_invariants(&mut b.m, name, depth, &f.count.q, &f.wr.q, &f.rd.q, Some(fly.expr()));
+    }
     let view_q: Vec<Signal> = views
         .iter()
         .enumerate()
@@ -1062,5 +1065,13 @@ fn build(p: &PathTelemetryParams) -> Module {
     for (parts, name) in fields {
         b.m.assign(port(&format!("m_rd_{name}")), cat(&parts));
     }
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut b.m, &rst);
     b.m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]).
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_and_cover(2, 72)
 }

@@ -784,6 +784,8 @@ fn build(p: &RxParserParams) -> Module {
     for r in Reason::ALL {
         m.assign(port(&format!("stat_drop_{}", r.name())), stat.q.bit(r.index() as u32));
     }
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut m, &rst);
     m
 }
 
@@ -835,6 +837,7 @@ fn fifo(
         pop.expr().logic_and(push_w.expr().logic_not()),
         vec![set(&count.next, count.q.expr() - lit(fb + 1, 1))],
     ));
+    crate::formal::fifo_invariants(m, name, depth as u32, &count.q, &wr.q, &rd.q, None);
     let head = m.wire(&format!("{name}_head"), width, "the head entry");
     m.comb(vec![case(
         &rd.q,
@@ -849,4 +852,10 @@ fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
         Some(e) if e.eval() == Some(i64::from(d.width)) => Size::from(e.clone()),
         _ => Size::from(d.width),
     }
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]).
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_and_cover(6, 12)
 }

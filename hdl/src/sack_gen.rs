@@ -58,11 +58,14 @@ pub fn verilog(cfg: &Config) -> Result<String, GenError> {
 }
 
 /// A FIFO of `depth` registers; returns (valid, head payload zeroed while
-/// empty, count).
+/// empty, count). `inflight` counts the entries that may still be pushed
+/// after the ready check that let them in (for the FIFO's invariants).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn fifo(
     m: &mut Module,
     name: &str,
     depth: u32,
+    inflight: &Expr,
     push: &Expr,
     pop: &Signal,
     entry: &Expr,
@@ -96,6 +99,7 @@ pub(crate) fn fifo(
         pop.expr().logic_and(push.clone().logic_not()),
         vec![set(&count.next, count.q.expr() - lit(fb + 1, 1))],
     ));
+    crate::formal::fifo_invariants(m, name, depth, &count.q, &wr.q, &rd.q, Some(inflight.clone()));
     let head = m.wire(&format!("{name}_head"), width, "the FIFO's head entry");
     m.comb(vec![case(
         &rd.q,
@@ -490,7 +494,7 @@ fn build(p: &SackGenParams) -> Module {
         let valid = port(&format!("m_{ch}_valid"));
         let pop = m.wire(&format!("{ch}_pop"), 1, "output handshake");
         m.assign(&pop, valid.expr().logic_and(port(&format!("m_{ch}_ready"))));
-        let (v, shown, count) = fifo(&mut m, ch, depth, &push.expr(), &pop, &entry.expr(), width);
+        let (v, shown, count) = fifo(&mut m, ch, depth, &inflight.expr(), &push.expr(), &pop, &entry.expr(), width);
         m.assign(&valid, &v);
         let mut o = 0;
         for (n, w, _) in fields {
@@ -514,5 +518,13 @@ fn build(p: &SackGenParams) -> Module {
         m.next(set(&r.next, e));
         m.assign(port(&format!("stat_{n}")), &r.q);
     }
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut m, &rst);
     m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]).
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_and_cover(2, 72)
 }
