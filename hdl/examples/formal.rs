@@ -1,4 +1,4 @@
-//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]]`:
+//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]] [--connections N]`:
 //! generates every block with its formal properties for a built-in config,
 //! writes one SymbiYosys task per block and mode under `DIR/<config>/`, runs
 //! them and prints a table of results per property. A failed assertion
@@ -15,19 +15,29 @@ fn main() -> ExitCode {
     let mut config = "small".to_string();
     let mut out = PathBuf::from("target/formal-runs");
     let mut only: Option<String> = None;
+    let mut connections: Option<u32> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--config" => config = args.next().unwrap_or_default(),
             "--out" => out = PathBuf::from(args.next().unwrap_or_default()),
             "--only" => only = args.next(),
+            "--connections" => connections = args.next().and_then(|v| v.parse().ok()),
             _ => {
-                eprintln!("usage: formal [--config small|default] [--out DIR] [--only BLOCK[_TASK]]");
+                eprintln!("usage: formal [--config small|default] [--out DIR] [--only BLOCK[_TASK]] [--connections N]");
                 return ExitCode::from(2);
             }
         }
     }
     let cfg = match Config::builtin(&config) {
+        // A quick look at a smaller table (named apart, so no result is
+        // mistaken for the config's own).
+        Ok(mut c) if connections.is_some() => {
+            let n = connections.unwrap_or_default();
+            c.transport.connections = n;
+            c.name = format!("{}_conns{n}", c.name);
+            c
+        }
         Ok(c) => c,
         Err(e) => {
             eprintln!("formal: {e}");

@@ -762,6 +762,24 @@ impl<'m> Checker<'m> {
                     self.block(body, &Block { desc, comb: false });
                 }
                 Item::Instance(inst) => self.instance(inst),
+                Item::MemPeek { lhs, mem, addr } => {
+                    n_assign += 1;
+                    let decl = &self.m.mems[*mem];
+                    let context =
+                        format!("{formal}assign #{n_assign} to `{}` from {}", lhs.net.name(), decl.array_name());
+                    let (mw, aw) = (decl.width.value, addr_width(decl.depth.value));
+                    let target = self.lvalue(lhs, &context);
+                    let w = self.expr(addr, lhs.net.name(), &context);
+                    self.expect_width(lhs.net.name(), &context, aw, w);
+                    if !self.formal {
+                        let (module, net) = (self.module(), lhs.net.name().to_string());
+                        self.err(CheckError::FormalInDesign { module, net, context: context.clone() });
+                    }
+                    if let Some((i, lw)) = target {
+                        self.expect_width(lhs.net.name(), &context, lw, Some(mw));
+                        self.drive(i, lhs, &context, false);
+                    }
+                }
             }
         }
     }

@@ -955,6 +955,8 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             mode: Mode::Prove(2),
             asserts: Some(asserts.iter().filter(|l| inductive(l)).cloned().collect()),
             why_bounded: "",
+            arrays: false,
+            without: &[],
         },
         Task {
             name: "bmc",
@@ -964,7 +966,9 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
                           queues are related to the placement queue by invariants the properties do not state, so \
                           from an arbitrary state k-induction finds unreachable counterexamples; 24 cycles cover \
                           reset, the 16-cycle table clear, a table write and the first bursts",
+            arrays: false,
+            without: &[],
         },
-        Task { name: "cover", mode: Mode::Cover(30), asserts: None, why_bounded: "" },
+        Task { name: "cover", mode: Mode::Cover(30), asserts: None, why_bounded: "", arrays: false, without: &[] },
     ]
 }

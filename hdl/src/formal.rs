@@ -11,7 +11,7 @@
 //! value" is an `(* anyconst *)` register ([`Module::formal_anyconst`]).
 
 use crate::expr::{cat, lit, zext, Expr, Signal};
-use crate::ir::{if_else, if_then, set, Dir, Module};
+use crate::ir::{if_else, if_then, set, Dir, Mem, Module};
 
 /// Which side of a channel the module is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +229,43 @@ pub fn fifo_invariants(
         &format!("a_{name}_fifo_room"),
         &format!("{name} FIFO: entries (and those still in flight towards it) never exceed its {depth} slots"),
         used.le(lit(cw, u64::from(depth))),
+    );
+}
+
+/// The read-modify-write table rules of a block that reads a table entry
+/// at its handshake, updates it `READ_LATENCY` cycles later and writes it
+/// back (forwarding the writes its read could not see), after a clear
+/// sweep that has the table to itself:
+/// - `a_<name>_no_lost_update`: whenever the update stage holds a request,
+///   the entry it works on (`stage_word`, after forwarding) is the one
+///   stored in the table now, so back-to-back updates of one entry each
+///   see the one before; the stored word is read by a formal-only peek
+///   ([`Module::formal_mem_word`]), so this holds for any table contents;
+/// - `a_<name>_sweep_alone`: while `sweep` runs, `busy` (every valid bit
+///   of the pipeline) is low: the sweep's writes never replace an update.
+///
+/// Both close by k-induction with k at least `READ_LATENCY + 2`.
+#[allow(clippy::too_many_arguments)]
+pub fn table_rmw(
+    m: &mut Module,
+    name: &str,
+    mem: &Mem,
+    stage_valid: &Signal,
+    stage_addr: Expr,
+    stage_word: Expr,
+    sweep: &Signal,
+    busy: Expr,
+) {
+    let stored = m.formal_mem_word(mem, &format!("f_{name}_stored"), stage_addr);
+    m.assert(
+        &format!("a_{name}_no_lost_update"),
+        &format!("{name}: the update stage works on the entry stored now (back-to-back updates see each other)"),
+        implies(stage_valid, stage_word.eq(&stored)),
+    );
+    m.assert(
+        &format!("a_{name}_sweep_alone"),
+        &format!("{name}: nothing is in flight while the clear sweep writes the table"),
+        implies(sweep, busy.logic_not()),
     );
 }
 

@@ -289,6 +289,13 @@ pub enum Item {
     /// `always @(posedge clk)`
     Seq(Vec<Stmt>),
     Instance(Instance),
+    /// `assign lhs = <array>[addr];`: a formal-only look at one memory
+    /// word (formal items only; see [`Module::formal_mem_word`]).
+    MemPeek {
+        lhs: LValue,
+        mem: usize,
+        addr: Expr,
+    },
 }
 
 /// The interface of a module as an instance sees it.
@@ -594,6 +601,20 @@ impl Module {
     /// registers.
     pub fn formal_seq(&mut self, body: Vec<Stmt>) {
         self.formal_items.push(Item::Seq(body));
+    }
+
+    /// A formal-only wire holding word `addr` of `mem` as it is now
+    /// (`assign name = <mem>_mem[addr];`), for invariants that tie ghost
+    /// state to a table: k-induction starts from any memory contents, and
+    /// an invariant over the stored word rules out the unreachable ones.
+    pub fn formal_mem_word(&mut self, mem: &Mem, name: &str, addr: impl Into<Expr>) -> Signal {
+        let s = self.formal_wire(
+            name,
+            mem.width,
+            &format!("word of {} at the tracked address", self.mems[mem.index].array_name()),
+        );
+        self.formal_items.push(Item::MemPeek { lhs: s.clone().into(), mem: mem.index, addr: addr.into() });
+        s
     }
 
     /// A comment before the next formal item.

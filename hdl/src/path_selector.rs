@@ -147,13 +147,6 @@ fn build(p: &PathSelectorParams) -> Module {
     // ---- registers ----
     let init = m.reg("init", 1, 1, "clear sweep running: one credit word zeroed per cycle");
     let init_addr = m.reg("init_addr", cw, 0, "credit word the sweep zeroes this cycle");
-    struct Stage {
-        valid: crate::Reg,
-        conn: crate::Reg,
-        elig: crate::Reg,
-        weight: crate::Reg,
-        clr: crate::Reg,
-    }
     let stages: Vec<Stage> = (1..=l)
         .map(|j| Stage {
             valid: m.reg(&format!("p{j}_valid"), 1, 0, &format!("a request is {j} cycle(s) past its handshake")),
@@ -500,6 +493,26 @@ fn build(p: &PathSelectorParams) -> Module {
         "m_sel never names a path that was not eligible in its request; m_sel_none only when no path was",
         implies(&m_sel_valid, mux(&m_sel_none, f_head.expr().eq(lit(paths, 0)), f_head.expr().bit_at(&m_sel_path))),
     );
+    // The credit table: no lost update, the sweep alone.
+    let mut busy = lit(1, 0);
+    for st in &stages {
+        busy = busy.logic_or(&st.valid.q);
+    }
+    for f in &fwds {
+        busy = busy.logic_or(&f.valid.q);
+    }
+    crate::formal::table_rmw(
+        &mut m,
+        "credit",
+        &mem,
+        &pick.valid.q,
+        pick.conn.q.expr(),
+        credit_in.expr(),
+        &init.q,
+        busy,
+    );
+    fairness(&mut m, p, &mem, &init, &init_addr, &s_req_valid, pick, &win_valid, &win_idx);
+
     let sel_fire = m_sel_valid.expr().logic_and(&m_sel_ready);
     m.cover("c_sel_path", "a decision naming a path leaves", sel_fire.clone().logic_and(m_sel_none.expr().logic_not()));
     m.cover("c_sel_none", "a decision with no eligible path leaves", sel_fire.logic_and(&m_sel_none));
@@ -520,6 +533,152 @@ fn build(p: &PathSelectorParams) -> Module {
     m
 }
 
+/// Assumptions of the fairness task only (see [`formal_tasks`]).
+pub const FAIR_ASSUMES: &[&str] = &["asm_fair_fixed_request"];
+
+/// Labels of the fairness assertions start with this.
+pub const FAIR_PREFIX: &str = "a_fair_";
+
+/// The fairness bound of SWRR, for one tracked connection `F` (an
+/// anyconst) whose requests keep one eligible set `E` and one weight
+/// vector (anyconst too; assumed, and only in the fairness task) and never
+/// clear. With `w_i` the weights (0 counting as 1; taken as 0 outside `E`)
+/// and `W` their sum, after every decision of `F` (ghost counts: `T` decisions, `n_i`
+/// picks of path `i`) its stored credits `c_i` satisfy
+/// - `c_i = T * w_i - W * n_i` (mod 2^24; the right side is a ghost kept
+///   incrementally): the credit is exactly the path's lag behind its
+///   weighted share;
+/// - `sum of c_i = 0`, `c_i = 0` outside `E`, `c_i > -W` inside `E`
+///   (hence `c_i < (|E| - 1) * W`): the SWRR invariant, which also shows
+///   that saturation never happens here.
+///
+/// So over any window of `T` decisions of `F`, path `i` is picked
+/// `n_i` times with `|n_i - T * w_i / W| < |E| <= PATHS` (the lag moves by
+/// less than `|E| * W` between two decisions): fewer than `PATHS` picks
+/// away from its weighted share, whatever the window.
+#[allow(clippy::too_many_arguments)]
+fn fairness(
+    m: &mut Module,
+    p: &PathSelectorParams,
+    mem: &crate::ir::Mem,
+    init: &crate::Reg,
+    init_addr: &crate::Reg,
+    s_req_valid: &Signal,
+    pick: &Stage,
+    win_valid: &Signal,
+    win_idx: &Signal,
+) {
+    let (paths, cw, pw, wb, cb) = (p.paths, p.conn_bits, p.path_bits, WEIGHT_BITS, CREDIT_BITS);
+    let gw = 24;
+    let f_conn = m.formal_anyconst("f_fair_conn", cw, "the tracked connection");
+    let f_elig = m.formal_anyconst("f_fair_elig", paths, "its eligible set");
+    let f_weight = m.formal_anyconst("f_fair_weight", paths * wb, "its weights");
+    let req_conn = crate::formal::port(m, "s_req_conn");
+    let (req_elig, req_weight, req_clr) = (
+        crate::formal::port(m, "s_req_elig"),
+        crate::formal::port(m, "s_req_weight"),
+        crate::formal::port(m, "s_req_clr"),
+    );
+    m.assume(
+        "asm_fair_fixed_request",
+        "requests of the tracked connection keep one non-empty eligible set and one weight vector, and never clear",
+        implies(
+            s_req_valid.expr().logic_and(req_conn.expr().eq(&f_conn)),
+            req_elig
+                .expr()
+                .eq(&f_elig)
+                .logic_and(req_weight.expr().eq(&f_weight))
+                .logic_and(req_clr.expr().eq(lit(paths, 0)))
+                .logic_and(f_elig.expr().ne(lit(paths, 0))),
+        ),
+    );
+    // Weights on gw bits, 0 counting as 1, and their sum over E.
+    let w: Vec<Expr> = (0..paths)
+        .map(|i| {
+            let raw = f_weight.slice(i * wb + wb - 1, i * wb);
+            zext(raw.clone() | zext(raw.eq(lit(wb, 0)), wb), gw)
+        })
+        .collect();
+    let total = m.formal_wire("f_fair_total", gw, "W: the weight sum over the eligible set");
+    m.formal_assign(
+        &total,
+        (0..paths).map(|i| mux(f_elig.bit(i), w[i as usize].clone(), lit(gw, 0))).reduce(|a, b| a + b).expect("paths"),
+    );
+    // Ghost state, stepped when the pick stage decides for F (the same edge
+    // that writes F's credits): T, and per path the lag T * w_i - W * n_i
+    // kept incrementally (+w_i per decision, -W when path i wins), so no
+    // multiplier enters the proof.
+    let mine = pick.valid.q.expr().logic_and(pick.conn.q.expr().eq(&f_conn));
+    let t = m.formal_wire("f_fair_decisions", gw, "T: decisions of F since the sweep");
+    let lags: Vec<Signal> = (0..paths)
+        .map(|i| m.formal_wire(&format!("f_fair_lag{i}"), gw, &format!("T * w_{i} - W * n_{i}: path {i}'s lag")))
+        .collect();
+    let rst = crate::formal::port(m, "rst");
+    let mut on_reset = vec![set(&t, lit(gw, 0))];
+    let mut on_pick = vec![set(&t, t.expr() + lit(gw, 1))];
+    for (i, lag) in lags.iter().enumerate() {
+        on_reset.push(set(lag, lit(gw, 0)));
+        let won = win_valid.expr().logic_and(win_idx.expr().eq(lit(pw, i as u64)));
+        let gain = mux(f_elig.bit(i as u32), w[i].clone(), lit(gw, 0));
+        on_pick.push(set(lag, lag.expr() + gain - mux(won, total.expr(), lit(gw, 0))));
+    }
+    // Counted from the end of the clear sweep, which zeroes F's credits.
+    m.formal_seq(vec![crate::ir::if_else(rst.expr().logic_or(&init.q), on_reset, vec![if_then(mine, on_pick)])]);
+    // F's stored credits, once the sweep has zeroed them.
+    let word = m.formal_mem_word(mem, "f_fair_credits", &f_conn);
+    let swept = m.formal_wire("f_fair_swept", 1, "the clear sweep has zeroed F's credits");
+    m.formal_assign(&swept, init.q.expr().logic_not().logic_or(init_addr.q.expr().gt(&f_conn)));
+    let c: Vec<Expr> = (0..paths)
+        .map(|i| {
+            let v = word.slice(i * cb + cb - 1, i * cb);
+            cat(&[crate::expr::repl(gw - cb, word.bit(i * cb + cb - 1)), v])
+        })
+        .collect();
+    let sum = c.iter().cloned().reduce(|a, b| a + b).expect("paths");
+    m.assert(
+        "a_fair_zero_sum",
+        "F's credits sum to zero (SWRR's zero-sum update, no saturation)",
+        implies(&swept, sum.eq(lit(gw, 0))),
+    );
+    for i in 0..paths {
+        let ci = c[i as usize].clone();
+        let lift = m.formal_wire(&format!("f_fair_lift{i}"), gw, &format!("c_{i} + W"));
+        m.formal_assign(&lift, ci.clone() + &total);
+        m.assert(
+            &format!("a_fair_bounds{i}"),
+            &format!("path {i} of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)"),
+            implies(
+                &swept,
+                mux(
+                    f_elig.bit(i),
+                    lift.bit(gw - 1).logic_not().logic_and(lift.expr().ne(lit(gw, 0))),
+                    ci.clone().eq(lit(gw, 0)),
+                ),
+            ),
+        );
+        m.assert(
+            &format!("a_fair_share{i}"),
+            &format!("path {i} of F: its credit is exactly its lag T * w_{i} - W * n_{i} behind its weighted share"),
+            implies(&swept, ci.eq(&lags[i as usize])),
+        );
+    }
+    let two_paths = (f_elig.expr() & (f_elig.expr() - lit(paths, 1))).ne(lit(paths, 0));
+    m.cover(
+        "c_fair_rounds",
+        "F has made 6 decisions over at least two eligible paths (the fairness rules are not vacuous)",
+        t.expr().eq(lit(gw, 6)).logic_and(two_paths),
+    );
+}
+
+/// A request's pipeline stage.
+struct Stage {
+    valid: crate::Reg,
+    conn: crate::Reg,
+    elig: crate::Reg,
+    weight: crate::Reg,
+    clr: crate::Reg,
+}
+
 /// The width of a model port as an IR size: the parameter expression when it
 /// evaluates to the model's width, else the number.
 fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
@@ -532,10 +691,26 @@ fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
 /// How the properties of [`generate`]'s module are checked (see
 /// [`crate::proof`]): every assertion by k-induction, the covers to a
 /// depth past the clear sweep (`CONNS` cycles after reset).
-pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
     use crate::proof::{Mode, Task};
+    let fair = |l: &String| l.starts_with(FAIR_PREFIX);
     vec![
-        Task { name: "prove", mode: Mode::Prove(2), asserts: None, why_bounded: "" },
-        Task { name: "cover", mode: Mode::Cover(24), asserts: None, why_bounded: "" },
+        Task {
+            name: "prove",
+            mode: Mode::Prove(3),
+            asserts: Some(asserts.iter().filter(|l| !fair(l)).cloned().collect()),
+            why_bounded: "",
+            arrays: false,
+            without: FAIR_ASSUMES,
+        },
+        Task {
+            name: "fair",
+            mode: Mode::Prove(3),
+            asserts: Some(asserts.iter().filter(|l| fair(l) || l.starts_with("a_credit_")).cloned().collect()),
+            why_bounded: "",
+            arrays: false,
+            without: &[],
+        },
+        Task { name: "cover", mode: Mode::Cover(26), asserts: None, why_bounded: "", arrays: false, without: &[] },
     ]
 }

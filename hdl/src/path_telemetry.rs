@@ -916,6 +916,95 @@ fn build(p: &PathTelemetryParams) -> Module {
         );
     }
 
+    // ---------------------------------------------------------------- properties
+    // No lost update: every event executes on the entry as stored now (all
+    // earlier events' write-backs included, the last READ_LATENCY of them
+    // through forwarding), and writes its result back. The stored word is
+    // read by a formal-only peek, so this holds for any table contents.
+    let mut busy = pending.q.expr();
+    for s in stages.iter().chain(&sstages).chain(&rstages) {
+        busy = busy.logic_or(&s.valid.q);
+    }
+    for f in &fwds {
+        busy = busy.logic_or(&f.valid.q);
+    }
+    crate::formal::table_rmw(&mut b.m, "table", &table, &exec_valid, exec_addr.expr(), cur.expr(), &init.q, busy);
+    // The path state machine (docs/spec.md 5.2, 5.3): per event kind, the
+    // states an entry may move to.
+    let (g, sk, su, de) = (model::GOOD, model::SKIP, model::SUSPECT, model::DEAD);
+    let allowed = |k: u8, old: u8| -> Vec<u8> {
+        match k {
+            kind::OPEN => vec![g],
+            kind::ACK if old == g => vec![g, sk],
+            kind::PROBE_REPLY if old == su || old == de => vec![su, g],
+            kind::TIMEOUT | kind::TIMER if old == g => vec![g, su],
+            kind::TIMEOUT if old == sk => vec![sk, su],
+            kind::TIMER if old == sk => vec![sk, g, su],
+            kind::TIMEOUT | kind::TIMER if old == su => vec![su, de],
+            kind::TICK if old == sk => vec![sk, g],
+            _ => vec![old],
+        }
+    };
+    let mut legal = lit(1, 0);
+    for k in 0..16u8 {
+        for old in [g, sk, su, de] {
+            let to = allowed(k, old).into_iter().map(|t| n["state"].expr().eq(st(t))).reduce(|a, c| a.logic_or(c));
+            let here = ev["kind"].expr().eq(lit(4, u64::from(k))).logic_and(e["state"].expr().eq(st(old)));
+            legal = legal.logic_or(here.logic_and(to.expect("a state")));
+        }
+    }
+    b.m.assert(
+        "a_state_transition",
+        "an event moves a path only along docs/spec.md's state machine: OPEN to GOOD; ACK with a CE cut GOOD to \
+         SKIP; TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP to SUSPECT after the RTOs, SUSPECT \
+         to DEAD after the failures; PROBE_REPLY SUSPECT/DEAD to SUSPECT or GOOD; any other change is illegal",
+        crate::formal::implies(&exec_valid, legal),
+    );
+    let ex_at = |k: u8| exec_valid.expr().logic_and(kd(k));
+    for (k, name) in [
+        (kind::OPEN, "open"),
+        (kind::SEND, "send"),
+        (kind::RETX, "retx"),
+        (kind::PROBE_SENT, "probe_sent"),
+        (kind::ACK, "ack"),
+        (kind::PROBE_REPLY, "probe_reply"),
+        (kind::NACK, "nack"),
+        (kind::TIMEOUT, "timeout"),
+        (kind::TICK, "tick"),
+    ] {
+        b.m.cover(&format!("c_exec_{name}"), &format!("a {} event executes", name.to_uppercase()), ex_at(k));
+    }
+    b.m.cover(
+        "c_back_to_back",
+        "an event executes on an entry the previous cycle's event wrote (forwarding in use)",
+        exec_valid.expr().logic_and(&fwds[0].valid.q).logic_and(fwds[0].addr.q.expr().eq(&exec_addr)),
+    );
+    b.m.cover(
+        "c_good_to_skip",
+        "a CE cut moves a path from GOOD to SKIP",
+        ex_at(kind::ACK).logic_and(e["state"].expr().eq(st(g))).logic_and(n["state"].expr().eq(st(sk))),
+    );
+    b.m.cover(
+        "c_suspect",
+        "timeouts move a path from GOOD to SUSPECT",
+        exec_valid.expr().logic_and(e["state"].expr().eq(st(g))).logic_and(n["state"].expr().eq(st(su))),
+    );
+
+    let f_seen = b.m.formal_wire("f_seen_exec", 1, "an event has executed since reset");
+    b.m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&f_seen, lit(1, 0))],
+        vec![if_then(&exec_valid, vec![set(&f_seen, lit(1, 1))])],
+    )]);
+    let mut idle = f_seen.expr().logic_and(pending.q.expr().logic_not());
+    for s in stages.iter().chain(&rstages) {
+        idle = idle.logic_and(s.valid.q.expr().logic_not());
+    }
+    for f in [&upd, &rto_f, &rdq] {
+        idle = idle.logic_and(f.count.q.expr().eq(lit(fb + 1, 0)));
+    }
+    b.m.cover("c_drained", "after events have executed, the pipeline and every FIFO drain empty", idle);
+
     // ---------------------------------------------------------------- sequencing
     b.m.next(if_then(
         &init.q,
@@ -1072,6 +1161,6 @@ fn build(p: &PathTelemetryParams) -> Module {
 
 /// How the properties of [`generate`]'s module are checked (see
 /// [`crate::proof`]).
-pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    crate::proof::prove_and_cover(2, 72)
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_table_bmc_cover(asserts, 2, 72, 80)
 }

@@ -33,6 +33,7 @@ pub fn print(m: &Module, header: &Header) -> Result<String, CheckErrors> {
         out: String::new(),
         procedural: procedural_nets(m),
         clk: m.clock.as_ref().map(|(c, _)| c.name().to_string()).unwrap_or_default(),
+        mem_names: m.mems.iter().map(|x| x.array_name()).collect(),
     };
     p.file(m, header);
     Ok(p.out)
@@ -187,6 +188,8 @@ struct Printer {
     out: String,
     procedural: HashSet<String>,
     clk: String,
+    /// Array names of the module's memories, for formal memory peeks.
+    mem_names: Vec<String>,
 }
 
 impl Printer {
@@ -425,6 +428,10 @@ impl Printer {
             Item::Comment(text) => self.comment(1, text),
             Item::Assign(lhs, rhs) => {
                 let text = format!("assign {} = {};", lvalue(lhs), expr_string(rhs));
+                self.line(1, &text);
+            }
+            Item::MemPeek { lhs, mem, addr } => {
+                let text = format!("assign {} = {}[{}];", lvalue(lhs), self.mem_names[*mem], expr_string(addr));
                 self.line(1, &text);
             }
             Item::Comb(body) => {

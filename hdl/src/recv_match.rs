@@ -425,6 +425,69 @@ fn build(p: &RecvMatchParams) -> Module {
         r = r.logic_and((c.expr() + &inflight).lt(lit(fb + 1, u64::from(depth))));
     }
     m.assign(&room, r);
+    // Properties. The pointer table: no lost update, the sweep alone.
+    let busy = a_stages
+        .iter()
+        .chain(b_stages.iter())
+        .map(|s| s.0.q.expr())
+        .chain(fwds.iter().map(|f| f.0.q.expr()))
+        .reduce(|a, b| a.logic_or(b))
+        .expect("a stage");
+    crate::formal::table_rmw(&mut m, "rq_ptr", &pmem, &av, a_q.expr(), cur.expr(), &init.q, busy);
+    // A receive is consumed at most once: a consume succeeds only on a
+    // slot whose valid bit is set and clears it, and only a post (into a
+    // free slot) sets it. With the rule above every update sees the
+    // stored bits, so a second consume of one receive finds it gone.
+    let f_valid1 = m.formal_wire("f_new_valid", d, "ring valid bits after the update");
+    m.formal_assign(&f_valid1, new_ptr.slice(47 + d, 48));
+    m.assert(
+        "a_consume_once",
+        "a consume succeeds only on a posted receive, and clears it",
+        crate::formal::implies(
+            &cons_ok,
+            valid.expr().bit_at(&slot).logic_and(f_valid1.expr().bit_at(&slot).logic_not()),
+        ),
+    );
+    m.assert(
+        "a_post_free_slot",
+        "a post fills only a free slot, and marks it",
+        crate::formal::implies(
+            &post_ok,
+            valid.expr().bit_at(&slot).logic_not().logic_and(f_valid1.expr().bit_at(&slot)),
+        ),
+    );
+    m.assert(
+        "a_valid_bits_only_by_ops",
+        "no ring valid bit changes except the slot a successful post or consume names",
+        crate::formal::implies(
+            &av,
+            (f_valid1.expr() ^ &valid).eq(mux(post_ok.expr().logic_or(&cons_ok), &onehot, lit(d, 0))),
+        ),
+    );
+    let fire = |c: &str| port(&format!("m_{c}_valid")).expr().logic_and(port(&format!("m_{c}_ready")));
+    m.cover("c_post_ok", "a post is answered ok", fire("post").logic_and(port("m_post_ok")));
+    m.cover(
+        "c_match_hit",
+        "a lookup finds its receive",
+        fire("match").logic_and(port("m_match_code").expr().eq(lit(3, 0))),
+    );
+    m.cover("c_consume_ok", "a consume is answered ok", fire("cons").logic_and(port("m_cons_ok")));
+    m.cover(
+        "c_consume_miss",
+        "a consume finds no receive at its slot (the rule above then changes no bit)",
+        is_cons.expr().logic_and(cons_ok.expr().logic_not()),
+    );
+    let f_seen = m.formal_wire("f_seen_req", 1, "a request has been answered");
+    m.formal_seq(vec![crate::ir::if_else(
+        &rst,
+        vec![set(&f_seen, lit(1, 0))],
+        vec![if_then(&bv, vec![set(&f_seen, lit(1, 1))])],
+    )]);
+    let mut idle = f_seen.expr().logic_and(inflight.expr().eq(lit(fb + 1, 0)));
+    for c in &counts {
+        idle = idle.logic_and(c.expr().eq(lit(fb + 1, 0)));
+    }
+    m.cover("c_drained", "after requests, the pipeline and every FIFO drain empty", idle);
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &rst);
     m
@@ -433,5 +496,5 @@ fn build(p: &RecvMatchParams) -> Module {
 /// How the properties of [`generate`]'s module are checked (see
 /// [`crate::proof`]).
 pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    crate::proof::prove_and_cover(2, 24)
+    crate::proof::prove_and_cover(2, 76, true)
 }

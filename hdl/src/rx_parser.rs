@@ -857,5 +857,5 @@ fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
 /// How the properties of [`generate`]'s module are checked (see
 /// [`crate::proof`]).
 pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    crate::proof::prove_and_cover(6, 12)
+    crate::proof::prove_and_cover(6, 30, false)
 }
