@@ -6,7 +6,8 @@
 //!   the same text) and every property is labelled and commented;
 //! - every block has proof tasks, and every valid/ready channel its
 //!   handshake rules;
-//! - `path_selector` proves by k-induction, its fairness bound too;
+//! - `path_selector` proves by k-induction (its fairness bound is checked
+//!   by `scripts/formal`);
 //! - `csr`'s AXI4-Lite rules prove by k-induction;
 //! - `dma_write_engine`'s inductive safety properties (a rejected placement
 //!   issues no AW and no W; the queue holds only checked placements) prove;
@@ -129,11 +130,9 @@ fn path_selector_proves_by_induction() {
     let cfg = Config::builtin("small").unwrap();
     let m = mrnic_hdl::path_selector::generate(&cfg).unwrap();
     let tasks = mrnic_hdl::path_selector::formal_tasks(&asserts(&m));
-    for name in ["prove", "fair"] {
-        let task = tasks.iter().find(|t| t.name == name).unwrap();
-        let o = run(&format!("path_selector_{name}"), &cfg, &m, task, &tools);
-        assert_eq!(o.status, Status::Pass, "replay: {}", o.command);
-    }
+    let prove = tasks.iter().find(|t| t.name == "prove").unwrap();
+    let o = run("path_selector_prove", &cfg, &m, prove, &tools);
+    assert_eq!(o.status, Status::Pass, "replay: {}", o.command);
 }
 
 #[test]

@@ -583,43 +583,83 @@ module path_selector #(
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
-  reg          f_past_valid = 1'b0;   // 0 in the first cycle (a reset), 1 after
-  reg          f_past_s_req_stall;    // s_req: valid and not ready last cycle
-  reg  [171:0] f_past_s_req_payload;  // s_req: payload last cycle
-  reg          f_past_m_sel_stall;    // m_sel: valid and not ready last cycle
-  reg  [16:0]  f_past_m_sel_payload;  // m_sel: payload last cycle
-  wire [15:0]  f_total;               // the eligible weight sum on credit bits
-  wire         f_win_saturated;       // the winner's subtraction saturated at the smallest credit
-  wire [15:0]  f_path0_new_credit;    // credit written back
-  wire [15:0]  f_path1_new_credit;    // credit written back
-  wire [15:0]  f_path2_new_credit;    // credit written back
-  wire [15:0]  f_path3_new_credit;    // credit written back
-  wire [15:0]  f_path4_new_credit;    // credit written back
-  wire [15:0]  f_path5_new_credit;    // credit written back
-  wire [15:0]  f_path6_new_credit;    // credit written back
-  wire [15:0]  f_path7_new_credit;    // credit written back
-  wire [15:0]  f_path8_new_credit;    // credit written back
-  wire [15:0]  f_path9_new_credit;    // credit written back
-  wire [15:0]  f_path10_new_credit;   // credit written back
-  wire [15:0]  f_path11_new_credit;   // credit written back
-  wire [15:0]  f_path12_new_credit;   // credit written back
-  wire [15:0]  f_path13_new_credit;   // credit written back
-  wire [15:0]  f_path14_new_credit;   // credit written back
-  wire [15:0]  f_path15_new_credit;   // credit written back
-  reg  [15:0]  f_fifo0_elig;          // eligible paths of the request behind this slot
-  wire         f_fifo0_occupied;      // this slot holds a decision
-  wire [3:0]   f_fifo0_path;          // the slot's path
-  reg  [15:0]  f_fifo1_elig;          // eligible paths of the request behind this slot
-  wire         f_fifo1_occupied;      // this slot holds a decision
-  wire [3:0]   f_fifo1_path;          // the slot's path
-  reg  [15:0]  f_fifo2_elig;          // eligible paths of the request behind this slot
-  wire         f_fifo2_occupied;      // this slot holds a decision
-  wire [3:0]   f_fifo2_path;          // the slot's path
-  reg  [15:0]  f_fifo3_elig;          // eligible paths of the request behind this slot
-  wire         f_fifo3_occupied;      // this slot holds a decision
-  wire [3:0]   f_fifo3_path;          // the slot's path
-  reg  [15:0]  f_head_elig;           // eligible paths of the head decision's request
-  reg          f_seen_sel;            // a decision has left since reset
+  reg          f_past_valid = 1'b0;           // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_req_stall;            // s_req: valid and not ready last cycle
+  reg  [171:0] f_past_s_req_payload;          // s_req: payload last cycle
+  reg          f_past_m_sel_stall;            // m_sel: valid and not ready last cycle
+  reg  [16:0]  f_past_m_sel_payload;          // m_sel: payload last cycle
+  wire [15:0]  f_total;                       // the eligible weight sum on credit bits
+  wire         f_win_saturated;               // the winner's subtraction saturated at the smallest credit
+  wire [15:0]  f_path0_new_credit;            // credit written back
+  wire [15:0]  f_path1_new_credit;            // credit written back
+  wire [15:0]  f_path2_new_credit;            // credit written back
+  wire [15:0]  f_path3_new_credit;            // credit written back
+  wire [15:0]  f_path4_new_credit;            // credit written back
+  wire [15:0]  f_path5_new_credit;            // credit written back
+  wire [15:0]  f_path6_new_credit;            // credit written back
+  wire [15:0]  f_path7_new_credit;            // credit written back
+  wire [15:0]  f_path8_new_credit;            // credit written back
+  wire [15:0]  f_path9_new_credit;            // credit written back
+  wire [15:0]  f_path10_new_credit;           // credit written back
+  wire [15:0]  f_path11_new_credit;           // credit written back
+  wire [15:0]  f_path12_new_credit;           // credit written back
+  wire [15:0]  f_path13_new_credit;           // credit written back
+  wire [15:0]  f_path14_new_credit;           // credit written back
+  wire [15:0]  f_path15_new_credit;           // credit written back
+  reg  [15:0]  f_fifo0_elig;                  // eligible paths of the request behind this slot
+  wire         f_fifo0_occupied;              // this slot holds a decision
+  wire [3:0]   f_fifo0_path;                  // the slot's path
+  reg  [15:0]  f_fifo1_elig;                  // eligible paths of the request behind this slot
+  wire         f_fifo1_occupied;              // this slot holds a decision
+  wire [3:0]   f_fifo1_path;                  // the slot's path
+  reg  [15:0]  f_fifo2_elig;                  // eligible paths of the request behind this slot
+  wire         f_fifo2_occupied;              // this slot holds a decision
+  wire [3:0]   f_fifo2_path;                  // the slot's path
+  reg  [15:0]  f_fifo3_elig;                  // eligible paths of the request behind this slot
+  wire         f_fifo3_occupied;              // this slot holds a decision
+  wire [3:0]   f_fifo3_path;                  // the slot's path
+  reg  [15:0]  f_head_elig;                   // eligible paths of the head decision's request
+  wire [255:0] f_credit_stored;               // word of credit_mem at the tracked address
+  (* anyconst *) reg  [11:0]  f_fair_conn;    // the tracked connection
+  (* anyconst *) reg  [15:0]  f_fair_elig;    // its eligible set
+  (* anyconst *) reg  [127:0] f_fair_weight;  // its weights
+  wire [23:0]  f_fair_total;                  // W: the weight sum over the eligible set
+  reg  [23:0]  f_fair_decisions;              // T: decisions of F since the sweep
+  reg  [23:0]  f_fair_lag0;                   // T * w_0 - W * n_0: path 0's lag
+  reg  [23:0]  f_fair_lag1;                   // T * w_1 - W * n_1: path 1's lag
+  reg  [23:0]  f_fair_lag2;                   // T * w_2 - W * n_2: path 2's lag
+  reg  [23:0]  f_fair_lag3;                   // T * w_3 - W * n_3: path 3's lag
+  reg  [23:0]  f_fair_lag4;                   // T * w_4 - W * n_4: path 4's lag
+  reg  [23:0]  f_fair_lag5;                   // T * w_5 - W * n_5: path 5's lag
+  reg  [23:0]  f_fair_lag6;                   // T * w_6 - W * n_6: path 6's lag
+  reg  [23:0]  f_fair_lag7;                   // T * w_7 - W * n_7: path 7's lag
+  reg  [23:0]  f_fair_lag8;                   // T * w_8 - W * n_8: path 8's lag
+  reg  [23:0]  f_fair_lag9;                   // T * w_9 - W * n_9: path 9's lag
+  reg  [23:0]  f_fair_lag10;                  // T * w_10 - W * n_10: path 10's lag
+  reg  [23:0]  f_fair_lag11;                  // T * w_11 - W * n_11: path 11's lag
+  reg  [23:0]  f_fair_lag12;                  // T * w_12 - W * n_12: path 12's lag
+  reg  [23:0]  f_fair_lag13;                  // T * w_13 - W * n_13: path 13's lag
+  reg  [23:0]  f_fair_lag14;                  // T * w_14 - W * n_14: path 14's lag
+  reg  [23:0]  f_fair_lag15;                  // T * w_15 - W * n_15: path 15's lag
+  wire [255:0] f_fair_credits;                // word of credit_mem at the tracked address
+  wire         f_fair_swept;                  // the clear sweep has zeroed F's credits
+  wire [23:0]  f_fair_lift0;                  // c_0 + W
+  wire [23:0]  f_fair_lift1;                  // c_1 + W
+  wire [23:0]  f_fair_lift2;                  // c_2 + W
+  wire [23:0]  f_fair_lift3;                  // c_3 + W
+  wire [23:0]  f_fair_lift4;                  // c_4 + W
+  wire [23:0]  f_fair_lift5;                  // c_5 + W
+  wire [23:0]  f_fair_lift6;                  // c_6 + W
+  wire [23:0]  f_fair_lift7;                  // c_7 + W
+  wire [23:0]  f_fair_lift8;                  // c_8 + W
+  wire [23:0]  f_fair_lift9;                  // c_9 + W
+  wire [23:0]  f_fair_lift10;                 // c_10 + W
+  wire [23:0]  f_fair_lift11;                 // c_11 + W
+  wire [23:0]  f_fair_lift12;                 // c_12 + W
+  wire [23:0]  f_fair_lift13;                 // c_13 + W
+  wire [23:0]  f_fair_lift14;                 // c_14 + W
+  wire [23:0]  f_fair_lift15;                 // c_15 + W
+  reg          f_seen_sel;                    // a decision has left since reset
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -705,6 +745,70 @@ module path_selector #(
     endcase
   end
 
+  assign f_credit_stored = credit_mem[p2_conn_reg];
+
+  assign f_fair_total = (((((((((((((((f_fair_elig[0] ? {16'd0, f_fair_weight[7:0] | {7'd0, f_fair_weight[7:0] == 8'd0}} : 24'd0) + (f_fair_elig[1] ? {16'd0, f_fair_weight[15:8] | {7'd0, f_fair_weight[15:8] == 8'd0}} : 24'd0)) + (f_fair_elig[2] ? {16'd0, f_fair_weight[23:16] | {7'd0, f_fair_weight[23:16] == 8'd0}} : 24'd0)) + (f_fair_elig[3] ? {16'd0, f_fair_weight[31:24] | {7'd0, f_fair_weight[31:24] == 8'd0}} : 24'd0)) + (f_fair_elig[4] ? {16'd0, f_fair_weight[39:32] | {7'd0, f_fair_weight[39:32] == 8'd0}} : 24'd0)) + (f_fair_elig[5] ? {16'd0, f_fair_weight[47:40] | {7'd0, f_fair_weight[47:40] == 8'd0}} : 24'd0)) + (f_fair_elig[6] ? {16'd0, f_fair_weight[55:48] | {7'd0, f_fair_weight[55:48] == 8'd0}} : 24'd0)) + (f_fair_elig[7] ? {16'd0, f_fair_weight[63:56] | {7'd0, f_fair_weight[63:56] == 8'd0}} : 24'd0)) + (f_fair_elig[8] ? {16'd0, f_fair_weight[71:64] | {7'd0, f_fair_weight[71:64] == 8'd0}} : 24'd0)) + (f_fair_elig[9] ? {16'd0, f_fair_weight[79:72] | {7'd0, f_fair_weight[79:72] == 8'd0}} : 24'd0)) + (f_fair_elig[10] ? {16'd0, f_fair_weight[87:80] | {7'd0, f_fair_weight[87:80] == 8'd0}} : 24'd0)) + (f_fair_elig[11] ? {16'd0, f_fair_weight[95:88] | {7'd0, f_fair_weight[95:88] == 8'd0}} : 24'd0)) + (f_fair_elig[12] ? {16'd0, f_fair_weight[103:96] | {7'd0, f_fair_weight[103:96] == 8'd0}} : 24'd0)) + (f_fair_elig[13] ? {16'd0, f_fair_weight[111:104] | {7'd0, f_fair_weight[111:104] == 8'd0}} : 24'd0)) + (f_fair_elig[14] ? {16'd0, f_fair_weight[119:112] | {7'd0, f_fair_weight[119:112] == 8'd0}} : 24'd0)) + (f_fair_elig[15] ? {16'd0, f_fair_weight[127:120] | {7'd0, f_fair_weight[127:120] == 8'd0}} : 24'd0);
+
+  always @(posedge clk) begin
+    if (rst || init_reg) begin
+      f_fair_decisions <= 24'd0;
+      f_fair_lag0 <= 24'd0;
+      f_fair_lag1 <= 24'd0;
+      f_fair_lag2 <= 24'd0;
+      f_fair_lag3 <= 24'd0;
+      f_fair_lag4 <= 24'd0;
+      f_fair_lag5 <= 24'd0;
+      f_fair_lag6 <= 24'd0;
+      f_fair_lag7 <= 24'd0;
+      f_fair_lag8 <= 24'd0;
+      f_fair_lag9 <= 24'd0;
+      f_fair_lag10 <= 24'd0;
+      f_fair_lag11 <= 24'd0;
+      f_fair_lag12 <= 24'd0;
+      f_fair_lag13 <= 24'd0;
+      f_fair_lag14 <= 24'd0;
+      f_fair_lag15 <= 24'd0;
+    end else if (p2_valid_reg && (p2_conn_reg == f_fair_conn)) begin
+      f_fair_decisions <= f_fair_decisions + 24'd1;
+      f_fair_lag0 <= (f_fair_lag0 + (f_fair_elig[0] ? {16'd0, f_fair_weight[7:0] | {7'd0, f_fair_weight[7:0] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd0) ? f_fair_total : 24'd0);
+      f_fair_lag1 <= (f_fair_lag1 + (f_fair_elig[1] ? {16'd0, f_fair_weight[15:8] | {7'd0, f_fair_weight[15:8] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd1) ? f_fair_total : 24'd0);
+      f_fair_lag2 <= (f_fair_lag2 + (f_fair_elig[2] ? {16'd0, f_fair_weight[23:16] | {7'd0, f_fair_weight[23:16] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd2) ? f_fair_total : 24'd0);
+      f_fair_lag3 <= (f_fair_lag3 + (f_fair_elig[3] ? {16'd0, f_fair_weight[31:24] | {7'd0, f_fair_weight[31:24] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd3) ? f_fair_total : 24'd0);
+      f_fair_lag4 <= (f_fair_lag4 + (f_fair_elig[4] ? {16'd0, f_fair_weight[39:32] | {7'd0, f_fair_weight[39:32] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd4) ? f_fair_total : 24'd0);
+      f_fair_lag5 <= (f_fair_lag5 + (f_fair_elig[5] ? {16'd0, f_fair_weight[47:40] | {7'd0, f_fair_weight[47:40] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd5) ? f_fair_total : 24'd0);
+      f_fair_lag6 <= (f_fair_lag6 + (f_fair_elig[6] ? {16'd0, f_fair_weight[55:48] | {7'd0, f_fair_weight[55:48] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd6) ? f_fair_total : 24'd0);
+      f_fair_lag7 <= (f_fair_lag7 + (f_fair_elig[7] ? {16'd0, f_fair_weight[63:56] | {7'd0, f_fair_weight[63:56] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd7) ? f_fair_total : 24'd0);
+      f_fair_lag8 <= (f_fair_lag8 + (f_fair_elig[8] ? {16'd0, f_fair_weight[71:64] | {7'd0, f_fair_weight[71:64] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd8) ? f_fair_total : 24'd0);
+      f_fair_lag9 <= (f_fair_lag9 + (f_fair_elig[9] ? {16'd0, f_fair_weight[79:72] | {7'd0, f_fair_weight[79:72] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd9) ? f_fair_total : 24'd0);
+      f_fair_lag10 <= (f_fair_lag10 + (f_fair_elig[10] ? {16'd0, f_fair_weight[87:80] | {7'd0, f_fair_weight[87:80] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd10) ? f_fair_total : 24'd0);
+      f_fair_lag11 <= (f_fair_lag11 + (f_fair_elig[11] ? {16'd0, f_fair_weight[95:88] | {7'd0, f_fair_weight[95:88] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd11) ? f_fair_total : 24'd0);
+      f_fair_lag12 <= (f_fair_lag12 + (f_fair_elig[12] ? {16'd0, f_fair_weight[103:96] | {7'd0, f_fair_weight[103:96] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd12) ? f_fair_total : 24'd0);
+      f_fair_lag13 <= (f_fair_lag13 + (f_fair_elig[13] ? {16'd0, f_fair_weight[111:104] | {7'd0, f_fair_weight[111:104] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd13) ? f_fair_total : 24'd0);
+      f_fair_lag14 <= (f_fair_lag14 + (f_fair_elig[14] ? {16'd0, f_fair_weight[119:112] | {7'd0, f_fair_weight[119:112] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd14) ? f_fair_total : 24'd0);
+      f_fair_lag15 <= (f_fair_lag15 + (f_fair_elig[15] ? {16'd0, f_fair_weight[127:120] | {7'd0, f_fair_weight[127:120] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 4'd15) ? f_fair_total : 24'd0);
+    end
+  end
+
+  assign f_fair_credits = credit_mem[f_fair_conn];
+
+  assign f_fair_swept = !init_reg || (init_addr_reg > f_fair_conn);
+  assign f_fair_lift0 = {{8{f_fair_credits[15]}}, f_fair_credits[15:0]} + f_fair_total;
+  assign f_fair_lift1 = {{8{f_fair_credits[31]}}, f_fair_credits[31:16]} + f_fair_total;
+  assign f_fair_lift2 = {{8{f_fair_credits[47]}}, f_fair_credits[47:32]} + f_fair_total;
+  assign f_fair_lift3 = {{8{f_fair_credits[63]}}, f_fair_credits[63:48]} + f_fair_total;
+  assign f_fair_lift4 = {{8{f_fair_credits[79]}}, f_fair_credits[79:64]} + f_fair_total;
+  assign f_fair_lift5 = {{8{f_fair_credits[95]}}, f_fair_credits[95:80]} + f_fair_total;
+  assign f_fair_lift6 = {{8{f_fair_credits[111]}}, f_fair_credits[111:96]} + f_fair_total;
+  assign f_fair_lift7 = {{8{f_fair_credits[127]}}, f_fair_credits[127:112]} + f_fair_total;
+  assign f_fair_lift8 = {{8{f_fair_credits[143]}}, f_fair_credits[143:128]} + f_fair_total;
+  assign f_fair_lift9 = {{8{f_fair_credits[159]}}, f_fair_credits[159:144]} + f_fair_total;
+  assign f_fair_lift10 = {{8{f_fair_credits[175]}}, f_fair_credits[175:160]} + f_fair_total;
+  assign f_fair_lift11 = {{8{f_fair_credits[191]}}, f_fair_credits[191:176]} + f_fair_total;
+  assign f_fair_lift12 = {{8{f_fair_credits[207]}}, f_fair_credits[207:192]} + f_fair_total;
+  assign f_fair_lift13 = {{8{f_fair_credits[223]}}, f_fair_credits[223:208]} + f_fair_total;
+  assign f_fair_lift14 = {{8{f_fair_credits[239]}}, f_fair_credits[239:224]} + f_fair_total;
+  assign f_fair_lift15 = {{8{f_fair_credits[255]}}, f_fair_credits[255:240]} + f_fair_total;
+
   always @(posedge clk) begin
     if (rst) begin
       f_seen_sel <= 1'b0;
@@ -726,6 +830,9 @@ module path_selector #(
 
       // m_sel: valid stays high until its handshake (this block keeps it)
       a_m_sel_valid_held: assert (!f_past_m_sel_stall || m_sel_valid);
+
+      // m_sel: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_sel_stall_fire: cover ((f_past_m_sel_stall && m_sel_valid) && m_sel_ready);
 
       // m_sel: payload holds while valid and not ready (this block keeps it)
       a_m_sel_payload_stable: assert (!f_past_m_sel_stall || ({m_sel_conn, m_sel_path, m_sel_none} == f_past_m_sel_payload));
@@ -849,6 +956,117 @@ module path_selector #(
 
       // m_sel never names a path that was not eligible in its request; m_sel_none only when no path was
       a_sel_eligible: assert (!m_sel_valid || (m_sel_none ? f_head_elig == 16'd0 : f_head_elig[m_sel_path]));
+
+      // credit: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_credit_no_lost_update: assert (!p2_valid_reg || (credit_in == f_credit_stored));
+
+      // credit: nothing is in flight while the clear sweep writes the table
+      a_credit_sweep_alone: assert (!init_reg || !((((1'b0 || p1_valid_reg) || p2_valid_reg) || fw0_valid_reg) || fw1_valid_reg));
+
+      // requests of the tracked connection keep one non-empty eligible set and one weight vector, and never clear
+      asm_fair_fixed_request: assume (!(s_req_valid && (s_req_conn == f_fair_conn)) || ((((s_req_elig == f_fair_elig) && (s_req_weight == f_fair_weight)) && (s_req_clr == 16'd0)) && (f_fair_elig != 16'd0)));
+
+      // F's credits sum to zero (SWRR's zero-sum update, no saturation)
+      a_fair_zero_sum: assert (!f_fair_swept || (((((((((((((((({{8{f_fair_credits[15]}}, f_fair_credits[15:0]} + {{8{f_fair_credits[31]}}, f_fair_credits[31:16]}) + {{8{f_fair_credits[47]}}, f_fair_credits[47:32]}) + {{8{f_fair_credits[63]}}, f_fair_credits[63:48]}) + {{8{f_fair_credits[79]}}, f_fair_credits[79:64]}) + {{8{f_fair_credits[95]}}, f_fair_credits[95:80]}) + {{8{f_fair_credits[111]}}, f_fair_credits[111:96]}) + {{8{f_fair_credits[127]}}, f_fair_credits[127:112]}) + {{8{f_fair_credits[143]}}, f_fair_credits[143:128]}) + {{8{f_fair_credits[159]}}, f_fair_credits[159:144]}) + {{8{f_fair_credits[175]}}, f_fair_credits[175:160]}) + {{8{f_fair_credits[191]}}, f_fair_credits[191:176]}) + {{8{f_fair_credits[207]}}, f_fair_credits[207:192]}) + {{8{f_fair_credits[223]}}, f_fair_credits[223:208]}) + {{8{f_fair_credits[239]}}, f_fair_credits[239:224]}) + {{8{f_fair_credits[255]}}, f_fair_credits[255:240]}) == 24'd0));
+
+      // path 0 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds0: assert (!f_fair_swept || (f_fair_elig[0] ? !f_fair_lift0[23] && (f_fair_lift0 != 24'd0) : {{8{f_fair_credits[15]}}, f_fair_credits[15:0]} == 24'd0));
+
+      // path 0 of F: its credit is exactly its lag T * w_0 - W * n_0 behind its weighted share
+      a_fair_share0: assert (!f_fair_swept || ({{8{f_fair_credits[15]}}, f_fair_credits[15:0]} == f_fair_lag0));
+
+      // path 1 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds1: assert (!f_fair_swept || (f_fair_elig[1] ? !f_fair_lift1[23] && (f_fair_lift1 != 24'd0) : {{8{f_fair_credits[31]}}, f_fair_credits[31:16]} == 24'd0));
+
+      // path 1 of F: its credit is exactly its lag T * w_1 - W * n_1 behind its weighted share
+      a_fair_share1: assert (!f_fair_swept || ({{8{f_fair_credits[31]}}, f_fair_credits[31:16]} == f_fair_lag1));
+
+      // path 2 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds2: assert (!f_fair_swept || (f_fair_elig[2] ? !f_fair_lift2[23] && (f_fair_lift2 != 24'd0) : {{8{f_fair_credits[47]}}, f_fair_credits[47:32]} == 24'd0));
+
+      // path 2 of F: its credit is exactly its lag T * w_2 - W * n_2 behind its weighted share
+      a_fair_share2: assert (!f_fair_swept || ({{8{f_fair_credits[47]}}, f_fair_credits[47:32]} == f_fair_lag2));
+
+      // path 3 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds3: assert (!f_fair_swept || (f_fair_elig[3] ? !f_fair_lift3[23] && (f_fair_lift3 != 24'd0) : {{8{f_fair_credits[63]}}, f_fair_credits[63:48]} == 24'd0));
+
+      // path 3 of F: its credit is exactly its lag T * w_3 - W * n_3 behind its weighted share
+      a_fair_share3: assert (!f_fair_swept || ({{8{f_fair_credits[63]}}, f_fair_credits[63:48]} == f_fair_lag3));
+
+      // path 4 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds4: assert (!f_fair_swept || (f_fair_elig[4] ? !f_fair_lift4[23] && (f_fair_lift4 != 24'd0) : {{8{f_fair_credits[79]}}, f_fair_credits[79:64]} == 24'd0));
+
+      // path 4 of F: its credit is exactly its lag T * w_4 - W * n_4 behind its weighted share
+      a_fair_share4: assert (!f_fair_swept || ({{8{f_fair_credits[79]}}, f_fair_credits[79:64]} == f_fair_lag4));
+
+      // path 5 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds5: assert (!f_fair_swept || (f_fair_elig[5] ? !f_fair_lift5[23] && (f_fair_lift5 != 24'd0) : {{8{f_fair_credits[95]}}, f_fair_credits[95:80]} == 24'd0));
+
+      // path 5 of F: its credit is exactly its lag T * w_5 - W * n_5 behind its weighted share
+      a_fair_share5: assert (!f_fair_swept || ({{8{f_fair_credits[95]}}, f_fair_credits[95:80]} == f_fair_lag5));
+
+      // path 6 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds6: assert (!f_fair_swept || (f_fair_elig[6] ? !f_fair_lift6[23] && (f_fair_lift6 != 24'd0) : {{8{f_fair_credits[111]}}, f_fair_credits[111:96]} == 24'd0));
+
+      // path 6 of F: its credit is exactly its lag T * w_6 - W * n_6 behind its weighted share
+      a_fair_share6: assert (!f_fair_swept || ({{8{f_fair_credits[111]}}, f_fair_credits[111:96]} == f_fair_lag6));
+
+      // path 7 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds7: assert (!f_fair_swept || (f_fair_elig[7] ? !f_fair_lift7[23] && (f_fair_lift7 != 24'd0) : {{8{f_fair_credits[127]}}, f_fair_credits[127:112]} == 24'd0));
+
+      // path 7 of F: its credit is exactly its lag T * w_7 - W * n_7 behind its weighted share
+      a_fair_share7: assert (!f_fair_swept || ({{8{f_fair_credits[127]}}, f_fair_credits[127:112]} == f_fair_lag7));
+
+      // path 8 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds8: assert (!f_fair_swept || (f_fair_elig[8] ? !f_fair_lift8[23] && (f_fair_lift8 != 24'd0) : {{8{f_fair_credits[143]}}, f_fair_credits[143:128]} == 24'd0));
+
+      // path 8 of F: its credit is exactly its lag T * w_8 - W * n_8 behind its weighted share
+      a_fair_share8: assert (!f_fair_swept || ({{8{f_fair_credits[143]}}, f_fair_credits[143:128]} == f_fair_lag8));
+
+      // path 9 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds9: assert (!f_fair_swept || (f_fair_elig[9] ? !f_fair_lift9[23] && (f_fair_lift9 != 24'd0) : {{8{f_fair_credits[159]}}, f_fair_credits[159:144]} == 24'd0));
+
+      // path 9 of F: its credit is exactly its lag T * w_9 - W * n_9 behind its weighted share
+      a_fair_share9: assert (!f_fair_swept || ({{8{f_fair_credits[159]}}, f_fair_credits[159:144]} == f_fair_lag9));
+
+      // path 10 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds10: assert (!f_fair_swept || (f_fair_elig[10] ? !f_fair_lift10[23] && (f_fair_lift10 != 24'd0) : {{8{f_fair_credits[175]}}, f_fair_credits[175:160]} == 24'd0));
+
+      // path 10 of F: its credit is exactly its lag T * w_10 - W * n_10 behind its weighted share
+      a_fair_share10: assert (!f_fair_swept || ({{8{f_fair_credits[175]}}, f_fair_credits[175:160]} == f_fair_lag10));
+
+      // path 11 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds11: assert (!f_fair_swept || (f_fair_elig[11] ? !f_fair_lift11[23] && (f_fair_lift11 != 24'd0) : {{8{f_fair_credits[191]}}, f_fair_credits[191:176]} == 24'd0));
+
+      // path 11 of F: its credit is exactly its lag T * w_11 - W * n_11 behind its weighted share
+      a_fair_share11: assert (!f_fair_swept || ({{8{f_fair_credits[191]}}, f_fair_credits[191:176]} == f_fair_lag11));
+
+      // path 12 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds12: assert (!f_fair_swept || (f_fair_elig[12] ? !f_fair_lift12[23] && (f_fair_lift12 != 24'd0) : {{8{f_fair_credits[207]}}, f_fair_credits[207:192]} == 24'd0));
+
+      // path 12 of F: its credit is exactly its lag T * w_12 - W * n_12 behind its weighted share
+      a_fair_share12: assert (!f_fair_swept || ({{8{f_fair_credits[207]}}, f_fair_credits[207:192]} == f_fair_lag12));
+
+      // path 13 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds13: assert (!f_fair_swept || (f_fair_elig[13] ? !f_fair_lift13[23] && (f_fair_lift13 != 24'd0) : {{8{f_fair_credits[223]}}, f_fair_credits[223:208]} == 24'd0));
+
+      // path 13 of F: its credit is exactly its lag T * w_13 - W * n_13 behind its weighted share
+      a_fair_share13: assert (!f_fair_swept || ({{8{f_fair_credits[223]}}, f_fair_credits[223:208]} == f_fair_lag13));
+
+      // path 14 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds14: assert (!f_fair_swept || (f_fair_elig[14] ? !f_fair_lift14[23] && (f_fair_lift14 != 24'd0) : {{8{f_fair_credits[239]}}, f_fair_credits[239:224]} == 24'd0));
+
+      // path 14 of F: its credit is exactly its lag T * w_14 - W * n_14 behind its weighted share
+      a_fair_share14: assert (!f_fair_swept || ({{8{f_fair_credits[239]}}, f_fair_credits[239:224]} == f_fair_lag14));
+
+      // path 15 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds15: assert (!f_fair_swept || (f_fair_elig[15] ? !f_fair_lift15[23] && (f_fair_lift15 != 24'd0) : {{8{f_fair_credits[255]}}, f_fair_credits[255:240]} == 24'd0));
+
+      // path 15 of F: its credit is exactly its lag T * w_15 - W * n_15 behind its weighted share
+      a_fair_share15: assert (!f_fair_swept || ({{8{f_fair_credits[255]}}, f_fair_credits[255:240]} == f_fair_lag15));
+
+      // F has made 6 decisions over at least two eligible paths (the fairness rules are not vacuous)
+      c_fair_rounds: cover ((f_fair_decisions == 24'd6) && ((f_fair_elig & (f_fair_elig - 16'd1)) != 16'd0));
 
       // a decision naming a path leaves
       c_sel_path: cover ((m_sel_valid && m_sel_ready) && !m_sel_none);

@@ -1896,6 +1896,189 @@ module path_telemetry #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;   // 0 in the first cycle (a reset), 1 after
+  wire [402:0] f_table_stored;        // word of table_mem at the tracked address
+  reg          f_seen_exec;           // an event has executed since reset
+  reg          f_past_s_evt_stall;    // s_evt: valid and not ready last cycle
+  reg  [184:0] f_past_s_evt_payload;  // s_evt: payload last cycle
+  reg          f_past_m_upd_stall;    // m_upd: valid and not ready last cycle
+  reg  [30:0]  f_past_m_upd_payload;  // m_upd: payload last cycle
+  reg          f_past_m_rto_stall;    // m_rto: valid and not ready last cycle
+  reg  [45:0]  f_past_m_rto_payload;  // m_rto: payload last cycle
+  reg          f_past_s_rd_stall;     // s_rd: valid and not ready last cycle
+  reg  [11:0]  f_past_s_rd_payload;   // s_rd: payload last cycle
+  reg          f_past_m_rd_stall;     // m_rd: valid and not ready last cycle
+  reg  [635:0] f_past_m_rd_payload;   // m_rd: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  assign f_table_stored = table_mem[exec_addr];
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_seen_exec <= 1'b0;
+    end else if (p2_valid_reg) begin
+      f_seen_exec <= 1'b1;
+    end
+  end
+
+  always @(posedge clk) begin
+    f_past_s_evt_stall <= (s_evt_valid && !s_evt_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_evt_payload <= {s_evt_kind, s_evt_conn, s_evt_path, s_evt_now, s_evt_cum_acked, s_evt_acked_pkts, s_evt_acked_bytes, s_evt_ecn_cnt, s_evt_rtt_valid, s_evt_rtt, s_evt_acked_seq, s_evt_sport, s_evt_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_upd_stall <= (m_upd_valid && !m_upd_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_upd_payload <= {m_upd_conn, m_upd_path, m_upd_state, m_upd_weight, m_upd_clr, m_upd_act};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rto_stall <= (m_rto_valid && !m_rto_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rto_payload <= {m_rto_conn, m_rto_path, m_rto_state, m_rto_sport, m_rto_gen, m_rto_act};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rd_stall <= (s_rd_valid && !s_rd_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rd_payload <= {s_rd_conn};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rd_stall <= (m_rd_valid && !m_rd_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rd_payload <= {m_rd_conn, m_rd_state, m_rd_inflight, m_rd_cwnd, m_rd_weight};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // upd FIFO: the pointers are apart by the count
+      a_upd_fifo_pointers: assert ((upd_wr_reg - upd_rd_reg) == upd_count_reg[1:0]);
+
+      // upd FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_upd_fifo_room: assert (({1'b0, upd_count_reg} + {1'b0, evt_inflight}) <= 4'd4);
+
+      // rto FIFO: the pointers are apart by the count
+      a_rto_fifo_pointers: assert ((rto_wr_reg - rto_rd_reg) == rto_count_reg[1:0]);
+
+      // rto FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_rto_fifo_room: assert (({1'b0, rto_count_reg} + {1'b0, evt_inflight}) <= 4'd4);
+
+      // rdq FIFO: the pointers are apart by the count
+      a_rdq_fifo_pointers: assert ((rdq_wr_reg - rdq_rd_reg) == rdq_count_reg[1:0]);
+
+      // rdq FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_rdq_fifo_room: assert (({1'b0, rdq_count_reg} + {1'b0, rd_inflight}) <= 4'd4);
+
+      // table: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_table_no_lost_update: assert (!p2_valid_reg || (cur_entry == f_table_stored));
+
+      // table: nothing is in flight while the clear sweep writes the table
+      a_table_sweep_alone: assert (!init_reg || !((((((((pending_reg || p1_valid_reg) || p2_valid_reg) || s1_valid_reg) || s2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_valid_reg) || fw1_valid_reg));
+
+      // an event moves a path only along docs/spec.md's state machine: OPEN to GOOD; ACK with a CE cut GOOD to SKIP; TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP to SUSPECT after the RTOs, SUSPECT to DEAD after the failures; PROBE_REPLY SUSPECT/DEAD to SUSPECT or GOOD; any other change is illegal
+      a_state_transition: assert (!p2_valid_reg || ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'b0 || (((ev_kind == 4'd0) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd1)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd2)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd3)) && (n_state == 2'd0))) || (((ev_kind == 4'd1) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd1) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd1) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd1) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd2) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd2) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd2) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd2) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd3) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd3) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd3) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd3) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd4) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd1)))) || (((ev_kind == 4'd4) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd4) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd4) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd5) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd5) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd5) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd0)))) || (((ev_kind == 4'd5) && (e_state == 2'd3)) && ((n_state == 2'd2) || (n_state == 2'd0)))) || (((ev_kind == 4'd6) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd6) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd6) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd6) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd7) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd2)))) || (((ev_kind == 4'd7) && (e_state == 2'd1)) && ((n_state == 2'd1) || (n_state == 2'd2)))) || (((ev_kind == 4'd7) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd3)))) || (((ev_kind == 4'd7) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd8) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd8) && (e_state == 2'd1)) && ((n_state == 2'd1) || (n_state == 2'd0)))) || (((ev_kind == 4'd8) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd8) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd9) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd2)))) || (((ev_kind == 4'd9) && (e_state == 2'd1)) && (((n_state == 2'd1) || (n_state == 2'd0)) || (n_state == 2'd2)))) || (((ev_kind == 4'd9) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd3)))) || (((ev_kind == 4'd9) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd10) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd10) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd10) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd10) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd11) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd11) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd11) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd11) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd12) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd12) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd12) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd12) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd13) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd13) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd13) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd13) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd14) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd14) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd14) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd14) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd15) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd15) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd15) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd15) && (e_state == 2'd3)) && (n_state == 2'd3))));
+
+      // a OPEN event executes
+      c_exec_open: cover (p2_valid_reg && (ev_kind == 4'd0));
+
+      // a SEND event executes
+      c_exec_send: cover (p2_valid_reg && (ev_kind == 4'd1));
+
+      // a RETX event executes
+      c_exec_retx: cover (p2_valid_reg && (ev_kind == 4'd2));
+
+      // a PROBE_SENT event executes
+      c_exec_probe_sent: cover (p2_valid_reg && (ev_kind == 4'd3));
+
+      // a ACK event executes
+      c_exec_ack: cover (p2_valid_reg && (ev_kind == 4'd4));
+
+      // a PROBE_REPLY event executes
+      c_exec_probe_reply: cover (p2_valid_reg && (ev_kind == 4'd5));
+
+      // a NACK event executes
+      c_exec_nack: cover (p2_valid_reg && (ev_kind == 4'd6));
+
+      // a TIMEOUT event executes
+      c_exec_timeout: cover (p2_valid_reg && (ev_kind == 4'd7));
+
+      // a TICK event executes
+      c_exec_tick: cover (p2_valid_reg && (ev_kind == 4'd8));
+
+      // an event executes on an entry the previous cycle's event wrote (forwarding in use)
+      c_back_to_back: cover ((p2_valid_reg && fw0_valid_reg) && (fw0_addr_reg == exec_addr));
+
+      // a CE cut moves a path from GOOD to SKIP
+      c_good_to_skip: cover (((p2_valid_reg && (ev_kind == 4'd4)) && (e_state == 2'd0)) && (n_state == 2'd1));
+
+      // timeouts move a path from GOOD to SUSPECT
+      c_suspect: cover ((p2_valid_reg && (e_state == 2'd0)) && (n_state == 2'd2));
+
+      // after events have executed, the pipeline and every FIFO drain empty
+      c_drained: cover ((((((((f_seen_exec && !pending_reg) && !p1_valid_reg) && !p2_valid_reg) && !r1_valid_reg) && !r2_valid_reg) && (upd_count_reg == 3'd0)) && (rto_count_reg == 3'd0)) && (rdq_count_reg == 3'd0));
+
+      // s_evt: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_evt_valid_held: assume (!f_past_s_evt_stall || s_evt_valid);
+
+      // s_evt: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_evt_payload_stable: assume (!f_past_s_evt_stall || ({s_evt_kind, s_evt_conn, s_evt_path, s_evt_now, s_evt_cum_acked, s_evt_acked_pkts, s_evt_acked_bytes, s_evt_ecn_cnt, s_evt_rtt_valid, s_evt_rtt, s_evt_acked_seq, s_evt_sport, s_evt_plane} == f_past_s_evt_payload));
+
+      // m_upd: valid stays high until its handshake (this block keeps it)
+      a_m_upd_valid_held: assert (!f_past_m_upd_stall || m_upd_valid);
+
+      // m_upd: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_upd_stall_fire: cover ((f_past_m_upd_stall && m_upd_valid) && m_upd_ready);
+
+      // m_upd: payload holds while valid and not ready (this block keeps it)
+      a_m_upd_payload_stable: assert (!f_past_m_upd_stall || ({m_upd_conn, m_upd_path, m_upd_state, m_upd_weight, m_upd_clr, m_upd_act} == f_past_m_upd_payload));
+
+      // m_rto: valid stays high until its handshake (this block keeps it)
+      a_m_rto_valid_held: assert (!f_past_m_rto_stall || m_rto_valid);
+
+      // m_rto: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_rto_stall_fire: cover ((f_past_m_rto_stall && m_rto_valid) && m_rto_ready);
+
+      // m_rto: payload holds while valid and not ready (this block keeps it)
+      a_m_rto_payload_stable: assert (!f_past_m_rto_stall || ({m_rto_conn, m_rto_path, m_rto_state, m_rto_sport, m_rto_gen, m_rto_act} == f_past_m_rto_payload));
+
+      // s_rd: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_rd_valid_held: assume (!f_past_s_rd_stall || s_rd_valid);
+
+      // s_rd: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_rd_payload_stable: assume (!f_past_s_rd_stall || ({s_rd_conn} == f_past_s_rd_payload));
+
+      // m_rd: valid stays high until its handshake (this block keeps it)
+      a_m_rd_valid_held: assert (!f_past_m_rd_stall || m_rd_valid);
+
+      // m_rd: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_rd_stall_fire: cover ((f_past_m_rd_stall && m_rd_valid) && m_rd_ready);
+
+      // m_rd: payload holds while valid and not ready (this block keeps it)
+      a_m_rd_payload_stable: assert (!f_past_m_rd_stall || ({m_rd_conn, m_rd_state, m_rd_inflight, m_rd_cwnd, m_rd_weight} == f_past_m_rd_payload));
+    end
+  end
+`endif
+
 endmodule
 
 `resetall

@@ -563,6 +563,167 @@ module sack_gen #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
+  wire [312:0] f_rx_state_stored;      // word of rx_state_mem at the tracked address
+  wire [255:0] f_new_bit;              // the accepted psn's bit
+  reg          f_seen_beat;            // a beat has been through the update stage
+  reg          f_past_s_pkt_stall;     // s_pkt: valid and not ready last cycle
+  reg  [183:0] f_past_s_pkt_payload;   // s_pkt: payload last cycle
+  reg          f_past_m_sack_stall;    // m_sack: valid and not ready last cycle
+  reg  [418:0] f_past_m_sack_payload;  // m_sack: payload last cycle
+  reg          f_past_m_nack_stall;    // m_nack: valid and not ready last cycle
+  reg  [146:0] f_past_m_nack_payload;  // m_nack: payload last cycle
+  reg          f_past_m_new_stall;     // m_new: valid and not ready last cycle
+  reg  [87:0]  f_past_m_new_payload;   // m_new: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  assign f_rx_state_stored = rx_state_mem[pick_addr];
+
+  assign f_new_bit = 256'd1 << bit_index;
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_seen_beat <= 1'b0;
+    end else if (p2_valid_reg) begin
+      f_seen_beat <= 1'b1;
+    end
+  end
+
+  always @(posedge clk) begin
+    f_past_s_pkt_stall <= (s_pkt_valid && !s_pkt_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_pkt_payload <= {s_pkt_op, s_pkt_conn, s_pkt_path_id, s_pkt_psn, s_pkt_gen, s_pkt_ce, s_pkt_ackreq, s_pkt_bad, s_pkt_payload_len, s_pkt_stream_id, s_pkt_msn, s_pkt_tx_ts, s_pkt_dst_conn, s_pkt_completed_msn, s_pkt_sport, s_pkt_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_sack_stall <= (m_sack_valid && !m_sack_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_sack_payload <= {m_sack_conn, m_sack_dst_conn, m_sack_path_id, m_sack_path_gen, m_sack_cum_psn, m_sack_stream_id, m_sack_completed_msn, m_sack_echo_ts, m_sack_ecn_cnt, m_sack_rate_hint, m_sack_bitmap, m_sack_sport, m_sack_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_nack_stall <= (m_nack_valid && !m_nack_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_nack_payload <= {m_nack_conn, m_nack_dst_conn, m_nack_code, m_nack_path_id, m_nack_path_gen, m_nack_psn, m_nack_stream_id, m_nack_msn, m_nack_echo_ts, m_nack_sport, m_nack_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_new_stall <= (m_new_valid && !m_new_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_new_payload <= {m_new_conn, m_new_path_id, m_new_psn, m_new_stream_id, m_new_msn, m_new_payload_len};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // sack FIFO: the pointers are apart by the count
+      a_sack_fifo_pointers: assert ((sack_wr_reg - sack_rd_reg) == sack_count_reg[1:0]);
+
+      // sack FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_sack_fifo_room: assert (({1'b0, sack_count_reg} + {1'b0, inflight}) <= 4'd4);
+
+      // nack FIFO: the pointers are apart by the count
+      a_nack_fifo_pointers: assert ((nack_wr_reg - nack_rd_reg) == nack_count_reg[1:0]);
+
+      // nack FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_nack_fifo_room: assert (({1'b0, nack_count_reg} + {1'b0, inflight}) <= 4'd4);
+
+      // new FIFO: the pointers are apart by the count
+      a_new_fifo_pointers: assert ((new_wr_reg - new_rd_reg) == new_count_reg[1:0]);
+
+      // new FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_new_fifo_room: assert (({1'b0, new_count_reg} + {1'b0, inflight}) <= 4'd4);
+
+      // rx_state: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_rx_state_no_lost_update: assert (!p2_valid_reg || (cur_entry == f_rx_state_stored));
+
+      // rx_state: nothing is in flight while the clear sweep writes the table
+      a_rx_state_sweep_alone: assert (!init_reg || !(((p1_valid_reg || p2_valid_reg) || fw0_valid_reg) || fw1_valid_reg));
+
+      // an accepted psn beyond cum_psn sets exactly its own bit, which was clear
+      a_bit_set_once: assert (!(accept && !psn_next) || (((cur_bitmap & f_new_bit) == 256'd0) && (upd_bitmap == (cur_bitmap | f_new_bit))));
+
+      // the psn at cum_psn moves cum_psn past itself and the run of received psns after it, shifting them out
+      a_in_order_advance: assert (!(accept && psn_next) || ((upd_bitmap == (cur_bitmap >> advance)) && (upd_cum == (cur_cum + {15'd0, advance}))));
+
+      // a duplicate (behind cum_psn or its bit set) changes neither the bitmap nor cum_psn
+      a_dup_no_change: assert (!dup || ((upd_bitmap == cur_bitmap) && (upd_cum == cur_cum)));
+
+      // a duplicate is never reported as a new packet
+      a_dup_not_new: assert (!dup || !accept);
+
+      // a psn ahead of cum_psn sets its bit
+      c_bit_set: cover (accept && !psn_next);
+
+      // the psn at cum_psn advances it
+      c_in_order: cover (accept && psn_next);
+
+      // a duplicate is recognised
+      c_dup: cover (dup);
+
+      // an OPEN beat completes
+      c_open: cover (is_open);
+
+      // a PROBE beat completes
+      c_probe: cover (is_probe);
+
+      // a beat answers with a NACK
+      c_nack: cover (nack);
+
+      // after beats, the pipeline and every FIFO drain empty
+      c_drained: cover ((((f_seen_beat && (inflight == 3'd0)) && (sack_count_reg == 3'd0)) && (nack_count_reg == 3'd0)) && (new_count_reg == 3'd0));
+
+      // s_pkt: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_pkt_valid_held: assume (!f_past_s_pkt_stall || s_pkt_valid);
+
+      // s_pkt: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_pkt_payload_stable: assume (!f_past_s_pkt_stall || ({s_pkt_op, s_pkt_conn, s_pkt_path_id, s_pkt_psn, s_pkt_gen, s_pkt_ce, s_pkt_ackreq, s_pkt_bad, s_pkt_payload_len, s_pkt_stream_id, s_pkt_msn, s_pkt_tx_ts, s_pkt_dst_conn, s_pkt_completed_msn, s_pkt_sport, s_pkt_plane} == f_past_s_pkt_payload));
+
+      // m_sack: valid stays high until its handshake (this block keeps it)
+      a_m_sack_valid_held: assert (!f_past_m_sack_stall || m_sack_valid);
+
+      // m_sack: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_sack_stall_fire: cover ((f_past_m_sack_stall && m_sack_valid) && m_sack_ready);
+
+      // m_sack: payload holds while valid and not ready (this block keeps it)
+      a_m_sack_payload_stable: assert (!f_past_m_sack_stall || ({m_sack_conn, m_sack_dst_conn, m_sack_path_id, m_sack_path_gen, m_sack_cum_psn, m_sack_stream_id, m_sack_completed_msn, m_sack_echo_ts, m_sack_ecn_cnt, m_sack_rate_hint, m_sack_bitmap, m_sack_sport, m_sack_plane} == f_past_m_sack_payload));
+
+      // m_nack: valid stays high until its handshake (this block keeps it)
+      a_m_nack_valid_held: assert (!f_past_m_nack_stall || m_nack_valid);
+
+      // m_nack: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_nack_stall_fire: cover ((f_past_m_nack_stall && m_nack_valid) && m_nack_ready);
+
+      // m_nack: payload holds while valid and not ready (this block keeps it)
+      a_m_nack_payload_stable: assert (!f_past_m_nack_stall || ({m_nack_conn, m_nack_dst_conn, m_nack_code, m_nack_path_id, m_nack_path_gen, m_nack_psn, m_nack_stream_id, m_nack_msn, m_nack_echo_ts, m_nack_sport, m_nack_plane} == f_past_m_nack_payload));
+
+      // m_new: valid stays high until its handshake (this block keeps it)
+      a_m_new_valid_held: assert (!f_past_m_new_stall || m_new_valid);
+
+      // m_new: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_new_stall_fire: cover ((f_past_m_new_stall && m_new_valid) && m_new_ready);
+
+      // m_new: payload holds while valid and not ready (this block keeps it)
+      a_m_new_payload_stable: assert (!f_past_m_new_stall || ({m_new_conn, m_new_path_id, m_new_psn, m_new_stream_id, m_new_msn, m_new_payload_len} == f_past_m_new_payload));
+    end
+  end
+`endif
+
 endmodule
 
 `resetall

@@ -495,6 +495,181 @@ module csr #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;       // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_axil_aw_stall;    // s_axil_aw: valid and not ready last cycle
+  reg  [10:0]  f_past_s_axil_aw_payload;  // s_axil_aw: payload last cycle
+  reg          f_past_s_axil_w_stall;     // s_axil_w: valid and not ready last cycle
+  reg  [35:0]  f_past_s_axil_w_payload;   // s_axil_w: payload last cycle
+  reg          f_past_s_axil_ar_stall;    // s_axil_ar: valid and not ready last cycle
+  reg  [10:0]  f_past_s_axil_ar_payload;  // s_axil_ar: payload last cycle
+  reg          f_past_s_axil_b_stall;     // s_axil_b: valid and not ready last cycle
+  reg  [1:0]   f_past_s_axil_b_payload;   // s_axil_b: payload last cycle
+  reg          f_past_s_axil_r_stall;     // s_axil_r: valid and not ready last cycle
+  reg  [33:0]  f_past_s_axil_r_payload;   // s_axil_r: payload last cycle
+  reg  [3:0]   f_s_axil_aw_open;          // write addresses taken, not yet answered on B
+  reg  [3:0]   f_s_axil_w_open;           // write data taken, not yet answered on B
+  reg  [3:0]   f_s_axil_ar_open;          // read addresses taken, not yet answered on R
+  reg          f_past_m_mr_stall;         // m_mr: valid and not ready last cycle
+  reg  [161:0] f_past_m_mr_payload;       // m_mr: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_aw_stall <= (s_axil_awvalid && !s_axil_awready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_aw_payload <= {s_axil_awaddr, s_axil_awprot};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_w_stall <= (s_axil_wvalid && !s_axil_wready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_w_payload <= {s_axil_wdata, s_axil_wstrb};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_ar_stall <= (s_axil_arvalid && !s_axil_arready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_ar_payload <= {s_axil_araddr, s_axil_arprot};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_b_stall <= (s_axil_bvalid && !s_axil_bready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_b_payload <= {s_axil_bresp};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_r_stall <= (s_axil_rvalid && !s_axil_rready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axil_r_payload <= {s_axil_rdata, s_axil_rresp};
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_s_axil_aw_open <= 4'd0;
+    end else begin
+      f_s_axil_aw_open <= (f_s_axil_aw_open + {3'd0, s_axil_awvalid && s_axil_awready}) - {3'd0, s_axil_bvalid && s_axil_bready};
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_s_axil_w_open <= 4'd0;
+    end else begin
+      f_s_axil_w_open <= (f_s_axil_w_open + {3'd0, s_axil_wvalid && s_axil_wready}) - {3'd0, s_axil_bvalid && s_axil_bready};
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_s_axil_ar_open <= 4'd0;
+    end else begin
+      f_s_axil_ar_open <= (f_s_axil_ar_open + {3'd0, s_axil_arvalid && s_axil_arready}) - {3'd0, s_axil_rvalid && s_axil_rready};
+    end
+  end
+
+  always @(posedge clk) begin
+    f_past_m_mr_stall <= (m_mr_valid && !m_mr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_mr_payload <= {m_mr_key, m_mr_entry_valid, m_mr_remote_write, m_mr_base, m_mr_len};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // s_axil_aw: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_axil_aw_valid_held: assume (!f_past_s_axil_aw_stall || s_axil_awvalid);
+
+      // s_axil_aw: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_axil_aw_payload_stable: assume (!f_past_s_axil_aw_stall || ({s_axil_awaddr, s_axil_awprot} == f_past_s_axil_aw_payload));
+
+      // s_axil_w: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_axil_w_valid_held: assume (!f_past_s_axil_w_stall || s_axil_wvalid);
+
+      // s_axil_w: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_axil_w_payload_stable: assume (!f_past_s_axil_w_stall || ({s_axil_wdata, s_axil_wstrb} == f_past_s_axil_w_payload));
+
+      // s_axil_ar: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_axil_ar_valid_held: assume (!f_past_s_axil_ar_stall || s_axil_arvalid);
+
+      // s_axil_ar: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_axil_ar_payload_stable: assume (!f_past_s_axil_ar_stall || ({s_axil_araddr, s_axil_arprot} == f_past_s_axil_ar_payload));
+
+      // s_axil_b: valid stays high until its handshake (this block keeps it)
+      a_s_axil_b_valid_held: assert (!f_past_s_axil_b_stall || s_axil_bvalid);
+
+      // s_axil_b: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_s_axil_b_stall_fire: cover ((f_past_s_axil_b_stall && s_axil_bvalid) && s_axil_bready);
+
+      // s_axil_b: payload holds while valid and not ready (this block keeps it)
+      a_s_axil_b_payload_stable: assert (!f_past_s_axil_b_stall || ({s_axil_bresp} == f_past_s_axil_b_payload));
+
+      // s_axil_r: valid stays high until its handshake (this block keeps it)
+      a_s_axil_r_valid_held: assert (!f_past_s_axil_r_stall || s_axil_rvalid);
+
+      // s_axil_r: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_s_axil_r_stall_fire: cover ((f_past_s_axil_r_stall && s_axil_rvalid) && s_axil_rready);
+
+      // s_axil_r: payload holds while valid and not ready (this block keeps it)
+      a_s_axil_r_payload_stable: assert (!f_past_s_axil_r_stall || ({s_axil_rdata, s_axil_rresp} == f_past_s_axil_r_payload));
+
+      // a write response is offered only for a write whose address and data were taken and not yet answered
+      a_s_axil_b_after_write: assert (!s_axil_bvalid || ((f_s_axil_aw_open != 4'd0) && (f_s_axil_w_open != 4'd0)));
+
+      // read data is offered only for a read address taken and not yet answered
+      a_s_axil_r_after_read: assert (!s_axil_rvalid || (f_s_axil_ar_open != 4'd0));
+
+      // m_mr: valid stays high until its handshake (this block keeps it)
+      a_m_mr_valid_held: assert (!f_past_m_mr_stall || m_mr_valid);
+
+      // m_mr: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_mr_stall_fire: cover ((f_past_m_mr_stall && m_mr_valid) && m_mr_ready);
+
+      // m_mr: payload holds while valid and not ready (this block keeps it)
+      a_m_mr_payload_stable: assert (!f_past_m_mr_stall || ({m_mr_key, m_mr_entry_valid, m_mr_remote_write, m_mr_base, m_mr_len} == f_past_m_mr_payload));
+
+      // write addresses open = the held address + the pending response
+      a_axil_aw_open_held: assert (f_s_axil_aw_open == ({3'd0, aw_full_reg} + {3'd0, wr_busy}));
+
+      // write data open = the held data + the pending response
+      a_axil_w_open_held: assert (f_s_axil_w_open == ({3'd0, w_full_reg} + {3'd0, wr_busy}));
+
+      // read addresses open = the read response offered
+      a_axil_ar_open_held: assert (f_s_axil_ar_open == {3'd0, r_valid_reg});
+
+      // a write response and an MR commit are never pending together, nor a pending response with a held request
+      a_axil_one_response: assert (!(b_valid_reg && mr_pending_reg) && !(wr_busy && (aw_full_reg || w_full_reg)));
+
+      // a write is answered on B
+      c_axil_write_answered: cover (s_axil_bvalid && s_axil_bready);
+
+      // a read is answered on R
+      c_axil_read_answered: cover (s_axil_rvalid && s_axil_rready);
+
+      // an MR commit reaches the table port
+      c_mr_commit: cover (m_mr_valid && m_mr_ready);
+    end
+  end
+`endif
+
 endmodule
 
 `resetall

@@ -965,14 +965,6 @@ module dma_write_engine #(
   reg          f_aw_allow;                       // the burst in the AW register belongs to an allowed placement
   wire [64:0]  f_aw_last_beat;                   // address of the burst's last beat (beat-aligned), 65 bits
   reg          f_wd_allow;                       // ghost check of the payload path's head placement
-  reg          f_past_s_mr_stall;                // s_mr: valid and not ready last cycle
-  reg  [161:0] f_past_s_mr_payload;              // s_mr: payload last cycle
-  reg          f_past_s_req_stall;               // s_req: valid and not ready last cycle
-  reg  [127:0] f_past_s_req_payload;             // s_req: payload last cycle
-  reg          f_past_s_axis_stall;              // s_axis: valid and not ready last cycle
-  reg  [72:0]  f_past_s_axis_payload;            // s_axis: payload last cycle
-  reg          f_past_m_cpl_stall;               // m_cpl: valid and not ready last cycle
-  reg  [17:0]  f_past_m_cpl_payload;             // m_cpl: payload last cycle
   reg          f_past_m_axi_aw_stall;            // m_axi_aw: valid and not ready last cycle
   reg  [80:0]  f_past_m_axi_aw_payload;          // m_axi_aw: payload last cycle
   reg          f_past_m_axi_w_stall;             // m_axi_w: valid and not ready last cycle
@@ -992,6 +984,14 @@ module dma_write_engine #(
   reg          f_m_axi_w_done;                   // the picked burst's wlast has been seen
   wire         f_m_axi_aw_mine;                  // this AW handshake is the picked burst's
   wire         f_m_axi_w_mine;                   // this W handshake is a beat of the picked burst
+  reg          f_past_s_mr_stall;                // s_mr: valid and not ready last cycle
+  reg  [161:0] f_past_s_mr_payload;              // s_mr: payload last cycle
+  reg          f_past_s_req_stall;               // s_req: valid and not ready last cycle
+  reg  [127:0] f_past_s_req_payload;             // s_req: payload last cycle
+  reg          f_past_s_axis_stall;              // s_axis: valid and not ready last cycle
+  reg  [72:0]  f_past_s_axis_payload;            // s_axis: payload last cycle
+  reg          f_past_m_cpl_stall;               // m_cpl: valid and not ready last cycle
+  reg  [17:0]  f_past_m_cpl_payload;             // m_cpl: payload last cycle
   reg  [4:0]   f_open;                           // placements requested and not yet completed
   (* anyconst *) reg  [15:0]  f_tag;             // the tag whose completions are counted
   reg  [4:0]   f_tag_open;                       // requests with that tag not yet completed
@@ -1091,38 +1091,6 @@ module dma_write_engine #(
   end
 
   always @(posedge clk) begin
-    f_past_s_mr_stall <= (s_mr_valid && !s_mr_ready) && !rst;
-  end
-
-  always @(posedge clk) begin
-    f_past_s_mr_payload <= {s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_base, s_mr_len};
-  end
-
-  always @(posedge clk) begin
-    f_past_s_req_stall <= (s_req_valid && !s_req_ready) && !rst;
-  end
-
-  always @(posedge clk) begin
-    f_past_s_req_payload <= {s_req_tag, s_req_rkey, s_req_addr, s_req_len};
-  end
-
-  always @(posedge clk) begin
-    f_past_s_axis_stall <= (s_axis_tvalid && !s_axis_tready) && !rst;
-  end
-
-  always @(posedge clk) begin
-    f_past_s_axis_payload <= {s_axis_tdata, s_axis_tkeep, s_axis_tlast};
-  end
-
-  always @(posedge clk) begin
-    f_past_m_cpl_stall <= (m_cpl_valid && !m_cpl_ready) && !rst;
-  end
-
-  always @(posedge clk) begin
-    f_past_m_cpl_payload <= {m_cpl_tag, m_cpl_status};
-  end
-
-  always @(posedge clk) begin
     f_past_m_axi_aw_stall <= (m_axi_awvalid && !m_axi_awready) && !rst;
   end
 
@@ -1191,6 +1159,38 @@ module dma_write_engine #(
   end
 
   always @(posedge clk) begin
+    f_past_s_mr_stall <= (s_mr_valid && !s_mr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_mr_payload <= {s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_base, s_mr_len};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_req_stall <= (s_req_valid && !s_req_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_req_payload <= {s_req_tag, s_req_rkey, s_req_addr, s_req_len};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axis_stall <= (s_axis_tvalid && !s_axis_tready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axis_payload <= {s_axis_tdata, s_axis_tkeep, s_axis_tlast};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cpl_stall <= (m_cpl_valid && !m_cpl_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cpl_payload <= {m_cpl_tag, m_cpl_status};
+  end
+
+  always @(posedge clk) begin
     if (rst) begin
       f_open <= 5'd0;
       f_tag_open <= 5'd0;
@@ -1234,38 +1234,20 @@ module dma_write_engine #(
       // a placement outside the region its rkey names produces no W beat (its payload is drained)
       a_reject_no_w: assert (!(wd_valid && !f_wd_allow) || !wd_act);
 
-      // s_mr: valid stays high until its handshake (the neighbour keeps it)
-      asm_s_mr_valid_held: assume (!f_past_s_mr_stall || s_mr_valid);
-
-      // s_mr: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_mr_payload_stable: assume (!f_past_s_mr_stall || ({s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_base, s_mr_len} == f_past_s_mr_payload));
-
-      // s_req: valid stays high until its handshake (the neighbour keeps it)
-      asm_s_req_valid_held: assume (!f_past_s_req_stall || s_req_valid);
-
-      // s_req: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_req_payload_stable: assume (!f_past_s_req_stall || ({s_req_tag, s_req_rkey, s_req_addr, s_req_len} == f_past_s_req_payload));
-
-      // s_axis: valid stays high until its handshake (the neighbour keeps it)
-      asm_s_axis_valid_held: assume (!f_past_s_axis_stall || s_axis_tvalid);
-
-      // s_axis: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_axis_payload_stable: assume (!f_past_s_axis_stall || ({s_axis_tdata, s_axis_tkeep, s_axis_tlast} == f_past_s_axis_payload));
-
-      // m_cpl: valid stays high until its handshake (this block keeps it)
-      a_m_cpl_valid_held: assert (!f_past_m_cpl_stall || m_cpl_valid);
-
-      // m_cpl: payload holds while valid and not ready (this block keeps it)
-      a_m_cpl_payload_stable: assert (!f_past_m_cpl_stall || ({m_cpl_tag, m_cpl_status} == f_past_m_cpl_payload));
-
       // m_axi_aw: valid stays high until its handshake (this block keeps it)
       a_m_axi_aw_valid_held: assert (!f_past_m_axi_aw_stall || m_axi_awvalid);
+
+      // m_axi_aw: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_axi_aw_stall_fire: cover ((f_past_m_axi_aw_stall && m_axi_awvalid) && m_axi_awready);
 
       // m_axi_aw: payload holds while valid and not ready (this block keeps it)
       a_m_axi_aw_payload_stable: assert (!f_past_m_axi_aw_stall || ({m_axi_awid, m_axi_awaddr, m_axi_awlen, m_axi_awsize, m_axi_awburst} == f_past_m_axi_aw_payload));
 
       // m_axi_w: valid stays high until its handshake (this block keeps it)
       a_m_axi_w_valid_held: assert (!f_past_m_axi_w_stall || m_axi_wvalid);
+
+      // m_axi_w: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_axi_w_stall_fire: cover ((f_past_m_axi_w_stall && m_axi_wvalid) && m_axi_wready);
 
       // m_axi_w: payload holds while valid and not ready (this block keeps it)
       a_m_axi_w_payload_stable: assert (!f_past_m_axi_w_stall || ({m_axi_wdata, m_axi_wstrb, m_axi_wlast} == f_past_m_axi_w_payload));
@@ -1296,6 +1278,33 @@ module dma_write_engine #(
 
       // a second burst is answered (the counters above are not vacuous)
       c_m_axi_second_burst_done: cover ((m_axi_bvalid && m_axi_bready) && (f_m_axi_aw_no >= 4'd2));
+
+      // s_mr: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_mr_valid_held: assume (!f_past_s_mr_stall || s_mr_valid);
+
+      // s_mr: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_mr_payload_stable: assume (!f_past_s_mr_stall || ({s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_base, s_mr_len} == f_past_s_mr_payload));
+
+      // s_req: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_req_valid_held: assume (!f_past_s_req_stall || s_req_valid);
+
+      // s_req: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_req_payload_stable: assume (!f_past_s_req_stall || ({s_req_tag, s_req_rkey, s_req_addr, s_req_len} == f_past_s_req_payload));
+
+      // s_axis: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_axis_valid_held: assume (!f_past_s_axis_stall || s_axis_tvalid);
+
+      // s_axis: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_axis_payload_stable: assume (!f_past_s_axis_stall || ({s_axis_tdata, s_axis_tkeep, s_axis_tlast} == f_past_s_axis_payload));
+
+      // m_cpl: valid stays high until its handshake (this block keeps it)
+      a_m_cpl_valid_held: assert (!f_past_m_cpl_stall || m_cpl_valid);
+
+      // m_cpl: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_cpl_stall_fire: cover ((f_past_m_cpl_stall && m_cpl_valid) && m_cpl_ready);
+
+      // m_cpl: payload holds while valid and not ready (this block keeps it)
+      a_m_cpl_payload_stable: assert (!f_past_m_cpl_stall || ({m_cpl_tag, m_cpl_status} == f_past_m_cpl_payload));
 
       // a completion leaves only for a placement that has not completed yet: never twice for one placement
       a_cpl_once: assert (!(m_cpl_valid && m_cpl_ready) || (f_open != 5'd0));

@@ -303,31 +303,47 @@ module path_selector #(
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
-  reg         f_past_valid = 1'b0;   // 0 in the first cycle (a reset), 1 after
-  reg         f_past_s_req_stall;    // s_req: valid and not ready last cycle
-  reg  [43:0] f_past_s_req_payload;  // s_req: payload last cycle
-  reg         f_past_m_sel_stall;    // m_sel: valid and not ready last cycle
-  reg  [6:0]  f_past_m_sel_payload;  // m_sel: payload last cycle
-  wire [15:0] f_total;               // the eligible weight sum on credit bits
-  wire        f_win_saturated;       // the winner's subtraction saturated at the smallest credit
-  wire [15:0] f_path0_new_credit;    // credit written back
-  wire [15:0] f_path1_new_credit;    // credit written back
-  wire [15:0] f_path2_new_credit;    // credit written back
-  wire [15:0] f_path3_new_credit;    // credit written back
-  reg  [3:0]  f_fifo0_elig;          // eligible paths of the request behind this slot
-  wire        f_fifo0_occupied;      // this slot holds a decision
-  wire [1:0]  f_fifo0_path;          // the slot's path
-  reg  [3:0]  f_fifo1_elig;          // eligible paths of the request behind this slot
-  wire        f_fifo1_occupied;      // this slot holds a decision
-  wire [1:0]  f_fifo1_path;          // the slot's path
-  reg  [3:0]  f_fifo2_elig;          // eligible paths of the request behind this slot
-  wire        f_fifo2_occupied;      // this slot holds a decision
-  wire [1:0]  f_fifo2_path;          // the slot's path
-  reg  [3:0]  f_fifo3_elig;          // eligible paths of the request behind this slot
-  wire        f_fifo3_occupied;      // this slot holds a decision
-  wire [1:0]  f_fifo3_path;          // the slot's path
-  reg  [3:0]  f_head_elig;           // eligible paths of the head decision's request
-  reg         f_seen_sel;            // a decision has left since reset
+  reg         f_past_valid = 1'b0;           // 0 in the first cycle (a reset), 1 after
+  reg         f_past_s_req_stall;            // s_req: valid and not ready last cycle
+  reg  [43:0] f_past_s_req_payload;          // s_req: payload last cycle
+  reg         f_past_m_sel_stall;            // m_sel: valid and not ready last cycle
+  reg  [6:0]  f_past_m_sel_payload;          // m_sel: payload last cycle
+  wire [15:0] f_total;                       // the eligible weight sum on credit bits
+  wire        f_win_saturated;               // the winner's subtraction saturated at the smallest credit
+  wire [15:0] f_path0_new_credit;            // credit written back
+  wire [15:0] f_path1_new_credit;            // credit written back
+  wire [15:0] f_path2_new_credit;            // credit written back
+  wire [15:0] f_path3_new_credit;            // credit written back
+  reg  [3:0]  f_fifo0_elig;                  // eligible paths of the request behind this slot
+  wire        f_fifo0_occupied;              // this slot holds a decision
+  wire [1:0]  f_fifo0_path;                  // the slot's path
+  reg  [3:0]  f_fifo1_elig;                  // eligible paths of the request behind this slot
+  wire        f_fifo1_occupied;              // this slot holds a decision
+  wire [1:0]  f_fifo1_path;                  // the slot's path
+  reg  [3:0]  f_fifo2_elig;                  // eligible paths of the request behind this slot
+  wire        f_fifo2_occupied;              // this slot holds a decision
+  wire [1:0]  f_fifo2_path;                  // the slot's path
+  reg  [3:0]  f_fifo3_elig;                  // eligible paths of the request behind this slot
+  wire        f_fifo3_occupied;              // this slot holds a decision
+  wire [1:0]  f_fifo3_path;                  // the slot's path
+  reg  [3:0]  f_head_elig;                   // eligible paths of the head decision's request
+  wire [63:0] f_credit_stored;               // word of credit_mem at the tracked address
+  (* anyconst *) reg  [3:0]  f_fair_conn;    // the tracked connection
+  (* anyconst *) reg  [3:0]  f_fair_elig;    // its eligible set
+  (* anyconst *) reg  [31:0] f_fair_weight;  // its weights
+  wire [23:0] f_fair_total;                  // W: the weight sum over the eligible set
+  reg  [23:0] f_fair_decisions;              // T: decisions of F since the sweep
+  reg  [23:0] f_fair_lag0;                   // T * w_0 - W * n_0: path 0's lag
+  reg  [23:0] f_fair_lag1;                   // T * w_1 - W * n_1: path 1's lag
+  reg  [23:0] f_fair_lag2;                   // T * w_2 - W * n_2: path 2's lag
+  reg  [23:0] f_fair_lag3;                   // T * w_3 - W * n_3: path 3's lag
+  wire [63:0] f_fair_credits;                // word of credit_mem at the tracked address
+  wire        f_fair_swept;                  // the clear sweep has zeroed F's credits
+  wire [23:0] f_fair_lift0;                  // c_0 + W
+  wire [23:0] f_fair_lift1;                  // c_1 + W
+  wire [23:0] f_fair_lift2;                  // c_2 + W
+  wire [23:0] f_fair_lift3;                  // c_3 + W
+  reg         f_seen_sel;                    // a decision has left since reset
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -401,6 +417,34 @@ module path_selector #(
     endcase
   end
 
+  assign f_credit_stored = credit_mem[p1_conn_reg];
+
+  assign f_fair_total = (((f_fair_elig[0] ? {16'd0, f_fair_weight[7:0] | {7'd0, f_fair_weight[7:0] == 8'd0}} : 24'd0) + (f_fair_elig[1] ? {16'd0, f_fair_weight[15:8] | {7'd0, f_fair_weight[15:8] == 8'd0}} : 24'd0)) + (f_fair_elig[2] ? {16'd0, f_fair_weight[23:16] | {7'd0, f_fair_weight[23:16] == 8'd0}} : 24'd0)) + (f_fair_elig[3] ? {16'd0, f_fair_weight[31:24] | {7'd0, f_fair_weight[31:24] == 8'd0}} : 24'd0);
+
+  always @(posedge clk) begin
+    if (rst || init_reg) begin
+      f_fair_decisions <= 24'd0;
+      f_fair_lag0 <= 24'd0;
+      f_fair_lag1 <= 24'd0;
+      f_fair_lag2 <= 24'd0;
+      f_fair_lag3 <= 24'd0;
+    end else if (p1_valid_reg && (p1_conn_reg == f_fair_conn)) begin
+      f_fair_decisions <= f_fair_decisions + 24'd1;
+      f_fair_lag0 <= (f_fair_lag0 + (f_fair_elig[0] ? {16'd0, f_fair_weight[7:0] | {7'd0, f_fair_weight[7:0] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 2'd0) ? f_fair_total : 24'd0);
+      f_fair_lag1 <= (f_fair_lag1 + (f_fair_elig[1] ? {16'd0, f_fair_weight[15:8] | {7'd0, f_fair_weight[15:8] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 2'd1) ? f_fair_total : 24'd0);
+      f_fair_lag2 <= (f_fair_lag2 + (f_fair_elig[2] ? {16'd0, f_fair_weight[23:16] | {7'd0, f_fair_weight[23:16] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 2'd2) ? f_fair_total : 24'd0);
+      f_fair_lag3 <= (f_fair_lag3 + (f_fair_elig[3] ? {16'd0, f_fair_weight[31:24] | {7'd0, f_fair_weight[31:24] == 8'd0}} : 24'd0)) - (win_valid && (win_idx == 2'd3) ? f_fair_total : 24'd0);
+    end
+  end
+
+  assign f_fair_credits = credit_mem[f_fair_conn];
+
+  assign f_fair_swept = !init_reg || (init_addr_reg > f_fair_conn);
+  assign f_fair_lift0 = {{8{f_fair_credits[15]}}, f_fair_credits[15:0]} + f_fair_total;
+  assign f_fair_lift1 = {{8{f_fair_credits[31]}}, f_fair_credits[31:16]} + f_fair_total;
+  assign f_fair_lift2 = {{8{f_fair_credits[47]}}, f_fair_credits[47:32]} + f_fair_total;
+  assign f_fair_lift3 = {{8{f_fair_credits[63]}}, f_fair_credits[63:48]} + f_fair_total;
+
   always @(posedge clk) begin
     if (rst) begin
       f_seen_sel <= 1'b0;
@@ -422,6 +466,9 @@ module path_selector #(
 
       // m_sel: valid stays high until its handshake (this block keeps it)
       a_m_sel_valid_held: assert (!f_past_m_sel_stall || m_sel_valid);
+
+      // m_sel: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_sel_stall_fire: cover ((f_past_m_sel_stall && m_sel_valid) && m_sel_ready);
 
       // m_sel: payload holds while valid and not ready (this block keeps it)
       a_m_sel_payload_stable: assert (!f_past_m_sel_stall || ({m_sel_conn, m_sel_path, m_sel_none} == f_past_m_sel_payload));
@@ -473,6 +520,45 @@ module path_selector #(
 
       // m_sel never names a path that was not eligible in its request; m_sel_none only when no path was
       a_sel_eligible: assert (!m_sel_valid || (m_sel_none ? f_head_elig == 4'd0 : f_head_elig[m_sel_path]));
+
+      // credit: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_credit_no_lost_update: assert (!p1_valid_reg || (credit_in == f_credit_stored));
+
+      // credit: nothing is in flight while the clear sweep writes the table
+      a_credit_sweep_alone: assert (!init_reg || !((1'b0 || p1_valid_reg) || fw0_valid_reg));
+
+      // requests of the tracked connection keep one non-empty eligible set and one weight vector, and never clear
+      asm_fair_fixed_request: assume (!(s_req_valid && (s_req_conn == f_fair_conn)) || ((((s_req_elig == f_fair_elig) && (s_req_weight == f_fair_weight)) && (s_req_clr == 4'd0)) && (f_fair_elig != 4'd0)));
+
+      // F's credits sum to zero (SWRR's zero-sum update, no saturation)
+      a_fair_zero_sum: assert (!f_fair_swept || (((({{8{f_fair_credits[15]}}, f_fair_credits[15:0]} + {{8{f_fair_credits[31]}}, f_fair_credits[31:16]}) + {{8{f_fair_credits[47]}}, f_fair_credits[47:32]}) + {{8{f_fair_credits[63]}}, f_fair_credits[63:48]}) == 24'd0));
+
+      // path 0 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds0: assert (!f_fair_swept || (f_fair_elig[0] ? !f_fair_lift0[23] && (f_fair_lift0 != 24'd0) : {{8{f_fair_credits[15]}}, f_fair_credits[15:0]} == 24'd0));
+
+      // path 0 of F: its credit is exactly its lag T * w_0 - W * n_0 behind its weighted share
+      a_fair_share0: assert (!f_fair_swept || ({{8{f_fair_credits[15]}}, f_fair_credits[15:0]} == f_fair_lag0));
+
+      // path 1 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds1: assert (!f_fair_swept || (f_fair_elig[1] ? !f_fair_lift1[23] && (f_fair_lift1 != 24'd0) : {{8{f_fair_credits[31]}}, f_fair_credits[31:16]} == 24'd0));
+
+      // path 1 of F: its credit is exactly its lag T * w_1 - W * n_1 behind its weighted share
+      a_fair_share1: assert (!f_fair_swept || ({{8{f_fair_credits[31]}}, f_fair_credits[31:16]} == f_fair_lag1));
+
+      // path 2 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds2: assert (!f_fair_swept || (f_fair_elig[2] ? !f_fair_lift2[23] && (f_fair_lift2 != 24'd0) : {{8{f_fair_credits[47]}}, f_fair_credits[47:32]} == 24'd0));
+
+      // path 2 of F: its credit is exactly its lag T * w_2 - W * n_2 behind its weighted share
+      a_fair_share2: assert (!f_fair_swept || ({{8{f_fair_credits[47]}}, f_fair_credits[47:32]} == f_fair_lag2));
+
+      // path 3 of F: credit 0 if not eligible, else above -W (so below (|E| - 1) * W)
+      a_fair_bounds3: assert (!f_fair_swept || (f_fair_elig[3] ? !f_fair_lift3[23] && (f_fair_lift3 != 24'd0) : {{8{f_fair_credits[63]}}, f_fair_credits[63:48]} == 24'd0));
+
+      // path 3 of F: its credit is exactly its lag T * w_3 - W * n_3 behind its weighted share
+      a_fair_share3: assert (!f_fair_swept || ({{8{f_fair_credits[63]}}, f_fair_credits[63:48]} == f_fair_lag3));
+
+      // F has made 6 decisions over at least two eligible paths (the fairness rules are not vacuous)
+      c_fair_rounds: cover ((f_fair_decisions == 24'd6) && ((f_fair_elig & (f_fair_elig - 4'd1)) != 4'd0));
 
       // a decision naming a path leaves
       c_sel_path: cover ((m_sel_valid && m_sel_ready) && !m_sel_none);

@@ -130,6 +130,7 @@ module recv_match #(
   wire         b_ok;                               // post or consume succeeded
   wire [31:0]  slot_len;                           // the receive's length
   wire [2:0]   match_code;                         // the lookup's code: ACCESS when the message is longer than the receive
+  wire [2:0]   inflight;                           // requests in the pipeline
   wire         post_pop;                           // output handshake
   wire [24:0]  post_push_data;                     // the answer for this FIFO
   reg  [2:0]   post_count_reg, post_count_next;    // entries in the FIFO
@@ -166,7 +167,6 @@ module recv_match #(
   reg  [120:0] cons_head;                          // the FIFO's head entry
   wire         cons_head_valid;                    // the FIFO holds an entry
   wire [120:0] cons_shown;                         // the head entry, zero while the FIFO is empty
-  wire [2:0]   inflight;                           // requests in the pipeline
 
   // per (conn, stream): {ring valid bits, next_consume, next_post}; written by the sweep or the update stage
   (* ram_style = "block", ramstyle = "M20K" *)
@@ -209,6 +209,7 @@ module recv_match #(
   assign b_ok = b1_dec_reg[5];
   assign slot_len = rq_slot_rd_reg[95:64];
   assign match_code = b1_dec_reg[4:2] != 3'd0 ? b1_dec_reg[4:2] : (b1_dec_reg[93:62] > slot_len ? 3'd2 : 3'd0);
+  assign inflight = {2'd0, a1_valid_reg} + {2'd0, b1_valid_reg};
   assign post_pop = m_post_valid && m_post_ready;
   assign post_push_data = {b1_dec_reg[29:6], b_ok};
 
@@ -262,7 +263,6 @@ module recv_match #(
   assign m_cons_rq_seq = cons_shown[24:1];
   assign m_cons_wr_id = cons_shown[88:25];
   assign m_cons_len = cons_shown[120:89];
-  assign inflight = {2'd0, a1_valid_reg} + {2'd0, b1_valid_reg};
   assign room = ((!init_reg && ((post_count_reg + inflight) < 3'd4)) && ((match_count_reg + inflight) < 3'd4)) && ((cons_count_reg + inflight) < 3'd4);
 
   always @(posedge clk) begin
@@ -440,6 +440,190 @@ module recv_match #(
       cons_rd_reg <= 2'd0;
     end
   end
+
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;       // 0 in the first cycle (a reset), 1 after
+  wire [55:0]  f_rq_ptr_stored;           // word of rq_ptr_mem at the tracked address
+  wire [7:0]   f_new_valid;               // ring valid bits after the update
+  reg          f_seen_req;                // a request has been answered
+  reg          f_past_s_post_stall;       // s_post: valid and not ready last cycle
+  reg  [165:0] f_past_s_post_payload;     // s_post: payload last cycle
+  reg          f_past_s_lookup_stall;     // s_lookup: valid and not ready last cycle
+  reg  [109:0] f_past_s_lookup_payload;   // s_lookup: payload last cycle
+  reg          f_past_s_consume_stall;    // s_consume: valid and not ready last cycle
+  reg  [30:0]  f_past_s_consume_payload;  // s_consume: payload last cycle
+  reg          f_past_m_post_stall;       // m_post: valid and not ready last cycle
+  reg  [24:0]  f_past_m_post_payload;     // m_post: payload last cycle
+  reg          f_past_m_match_stall;      // m_match: valid and not ready last cycle
+  reg  [66:0]  f_past_m_match_payload;    // m_match: payload last cycle
+  reg          f_past_m_cons_stall;       // m_cons: valid and not ready last cycle
+  reg  [120:0] f_past_m_cons_payload;     // m_cons: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  assign f_rq_ptr_stored = rq_ptr_mem[a_queue];
+
+  assign f_new_valid = upd_ptr[55:48];
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_seen_req <= 1'b0;
+    end else if (b1_valid_reg) begin
+      f_seen_req <= 1'b1;
+    end
+  end
+
+  always @(posedge clk) begin
+    f_past_s_post_stall <= (s_post_valid && !s_post_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_post_payload <= {s_post_conn, s_post_stream, s_post_addr, s_post_len, s_post_wr_id};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_lookup_stall <= (s_lookup_valid && !s_lookup_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_lookup_payload <= {s_lookup_conn, s_lookup_stream, s_lookup_rq_seq, s_lookup_msg_offset, s_lookup_payload_len, s_lookup_msg_len};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_consume_stall <= (s_consume_valid && !s_consume_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_consume_payload <= {s_consume_conn, s_consume_stream, s_consume_imm, s_consume_rq_seq};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_post_stall <= (m_post_valid && !m_post_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_post_payload <= {m_post_ok, m_post_rq_seq};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_match_stall <= (m_match_valid && !m_match_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_match_payload <= {m_match_code, m_match_addr};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cons_stall <= (m_cons_valid && !m_cons_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cons_payload <= {m_cons_ok, m_cons_rq_seq, m_cons_wr_id, m_cons_len};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // post FIFO: the pointers are apart by the count
+      a_post_fifo_pointers: assert ((post_wr_reg - post_rd_reg) == post_count_reg[1:0]);
+
+      // post FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_post_fifo_room: assert (({1'b0, post_count_reg} + {1'b0, inflight}) <= 4'd4);
+
+      // match FIFO: the pointers are apart by the count
+      a_match_fifo_pointers: assert ((match_wr_reg - match_rd_reg) == match_count_reg[1:0]);
+
+      // match FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_match_fifo_room: assert (({1'b0, match_count_reg} + {1'b0, inflight}) <= 4'd4);
+
+      // cons FIFO: the pointers are apart by the count
+      a_cons_fifo_pointers: assert ((cons_wr_reg - cons_rd_reg) == cons_count_reg[1:0]);
+
+      // cons FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_cons_fifo_room: assert (({1'b0, cons_count_reg} + {1'b0, inflight}) <= 4'd4);
+
+      // rq_ptr: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_rq_ptr_no_lost_update: assert (!a1_valid_reg || (cur_ptr == f_rq_ptr_stored));
+
+      // rq_ptr: nothing is in flight while the clear sweep writes the table
+      a_rq_ptr_sweep_alone: assert (!init_reg || !((a1_valid_reg || b1_valid_reg) || fw0_valid_reg));
+
+      // a consume succeeds only on a posted receive, and clears it
+      a_consume_once: assert (!cons_ok || (cur_valid[slot] && !f_new_valid[slot]));
+
+      // a post fills only a free slot, and marks it
+      a_post_free_slot: assert (!post_ok || (!cur_valid[slot] && f_new_valid[slot]));
+
+      // no ring valid bit changes except the slot a successful post or consume names
+      a_valid_bits_only_by_ops: assert (!a1_valid_reg || ((f_new_valid ^ cur_valid) == (post_ok || cons_ok ? slot_bit : 8'd0)));
+
+      // a post is answered ok
+      c_post_ok: cover ((m_post_valid && m_post_ready) && m_post_ok);
+
+      // a lookup finds its receive
+      c_match_hit: cover ((m_match_valid && m_match_ready) && (m_match_code == 3'd0));
+
+      // a consume is answered ok
+      c_consume_ok: cover ((m_cons_valid && m_cons_ready) && m_cons_ok);
+
+      // a consume finds no receive at its slot (the rule above then changes no bit)
+      c_consume_miss: cover (is_consume && !cons_ok);
+
+      // after requests, the pipeline and every FIFO drain empty
+      c_drained: cover ((((f_seen_req && (inflight == 3'd0)) && (post_count_reg == 3'd0)) && (match_count_reg == 3'd0)) && (cons_count_reg == 3'd0));
+
+      // s_post: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_post_valid_held: assume (!f_past_s_post_stall || s_post_valid);
+
+      // s_post: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_post_payload_stable: assume (!f_past_s_post_stall || ({s_post_conn, s_post_stream, s_post_addr, s_post_len, s_post_wr_id} == f_past_s_post_payload));
+
+      // s_lookup: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_lookup_valid_held: assume (!f_past_s_lookup_stall || s_lookup_valid);
+
+      // s_lookup: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_lookup_payload_stable: assume (!f_past_s_lookup_stall || ({s_lookup_conn, s_lookup_stream, s_lookup_rq_seq, s_lookup_msg_offset, s_lookup_payload_len, s_lookup_msg_len} == f_past_s_lookup_payload));
+
+      // s_consume: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_consume_valid_held: assume (!f_past_s_consume_stall || s_consume_valid);
+
+      // s_consume: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_consume_payload_stable: assume (!f_past_s_consume_stall || ({s_consume_conn, s_consume_stream, s_consume_imm, s_consume_rq_seq} == f_past_s_consume_payload));
+
+      // m_post: valid stays high until its handshake (this block keeps it)
+      a_m_post_valid_held: assert (!f_past_m_post_stall || m_post_valid);
+
+      // m_post: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_post_stall_fire: cover ((f_past_m_post_stall && m_post_valid) && m_post_ready);
+
+      // m_post: payload holds while valid and not ready (this block keeps it)
+      a_m_post_payload_stable: assert (!f_past_m_post_stall || ({m_post_ok, m_post_rq_seq} == f_past_m_post_payload));
+
+      // m_match: valid stays high until its handshake (this block keeps it)
+      a_m_match_valid_held: assert (!f_past_m_match_stall || m_match_valid);
+
+      // m_match: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_match_stall_fire: cover ((f_past_m_match_stall && m_match_valid) && m_match_ready);
+
+      // m_match: payload holds while valid and not ready (this block keeps it)
+      a_m_match_payload_stable: assert (!f_past_m_match_stall || ({m_match_code, m_match_addr} == f_past_m_match_payload));
+
+      // m_cons: valid stays high until its handshake (this block keeps it)
+      a_m_cons_valid_held: assert (!f_past_m_cons_stall || m_cons_valid);
+
+      // m_cons: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_cons_stall_fire: cover ((f_past_m_cons_stall && m_cons_valid) && m_cons_ready);
+
+      // m_cons: payload holds while valid and not ready (this block keeps it)
+      a_m_cons_payload_stable: assert (!f_past_m_cons_stall || ({m_cons_ok, m_cons_rq_seq, m_cons_wr_id, m_cons_len} == f_past_m_cons_payload));
+    end
+  end
+`endif
 
 endmodule
 

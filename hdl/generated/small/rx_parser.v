@@ -673,6 +673,88 @@ module rx_parser #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_axis_stall;    // s_axis: valid and not ready last cycle
+  reg  [73:0]  f_past_s_axis_payload;  // s_axis: payload last cycle
+  reg          f_past_m_hdr_stall;     // m_hdr: valid and not ready last cycle
+  reg  [733:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
+  reg          f_past_m_axis_stall;    // m_axis: valid and not ready last cycle
+  reg  [73:0]  f_past_m_axis_payload;  // m_axis: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axis_stall <= (s_axis_tvalid && !s_axis_tready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axis_payload <= {s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_hdr_stall <= (m_hdr_valid && !m_hdr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_axis_stall <= (m_axis_tvalid && !m_axis_tready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_axis_payload <= {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // hdr FIFO: the pointers are apart by the count
+      a_hdr_fifo_pointers: assert ((hdr_wr_reg - hdr_rd_reg) == hdr_count_reg[2:0]);
+
+      // hdr FIFO: entries (and those still in flight towards it) never exceed its 8 slots
+      a_hdr_fifo_room: assert ({1'b0, hdr_count_reg} <= 5'd8);
+
+      // axis FIFO: the pointers are apart by the count
+      a_axis_fifo_pointers: assert ((axis_wr_reg - axis_rd_reg) == axis_count_reg[2:0]);
+
+      // axis FIFO: entries (and those still in flight towards it) never exceed its 8 slots
+      a_axis_fifo_room: assert ({1'b0, axis_count_reg} <= 5'd8);
+
+      // s_axis: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_axis_valid_held: assume (!f_past_s_axis_stall || s_axis_tvalid);
+
+      // s_axis: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_axis_payload_stable: assume (!f_past_s_axis_stall || ({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser} == f_past_s_axis_payload));
+
+      // m_hdr: valid stays high until its handshake (this block keeps it)
+      a_m_hdr_valid_held: assert (!f_past_m_hdr_stall || m_hdr_valid);
+
+      // m_hdr: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_hdr_stall_fire: cover ((f_past_m_hdr_stall && m_hdr_valid) && m_hdr_ready);
+
+      // m_hdr: payload holds while valid and not ready (this block keeps it)
+      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport} == f_past_m_hdr_payload));
+
+      // m_axis: valid stays high until its handshake (this block keeps it)
+      a_m_axis_valid_held: assert (!f_past_m_axis_stall || m_axis_tvalid);
+
+      // m_axis: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_axis_stall_fire: cover ((f_past_m_axis_stall && m_axis_tvalid) && m_axis_tready);
+
+      // m_axis: payload holds while valid and not ready (this block keeps it)
+      a_m_axis_payload_stable: assert (!f_past_m_axis_stall || ({m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser} == f_past_m_axis_payload));
+    end
+  end
+`endif
+
 endmodule
 
 `resetall
