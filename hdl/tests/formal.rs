@@ -214,6 +214,24 @@ fn the_ir_keeps_formal_nets_apart_and_prints_them_guarded() {
     m.assign(&y, &ghost);
     let errs = m.check().unwrap_err().0;
     assert!(errs.iter().any(|e| matches!(e, CheckError::FormalInDesign { net, .. } if net == "f_ghost")), "{errs:?}");
+    // A formal peek at a memory word prints inside the formal section, and
+    // design logic may not read it.
+    let (mut m, d, _) = tiny();
+    let mem = m.memory("t", 4, 4u32, mrnic_hdl::MemStyle::Registers, "a table");
+    m.mem_write(&mem, lit(1, 1), d.slice(1, 0), &d);
+    let rd = m.mem_read(&mem, "t_rd", lit(1, 1), d.slice(1, 0));
+    let o = m.output("o", 4, "read data");
+    m.assign(&o, &rd);
+    let word = m.formal_mem_word(&mem, "f_word", d.slice(3, 2));
+    m.assert("a_word", "the word is what was read", word.expr().eq(&rd));
+    let v = m.to_verilog(&Header::new("test", "cargo test")).unwrap();
+    let formal = v.split_once("`ifdef FORMAL").unwrap().1;
+    assert!(formal.contains("assign f_word = t_mem[d[3:2]];"), "{formal}");
+    let leak = m.output("leak", 4, "reads the peek");
+    m.assign(&leak, &word);
+    let errs = m.check().unwrap_err().0;
+    assert!(errs.iter().any(|e| matches!(e, CheckError::FormalInDesign { net, .. } if net == "f_word")), "{errs:?}");
+
     let (mut m, _, _) = tiny();
     let w = m.output("w", 1, "driven by formal logic");
     m.formal_assign(&w, lit(1, 0));
