@@ -101,6 +101,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         one("recv_match", crate::recv_match::generate(cfg), crate::recv_match::formal_tasks)?,
         one("sack_gen", crate::sack_gen::generate(cfg), crate::sack_gen::formal_tasks)?,
         one("csr", crate::csr::generate(cfg), crate::csr::formal_tasks)?,
+        one("conn_table", crate::conn_table::generate(cfg), crate::conn_table::formal_tasks)?,
     ])
 }
 

@@ -211,6 +211,8 @@ module conn_table #(
   wire         bad_path;                                     // DATA or PROBE on a path the connection does not have
   wire         ack_no_conn;                                  // SACK or NACK for no connection
   wire         nack_push;                                    // this lookup is answered with a NACK
+  wire [2:0]   lk_inflight;                                  // requests in the read pipeline
+  wire [2:0]   rd_inflight;                                  // requests in the read pipeline
   wire [477:0] lk_push_data;                                 // the answer stage's entry for this FIFO
   wire         lk_pop;                                       // output handshake
   reg  [2:0]   lk_count_reg, lk_count_next;                  // entries in the FIFO
@@ -247,8 +249,6 @@ module conn_table #(
   reg  [98:0]  rd_head;                                      // the FIFO's head entry
   wire         rd_head_valid;                                // the FIFO holds an entry
   wire [98:0]  rd_shown;                                     // the head entry, zero while the FIFO is empty
-  wire [2:0]   lk_inflight;                                  // requests in the read pipeline
-  wire [2:0]   rd_inflight;                                  // requests in the read pipeline
   reg          stat_no_conn_reg, stat_no_conn_next;          // counter pulse, one cycle after the answer
   reg          stat_ack_no_conn_reg, stat_ack_no_conn_next;  // counter pulse, one cycle after the answer
   reg          stat_bad_path_reg, stat_bad_path_next;        // counter pulse, one cycle after the answer
@@ -360,6 +360,8 @@ module conn_table #(
   assign bad_path = ((p2_valid_reg && !is_ack) && hit) && !path_ok;
   assign ack_no_conn = (p2_valid_reg && is_ack) && !hit;
   assign nack_push = no_conn || (bad_path && is_data);
+  assign lk_inflight = {2'd0, p1_valid_reg} + {2'd0, p2_valid_reg};
+  assign rd_inflight = {2'd0, r1_valid_reg} + {2'd0, r2_valid_reg};
   assign lk_push_data = {hit ? {lk_stream15[23:0], lk_stream14[23:0], lk_stream13[23:0], lk_stream12[23:0], lk_stream11[23:0], lk_stream10[23:0], lk_stream9[23:0], lk_stream8[23:0], lk_stream7[23:0], lk_stream6[23:0], lk_stream5[23:0], lk_stream4[23:0], lk_stream3[23:0], lk_stream2[23:0], lk_stream1[23:0], lk_stream0[23:0]} : 384'd0, hit ? {lk_stream15[24], lk_stream14[24], lk_stream13[24], lk_stream12[24], lk_stream11[24], lk_stream10[24], lk_stream9[24], lk_stream8[24], lk_stream7[24], lk_stream6[24], lk_stream5[24], lk_stream4[24], lk_stream3[24], lk_stream2[24], lk_stream1[24], lk_stream0[24]} : 16'd0, hit ? lk_ctx[86:81] : 6'd0, hit ? lk_ctx[80:49] : 32'd0, hit ? lk_ctx[48:25] : 24'd0, p2_lk_reg[13:2], ok, hit, p2_lk_reg[1:0]};
   assign lk_pop = m_lk_valid && m_lk_ready;
 
@@ -433,8 +435,6 @@ module conn_table #(
   assign m_rd_paths = rd_shown[98:93];
 
   // Ready from registers only: room for every request in flight plus this one.
-  assign lk_inflight = {2'd0, p1_valid_reg} + {2'd0, p2_valid_reg};
-  assign rd_inflight = {2'd0, r1_valid_reg} + {2'd0, r2_valid_reg};
   assign s_lk_ready = (!init_reg && ((lk_count_reg + lk_inflight) < 3'd4)) && ((nack_count_reg + lk_inflight) < 3'd4);
   assign s_rd_ready = !init_reg && ((rd_count_reg + rd_inflight) < 3'd4);
   assign lk_fire = s_lk_valid && s_lk_ready;
@@ -932,6 +932,161 @@ module conn_table #(
       stat_bad_path_reg <= 1'b0;
     end
   end
+
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_wr_stall;      // s_wr: valid and not ready last cycle
+  reg  [86:0]  f_past_s_wr_payload;    // s_wr: payload last cycle
+  reg          f_past_s_st_stall;      // s_st: valid and not ready last cycle
+  reg  [41:0]  f_past_s_st_payload;    // s_st: payload last cycle
+  reg          f_past_s_lk_stall;      // s_lk: valid and not ready last cycle
+  reg  [164:0] f_past_s_lk_payload;    // s_lk: payload last cycle
+  reg          f_past_m_lk_stall;      // m_lk: valid and not ready last cycle
+  reg  [477:0] f_past_m_lk_payload;    // m_lk: payload last cycle
+  reg          f_past_m_nack_stall;    // m_nack: valid and not ready last cycle
+  reg  [170:0] f_past_m_nack_payload;  // m_nack: payload last cycle
+  reg          f_past_s_rd_stall;      // s_rd: valid and not ready last cycle
+  reg  [11:0]  f_past_s_rd_payload;    // s_rd: payload last cycle
+  reg          f_past_m_rd_stall;      // m_rd: valid and not ready last cycle
+  reg  [98:0]  f_past_m_rd_payload;    // m_rd: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_wr_stall <= (s_wr_valid && !s_wr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_wr_payload <= {s_wr_entry_valid, s_wr_local_id, s_wr_remote_id, s_wr_remote_addr, s_wr_paths};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_st_stall <= (s_st_valid && !s_st_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_st_payload <= {s_st_conn, s_st_stream, s_st_clear, s_st_completed_msn, s_st_active};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_lk_stall <= (s_lk_valid && !s_lk_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_lk_payload <= {s_lk_op, s_lk_dst_conn, s_lk_path_id, s_lk_path_gen, s_lk_psn, s_lk_stream_id, s_lk_msn, s_lk_tx_ts, s_lk_sport, s_lk_plane, s_lk_src_addr};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_lk_stall <= (m_lk_valid && !m_lk_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_lk_payload <= {m_lk_op, m_lk_hit, m_lk_ok, m_lk_conn, m_lk_remote_id, m_lk_remote_addr, m_lk_paths, m_lk_active, m_lk_msns};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_nack_stall <= (m_nack_valid && !m_nack_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_nack_payload <= {m_nack_dst_addr, m_nack_dst_conn, m_nack_code, m_nack_path_id, m_nack_path_gen, m_nack_psn, m_nack_stream_id, m_nack_msn, m_nack_echo_ts, m_nack_sport, m_nack_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rd_stall <= (s_rd_valid && !s_rd_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rd_payload <= {s_rd_conn};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rd_stall <= (m_rd_valid && !m_rd_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rd_payload <= {m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr, m_rd_paths};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // lk FIFO: the pointers are apart by the count
+      a_lk_fifo_pointers: assert ((lk_wr_reg - lk_rd_reg) == lk_count_reg[1:0]);
+
+      // lk FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_lk_fifo_room: assert (({1'b0, lk_count_reg} + {1'b0, lk_inflight}) <= 4'd4);
+
+      // nack FIFO: the pointers are apart by the count
+      a_nack_fifo_pointers: assert ((nack_wr_reg - nack_rd_reg) == nack_count_reg[1:0]);
+
+      // nack FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_nack_fifo_room: assert (({1'b0, nack_count_reg} + {1'b0, lk_inflight}) <= 4'd4);
+
+      // rd FIFO: the pointers are apart by the count
+      a_rd_fifo_pointers: assert ((rd_wr_reg - rd_rd_reg) == rd_count_reg[1:0]);
+
+      // rd FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_rd_fifo_room: assert (({1'b0, rd_count_reg} + {1'b0, rd_inflight}) <= 4'd4);
+
+      // s_wr: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_wr_valid_held: assume (!f_past_s_wr_stall || s_wr_valid);
+
+      // s_wr: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_wr_payload_stable: assume (!f_past_s_wr_stall || ({s_wr_entry_valid, s_wr_local_id, s_wr_remote_id, s_wr_remote_addr, s_wr_paths} == f_past_s_wr_payload));
+
+      // s_st: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_st_valid_held: assume (!f_past_s_st_stall || s_st_valid);
+
+      // s_st: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_st_payload_stable: assume (!f_past_s_st_stall || ({s_st_conn, s_st_stream, s_st_clear, s_st_completed_msn, s_st_active} == f_past_s_st_payload));
+
+      // s_lk: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_lk_valid_held: assume (!f_past_s_lk_stall || s_lk_valid);
+
+      // s_lk: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_lk_payload_stable: assume (!f_past_s_lk_stall || ({s_lk_op, s_lk_dst_conn, s_lk_path_id, s_lk_path_gen, s_lk_psn, s_lk_stream_id, s_lk_msn, s_lk_tx_ts, s_lk_sport, s_lk_plane, s_lk_src_addr} == f_past_s_lk_payload));
+
+      // m_lk: valid stays high until its handshake (this block keeps it)
+      a_m_lk_valid_held: assert (!f_past_m_lk_stall || m_lk_valid);
+
+      // m_lk: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_lk_stall_fire: cover ((f_past_m_lk_stall && m_lk_valid) && m_lk_ready);
+
+      // m_lk: payload holds while valid and not ready (this block keeps it)
+      a_m_lk_payload_stable: assert (!f_past_m_lk_stall || ({m_lk_op, m_lk_hit, m_lk_ok, m_lk_conn, m_lk_remote_id, m_lk_remote_addr, m_lk_paths, m_lk_active, m_lk_msns} == f_past_m_lk_payload));
+
+      // m_nack: valid stays high until its handshake (this block keeps it)
+      a_m_nack_valid_held: assert (!f_past_m_nack_stall || m_nack_valid);
+
+      // m_nack: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_nack_stall_fire: cover ((f_past_m_nack_stall && m_nack_valid) && m_nack_ready);
+
+      // m_nack: payload holds while valid and not ready (this block keeps it)
+      a_m_nack_payload_stable: assert (!f_past_m_nack_stall || ({m_nack_dst_addr, m_nack_dst_conn, m_nack_code, m_nack_path_id, m_nack_path_gen, m_nack_psn, m_nack_stream_id, m_nack_msn, m_nack_echo_ts, m_nack_sport, m_nack_plane} == f_past_m_nack_payload));
+
+      // s_rd: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_rd_valid_held: assume (!f_past_s_rd_stall || s_rd_valid);
+
+      // s_rd: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_rd_payload_stable: assume (!f_past_s_rd_stall || ({s_rd_conn} == f_past_s_rd_payload));
+
+      // m_rd: valid stays high until its handshake (this block keeps it)
+      a_m_rd_valid_held: assert (!f_past_m_rd_stall || m_rd_valid);
+
+      // m_rd: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_rd_stall_fire: cover ((f_past_m_rd_stall && m_rd_valid) && m_rd_ready);
+
+      // m_rd: payload holds while valid and not ready (this block keeps it)
+      a_m_rd_payload_stable: assert (!f_past_m_rd_stall || ({m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr, m_rd_paths} == f_past_m_rd_payload));
+    end
+  end
+`endif
 
 endmodule
 
