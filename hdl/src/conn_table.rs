@@ -24,7 +24,7 @@ use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, MemStyle, Module};
 use crate::param::ParamExpr;
 use crate::ports::{declare, offsets, pack, read_latency};
-use crate::sack_gen::fifo;
+use crate::sack_gen::fifo_in_flight;
 use crate::Reg;
 
 crate::block_api!(mrnic_model::conn_table, ConnTableParams, ParamError);
@@ -386,7 +386,7 @@ fn build(p: &ConnTableParams) -> Module {
         let valid = port(&format!("m_{ch}_valid"));
         let pop = m.wire(&format!("{ch}_pop"), 1, "output handshake");
         m.assign(&pop, valid.expr().logic_and(port(&format!("m_{ch}_ready"))));
-        let (v, shown, count) = fifo(&mut m, ch, depth, &fly.expr(), &push, &pop, &data.expr(), width);
+        let (v, shown, count) = fifo_in_flight(&mut m, ch, depth, &fly.expr(), &push, &pop, &data.expr(), width);
         m.assign(&valid, &v);
         let off = offsets(&fields);
         for (n, _, _) in &fields {

@@ -21,7 +21,7 @@ use mrnic_proto::Config;
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::ir::{if_then, set, MemStyle, Module};
 use crate::param::ParamExpr;
-use crate::sack_gen::fifo;
+use crate::sack_gen::fifo_in_flight;
 use crate::{CheckErrors, Header};
 
 /// Why a block could not be generated for a config.
@@ -411,7 +411,7 @@ fn build(p: &RecvMatchParams) -> Module {
             valid_o.expr().logic_and(port(&format!("m_{ch}_ready"))),
         );
         let data = w_(&mut m, &format!("{ch}_push_data"), width, "the answer for this FIFO", data);
-        let (v, shown, count) = fifo(&mut m, ch, depth, &inflight.expr(), &push, &pop, &data.expr(), width);
+        let (v, shown, count) = fifo_in_flight(&mut m, ch, depth, &inflight.expr(), &push, &pop, &data.expr(), width);
         m.assign(&valid_o, &v);
         let mut o = 0;
         for (n, w) in fields {

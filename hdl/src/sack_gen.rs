@@ -58,14 +58,43 @@ pub fn verilog(cfg: &Config) -> Result<String, GenError> {
 }
 
 /// A FIFO of `depth` registers; returns (valid, head payload zeroed while
-/// empty, count). `inflight` counts the entries that may still be pushed
-/// after the ready check that let them in (for the FIFO's invariants).
-#[allow(clippy::too_many_arguments)]
+/// empty, count). Its formal invariants bound the count by the slots; a
+/// block whose ready check lets entries in flight towards it uses
+/// [`fifo_in_flight`] so the bound counts them too.
 pub(crate) fn fifo(
     m: &mut Module,
     name: &str,
     depth: u32,
+    push: &Expr,
+    pop: &Signal,
+    entry: &Expr,
+    width: u32,
+) -> (Signal, Signal, Signal) {
+    fifo_impl(m, name, depth, None, push, pop, entry, width)
+}
+
+/// [`fifo`] whose invariants count `inflight`: the entries that may still
+/// be pushed after the ready check that let them in.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fifo_in_flight(
+    m: &mut Module,
+    name: &str,
+    depth: u32,
     inflight: &Expr,
+    push: &Expr,
+    pop: &Signal,
+    entry: &Expr,
+    width: u32,
+) -> (Signal, Signal, Signal) {
+    fifo_impl(m, name, depth, Some(inflight), push, pop, entry, width)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fifo_impl(
+    m: &mut Module,
+    name: &str,
+    depth: u32,
+    inflight: Option<&Expr>,
     push: &Expr,
     pop: &Signal,
     entry: &Expr,
@@ -99,7 +128,7 @@ pub(crate) fn fifo(
         pop.expr().logic_and(push.clone().logic_not()),
         vec![set(&count.next, count.q.expr() - lit(fb + 1, 1))],
     ));
-    crate::formal::fifo_invariants(m, name, depth, &count.q, &wr.q, &rd.q, Some(inflight.clone()));
+    crate::formal::fifo_invariants(m, name, depth, &count.q, &wr.q, &rd.q, inflight.cloned());
     let head = m.wire(&format!("{name}_head"), width, "the FIFO's head entry");
     m.comb(vec![case(
         &rd.q,
@@ -497,7 +526,8 @@ fn build(p: &SackGenParams) -> Module {
         let valid = port(&format!("m_{ch}_valid"));
         let pop = m.wire(&format!("{ch}_pop"), 1, "output handshake");
         m.assign(&pop, valid.expr().logic_and(port(&format!("m_{ch}_ready"))));
-        let (v, shown, count) = fifo(&mut m, ch, depth, &inflight.expr(), &push.expr(), &pop, &entry.expr(), width);
+        let (v, shown, count) =
+            fifo_in_flight(&mut m, ch, depth, &inflight.expr(), &push.expr(), &pop, &entry.expr(), width);
         m.assign(&valid, &v);
         let mut o = 0;
         for (n, w, _) in fields {

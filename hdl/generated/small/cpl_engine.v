@@ -720,6 +720,46 @@ module cpl_engine #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg  f_past_valid = 1'b0;  // 0 in the first cycle (a reset), 1 after
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // pend FIFO: the pointers are apart by the count
+      a_pend_fifo_pointers: assert ((pend_wr_reg - pend_rd_reg) == pend_count_reg[3:0]);
+
+      // pend FIFO: entries (and those still in flight towards it) never exceed its 16 slots
+      a_pend_fifo_room: assert ({1'b0, pend_count_reg} <= 6'd16);
+
+      // st FIFO: the pointers are apart by the count
+      a_st_fifo_pointers: assert ((st_wr_reg - st_rd_reg) == st_count_reg[1:0]);
+
+      // st FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_st_fifo_room: assert ({1'b0, st_count_reg} <= 4'd4);
+
+      // consume FIFO: the pointers are apart by the count
+      a_consume_fifo_pointers: assert ((consume_wr_reg - consume_rd_reg) == consume_count_reg[1:0]);
+
+      // consume FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_consume_fifo_room: assert ({1'b0, consume_count_reg} <= 4'd4);
+
+      // cqe FIFO: the pointers are apart by the count
+      a_cqe_fifo_pointers: assert ((cqe_wr_reg - cqe_rd_reg) == cqe_count_reg[1:0]);
+
+      // cqe FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_cqe_fifo_room: assert ({1'b0, cqe_count_reg} <= 4'd4);
+    end
+  end
+`endif
+
 endmodule
 
 `resetall
