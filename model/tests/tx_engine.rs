@@ -916,3 +916,50 @@ mod against_reference {
         }
     }
 }
+
+#[test]
+fn the_port_interface_carries_a_request_to_a_frame() {
+    use mrnic_model::block::{port_index, zero_values, Bits, Block};
+    let cfg = small();
+    let p = TxEngineParams::from_config(&cfg).unwrap();
+    let mut tx = TxEngine::new(p);
+    let ports = tx.ports().to_vec();
+    let mut names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), ports.len(), "port names are unique");
+    let mut inp = zero_values(&ports);
+    let mut out = zero_values(&ports);
+    let set = |v: &mut Vec<Bits>, name: &str, x: u64| {
+        let i = port_index(&ports, name).unwrap();
+        v[i] = Bits::from_u64(ports[i].width, x);
+    };
+    while tx.initializing() {
+        tx.eval(&inp, &mut out);
+        tx.tick(&inp);
+    }
+    // A WRITE on a connection that was never opened completes at once,
+    // flushed: through the ports, one completion with the request's id.
+    set(&mut inp, "s_wr_valid", 1);
+    set(&mut inp, "s_wr_conn", 5);
+    set(&mut inp, "s_wr_wr_id", 0xfeed);
+    set(&mut inp, "s_wr_len", 100);
+    set(&mut inp, "m_cqe_ready", 1);
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        tx.eval(&inp, &mut out);
+        let taken = out[port_index(&ports, "s_wr_ready").unwrap()].bit(0);
+        if out[port_index(&ports, "m_cqe_valid").unwrap()].bit(0) {
+            seen.push((
+                out[port_index(&ports, "m_cqe_wr_id").unwrap()].as_u64(),
+                out[port_index(&ports, "m_cqe_status").unwrap()].as_u64(),
+                out[port_index(&ports, "m_cqe_conn").unwrap()].as_u64(),
+            ));
+        }
+        tx.tick(&inp);
+        if taken {
+            set(&mut inp, "s_wr_valid", 0);
+        }
+    }
+    assert_eq!(seen, [(0xfeed, status::WR_FLUSH as u64, 5)], "one flushed completion");
+}
