@@ -49,7 +49,7 @@ fn the_model_passes_every_modelled_block() {
     assert!(ok, "{out}{err}");
     let (pass, fail) = totals(&out);
     assert_eq!(fail, 0, "{out}");
-    for f in ["path_selector.jsonl", "telemetry.jsonl", "dma_write.jsonl"] {
+    for f in ["path_selector.jsonl", "telemetry.jsonl", "dma_write.jsonl", "rx_parser.jsonl"] {
         assert!(out.contains(&format!("{f}: ")) && !out.contains(&format!("{f}: 0 passed")), "{f} not run: {out}");
     }
     assert!(out.contains("rx.jsonl: ") && out.contains("not yet modelled"), "{out}");
@@ -61,7 +61,7 @@ fn gen_writes_the_committed_set_and_the_model_catches_a_wrong_expectation() {
     let d = tmp("gen");
     let (ok, out, err) = mrnic(&["vectors", "gen", "--config", "small", "--seed", "1", "--out", d.to_str().unwrap()]);
     assert!(ok, "{out}{err}");
-    for f in ["path_selector", "telemetry", "dma_write", "rx", "tx"] {
+    for f in ["path_selector", "telemetry", "dma_write", "rx_parser", "rx", "tx"] {
         let name = format!("{f}.jsonl");
         let a = std::fs::read(d.join(&name)).unwrap();
         let b = std::fs::read(Path::new(&committed()).join(&name)).unwrap();
@@ -75,6 +75,13 @@ fn gen_writes_the_committed_set_and_the_model_catches_a_wrong_expectation() {
     assert!(!ok, "{out}");
     assert_eq!(totals(&out).1, 1, "{out}");
     assert!(out.contains("FAIL dma_write.jsonl:") && out.contains("awlen"), "{out}");
+    // One drop reason changed: the model's rx_parser must disagree.
+    let p2 = d.join("rx_parser.jsonl");
+    let text = std::fs::read_to_string(&p2).unwrap();
+    std::fs::write(&p2, text.replacen("\"verdict\":\"icrc\"", "\"verdict\":\"length\"", 1)).unwrap();
+    let (ok, out, _) = mrnic(&["vectors", "check", "--target", "model", d.to_str().unwrap()]);
+    assert!(!ok && totals(&out).1 == 2, "{out}");
+    assert!(out.contains("FAIL rx_parser.jsonl:") && out.contains("drop pulses"), "{out}");
     // A bad file is an error naming file and line, not a panic.
     std::fs::write(&p, "{\"format\":\"mrnic-vectors\",\"version\":9}\n").unwrap();
     let (ok, out, err) = mrnic(&["vectors", "check", "--target", "model", d.to_str().unwrap()]);

@@ -2,6 +2,7 @@
 //! file named like its Verilog module, with the same ports (see
 //! [`block::Block`]) and the same cycle timing as the generated RTL.
 
+pub mod bench;
 pub mod block;
 pub mod conn_table;
 pub mod cpl_engine;

@@ -35,8 +35,9 @@
 //!   frame of latency; the DMA engine already buffers a burst before it
 //!   commits, so cut-through costs it nothing.)
 //! - `stat_drop_<reason>`: a one-cycle pulse per dropped frame, one reason
-//!   per frame (the first in [`Reason::ALL`] order that applies), counted by
-//!   the csr block.
+//!   per frame (the first in [`Reason::ALL`] order that applies; on a frame
+//!   with several faults, a header fault decided before a later `tuser`,
+//!   `tkeep` or oversize beat wins), counted by the csr block.
 //!
 //! # Pipeline
 //! ```text
@@ -136,88 +137,10 @@ pub const HDR_FIELDS: [&Field; 13] = [
     &data::TX_TS,
 ];
 
-/// Why a frame was dropped; one `stat_drop_<name>` output each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Reason {
-    /// `s_axis_tuser` set on a beat of the frame.
-    MacError,
-    /// A non-last beat without every `tkeep` bit, or a last beat whose
-    /// `tkeep` is zero or has holes.
-    Tkeep,
-    /// No tlast within `86 + MTU` bytes rounded up to whole beats.
-    Oversize,
-    /// The frame ends before its headers, its IPv4 total length or its ICRC
-    /// (proto: `Truncated`, and `ipv4.total_len` beyond the frame).
-    Truncated,
-    /// Ethertype other than IPv4.
-    Ethertype,
-    /// IPv4 version, IHL, reserved flag, fragment or protocol.
-    IpHeader,
-    /// Bad IPv4 header checksum.
-    IpChecksum,
-    /// IPv4 total length below 28, UDP length against it, or `payload_len`
-    /// against the UDP length.
-    Length,
-    /// UDP destination port other than `cfg_udp_port`.
-    UdpPort,
-    /// Transport version not 0.
-    Version,
-    /// Opcode not in the table.
-    Opcode,
-    /// A reserved transport field not zero.
-    Reserved,
-    /// Immediate data on WRITE or SEND, or a NACK code not in the table.
-    Invalid,
-    /// `payload_len` above the MTU.
-    Mtu,
-    /// ICRC mismatch.
-    Icrc,
-}
-
-impl Reason {
-    /// Every reason, in priority order (and port order).
-    pub const ALL: [Reason; 15] = [
-        Reason::MacError,
-        Reason::Tkeep,
-        Reason::Oversize,
-        Reason::Truncated,
-        Reason::Ethertype,
-        Reason::IpHeader,
-        Reason::IpChecksum,
-        Reason::Length,
-        Reason::UdpPort,
-        Reason::Version,
-        Reason::Opcode,
-        Reason::Reserved,
-        Reason::Invalid,
-        Reason::Mtu,
-        Reason::Icrc,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Reason::MacError => "mac_error",
-            Reason::Tkeep => "tkeep",
-            Reason::Oversize => "oversize",
-            Reason::Truncated => "truncated",
-            Reason::Ethertype => "ethertype",
-            Reason::IpHeader => "ip_header",
-            Reason::IpChecksum => "ip_checksum",
-            Reason::Length => "length",
-            Reason::UdpPort => "udp_port",
-            Reason::Version => "version",
-            Reason::Opcode => "opcode",
-            Reason::Reserved => "reserved",
-            Reason::Invalid => "invalid",
-            Reason::Mtu => "mtu",
-            Reason::Icrc => "icrc",
-        }
-    }
-
-    pub fn index(self) -> usize {
-        Reason::ALL.iter().position(|r| *r == self).expect("listed")
-    }
-}
+/// Why a frame was dropped; one `stat_drop_<name>` output each. Defined
+/// in proto next to the decoder, so the golden vectors and the fuzzers
+/// judge frames by the same list.
+pub use mrnic_proto::drop::DropReason as Reason;
 
 /// A config the parser cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -840,8 +763,7 @@ pub mod stimulus {
         Bitmap256, DataHeader, Flags, Header, NackCode, NackHeader, Placement, ProbeHeader, SackHeader,
     };
     use mrnic_proto::layouts::{common, data, ipv4, nack, udp};
-    use mrnic_proto::packet::{decode_frame, encode_frame, ipv4_checksum, NetHeaders};
-    use mrnic_proto::{DecodeError, Problem};
+    use mrnic_proto::packet::{encode_frame, ipv4_checksum, NetHeaders};
 
     /// xorshift64*: deterministic, seeded.
     #[derive(Debug, Clone)]
@@ -987,37 +909,11 @@ pub mod stimulus {
     /// proto's verdict on a frame, in this block's reasons, plus the checks
     /// proto leaves to the receiver (UDP port, MTU).
     pub fn reference(frame: &[u8], udp_port: u16, mtu: u32) -> Option<Reason> {
-        match decode_frame(frame) {
-            Err(e) => Some(map_error(&e)),
-            Ok(f) => {
-                if f.net.dst_port != udp_port {
-                    Some(Reason::UdpPort)
-                } else if f.header.opcode().is_data() && f.payload.len() > mtu as usize {
-                    Some(Reason::Mtu)
-                } else {
-                    None
-                }
-            }
-        }
+        mrnic_proto::drop::frame_verdict(frame, udp_port, mtu, &mut Vec::new()).err()
     }
 
     /// proto's decode errors as drop reasons.
-    pub fn map_error(e: &DecodeError) -> Reason {
-        match (e.layout, e.field, e.problem) {
-            (_, _, Problem::Truncated { .. }) => Reason::Truncated,
-            ("eth", _, _) => Reason::Ethertype,
-            ("ipv4", "total_len", Problem::LengthMismatch { value, .. }) if value >= 28 => Reason::Truncated,
-            ("ipv4", "checksum", _) => Reason::IpChecksum,
-            ("ipv4", "total_len", _) | ("udp", "length", _) => Reason::Length,
-            ("ipv4", _, _) => Reason::IpHeader,
-            (_, "ver", _) => Reason::Version,
-            (_, _, Problem::UnknownOpcode { .. }) => Reason::Opcode,
-            (_, _, Problem::ReservedSet { .. }) => Reason::Reserved,
-            (_, "icrc", _) => Reason::Icrc,
-            (_, _, Problem::LengthMismatch { .. }) => Reason::Length,
-            _ => Reason::Invalid,
-        }
-    }
+    pub use mrnic_proto::drop::reason_of as map_error;
 
     /// A frame damaged in one way, with the reason it must be dropped for.
     pub fn faulty(rng: &mut Rng, reason: Reason, mtu: u32, udp_port: u16, bytes: usize) -> Stim {

@@ -7,6 +7,7 @@
 pub mod axi;
 pub mod config;
 pub mod dissector;
+pub mod drop;
 pub mod error;
 pub mod field;
 pub mod headers;

@@ -193,3 +193,29 @@ fn the_committed_vectors_cover_their_edge_cases() {
     }
     assert_eq!(actions.len(), 4, "{actions:?}");
 }
+
+/// The rx_parser file accepts every opcode and reaches every drop reason.
+#[test]
+fn the_rx_parser_vectors_reach_every_drop_reason() {
+    use mrnic_proto::drop::DropReason;
+    use mrnic_reference::vectors::AnyFile;
+
+    let AnyFile::RxParser(f) = AnyFile::read(&committed().join("rx_parser.jsonl"), BlockKind::RxParser).unwrap() else {
+        unreachable!()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut ops = std::collections::BTreeSet::new();
+    for (_, v) in &f.vectors {
+        for fr in &v.frames {
+            seen.insert(fr.verdict.clone());
+            if let Some(o) = &fr.out {
+                ops.insert(mrnic_proto::layouts::common::OPCODE.get(&o.hdr));
+            }
+        }
+    }
+    for r in DropReason::ALL {
+        assert!(seen.contains(r.name()), "no frame dropped for {r}: {seen:?}");
+    }
+    assert!(seen.contains("ok"));
+    assert_eq!(ops.len(), 7, "accepted opcodes {ops:?}");
+}

@@ -15,14 +15,17 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
+use mrnic_model::bench::{self, Pace, StreamIn};
 use mrnic_model::block::{Bits, Block};
 use mrnic_model::dma_write_engine::{self as dwe, DmaWriteEngine, DmaWriteEngineParams};
 use mrnic_model::path_selector::{self as ps, PathSelector, PathSelectorParams};
 use mrnic_model::path_telemetry::{self as pt, PathTelemetry, PathTelemetryParams};
+use mrnic_model::rx_parser::{RxParser, RxParserParams};
 use mrnic_proto::Config;
 use mrnic_reference::path::{PathEntry, PathEvent};
 use mrnic_reference::vectors::dma_write::{DmaVector, MrOp};
 use mrnic_reference::vectors::path_selector::SelectorVector;
+use mrnic_reference::vectors::rx_parser::RxParserVector;
 use mrnic_reference::vectors::telemetry::{with_changes, TelemetryVector};
 use mrnic_reference::vectors::{self, AnyFile, FileOutcome, Outcome, ReferenceTarget, VectorTarget};
 use mrnic_verif::blocks;
@@ -102,7 +105,8 @@ pub enum Side {
 
 /// The cycle-accurate model (`Side::Model`) or the Verilated RTL in
 /// lockstep with it (`Side::Rtl`): `path_selector`, `path_telemetry` and
-/// `dma_write_engine`; `rx` and `tx` wait for the pipeline top.
+/// `dma_write_engine`, and `rx_parser` on the model (its bench is generic
+/// over `Block`, ready for the RTL); `rx` and `tx` wait for the pipeline top.
 pub struct ModelTarget(pub Side);
 
 impl VectorTarget for ModelTarget {
@@ -126,6 +130,15 @@ impl VectorTarget for ModelTarget {
             AnyFile::Telemetry(f) => {
                 FileOutcome::Checked(f.vectors.iter().map(|(_, v)| telemetry(cfg, v, side)).collect())
             }
+            AnyFile::RxParser(f) if side == Side::Model => FileOutcome::Checked(
+                f.vectors
+                    .iter()
+                    .map(|(_, v)| match RxParserParams::from_config(cfg) {
+                        Ok(p) => rx_parser(&mut RxParser::new(p), cfg, v),
+                        Err(e) => Outcome::Fail(e.to_string()),
+                    })
+                    .collect(),
+            ),
             // rx and tx need the pipeline top (mrnic_core).
             #[allow(unreachable_patterns)]
             _ => FileOutcome::NotModelled,
@@ -475,6 +488,63 @@ fn dma_bench(m: &mut dyn Dev<DmaWriteEngine, dwe::Inputs>, p: DmaWriteEnginePara
         }
     }
     compare_dma(v, b, &aws, &ws, &cpls)
+}
+
+/// `rx_parser` on any implementation (the model here; the Verilated RTL
+/// through the same [`Block`] trait): every frame of the vector back to back
+/// on `s_axis_*` with 20% idle cycles and 20% backpressure on both outputs
+/// (seeded by the vector), then [`compare_rx_parser`].
+pub fn rx_parser(dut: &mut dyn Block, cfg: &Config, v: &RxParserVector) -> Outcome {
+    let frames: Vec<StreamIn> = v
+        .frames
+        .iter()
+        .map(|f| StreamIn { bytes: f.bytes.clone(), keep_holes: f.keep_holes.clone(), tuser_byte: f.tuser_byte })
+        .collect();
+    match bench::rx_parser(dut, &frames, cfg.transport.udp_port, Pace { idle: 20, stall: 20, seed: v.seed }) {
+        Ok(run) => compare_rx_parser(v, &run),
+        Err(e) => Outcome::Fail(e),
+    }
+}
+
+/// The packets handed on clean must be the accepted frames, in order, with
+/// their headers and payloads; the drop pulses must be the dropped frames'
+/// reasons, in order; a dropped frame may have had its header handed on
+/// (the block decides on the header before the frame ends) but then its
+/// packet ends with `tuser`.
+pub fn compare_rx_parser(v: &RxParserVector, run: &bench::RxRun) -> Outcome {
+    let clean: Vec<_> = run.packets.iter().filter(|p| !p.dropped).collect();
+    let want: Vec<_> = v.frames.iter().enumerate().filter_map(|(i, f)| f.out.as_ref().map(|o| (i, o))).collect();
+    if clean.len() != want.len() {
+        return Outcome::Fail(format!("{} frames handed on clean, the vector accepts {}", clean.len(), want.len()));
+    }
+    for (got, (i, w)) in clean.iter().zip(&want) {
+        let mut raw = w.hdr.clone();
+        raw.resize(got.raw.len(), 0);
+        if got.raw != raw || got.ecn != w.ecn || got.udp_sport != w.udp_sport {
+            return Outcome::Fail(format!(
+                "frame {i}: header {} ecn {} sport {}, expected {} ecn {} sport {}",
+                vectors::format::hex::encode(&got.raw),
+                got.ecn,
+                got.udp_sport,
+                vectors::format::hex::encode(&raw),
+                w.ecn,
+                w.udp_sport
+            ));
+        }
+        if got.payload != w.payload {
+            return Outcome::Fail(format!(
+                "frame {i}: payload of {} bytes differs from the expected {} bytes",
+                got.payload.len(),
+                w.payload.len()
+            ));
+        }
+    }
+    let want_drops: Vec<&str> = v.frames.iter().filter(|f| f.out.is_none()).map(|f| f.verdict.as_str()).collect();
+    let got_drops: Vec<&str> = run.drops.iter().map(|r| r.name()).collect();
+    if got_drops != want_drops {
+        return Outcome::Fail(format!("drop pulses {got_drops:?}, expected {want_drops:?}"));
+    }
+    Outcome::Pass
 }
 
 fn compare_dma(

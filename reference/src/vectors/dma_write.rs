@@ -303,6 +303,34 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<DmaVector> {
             }
         });
     }
+    push(
+        "hostile placements on a full table: 24 guessed 32-bit rkeys (ACCESS BadKey unless a guess is live), \
+         every region crossed by one byte at its end and entered one byte before its base (ACCESS OutOfBounds), \
+         the longest payload_len (65535) from the last byte, addresses whose end passes 2^64 by 1 byte and by \
+         100 (ACCESS), and each region's last byte written (OK)",
+        &|g| {
+            let entries = g.cfg.hardware.mr_entries as u64;
+            let mut regs = Vec::new();
+            for i in 0..entries {
+                let base = 0x1000_0000 * (i + 1) + g.rng.below(64) * 8;
+                let len = 0x100 + g.rng.below(0x800);
+                regs.push((g.reg(base, len, Access::REMOTE_WRITE), base, len));
+            }
+            for _ in 0..24 {
+                let guess = g.rng.next_u64() as u32;
+                g.place(guess, regs[0].1, 8);
+            }
+            for &(k, base, len) in &regs {
+                g.place(k, base + len - 3, 4);
+                g.place(k, base - 1, 2);
+                g.place(k, base + len - 1, 1);
+            }
+            let (k, base, len) = regs[1];
+            g.place(k, base + len - 1, u16::MAX as u32);
+            g.place(k, u64::MAX - 6, 8);
+            g.place(k, u64::MAX - 100, 200);
+        },
+    );
     out
 }
 

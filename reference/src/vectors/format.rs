@@ -27,11 +27,19 @@ pub enum BlockKind {
     DmaWrite,
     Rx,
     Tx,
+    /// Last, so that adding it left the other files' vector seeds alone.
+    RxParser,
 }
 
 impl BlockKind {
-    pub const ALL: [BlockKind; 5] =
-        [BlockKind::PathSelector, BlockKind::Telemetry, BlockKind::DmaWrite, BlockKind::Rx, BlockKind::Tx];
+    pub const ALL: [BlockKind; 6] = [
+        BlockKind::PathSelector,
+        BlockKind::Telemetry,
+        BlockKind::DmaWrite,
+        BlockKind::RxParser,
+        BlockKind::Rx,
+        BlockKind::Tx,
+    ];
 
     /// The name in headers and records.
     pub fn name(self) -> &'static str {
@@ -41,6 +49,7 @@ impl BlockKind {
             BlockKind::DmaWrite => "dma_write",
             BlockKind::Rx => "rx",
             BlockKind::Tx => "tx",
+            BlockKind::RxParser => "rx_parser",
         }
     }
 

@@ -10,17 +10,23 @@
 //! - [`dma_write`]: memory-region table + placements -> AXI write bursts or
 //!   ACCESS ([`crate::memory::Memory::check`] and
 //!   [`mrnic_proto::axi::write_bursts`]);
+//! - [`rx_parser`]: frames on the MAC's stream (bytes, `tkeep` holes,
+//!   `tuser`) -> parsed header and payload, or the drop reason
+//!   ([`mrnic_proto::drop::stream_verdict`]);
 //! - [`rx`] and [`tx`]: a NIC's packet boundary, recorded from runs of the
 //!   reference [`crate::Nic`]: packets, verbs and timers in; packets,
-//!   memory writes and completions out.
+//!   memory writes and completions out; the `rx` file ends with the
+//!   [`adversarial`] vectors.
 //!
 //! A target (the reference itself, the cycle model, the RTL) implements
 //! [`VectorTarget`]; [`check_dir`] runs it over every file of a directory.
 
+pub mod adversarial;
 pub mod dma_write;
 pub mod format;
 pub mod path_selector;
 pub mod rx;
+pub mod rx_parser;
 pub mod telemetry;
 pub mod tx;
 
@@ -37,6 +43,7 @@ pub enum AnyFile {
     PathSelector(VectorFile<path_selector::SelectorVector>),
     Telemetry(VectorFile<telemetry::TelemetryVector>),
     DmaWrite(VectorFile<dma_write::DmaVector>),
+    RxParser(VectorFile<rx_parser::RxParserVector>),
     Rx(VectorFile<rx::NicVector>),
     Tx(VectorFile<rx::NicVector>),
 }
@@ -48,6 +55,7 @@ impl AnyFile {
             BlockKind::PathSelector => AnyFile::PathSelector(format::read_file(path, block)?),
             BlockKind::Telemetry => AnyFile::Telemetry(format::read_file(path, block)?),
             BlockKind::DmaWrite => AnyFile::DmaWrite(format::read_file(path, block)?),
+            BlockKind::RxParser => AnyFile::RxParser(format::read_file(path, block)?),
             BlockKind::Rx => AnyFile::Rx(format::read_file(path, block)?),
             BlockKind::Tx => AnyFile::Tx(format::read_file(path, block)?),
         })
@@ -58,6 +66,7 @@ impl AnyFile {
             AnyFile::PathSelector(_) => BlockKind::PathSelector,
             AnyFile::Telemetry(_) => BlockKind::Telemetry,
             AnyFile::DmaWrite(_) => BlockKind::DmaWrite,
+            AnyFile::RxParser(_) => BlockKind::RxParser,
             AnyFile::Rx(_) => BlockKind::Rx,
             AnyFile::Tx(_) => BlockKind::Tx,
         }
@@ -68,6 +77,7 @@ impl AnyFile {
             AnyFile::PathSelector(f) => &f.header,
             AnyFile::Telemetry(f) => &f.header,
             AnyFile::DmaWrite(f) => &f.header,
+            AnyFile::RxParser(f) => &f.header,
             AnyFile::Rx(f) => &f.header,
             AnyFile::Tx(f) => &f.header,
         }
@@ -91,6 +101,7 @@ impl AnyFile {
             AnyFile::PathSelector(f) => ids(f, |v| &v.id),
             AnyFile::Telemetry(f) => ids(f, |v| &v.id),
             AnyFile::DmaWrite(f) => ids(f, |v| &v.id),
+            AnyFile::RxParser(f) => ids(f, |v| &v.id),
             AnyFile::Rx(f) | AnyFile::Tx(f) => ids(f, |v| &v.id),
         }
     }
@@ -140,6 +151,7 @@ impl VectorTarget for ReferenceTarget {
             AnyFile::PathSelector(f) => f.vectors.iter().map(|(_, v)| path_selector::check(cfg, v)).collect(),
             AnyFile::Telemetry(f) => f.vectors.iter().map(|(_, v)| telemetry::check(cfg, v)).collect(),
             AnyFile::DmaWrite(f) => f.vectors.iter().map(|(_, v)| dma_write::check(cfg, v)).collect(),
+            AnyFile::RxParser(f) => f.vectors.iter().map(|(_, v)| rx_parser::check(cfg, v)).collect(),
             AnyFile::Rx(f) | AnyFile::Tx(f) => f.vectors.iter().map(|(_, v)| rx::check(cfg, v)).collect(),
         })
     }
@@ -160,9 +172,21 @@ pub fn generate(cfg: &Config, seed: u64, out: &Path) -> Result<Vec<(BlockKind, u
     let dw = dma_write::generate(cfg, seed);
     format::write_file(&path(BlockKind::DmaWrite), BlockKind::DmaWrite, cfg, seed, &dw)?;
     made.push((BlockKind::DmaWrite, dw.len()));
+    let rp = rx_parser::generate(cfg, seed);
+    format::write_file(&path(BlockKind::RxParser), BlockKind::RxParser, cfg, seed, &rp)?;
+    made.push((BlockKind::RxParser, rp.len()));
     let (pair_rx, txv) = tx::generate(cfg, seed);
     let mut rxv = rx::generate(cfg, seed);
     rxv.extend(pair_rx);
+    let (adv, problems) = adversarial::generate_checked(cfg, seed, rxv.len());
+    if !problems.is_empty() {
+        return Err(VectorError::Bad {
+            path: out.to_path_buf(),
+            line: 0,
+            msg: format!("the reference breaks adversarial claims:\n{}", problems.join("\n")),
+        });
+    }
+    rxv.extend(adv);
     format::write_file(&path(BlockKind::Rx), BlockKind::Rx, cfg, seed, &rxv)?;
     made.push((BlockKind::Rx, rxv.len()));
     format::write_file(&path(BlockKind::Tx), BlockKind::Tx, cfg, seed, &txv)?;

@@ -310,17 +310,17 @@ pub fn regions(cfg: &Config, list: &[(u64, u64, Access)]) -> Vec<Region> {
 pub const ADDR_A: NodeAddr = 1;
 pub const ADDR_B: NodeAddr = 2;
 
-/// The receiving NIC of the crafted scenarios.
-struct Craft {
-    rec: Recorder,
-    t: u64,
-    tx_ts: u16,
-    gen: u8,
+/// The receiving NIC of the crafted scenarios (also the adversarial ones).
+pub(super) struct Craft {
+    pub(super) rec: Recorder,
+    pub(super) t: u64,
+    pub(super) tx_ts: u16,
+    pub(super) gen: u8,
     udp_port: u16,
 }
 
 impl Craft {
-    fn pkt(&mut self, h: Header, payload: &[u8], sport: u16, plane: u8, ecn: u8) -> Pkt {
+    pub(super) fn pkt(&mut self, h: Header, payload: &[u8], sport: u16, plane: u8, ecn: u8) -> Pkt {
         let mut bytes = Vec::new();
         encode_datagram(&h, payload, &mut bytes).expect("crafted headers are valid");
         Pkt { src: ADDR_A, dst: ADDR_B, sport, dport: self.udp_port, plane, ecn, bytes }
@@ -328,7 +328,7 @@ impl Craft {
 
     /// A data packet on `path` arriving `dt` ns after the previous event.
     #[allow(clippy::too_many_arguments)]
-    fn data(
+    pub(super) fn data(
         &mut self,
         dt: u64,
         conn: u32,
@@ -364,7 +364,7 @@ impl Craft {
         self.rec.event(t, Input::Packet(p));
     }
 
-    fn probe(&mut self, dt: u64, conn: u32, path: u8, psn: u32, gen: u8) {
+    pub(super) fn probe(&mut self, dt: u64, conn: u32, path: u8, psn: u32, gen: u8) {
         self.t += dt;
         let h = ProbeHeader { tx_ts: self.tx_ts, dst_conn: conn, path_id: path, path_gen: gen, path_psn: psn };
         let p = self.pkt(Header::Probe(h), &[], 50000 + path as u16, path % 4, ECN_ECT0);
@@ -372,7 +372,7 @@ impl Craft {
         self.rec.event(t, Input::Packet(p));
     }
 
-    fn recv(&mut self, dt: u64, stream: u8, wr_id: u64, addr: u64, len: u32) {
+    pub(super) fn recv(&mut self, dt: u64, stream: u8, wr_id: u64, addr: u64, len: u32) {
         self.t += dt;
         let t = self.t;
         self.rec.event(t, Input::PostRecv { conn: LOCAL_B, stream, recv: RecvRequest { wr_id, addr, len } });
@@ -387,30 +387,48 @@ fn setup(seed: u64, cfg: &Config) -> NicSetup {
     NicSetup { addr: ADDR_B, seed, rnr_delay_us: cfg.timers.rto_min_us, rnr_retry: 7, retry_limit: 15 }
 }
 
-const WBASE: u64 = 0x1_0000;
-const RBASE: u64 = 0x8_0000;
+pub(super) const WBASE: u64 = 0x1_0000;
+pub(super) const RBASE: u64 = 0x8_0000;
+/// The region only the local host may use.
+pub(super) const LBASE: u64 = 0x20_0000;
+
+/// One crafted vector: the receiving NIC (connection `LOCAL_B` from
+/// `LOCAL_A`, expecting `rx_psn` on every path; a 16 KiB remote-write
+/// region at `WBASE`, a 16 KiB receive region at `RBASE`, a 4 KiB local
+/// region at `LBASE`), driven by `f` with the vector's generator and the
+/// remote-write region's key.
+pub(super) fn craft(
+    cfg: &Config,
+    block: BlockKind,
+    seed: u64,
+    index: usize,
+    desc: &str,
+    rx_psn: u32,
+    f: &dyn Fn(&mut Craft, &mut Rng, u32),
+) -> NicVector {
+    let vseed = vector_seed(seed, block, index);
+    let paths = cfg.transport.paths_per_conn.min(4) as u8;
+    let regs = regions(
+        cfg,
+        &[(WBASE, 0x4000, Access::REMOTE_WRITE), (RBASE, 0x4000, Access::RECV), (LBASE, 0x1000, Access::LOCAL)],
+    );
+    let wkey = regs[0].key;
+    let conns = vec![ConnParams { local_id: LOCAL_B, remote_id: LOCAL_A, remote: ADDR_A, paths, tx_psn: 0, rx_psn }];
+    let rec = Recorder::new(cfg, format!("{}-{index:03}", block.name()), desc, vseed, setup(vseed, cfg), regs, conns);
+    let mut c = Craft { rec, t: 1000, tx_ts: 0, gen: 0, udp_port: cfg.transport.udp_port };
+    let mut rng = Rng::new(vseed);
+    f(&mut c, &mut rng, wkey);
+    c.rec.vector
+}
 
 /// The crafted `rx` vectors: packets built here, fed to the receiving NIC.
 pub fn generate(cfg: &Config, seed: u64) -> Vec<NicVector> {
-    let paths = cfg.transport.paths_per_conn.min(4) as u8;
     let mtu = cfg.transport.mtu;
     let window = cfg.transport.window;
     let mut out = Vec::new();
     let mut push = |desc: &str, rx_psn: u32, f: &dyn Fn(&mut Craft, &mut Rng, u32)| {
-        let index = out.len();
-        let vseed = vector_seed(seed, BlockKind::Rx, index);
-        let regs = regions(
-            cfg,
-            &[(WBASE, 0x4000, Access::REMOTE_WRITE), (RBASE, 0x4000, Access::RECV), (0x20_0000, 0x1000, Access::LOCAL)],
-        );
-        let wkey = regs[0].key;
-        let conns =
-            vec![ConnParams { local_id: LOCAL_B, remote_id: LOCAL_A, remote: ADDR_A, paths, tx_psn: 0, rx_psn }];
-        let rec = Recorder::new(cfg, format!("rx-{index:03}"), desc, vseed, setup(vseed, cfg), regs, conns);
-        let mut c = Craft { rec, t: 1000, tx_ts: 0, gen: 0, udp_port: cfg.transport.udp_port };
-        let mut rng = Rng::new(vseed);
-        f(&mut c, &mut rng, wkey);
-        out.push(c.rec.vector);
+        let v = craft(cfg, BlockKind::Rx, seed, out.len(), desc, rx_psn, f);
+        out.push(v);
     };
     let bytes = |rng: &mut Rng, n: u32| -> Vec<u8> { (0..n).map(|_| rng.below(256) as u8).collect() };
     let w = |rkey: u32, addr: u64| Placement::Write { rkey, addr };
