@@ -10,7 +10,7 @@
 //! | no receive posted | RNR NACKs (`rx_rnr`), then `RnrRetryExceeded`, connection failed |
 //! | window / retransmit ring full | sender stops with at most `window` psns outstanding per path (the connection cap binds first) |
 //! | all paths dead | `TransportRetryExceeded`, other requests `WrFlushError` |
-//! | connection table full | `create_conn` beyond `transport.connections` must be refused (ignored: the reference accepts it) |
+//! | connection table full | `create_conn` beyond `transport.connections` -> `VerbsError::ConnTableFull` |
 
 mod common;
 
