@@ -108,6 +108,7 @@ pub mod proof;
 pub mod recv_match;
 pub mod rx_parser;
 pub mod sack_gen;
+pub mod tx_engine;
 
 pub use check::{CheckError, CheckErrors};
 pub use expr::{cat, index_bits, lit, mux, repl, zext, BinOp, Expr, LValue, Signal, UnOp, WidthError};

@@ -1,0 +1,328 @@
+//! `tx_engine` RTL, first piece: the frame builder.
+//!
+//! The generator of the cycle model [`mrnic_model::tx_engine`] is not built
+//! yet (there is no `tx_engine` row in [`crate::gen::BLOCKS`]);
+//! docs/architecture.md says what it still needs and which parts of the
+//! model must change before an RTL can keep its cycle timing at `default`
+//! sizes. This file holds the part every frame the engine sends goes
+//! through, as IR functions the generator will call:
+//!
+//! - [`place`]: a header as one big-endian vector from (field, value)
+//!   pairs of proto's field table (`mrnic_proto::layouts`), never retyped
+//!   offsets; bits no field names are zero (reserved);
+//! - [`ones_sum`]: the one's-complement sum of 16-bit words (IPv4 and UDP
+//!   checksums), as an adder tree folded twice;
+//! - [`crc32`]: the ICRC (`proto::packet::icrc`, CRC-32) of a whole
+//!   header as XOR equations derived from the polynomial
+//!   ([`crate::rx_parser::crc_equations`]), no table;
+//! - [`frame`]: Ethernet, IPv4 (ECT(0), TTL 64, DF), UDP, the transport
+//!   header and the ICRC of a frame without payload (SACK, NACK and PROBE
+//!   frames), in `m_axis` byte order (first byte in bits 7..0), exactly the
+//!   bytes of the model's [`build_frame`](mrnic_model::tx_engine::build_frame).
+//!
+//! `hdl/tests/tx_engine.rs` runs each of them under Icarus against the
+//! model's header and frame functions over random field values.
+
+use mrnic_proto::field::Field;
+use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
+use mrnic_proto::packet::{ECN_ECT0, ETHERTYPE_IPV4, IPPROTO_UDP, NET_OVERHEAD};
+
+use crate::expr::{cat, lit, mux, zext, Expr, Signal};
+use crate::ir::Module;
+
+/// `e` cut or zero-extended to `w` bits, as [`Field::set`] drops the bits
+/// above the field.
+fn fit(e: Expr, w: u32) -> Expr {
+    let have = e.width().expect("a well-formed expression");
+    if have == w {
+        e
+    } else if have < w {
+        zext(e, w)
+    } else {
+        e.slice(w - 1, 0)
+    }
+}
+
+/// `n` zero bits (constants are at most 64 bits wide).
+fn zeros(n: u32) -> Expr {
+    let parts: Vec<Expr> = (0..n.div_ceil(64)).map(|i| lit((n - 64 * i).min(64), 0)).collect();
+    if parts.len() == 1 {
+        parts.into_iter().next().expect("one part")
+    } else {
+        cat(&parts)
+    }
+}
+
+/// A header of `bytes` bytes as one big-endian vector (byte 0 in the top
+/// bits, as [`Field::vector_range`] names it), from (field, value) pairs:
+/// each value is placed at its field's bits, cut to the field's width;
+/// bits no field names are 0. Values that are not plain nets are fine:
+/// the result is a concatenation.
+pub fn place(bytes: usize, fields: &[(&Field, Expr)]) -> Expr {
+    let mut fs: Vec<(&Field, Expr)> = fields.iter().map(|(f, e)| (*f, fit(e.clone(), f.width))).collect();
+    fs.sort_by_key(|(f, _)| f.start_bit());
+    let mut parts = Vec::new();
+    let mut at = 0usize;
+    for (f, e) in fs {
+        assert!(f.start_bit() >= at, "field {} overlaps the one before it", f.name);
+        assert!(f.end_bit() <= bytes * 8, "field {} is outside a {bytes}-byte header", f.name);
+        if f.start_bit() > at {
+            parts.push(zeros((f.start_bit() - at) as u32));
+        }
+        parts.push(e);
+        at = f.end_bit();
+    }
+    if at < bytes * 8 {
+        parts.push(zeros((bytes * 8 - at) as u32));
+    }
+    cat(&parts)
+}
+
+/// A big-endian vector of `bytes` bytes reordered for `m_axis`: byte 0 in
+/// bits 7..0.
+pub fn axis_order(be: &Signal, bytes: usize) -> Expr {
+    let top = bytes as u32 * 8;
+    let parts: Vec<Expr> = (0..bytes as u32).rev().map(|i| be.slice(top - 1 - 8 * i, top - 8 - 8 * i)).collect();
+    cat(&parts)
+}
+
+/// The 16-bit one's-complement sum of `words` (proto's `ones_sum`): a
+/// plain adder wide enough for every carry, then the carries folded in
+/// twice (after the first fold at most one carry is left).
+pub fn ones_sum(m: &mut Module, name: &str, words: &[Expr]) -> Signal {
+    let w = 16 + crate::expr::index_bits(words.len() as u32 + 1) + 1;
+    let wide = m.wire(&format!("{name}_wide"), w, "sum of the 16-bit words with every carry");
+    let sum = words.iter().map(|e| zext(fit(e.clone(), 16), w)).reduce(|a, b| a + b).expect("at least one word");
+    m.assign(&wide, sum);
+    let f1 = m.wire(&format!("{name}_fold1"), 17, "low half plus the carries");
+    m.assign(&f1, zext(wide.slice(15, 0), 17) + zext(wide.slice(w - 1, 16), 17));
+    let out = m.wire(name, 16, "one's-complement sum");
+    m.assign(&out, f1.slice(15, 0) + zext(f1.bit(16), 16));
+    out
+}
+
+/// The 16-bit big-endian words of a big-endian vector of `bytes` bytes
+/// (`bytes` even).
+fn words_of(be: &Signal, bytes: usize) -> Vec<Expr> {
+    assert!(bytes % 2 == 0, "an even number of bytes");
+    let top = bytes as u32 * 8;
+    (0..bytes as u32 / 2).map(|i| be.slice(top - 1 - 16 * i, top - 16 - 16 * i)).collect()
+}
+
+/// CRC-32 (IEEE, reflected, initial value and final XOR all ones: the
+/// ICRC) of a big-endian vector of `bytes` bytes, byte 0 fed first. The
+/// register's part is a constant (the initial value through `bytes`
+/// bytes); each output bit XORs the data bits the polynomial gives it.
+pub fn crc32(m: &mut Module, name: &str, be: &Signal, bytes: usize) -> Signal {
+    let eqs = crate::rx_parser::crc_equations(bytes);
+    let init = crate::rx_parser::raw_update(!0, &vec![0; bytes]) ^ !0;
+    let top = bytes as u32 * 8;
+    let mut bits = Vec::new();
+    for (j, (_, data)) in eqs.iter().enumerate() {
+        // Data bit d is bit (d % 8) of byte (d / 8), least significant first.
+        let ins: Vec<Expr> = data.iter().map(|&d| be.bit(top - 8 - 8 * (d / 8) + d % 8)).collect();
+        let x = if ins.is_empty() { lit(1, 0) } else { cat(&ins).reduce_xor() };
+        // One wire per bit keeps each line short enough for Verilator.
+        let b = m.wire(&format!("{name}{j}"), 1, &format!("bit {j} of the CRC"));
+        m.assign(&b, if init >> j & 1 == 1 { !x } else { x });
+        bits.push(b.expr());
+    }
+    let out = m.wire(name, 32, "CRC-32 of the header (the ICRC)");
+    m.assign(&out, cat(&bits.into_iter().rev().collect::<Vec<_>>()));
+    out
+}
+
+/// What the Ethernet, IPv4 and UDP headers of a frame carry beyond lengths
+/// and checksums.
+#[derive(Clone, Debug)]
+pub struct NetFields {
+    pub src_mac: Expr,
+    pub dst_mac: Expr,
+    pub src_ip: Expr,
+    pub dst_ip: Expr,
+    pub sport: Expr,
+    pub dport: Expr,
+}
+
+/// Bytes of a frame without payload whose transport header has `hdr_bytes`
+/// bytes: Ethernet, IPv4, UDP, the header, the ICRC.
+pub fn frame_bytes(hdr_bytes: usize) -> usize {
+    NET_OVERHEAD + hdr_bytes + ICRC_LEN
+}
+
+/// A whole frame without payload, in `m_axis` byte order (first byte in
+/// bits 7..0), [`frame_bytes`]`(hdr_bytes) * 8` bits: the model's
+/// `build_frame(net, hdr, &[])`. `hdr` is the transport header as a
+/// big-endian vector ([`place`]). Wires are named `<name>_*`.
+pub fn frame(m: &mut Module, name: &str, net: &NetFields, hdr: &Signal, hdr_bytes: usize) -> Signal {
+    let icrc = crc32(m, &format!("{name}_icrc"), hdr, hdr_bytes);
+    let udp_len = (udp::LAYOUT.len + hdr_bytes + ICRC_LEN) as u64;
+    let ip_len = ipv4::LAYOUT.len as u64 + udp_len;
+    let ip_fields = |csum: Expr| -> Expr {
+        place(
+            ipv4::LAYOUT.len,
+            &[
+                (&ipv4::VERSION, lit(4, 4)),
+                (&ipv4::IHL, lit(4, 5)),
+                (&ipv4::ECN, lit(2, u64::from(ECN_ECT0))),
+                (&ipv4::TOTAL_LEN, lit(16, ip_len)),
+                (&ipv4::DF, lit(1, 1)),
+                (&ipv4::TTL, lit(8, 64)),
+                (&ipv4::PROTOCOL, lit(8, u64::from(IPPROTO_UDP))),
+                (&ipv4::CHECKSUM, csum),
+                (&ipv4::SRC_IP, net.src_ip.clone()),
+                (&ipv4::DST_IP, net.dst_ip.clone()),
+            ],
+        )
+    };
+    let ip0 = m.wire(&format!("{name}_ip0"), 160, "IPv4 header, checksum field zero");
+    m.assign(&ip0, ip_fields(lit(16, 0)));
+    let ip_sum = ones_sum(m, &format!("{name}_ip_sum"), &words_of(&ip0, ipv4::LAYOUT.len));
+    let ip = m.wire(&format!("{name}_ip"), 160, "IPv4 header");
+    m.assign(&ip, ip_fields(!ip_sum.expr()));
+
+    let udp_fields = |csum: Expr| -> Expr {
+        place(
+            udp::LAYOUT.len,
+            &[
+                (&udp::SRC_PORT, net.sport.clone()),
+                (&udp::DST_PORT, net.dport.clone()),
+                (&udp::LENGTH, lit(16, udp_len)),
+                (&udp::CHECKSUM, csum),
+            ],
+        )
+    };
+    let udp0 = m.wire(&format!("{name}_udp0"), 64, "UDP header, checksum field zero");
+    m.assign(&udp0, udp_fields(lit(16, 0)));
+    // Pseudo-header (addresses, protocol, UDP length), UDP header,
+    // transport header, ICRC.
+    let pseudo = m.wire(&format!("{name}_pseudo"), 96, "IPv4 pseudo-header of the UDP checksum");
+    m.assign(
+        &pseudo,
+        cat(&[
+            fit(net.src_ip.clone(), 32),
+            fit(net.dst_ip.clone(), 32),
+            lit(16, u64::from(IPPROTO_UDP)),
+            lit(16, udp_len),
+        ]),
+    );
+    let mut words = words_of(&pseudo, 12);
+    words.extend(words_of(&udp0, udp::LAYOUT.len));
+    words.extend(words_of(hdr, hdr_bytes));
+    words.extend([icrc.slice(31, 16), icrc.slice(15, 0)]);
+    let udp_sum = ones_sum(m, &format!("{name}_udp_sum"), &words);
+    let udp_csum = m.wire(&format!("{name}_udp_csum"), 16, "UDP checksum; 0 is sent as 0xffff");
+    m.assign(&udp_csum, mux(udp_sum.expr().eq(lit(16, 0xffff)), lit(16, 0xffff), !udp_sum.expr()));
+    let udp_h = m.wire(&format!("{name}_udp"), 64, "UDP header");
+    m.assign(&udp_h, udp_fields(udp_csum.expr()));
+
+    let eth_h = m.wire(&format!("{name}_eth"), 112, "Ethernet header");
+    m.assign(
+        &eth_h,
+        place(
+            eth::LAYOUT.len,
+            &[
+                (&eth::DST_MAC, net.dst_mac.clone()),
+                (&eth::SRC_MAC, net.src_mac.clone()),
+                (&eth::ETHERTYPE, lit(16, u64::from(ETHERTYPE_IPV4))),
+            ],
+        ),
+    );
+    let n = frame_bytes(hdr_bytes);
+    let be = m.wire(&format!("{name}_be"), n as u32 * 8, "the frame, byte 0 in the top bits");
+    m.assign(&be, cat(&[eth_h.expr(), ip.expr(), udp_h.expr(), hdr.expr(), icrc.expr()]));
+    let out = m.wire(name, n as u32 * 8, "the frame in m_axis byte order (byte 0 in bits 7..0)");
+    m.assign(&out, axis_order(&be, n));
+    out
+}
+
+/// A transport header's value for the field named `name` (as in proto's
+/// field table), supplied by the caller.
+pub type Values<'a> = &'a dyn Fn(&str) -> Expr;
+
+/// `(field, value)` pairs for `fields`, values by field name.
+fn named<'f>(fields: &[&'f Field], v: Values) -> Vec<(&'f Field, Expr)> {
+    fields.iter().map(|f| (*f, v(f.name))).collect()
+}
+
+/// The SACK header (the model's `sack_header`): opcode SACK and the fields
+/// sack_gen hands over.
+pub fn sack_header(v: Values) -> Expr {
+    use mrnic_proto::layouts::sack as s;
+    let mut fs = named(
+        &[
+            &s::RATE_HINT,
+            &s::DST_CONN,
+            &s::PATH_ID,
+            &s::CUM_PSN,
+            &s::PATH_GEN,
+            &s::STREAM_ID,
+            &s::COMPLETED_MSN,
+            &s::ECHO_TS,
+            &s::ECN_CNT,
+            &s::BITMAP,
+        ],
+        v,
+    );
+    fs.push((&s::OPCODE, lit(4, mrnic_proto::Opcode::Sack as u64)));
+    place(s::LAYOUT.len, &fs)
+}
+
+/// The NACK header (the model's `nack_header`).
+pub fn nack_header(v: Values) -> Expr {
+    use mrnic_proto::layouts::nack as n;
+    let mut fs = named(
+        &[&n::CODE, &n::DST_CONN, &n::PATH_ID, &n::PATH_PSN, &n::PATH_GEN, &n::STREAM_ID, &n::MSN, &n::ECHO_TS],
+        v,
+    );
+    fs.push((&n::OPCODE, lit(4, mrnic_proto::Opcode::Nack as u64)));
+    place(n::LAYOUT.len, &fs)
+}
+
+/// The PROBE header (the model's `probe_header`).
+pub fn probe_header(v: Values) -> Expr {
+    use mrnic_proto::layouts::probe as p;
+    let mut fs = named(&[&p::TX_TS, &p::DST_CONN, &p::PATH_ID, &p::PATH_PSN, &p::PATH_GEN], v);
+    fs.push((&p::OPCODE, lit(4, mrnic_proto::Opcode::Probe as u64)));
+    place(p::LAYOUT.len, &fs)
+}
+
+/// The data header (the model's `data_header`) as two placements of the
+/// field table, one per variant, chosen by the `opcode` value: WRITE and
+/// WRITE_IMM carry `rkey` and `addr`, SEND and SEND_IMM `rq_seq` and
+/// `msg_offset` (the reserved bits of each variant stay 0). Wires are
+/// named `<name>_*`.
+pub fn data_header(m: &mut Module, name: &str, v: Values) -> Signal {
+    use mrnic_proto::layouts::data as d;
+    let common: Vec<&Field> = vec![
+        &d::OPCODE,
+        &d::SOM,
+        &d::EOM,
+        &d::RETX,
+        &d::ACKREQ,
+        &d::PAYLOAD_LEN,
+        &d::DST_CONN,
+        &d::PATH_ID,
+        &d::PATH_PSN,
+        &d::PATH_GEN,
+        &d::STREAM_ID,
+        &d::MSN,
+        &d::MSG_LEN,
+        &d::TX_TS,
+        &d::IMM,
+    ];
+    let bits = d::LAYOUT.len as u32 * 8;
+    let variant = |m: &mut Module, which: &str, extra: &[&'static Field]| -> Signal {
+        let fs: Vec<&Field> = common.iter().copied().chain(extra.iter().copied()).collect();
+        let s = m.wire(&format!("{name}_{which}"), bits, &format!("data header, {which} variant"));
+        m.assign(&s, place(d::LAYOUT.len, &named(&fs, v)));
+        s
+    };
+    let write = variant(m, "write", &[&d::RKEY, &d::ADDR]);
+    let send = variant(m, "send", &[&d::RQ_SEQ, &d::MSG_OFFSET]);
+    // SEND is 2, SEND_IMM 3: bit 1 of the opcode.
+    let out = m.wire(name, bits, "data header, big-endian");
+    let (_, op_lo) = d::OPCODE.vector_range(d::LAYOUT.len);
+    m.assign(&out, mux(write.bit(op_lo as u32 + 1), &send, &write));
+    out
+}
