@@ -53,6 +53,8 @@ fn designs() -> Vec<Design> {
         row!(recv_match, RecvMatchParams, "small"),
         row!(sack_gen, SackGenParams, "small"),
         row!(csr, CsrParams, "small"),
+        row!(conn_table, ConnTableParams, "small"),
+        row!(cpl_engine, CplEngineParams, "small"),
     ]
 }
 

@@ -16,9 +16,10 @@ pub struct CosimArgs {
     /// must have been built for it (the design table in verif/build.rs).
     #[arg(long, default_value = "small")]
     config: String,
-    /// The block: csr, dma_write_engine, path_selector, path_telemetry,
-    /// recv_match, rx_parser, sack_gen, or verif_fifo (the harness's own
-    /// test design). `top` waits for mrnic_core.
+    /// The block: conn_table, cpl_engine, csr, dma_write_engine,
+    /// path_selector, path_telemetry, recv_match, rx_parser, sack_gen, or
+    /// verif_fifo (the harness's own test design). `top` waits for
+    /// mrnic_core.
     #[arg(long)]
     block: String,
     /// Cycles to run.

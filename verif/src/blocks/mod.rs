@@ -15,6 +15,8 @@ use crate::stimulus::Traffic;
 use crate::verilate::fnv128;
 use crate::VerifError;
 
+pub mod conn_table;
+pub mod cpl_engine;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod path_selector;
@@ -45,7 +47,18 @@ const IDLE_PAYLOAD_DONT_CARE: &[&str] = &["path_telemetry"];
 
 /// Block names, as `--block` takes them.
 pub fn names() -> &'static [&'static str] {
-    &["csr", "dma_write_engine", "path_selector", "path_telemetry", "recv_match", "rx_parser", "sack_gen", "verif_fifo"]
+    &[
+        "conn_table",
+        "cpl_engine",
+        "csr",
+        "dma_write_engine",
+        "path_selector",
+        "path_telemetry",
+        "recv_match",
+        "rx_parser",
+        "sack_gen",
+        "verif_fifo",
+    ]
 }
 
 /// The fingerprint of a config in the design table: its TOML, hashed.
@@ -133,6 +146,14 @@ pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Sess
         "csr" => {
             let p = m::csr::CsrParams::from_config(cfg);
             pipeline(block, cfg, label, p, m::csr::Csr::new, csr::traffic, seed)
+        }
+        "conn_table" => {
+            let p = m::conn_table::ConnTableParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::conn_table::ConnTable::new, |p, s| conn_table::traffic(p, s).0, seed)
+        }
+        "cpl_engine" => {
+            let p = m::cpl_engine::CplEngineParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::cpl_engine::CplEngine::new, |p, s| cpl_engine::traffic(p, s).0, seed)
         }
         "rx_parser" => {
             let p = m::rx_parser::RxParserParams::from_config(cfg);
