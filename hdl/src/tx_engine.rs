@@ -18,10 +18,20 @@
 //! - [`frame`]: Ethernet, IPv4 (ECT(0), TTL 64, DF), UDP, the transport
 //!   header and the ICRC of a frame without payload (SACK, NACK and PROBE
 //!   frames), in `m_axis` byte order (first byte in bits 7..0), exactly the
-//!   bytes of the model's [`build_frame`](mrnic_model::tx_engine::build_frame).
+//!   bytes of the model's [`build_frame`](mrnic_model::tx_engine::build_frame);
+//!   its pieces [`ipv4_header`] and [`udp_header`] take the payload length
+//!   and sum, for data frames;
+//! - the payload digest, a beat at a time as the payload streams in
+//!   (the frame leaves store-and-forward, its UDP checksum in front):
+//!   [`mask_beat`], [`beat_sum`] / [`ones_add`] for the checksum and
+//!   [`crc_beat`] for the ICRC, which feeds the whole beat and takes the
+//!   zero bytes past the valid ones back out
+//!   ([`crate::rx_parser::unfeed_equations`]), so one update serves every
+//!   length of the last beat.
 //!
 //! `hdl/tests/tx_engine.rs` runs each of them under Icarus against the
-//! model's header and frame functions over random field values.
+//! model's header and frame functions: random field values, and random
+//! payloads (odd lengths too) through 8- and 64-byte beats.
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
@@ -150,22 +160,17 @@ pub fn frame_bytes(hdr_bytes: usize) -> usize {
     NET_OVERHEAD + hdr_bytes + ICRC_LEN
 }
 
-/// A whole frame without payload, in `m_axis` byte order (first byte in
-/// bits 7..0), [`frame_bytes`]`(hdr_bytes) * 8` bits: the model's
-/// `build_frame(net, hdr, &[])`. `hdr` is the transport header as a
-/// big-endian vector ([`place`]). Wires are named `<name>_*`.
-pub fn frame(m: &mut Module, name: &str, net: &NetFields, hdr: &Signal, hdr_bytes: usize) -> Signal {
-    let icrc = crc32(m, &format!("{name}_icrc"), hdr, hdr_bytes);
-    let udp_len = (udp::LAYOUT.len + hdr_bytes + ICRC_LEN) as u64;
-    let ip_len = ipv4::LAYOUT.len as u64 + udp_len;
-    let ip_fields = |csum: Expr| -> Expr {
+/// The IPv4 header (ECT(0), TTL 64, DF, protocol UDP) with its checksum,
+/// big-endian, for a datagram of `total_len` bytes (16 bits).
+pub fn ipv4_header(m: &mut Module, name: &str, net: &NetFields, total_len: Expr) -> Signal {
+    let fields = |csum: Expr| -> Expr {
         place(
             ipv4::LAYOUT.len,
             &[
                 (&ipv4::VERSION, lit(4, 4)),
                 (&ipv4::IHL, lit(4, 5)),
                 (&ipv4::ECN, lit(2, u64::from(ECN_ECT0))),
-                (&ipv4::TOTAL_LEN, lit(16, ip_len)),
+                (&ipv4::TOTAL_LEN, total_len.clone()),
                 (&ipv4::DF, lit(1, 1)),
                 (&ipv4::TTL, lit(8, 64)),
                 (&ipv4::PROTOCOL, lit(8, u64::from(IPPROTO_UDP))),
@@ -175,27 +180,49 @@ pub fn frame(m: &mut Module, name: &str, net: &NetFields, hdr: &Signal, hdr_byte
             ],
         )
     };
-    let ip0 = m.wire(&format!("{name}_ip0"), 160, "IPv4 header, checksum field zero");
-    m.assign(&ip0, ip_fields(lit(16, 0)));
-    let ip_sum = ones_sum(m, &format!("{name}_ip_sum"), &words_of(&ip0, ipv4::LAYOUT.len));
-    let ip = m.wire(&format!("{name}_ip"), 160, "IPv4 header");
-    m.assign(&ip, ip_fields(!ip_sum.expr()));
+    let bits = ipv4::LAYOUT.len as u32 * 8;
+    let ip0 = m.wire(&format!("{name}0"), bits, "IPv4 header, checksum field zero");
+    m.assign(&ip0, fields(lit(16, 0)));
+    let sum = ones_sum(m, &format!("{name}_sum"), &words_of(&ip0, ipv4::LAYOUT.len));
+    let ip = m.wire(name, bits, "IPv4 header");
+    m.assign(&ip, fields(!sum.expr()));
+    ip
+}
 
-    let udp_fields = |csum: Expr| -> Expr {
+/// The UDP header with its checksum, big-endian, for a datagram carrying
+/// the transport header `hdr` (`hdr_bytes`, big-endian), `payload_len`
+/// payload bytes (16 bits) whose [`ones_sum`] is `payload_sum` (words
+/// paired from payload byte 0), and the ICRC `icrc` after them. The ICRC
+/// starts at an odd datagram offset when the payload length is odd; its
+/// words are then paired with the last payload byte and a zero.
+#[allow(clippy::too_many_arguments)]
+pub fn udp_header(
+    m: &mut Module,
+    name: &str,
+    net: &NetFields,
+    hdr: &Signal,
+    hdr_bytes: usize,
+    payload_len: Expr,
+    payload_sum: Expr,
+    icrc: &Signal,
+) -> Signal {
+    let udp_len = m.wire(&format!("{name}_len"), 16, "UDP header + transport header + payload + ICRC bytes");
+    m.assign(&udp_len, lit(16, (udp::LAYOUT.len + hdr_bytes + ICRC_LEN) as u64) + fit(payload_len, 16));
+    let fields = |csum: Expr| -> Expr {
         place(
             udp::LAYOUT.len,
             &[
                 (&udp::SRC_PORT, net.sport.clone()),
                 (&udp::DST_PORT, net.dport.clone()),
-                (&udp::LENGTH, lit(16, udp_len)),
+                (&udp::LENGTH, udp_len.expr()),
                 (&udp::CHECKSUM, csum),
             ],
         )
     };
-    let udp0 = m.wire(&format!("{name}_udp0"), 64, "UDP header, checksum field zero");
-    m.assign(&udp0, udp_fields(lit(16, 0)));
+    let udp0 = m.wire(&format!("{name}0"), 64, "UDP header, checksum field zero");
+    m.assign(&udp0, fields(lit(16, 0)));
     // Pseudo-header (addresses, protocol, UDP length), UDP header,
-    // transport header, ICRC.
+    // transport header, payload, ICRC.
     let pseudo = m.wire(&format!("{name}_pseudo"), 96, "IPv4 pseudo-header of the UDP checksum");
     m.assign(
         &pseudo,
@@ -203,22 +230,33 @@ pub fn frame(m: &mut Module, name: &str, net: &NetFields, hdr: &Signal, hdr_byte
             fit(net.src_ip.clone(), 32),
             fit(net.dst_ip.clone(), 32),
             lit(16, u64::from(IPPROTO_UDP)),
-            lit(16, udp_len),
+            udp_len.expr(),
         ]),
     );
     let mut words = words_of(&pseudo, 12);
     words.extend(words_of(&udp0, udp::LAYOUT.len));
     words.extend(words_of(hdr, hdr_bytes));
-    words.extend([icrc.slice(31, 16), icrc.slice(15, 0)]);
-    let udp_sum = ones_sum(m, &format!("{name}_udp_sum"), &words);
-    let udp_csum = m.wire(&format!("{name}_udp_csum"), 16, "UDP checksum; 0 is sent as 0xffff");
-    m.assign(&udp_csum, mux(udp_sum.expr().eq(lit(16, 0xffff)), lit(16, 0xffff), !udp_sum.expr()));
-    let udp_h = m.wire(&format!("{name}_udp"), 64, "UDP header");
-    m.assign(&udp_h, udp_fields(udp_csum.expr()));
+    words.push(fit(payload_sum, 16));
+    let c = |i: u32| icrc.slice(31 - 8 * i, 24 - 8 * i);
+    let even_words = [cat(&[c(0), c(1)]), cat(&[c(2), c(3)]), lit(16, 0)];
+    let odd_words = [cat(&[lit(8, 0), c(0)]), cat(&[c(1), c(2)]), cat(&[c(3), lit(8, 0)])];
+    // The header lengths are even: the UDP length's bit 0 is the payload's.
+    for (e, o) in even_words.into_iter().zip(odd_words) {
+        words.push(mux(udp_len.bit(0), o, e));
+    }
+    let sum = ones_sum(m, &format!("{name}_sum"), &words);
+    let csum = m.wire(&format!("{name}_csum"), 16, "UDP checksum; 0 is sent as 0xffff");
+    m.assign(&csum, mux(sum.expr().eq(lit(16, 0xffff)), lit(16, 0xffff), !sum.expr()));
+    let h = m.wire(name, 64, "UDP header");
+    m.assign(&h, fields(csum.expr()));
+    h
+}
 
-    let eth_h = m.wire(&format!("{name}_eth"), 112, "Ethernet header");
+/// The Ethernet header, big-endian.
+pub fn eth_header(m: &mut Module, name: &str, net: &NetFields) -> Signal {
+    let h = m.wire(name, eth::LAYOUT.len as u32 * 8, "Ethernet header");
     m.assign(
-        &eth_h,
+        &h,
         place(
             eth::LAYOUT.len,
             &[
@@ -228,6 +266,19 @@ pub fn frame(m: &mut Module, name: &str, net: &NetFields, hdr: &Signal, hdr_byte
             ],
         ),
     );
+    h
+}
+
+/// A whole frame without payload, in `m_axis` byte order (first byte in
+/// bits 7..0), [`frame_bytes`]`(hdr_bytes) * 8` bits: the model's
+/// `build_frame(net, hdr, &[])`. `hdr` is the transport header as a
+/// big-endian vector ([`place`]). Wires are named `<name>_*`.
+pub fn frame(m: &mut Module, name: &str, net: &NetFields, hdr: &Signal, hdr_bytes: usize) -> Signal {
+    let icrc = crc32(m, &format!("{name}_icrc"), hdr, hdr_bytes);
+    let udp_len = udp::LAYOUT.len + hdr_bytes + ICRC_LEN;
+    let ip = ipv4_header(m, &format!("{name}_ip"), net, lit(16, (ipv4::LAYOUT.len + udp_len) as u64));
+    let udp_h = udp_header(m, &format!("{name}_udp"), net, hdr, hdr_bytes, lit(16, 0), lit(16, 0), &icrc);
+    let eth_h = eth_header(m, &format!("{name}_eth"), net);
     let n = frame_bytes(hdr_bytes);
     let be = m.wire(&format!("{name}_be"), n as u32 * 8, "the frame, byte 0 in the top bits");
     m.assign(&be, cat(&[eth_h.expr(), ip.expr(), udp_h.expr(), hdr.expr(), icrc.expr()]));
@@ -324,5 +375,87 @@ pub fn data_header(m: &mut Module, name: &str, v: Values) -> Signal {
     let out = m.wire(name, bits, "data header, big-endian");
     let (_, op_lo) = d::OPCODE.vector_range(d::LAYOUT.len);
     m.assign(&out, mux(write.bit(op_lo as u32 + 1), &send, &write));
+    out
+}
+
+// ------------------------------------------------------------------ payload
+
+/// Bits of a count of valid bytes `1..=bb` in a beat of `bb` bytes.
+pub fn count_bits(bb: u32) -> u32 {
+    crate::expr::index_bits(bb) + 1
+}
+
+/// Bytes `0..n` of `beat` (byte 0 in bits 7..0), the others zero; `n` is
+/// [`count_bits`] wide.
+pub fn mask_beat(m: &mut Module, name: &str, beat: &Signal, n: &Signal) -> Signal {
+    let bb = beat.width() / 8;
+    let nw = count_bits(bb);
+    let parts: Vec<Expr> =
+        (0..bb).rev().map(|i| mux(lit(nw, u64::from(i)).lt(n), beat.slice(8 * i + 7, 8 * i), lit(8, 0))).collect();
+    let out = m.wire(name, beat.width(), "the beat's valid bytes, the others zero");
+    m.assign(&out, cat(&parts));
+    out
+}
+
+/// The one's-complement sum of a masked beat's 16-bit words, byte `2i`
+/// the high half of word `i` (words paired from the beat's byte 0, which
+/// is how they pair in the datagram when the beat starts at an even
+/// offset).
+pub fn beat_sum(m: &mut Module, name: &str, beat: &Signal) -> Signal {
+    let bb = beat.width() / 8;
+    assert!(bb % 2 == 0, "an even number of bytes per beat");
+    let words: Vec<Expr> =
+        (0..bb / 2).map(|i| cat(&[beat.slice(16 * i + 7, 16 * i), beat.slice(16 * i + 15, 16 * i + 8)])).collect();
+    ones_sum(m, name, &words)
+}
+
+/// `a + b` in one's complement (16 bits each).
+pub fn ones_add(m: &mut Module, name: &str, a: Expr, b: Expr) -> Signal {
+    ones_sum(m, name, &[a, b])
+}
+
+/// The raw CRC-32 register (no final XOR) after feeding bytes `0..n` of
+/// the masked beat `beat` (byte 0 first) from `raw`: the whole beat
+/// through the parallel update, then the `bb - n` zero bytes it fed too
+/// many taken back out, one conditional 32x32 matrix per bit of that count.
+pub fn crc_beat(m: &mut Module, name: &str, raw: &Signal, beat: &Signal, n: &Signal) -> Signal {
+    let bb = beat.width() / 8;
+    let eqs = crate::rx_parser::crc_equations(bb as usize);
+    let mut bits = Vec::new();
+    for (j, (st, data)) in eqs.iter().enumerate() {
+        let ins: Vec<Expr> = st.iter().map(|&i| raw.bit(i)).chain(data.iter().map(|&d| beat.bit(d))).collect();
+        let b = m.wire(&format!("{name}_full{j}"), 1, &format!("bit {j} after the whole beat"));
+        m.assign(&b, cat(&ins).reduce_xor());
+        bits.push(b.expr());
+    }
+    let mut cur = m.wire(&format!("{name}_full"), 32, "raw CRC after the whole beat");
+    m.assign(&cur, cat(&bits.into_iter().rev().collect::<Vec<_>>()));
+    let kb = crate::expr::index_bits(bb);
+    if bb > 1 {
+        // bb - n for n in 1..=bb is -n mod bb: n's low bits negated.
+        let k = m.wire(&format!("{name}_extra"), kb, "zero bytes fed past the valid ones: bb - n");
+        m.assign(&k, lit(kb, 0) - n.slice(kb - 1, 0));
+        for b in 0..kb {
+            let cols = crate::rx_parser::unfeed_equations(1 << b);
+            let parts: Vec<Expr> = cols
+                .iter()
+                .rev()
+                .map(|c| {
+                    if c.is_empty() {
+                        lit(1, 0)
+                    } else {
+                        cat(&c.iter().map(|&i| cur.bit(i)).collect::<Vec<_>>()).reduce_xor()
+                    }
+                })
+                .collect();
+            let back = m.wire(&format!("{name}_unfeed{b}"), 32, &format!("{} zero bytes taken back", 1 << b));
+            m.assign(&back, cat(&parts));
+            let next = m.wire(&format!("{name}_u{b}"), 32, "after this bit of the count");
+            m.assign(&next, mux(k.bit(b), &back, &cur));
+            cur = next;
+        }
+    }
+    let out = m.wire(name, 32, "raw CRC after the beat's valid bytes");
+    m.assign(&out, &cur);
     out
 }
