@@ -17,6 +17,9 @@ pub struct Counters {
     pub rx_decode_error: u64,
     /// Unknown dst_conn: NO_CONN NACK.
     pub rx_no_conn: u64,
+    /// Data or PROBE for a connection from an IPv4 source that is not the
+    /// connection's peer: dropped silently (no answer to a spoofed source).
+    pub rx_bad_src: u64,
     /// path_id beyond the connection's paths: BAD_HDR NACK.
     pub rx_bad_path: u64,
     /// Generation older than the path's current one by more than one:
@@ -46,8 +49,19 @@ pub struct Counters {
     pub rx_rnr: u64,
     /// SEND longer than its posted receive: ACCESS NACK.
     pub rx_recv_too_short: u64,
+    /// WRITE whose msg_len exceeds its region's length (the message could
+    /// never complete and would hold its message-table slot): ACCESS NACK.
+    pub rx_msg_too_long: u64,
     /// Received PROBEs.
     pub rx_probes: u64,
+    /// PROBE whose path_psn lies outside [cum_psn, cum_psn + 256] (no sender
+    /// of this connection can be there): dropped unanswered, its generation
+    /// not adopted.
+    pub rx_probe_psn: u64,
+    /// PROBE past its path's answer budget
+    /// (`receiver::PROBE_ANSWERS_PER_RTO_MIN` per `rto_min`): dropped
+    /// unanswered.
+    pub rx_probe_limited: u64,
     pub sacks_sent: u64,
     pub nacks_sent: u64,
     /// Receive completions raised.
@@ -66,6 +80,9 @@ pub struct Counters {
     pub nacks_received: u64,
     /// SACK or NACK for an unknown connection: dropped.
     pub ack_no_conn: u64,
+    /// SACK or NACK for a connection from an IPv4 source that is not its
+    /// peer: dropped (a spoofed SACK would complete sends never delivered).
+    pub ack_bad_src: u64,
     /// SACK or NACK naming a path the connection does not have: dropped.
     pub ack_bad_path: u64,
     /// SACK acknowledging psns never sent: dropped whole.

@@ -389,8 +389,14 @@ impl Nic {
             ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         ctx.ts32_now = ts;
         ctx.rate_hint = hint;
+        // A connection is bound to its peer's IPv4 address (one compare in
+        // the connection table's lookup): a packet naming it from anywhere
+        // else is counted and dropped, never placed, never answered, so a
+        // spoofed source can neither write nor aim our answers.
+        let from_peer = |cp: &ConnParams| cp.remote == meta.src;
         match header {
             Header::Data(h) => match self.conns.get_mut(&h.dst_conn) {
+                Some((cp, _)) if !from_peer(cp) => ctx.counters.rx_bad_src += 1,
                 Some((_, c)) => c.rx.on_data(meta, h, payload, &mut self.mem, &mut ctx),
                 None => {
                     ctx.counters.rx_no_conn += 1;
@@ -410,7 +416,15 @@ impl Nic {
                 }
             },
             Header::Probe(h) => match self.conns.get_mut(&h.dst_conn) {
-                Some((_, c)) => c.rx.on_probe(meta, h, &mut ctx),
+                Some((cp, _)) if !from_peer(cp) => {
+                    ctx.counters.rx_probes += 1;
+                    ctx.counters.rx_bad_src += 1;
+                }
+                Some((_, c)) => {
+                    if c.rx.admit_probe(h, &mut ctx) {
+                        c.rx.on_probe(meta, h, &mut ctx);
+                    }
+                }
                 None => {
                     ctx.counters.rx_no_conn += 1;
                     ctx.counters.nacks_sent += 1;
@@ -420,6 +434,7 @@ impl Nic {
                 }
             },
             Header::Sack(h) => match self.conns.get_mut(&h.dst_conn) {
+                Some((cp, _)) if !from_peer(cp) => ctx.counters.ack_bad_src += 1,
                 Some((_, c)) => c.tx.on_sack(now, h, meta.dport, &mut ctx),
                 None => ctx.counters.ack_no_conn += 1,
             },
@@ -432,6 +447,7 @@ impl Nic {
                     self.conns.get_mut(&h.dst_conn)
                 };
                 match found {
+                    Some((cp, _)) if !from_peer(cp) => ctx.counters.ack_bad_src += 1,
                     Some((_, c)) => c.tx.on_nack(now, h, &mut ctx),
                     None => ctx.counters.ack_no_conn += 1,
                 }

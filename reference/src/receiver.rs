@@ -34,7 +34,20 @@ pub struct RxPath {
     /// Where answers go: the source port and plane of the last packet.
     pub reply_port: u16,
     pub reply_plane: u8,
+    /// PROBE answer budget: the timestamp its current `rto_min`-long epoch
+    /// began, and the PROBEs answered in it.
+    pub probe_epoch: u32,
+    pub probe_answers: u8,
 }
+
+/// PROBEs a path answers per `timers.rto_min_us`. A sender has at most one
+/// PROBE outstanding per path and sends the next one on its answer (SUSPECT
+/// recovery, `good_after_probes` in a row) or on a timeout (never sooner
+/// than `rto_min`), so an honest path needs about `good_after_probes + 1`
+/// per `rto_min`, twice that when the fabric duplicates; 8 leaves room and
+/// bounds what a flood makes the NIC send (each answer is one SACK per
+/// active stream).
+pub const PROBE_ANSWERS_PER_RTO_MIN: u8 = 8;
 
 /// What a message's packets say it is; all of them must agree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +108,8 @@ impl RxConn {
             bytes: 0,
             reply_port: 0,
             reply_plane: 0,
+            probe_epoch: 0,
+            probe_answers: 0,
         };
         RxConn {
             local_id,
@@ -204,7 +219,14 @@ impl RxConn {
     /// except counters.
     fn check(&self, h: &DataHeader, len: usize, mem: &Memory, c: &mut Ctx) -> Verdict {
         let bad_hdr = Verdict::Nack(NackCode::BadHdr);
-        if len > c.p.path.mtu as usize || h.stream_id as usize >= self.streams.len() || len as u64 > h.msg_len as u64 {
+        // An empty packet belongs only to an empty message: one that
+        // declared bytes and carried none would hold its message-table slot
+        // without a key check.
+        if len > c.p.path.mtu as usize
+            || h.stream_id as usize >= self.streams.len()
+            || len as u64 > h.msg_len as u64
+            || (len == 0 && h.msg_len != 0)
+        {
             c.counters.rx_bad_len += 1;
             return bad_hdr;
         }
@@ -230,6 +252,13 @@ impl RxConn {
                     return Verdict::Place { addr };
                 }
                 match mem.check(rkey, addr, len as u64, Access::REMOTE_WRITE) {
+                    // A WRITE message lies in one region, so one that
+                    // declares more bytes than its region holds can never
+                    // complete: refused like a SEND longer than its receive.
+                    Ok(()) if mem.region(rkey).is_some_and(|r| h.msg_len as u64 > r.len()) => {
+                        c.counters.rx_msg_too_long += 1;
+                        Verdict::Nack(NackCode::Access)
+                    }
                     Ok(()) => Verdict::Place { addr },
                     Err(e) => {
                         match e {
@@ -291,6 +320,36 @@ impl RxConn {
             s.msgs.remove(&s.next_complete);
             s.next_complete = seq_add(s.next_complete, 1);
         }
+    }
+
+    /// Whether a PROBE for this connection (its source already checked
+    /// against the peer) may reach [`RxConn::on_probe`]. A PROBE's `path_psn`
+    /// is its sender's next psn, which is never behind what this side has
+    /// received (`cum_psn`) and never more than the window past it; one
+    /// outside that range is not from the connection's sender and gets
+    /// nothing, neither an answer nor its generation adopted. A PROBE inside
+    /// it is answered within the path's budget
+    /// ([`PROBE_ANSWERS_PER_RTO_MIN`] per `rto_min`). Counted: `rx_probes`
+    /// always, and `rx_probe_psn` or `rx_probe_limited` when refused. A
+    /// `path_id` the connection lacks passes (on_probe counts it).
+    pub fn admit_probe(&mut self, h: &ProbeHeader, c: &mut Ctx) -> bool {
+        let Some(rp) = self.paths.get_mut(h.path_id as usize) else { return true };
+        if seq_diff(h.path_psn, rp.cum_psn) > Bitmap256::BITS {
+            c.counters.rx_probes += 1;
+            c.counters.rx_probe_psn += 1;
+            return false;
+        }
+        if c.ts32_now.wrapping_sub(rp.probe_epoch) >= c.p.path.rto_min {
+            rp.probe_epoch = c.ts32_now;
+            rp.probe_answers = 0;
+        }
+        if rp.probe_answers >= PROBE_ANSWERS_PER_RTO_MIN {
+            c.counters.rx_probes += 1;
+            c.counters.rx_probe_limited += 1;
+            return false;
+        }
+        rp.probe_answers += 1;
+        true
     }
 
     /// A PROBE: adopt its generation and answer with the path's SACK, one

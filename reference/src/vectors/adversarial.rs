@@ -131,7 +131,7 @@ impl Adv<'_> {
         // Reasons: the rx_* drop counters and the sender's ack drops.
         let reason = |k: &str| {
             (k.starts_with("rx_") && !matches!(k, "rx_packets" | "rx_placed_bytes"))
-                || matches!(k, "ack_no_conn" | "ack_bad_path" | "sack_beyond_sent" | "nack_stale")
+                || matches!(k, "ack_no_conn" | "ack_bad_src" | "ack_bad_path" | "sack_beyond_sent" | "nack_stale")
         };
         let moved: Vec<(String, u64)> = after
             .iter()
@@ -171,14 +171,35 @@ impl Adv<'_> {
     }
 
     fn control(&mut self, what: &str, e: Expect, counter: &[(&str, u64)], h: Header) {
+        self.control_after(what, e, counter, h, 500);
+    }
+
+    /// A SACK, NACK or PROBE `dt` nanoseconds after the previous input.
+    fn control_after(&mut self, what: &str, e: Expect, counter: &[(&str, u64)], h: Header, dt: u64) {
         let i = Input::Packet(self.c.pkt(h, &[], 50000, 0, ECN_ECT0));
-        self.expect(what, e, counter, i, 500);
+        self.expect(what, e, counter, i, dt);
+    }
+
+    /// `h` from an IPv4 source that is not the connection's peer: dropped
+    /// with `counter`, nothing answered.
+    fn spoofed(&mut self, what: &str, counter: &[(&str, u64)], h: Header, payload: &[u8]) {
+        let mut p = self.c.pkt(h, payload, 50000, 0, ECN_ECT0);
+        p.src = SPOOFED_SRC;
+        self.expect(what, Expect::Silent, counter, Input::Packet(p), 500);
     }
 
     fn recv(&mut self, stream: u8, wr_id: u64, addr: u64, len: u32) {
         let r = crate::verbs::RecvRequest { wr_id, addr, len };
         self.expect("post_recv", Expect::Silent, &[], Input::PostRecv { conn: LOCAL_B, stream, recv: r }, 100);
     }
+}
+
+/// An IPv4 source that is not the peer's (`rx::ADDR_A`).
+const SPOOFED_SRC: u32 = 9;
+
+/// A PROBE for the connection under test.
+fn probe(path: u8, gen: u8, psn: u32) -> Header {
+    Header::Probe(mrnic_proto::ProbeHeader { tx_ts: 0, dst_conn: LOCAL_B, path_id: path, path_gen: gen, path_psn: psn })
 }
 
 /// A NACK on path 0, generation 0, stream 0, msn 0.
@@ -223,8 +244,9 @@ pub fn generate_checked(cfg: &Config, seed: u64, first_index: usize) -> (Vec<Nic
 
     push(
         "spoofed and unknown ids: data and PROBE for connections that do not exist (NACK NO_CONN, rx_no_conn); \
-         SACK and NACK for them (dropped, ack_no_conn); data for the right connection from an address that is \
-         not its peer is placed (the transport does not bind the IP source; see docs/robustness.md)",
+         SACK and NACK for them (dropped, ack_no_conn); data and PROBE for the right connection from an IPv4 \
+         source that is not its peer (dropped unanswered, rx_bad_src); a SACK and a NACK from such a source \
+         (dropped, ack_bad_src); the same data from the peer is placed",
         0,
         &|a, rng, k| {
             let d = bytes(rng, 16);
@@ -232,13 +254,13 @@ pub fn generate_checked(cfg: &Config, seed: u64, first_index: usize) -> (Vec<Nic
                 let x = D { conn, ..D::write(k, WBASE, 0, 0, 16) };
                 a.data("data to an unknown connection", Expect::Nack(NackCode::NoConn), &[("rx_no_conn", 1)], x, &d);
             }
-            let probe =
+            let unknown =
                 mrnic_proto::ProbeHeader { tx_ts: 0, dst_conn: 0x12_3456, path_id: 0, path_gen: 0, path_psn: 0 };
             a.control(
                 "PROBE to an unknown connection",
                 Expect::Nack(NackCode::NoConn),
                 &[("rx_no_conn", 1)],
-                Header::Probe(probe),
+                Header::Probe(unknown),
             );
             let s = sack(0, 0, Bitmap256::default());
             let Header::Sack(mut sh) = s else { unreachable!() };
@@ -246,11 +268,15 @@ pub fn generate_checked(cfg: &Config, seed: u64, first_index: usize) -> (Vec<Nic
             a.control("SACK to an unknown connection", Expect::Silent, &[("ack_no_conn", 1)], Header::Sack(sh));
             let n = nack(NackCode::Access, 78, 0);
             a.control("NACK to an unknown connection", Expect::Silent, &[("ack_no_conn", 1)], n);
-            let mut i = a.pkt(&D::write(k, WBASE, 0, 0, 16), &d);
-            if let Input::Packet(p) = &mut i {
-                p.src = 9;
-            }
-            a.expect("data from a spoofed source address", Expect::Placed, &[], i, 500);
+            let Input::Packet(p) = a.pkt(&D::write(k, WBASE, 0, 0, 16), &d) else { unreachable!() };
+            let h = decode_datagram(&p.bytes).expect("crafted").header;
+            a.spoofed("data from a spoofed source", &[("rx_bad_src", 1)], h, &d);
+            a.spoofed("PROBE from a spoofed source", &[("rx_bad_src", 1), ("rx_probes", 1)], probe(0, 0, 0), &[]);
+            let s = sack(0, 0, Bitmap256::default());
+            a.spoofed("SACK from a spoofed source", &[("ack_bad_src", 1)], s, &[]);
+            let n = nack(NackCode::Access, LOCAL_B, 0);
+            a.spoofed("NACK from a spoofed source", &[("ack_bad_src", 1)], n, &[]);
+            a.data("the same data from the peer", Expect::Placed, &[], D::write(k, WBASE, 0, 0, 16), &d);
         },
     );
     push(
@@ -279,26 +305,37 @@ pub fn generate_checked(cfg: &Config, seed: u64, first_index: usize) -> (Vec<Nic
     );
     push(
         "path generations: one behind is accepted; two behind is stale (NACK BAD_HDR, rx_stale_gen); a far \
-         newer one (127 ahead) is adopted, after which the old one is stale; a PROBE's generation is adopted unchecked, so \
-         a spoofed PROBE two generations ahead makes the path's live data stale (a known gap, docs/robustness.md)",
+         newer one (127 ahead) is adopted, after which the old one is stale; a PROBE two generations ahead from a \
+         source that is not the peer (rx_bad_src) or with a psn outside [cum_psn, cum_psn + 256] (rx_probe_psn) \
+         is dropped unanswered and its generation is not adopted (live data still lands); one from the peer's \
+         address with a psn inside the window is adopted and makes the live generation stale (what remains open \
+         to an attacker who sees the path's psns, docs/robustness.md)",
         0,
         &|a, rng, k| {
-            let d = bytes(rng, 64);
+            let d = bytes(rng, 80);
             let bad = Expect::Nack(NackCode::BadHdr);
             a.c.gen = 10;
-            a.data("newer generation", Expect::Placed, &[], D::write(k, WBASE, 0, 0, 64), &d[..16]);
+            a.data("newer generation", Expect::Placed, &[], D::write(k, WBASE, 0, 0, 80), &d[..16]);
             a.c.gen = 9;
-            a.data("one behind", Expect::Placed, &[], D::write(k, WBASE + 16, 1, 0, 64), &d[16..32]);
+            a.data("one behind", Expect::Placed, &[], D::write(k, WBASE + 16, 1, 0, 80), &d[16..32]);
             a.c.gen = 8;
-            a.data("two behind", bad, &[("rx_stale_gen", 1)], D::write(k, WBASE + 32, 2, 0, 64), &d[32..48]);
+            a.data("two behind", bad, &[("rx_stale_gen", 1)], D::write(k, WBASE + 32, 2, 0, 80), &d[32..48]);
             a.c.gen = 137;
-            a.data("far newer", Expect::Placed, &[], D::write(k, WBASE + 32, 2, 0, 64), &d[32..48]);
+            a.data("far newer", Expect::Placed, &[], D::write(k, WBASE + 32, 2, 0, 80), &d[32..48]);
             a.c.gen = 10;
-            a.data("the old one now", bad, &[("rx_stale_gen", 1)], D::write(k, WBASE + 48, 3, 0, 64), &d[48..]);
-            let probe = mrnic_proto::ProbeHeader { tx_ts: 0, dst_conn: LOCAL_B, path_id: 0, path_gen: 139, path_psn: 3 };
-            a.control("PROBE two generations ahead", Expect::Sack, &[("rx_probes", 1)], Header::Probe(probe));
+            a.data("the old one now", bad, &[("rx_stale_gen", 1)], D::write(k, WBASE + 48, 3, 0, 80), &d[48..64]);
+            let refused = |c: &'static str| [(c, 1), ("rx_probes", 1)];
+            a.spoofed("spoofed PROBE two generations ahead", &refused("rx_bad_src"), probe(0, 139, 3), &[]);
+            let (beyond, behind) = (probe(0, 139, 3 + 257), probe(0, 139, 2));
+            a.control("PROBE past the window", Expect::Silent, &refused("rx_probe_psn"), beyond);
+            a.control("PROBE behind cum_psn", Expect::Silent, &refused("rx_probe_psn"), behind);
             a.c.gen = 137;
-            a.data("the live generation after it", bad, &[("rx_stale_gen", 1)], D::write(k, WBASE + 48, 3, 0, 64), &d[48..]);
+            let live = D::write(k, WBASE + 48, 3, 0, 80);
+            a.data("the live generation after them", Expect::Placed, &[], live, &d[48..64]);
+            let peer = probe(0, 139, 4);
+            a.control("peer's PROBE two generations ahead", Expect::Sack, &[("rx_probes", 1)], peer);
+            let after = D::write(k, WBASE + 64, 4, 0, 80);
+            a.data("the live generation after it", bad, &[("rx_stale_gen", 1)], after, &d[64..]);
         },
     );
     push(
@@ -379,47 +416,61 @@ pub fn generate_checked(cfg: &Config, seed: u64, first_index: usize) -> (Vec<Nic
         },
     );
     push(
-        "a PROBE flood: 100 PROBEs on a live path are each answered with SACKs only, nothing placed or completed \
-         (rx_probes); PROBEs naming a path the connection lacks are dropped (rx_bad_path); data still lands \
-         afterwards",
+        "a PROBE flood: 100 PROBEs on a live path within 10 us: the first PROBE_ANSWERS_PER_RTO_MIN (8) are \
+         answered with SACKs only, the rest dropped unanswered (rx_probe_limited), nothing placed or completed \
+         (rx_probes each); PROBEs naming a path the connection lacks are dropped (rx_bad_path); data still lands \
+         afterwards; an rto_min later the path answers a PROBE again",
         0,
         &|a, rng, k| {
-            let probe = |path: u8, psn: u32| {
-                Header::Probe(mrnic_proto::ProbeHeader {
-                    tx_ts: 0,
-                    dst_conn: LOCAL_B,
-                    path_id: path,
-                    path_gen: 0,
-                    path_psn: psn,
-                })
-            };
-            for i in 0..100 {
-                a.control("PROBE", Expect::Sack, &[("rx_probes", 1)], probe(1, i));
+            let rto_min_ns = a.c.rec.nic.config().proto.timers.rto_min_us as u64 * 1000;
+            // Start the flood on a fresh budget epoch.
+            a.c.t += rto_min_ns;
+            for i in 0..100u32 {
+                let (e, c) = if i < crate::receiver::PROBE_ANSWERS_PER_RTO_MIN as u32 {
+                    (Expect::Sack, &[("rx_probes", 1)][..])
+                } else {
+                    (Expect::Silent, &[("rx_probe_limited", 1), ("rx_probes", 1)][..])
+                };
+                a.control_after("PROBE", e, c, probe(1, 0, i % 2), 100);
             }
             for _ in 0..20 {
-                a.control("PROBE on path 99", Expect::Silent, &[("rx_bad_path", 1), ("rx_probes", 1)], probe(99, 0));
+                a.control("PROBE on path 99", Expect::Silent, &[("rx_bad_path", 1), ("rx_probes", 1)], probe(99, 0, 0));
             }
             let d = bytes(rng, 32);
             a.data("data after the flood", Expect::Placed, &[], D { path: 1, ..D::write(k, WBASE, 0, 0, 32) }, &d);
+            let later = probe(1, 0, 1);
+            a.control_after("PROBE an rto_min later", Expect::Sack, &[("rx_probes", 1)], later, rto_min_ns);
         },
     );
     push(
         "zero-length and maximum-length messages: a zero-length SEND consumes its receive and completes with no \
-         write; a WRITE declaring msg_len 2^32 - 1 places its MTU packets (the message never completes and holds \
-         one message-table slot); a SEND declaring 2^32 - 1 into a 64-byte receive (NACK ACCESS, \
-         rx_recv_too_short)",
+         write; a WRITE declaring msg_len 2^32 - 1 into a 16 KiB region (NACK ACCESS, rx_msg_too_long: it could \
+         never complete and would hold a message-table slot), on each of its packets; an empty packet declaring \
+         2^32 - 1 (NACK BAD_HDR, rx_bad_len); a SEND declaring 2^32 - 1 into a 64-byte receive (NACK ACCESS, \
+         rx_recv_too_short); a WRITE of exactly the region's length is placed",
         0,
         &|a, rng, k| {
             a.recv(0, 61, RBASE, 0);
             a.data("zero-length SEND", Expect::Completes(1), &[], D::send(0, 0, 0, 0, 0), &[]);
             let d = bytes(rng, mtu);
+            let access = Expect::Nack(NackCode::Access);
             let big = D { stream: 1, ..D::write(k, WBASE, 1, 0, u32::MAX) };
-            a.data("max-length WRITE, first packet", Expect::Placed, &[], big, &d);
+            a.data("max-length WRITE, first packet", access, &[("rx_msg_too_long", 1)], big, &d);
             let next = D { psn: 2, place: Placement::Write { rkey: k, addr: WBASE + mtu as u64 }, ..big };
-            a.data("max-length WRITE, second packet", Expect::Placed, &[], next, &d);
+            a.data("max-length WRITE, second packet", access, &[("rx_msg_too_long", 1)], next, &d);
+            let empty = D { psn: 3, ..big };
+            a.data(
+                "empty packet of a max-length WRITE",
+                Expect::Nack(NackCode::BadHdr),
+                &[("rx_bad_len", 1)],
+                empty,
+                &[],
+            );
             a.recv(2, 62, RBASE, 64);
-            let s = D { stream: 2, ..D::send(0, 0, 3, 0, u32::MAX) };
-            a.data("max-length SEND", Expect::Nack(NackCode::Access), &[("rx_recv_too_short", 1)], s, &d[..64]);
+            let s = D { stream: 2, ..D::send(0, 0, 4, 0, u32::MAX) };
+            a.data("max-length SEND", access, &[("rx_recv_too_short", 1)], s, &d[..64]);
+            let whole = D { stream: 1, ..D::write(k, WBASE, 5, 0, 0x4000) };
+            a.data("a WRITE of the region's length", Expect::Placed, &[], whole, &d);
         },
     );
     push(
