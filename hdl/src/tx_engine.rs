@@ -27,11 +27,15 @@
 //!   [`crc_beat`] for the ICRC, which feeds the whole beat and takes the
 //!   zero bytes past the valid ones back out
 //!   ([`crate::rx_parser::unfeed_equations`]), so one update serves every
-//!   length of the last beat.
+//!   length of the last beat; [`digest_beat`] puts them together for a
+//!   beat as the AXI read master receives it (the first beat from the
+//!   buffer's offset in it, later beats' checksum words byte-swapped when
+//!   that offset is odd), so the digest is complete at the edge the last
+//!   read beat arrives, when the model starts the frame.
 //!
 //! `hdl/tests/tx_engine.rs` runs each of them under Icarus against the
 //! model's header and frame functions: random field values, and random
-//! payloads (odd lengths too) through 8- and 64-byte beats.
+//! payloads (odd lengths, odd offsets) read in 8- and 64-byte beats.
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
@@ -458,4 +462,40 @@ pub fn crc_beat(m: &mut Module, name: &str, raw: &Signal, beat: &Signal, n: &Sig
     let out = m.wire(name, 32, "raw CRC after the beat's valid bytes");
     m.assign(&out, &cur);
     out
+}
+
+/// One AXI read beat of a payload folded into the digest: the raw ICRC
+/// register `raw` and the payload's one's-complement sum `sum` after it.
+/// The beat is as it arrives (aligned to the beat, `m_axi_rdata` byte 0 in
+/// bits 7..0); on the `first` beat of a payload its bytes start at `skip`
+/// (the buffer address modulo the beat), and `n` ([`count_bits`] wide,
+/// `1..=bb`) payload bytes of it count. Every later beat starts at payload
+/// offset `bb * i - skip`, so an odd `skip` pairs its bytes the other way
+/// round in the checksum's words: its sum is byte-swapped (one's-complement
+/// sums commute with a byte swap).
+#[allow(clippy::too_many_arguments)]
+pub fn digest_beat(
+    m: &mut Module,
+    name: &str,
+    raw: &Signal,
+    sum: &Signal,
+    beat: &Signal,
+    first: &Expr,
+    skip: &Signal,
+    n: &Signal,
+) -> (Signal, Signal) {
+    let bb = beat.width() / 8;
+    let kb = skip.width();
+    assert_eq!(kb, crate::expr::index_bits(bb), "skip indexes a byte of the beat");
+    let shift = m.wire(&format!("{name}_shift"), kb + 3, "bits the first beat is shifted down by: skip * 8");
+    m.assign(&shift, mux(first.clone(), cat(&[skip.expr(), lit(3, 0)]), lit(kb + 3, 0)));
+    let shifted = m.wire(&format!("{name}_shifted"), beat.width(), "the beat from its first payload byte");
+    m.assign(&shifted, beat.expr() >> shift.expr());
+    let masked = mask_beat(m, &format!("{name}_masked"), &shifted, n);
+    let raw1 = crc_beat(m, &format!("{name}_crc"), raw, &masked, n);
+    let bs = beat_sum(m, &format!("{name}_bsum"), &masked);
+    let swap = first.clone().logic_not().logic_and(skip.bit(0));
+    let aligned = mux(swap, cat(&[bs.slice(7, 0), bs.slice(15, 8)]), &bs);
+    let sum1 = ones_add(m, &format!("{name}_sum"), sum.expr(), aligned);
+    (raw1, sum1)
 }

@@ -362,8 +362,8 @@ fn icarus_frames_are_the_models() {
 // ------------------------------------------------------------------ payload
 
 /// The payload digest harness for `bb`-byte beats: a data header and
-/// the network fields captured on `start`, payload beats (only the last
-/// one of a payload partial) folded into the raw ICRC register and the
+/// the network fields captured on `start`, payload beats as AXI delivers
+/// them (the first from `skip`) folded into the raw ICRC register and the
 /// one's-complement sum; out come the IPv4 header, the UDP header (length
 /// and checksum over everything) and the ICRC of the payload so far.
 fn digest_ports(bb: u32) -> Vec<PortDef> {
@@ -380,6 +380,8 @@ fn digest_ports(bb: u32) -> Vec<PortDef> {
         i("start", 1),
         i("beat_valid", 1),
         i("beat", bb * 8),
+        i("first", 1),
+        i("skip", mrnic_hdl::index_bits(bb)),
         i("nbytes", count_bits(bb)),
         o("ip", 160),
         o("udp", 64),
@@ -388,7 +390,7 @@ fn digest_ports(bb: u32) -> Vec<PortDef> {
 }
 
 fn digest_module(bb: u32) -> Module {
-    use mrnic_hdl::tx_engine::{beat_sum, crc32, crc_beat, ipv4_header, mask_beat, ones_add, udp_header};
+    use mrnic_hdl::tx_engine::{crc32, digest_beat, ipv4_header, udp_header};
     use mrnic_hdl::{if_then, lit, mux, zext};
     let mut m = Module::new(&format!("tx_payload_digest{bb}"));
     m.describe("test harness: the tx_engine payload digest");
@@ -413,10 +415,7 @@ fn digest_module(bb: u32) -> Module {
     let base_len = m.wire("base_len", 16, "length the beat continues");
     m.assign(&base_len, mux(&start, lit(16, 0), &len.q));
     let n = s("nbytes");
-    let masked = mask_beat(&mut m, "masked", &s("beat"), &n);
-    let raw1 = crc_beat(&mut m, "crc1", &base_raw, &masked, &n);
-    let bsum = beat_sum(&mut m, "bsum", &masked);
-    let sum1 = ones_add(&mut m, "sum1", base_sum.expr(), bsum.expr());
+    let (raw1, sum1) = digest_beat(&mut m, "dg", &base_raw, &base_sum, &s("beat"), &s("first").expr(), &s("skip"), &n);
     let v = s("beat_valid");
     m.next(if_then(
         start.expr().logic_or(&v),
@@ -506,15 +505,18 @@ impl Block for DigestGolden {
         if g("beat_valid").bit(0) {
             let b = g("beat");
             let n = g("nbytes").as_u64() as usize;
-            self.payload.extend((0..n).map(|i| (b.0[i / 8] >> (8 * (i % 8))) as u8));
+            let skip = if g("first").bit(0) { g("skip").as_u64() as usize } else { 0 };
+            self.payload.extend((skip..skip + n).map(|i| (b.0[i / 8] >> (8 * (i % 8))) as u8));
         }
     }
 }
 
-/// Payloads of random length (only the last beat partial, odd lengths
-/// included, so the ICRC lands at odd offsets) with random idle cycles,
-/// beat widths of `small` (8 bytes) and `default` (64): the IPv4 header,
-/// the UDP header and the ICRC match the model's frame every cycle.
+/// Payloads of random length (odd lengths included, so the ICRC lands at
+/// odd offsets) from random offsets in their first beat (odd ones too, so
+/// the checksum's words pair across beats), read in beats as the AXI
+/// master reads them, with random idle cycles, beat widths of `small` (8
+/// bytes) and `default` (64): the IPv4 header, the UDP header and the ICRC
+/// match the model's frame every cycle.
 #[test]
 fn icarus_payload_digest_is_the_models() {
     if !have("iverilog", "-V") || !have("vvp", "-V") {
@@ -533,7 +535,9 @@ fn icarus_payload_digest_is_the_models() {
             DigestGolden { bb, ports: digest_ports(bb), hdr: vec![0; 40], net: Default::default(), payload: vec![] };
         let defs = dut.ports.clone();
         let mut rng = Rng::new(0xd1 + u64::from(bb));
+        // The payload in flight: (skip, bytes left), None before its first beat.
         let mut next_start = true;
+        let mut cur: (u64, u64) = (0, 0);
         replay(&dir, &rtl, &mut dut, &[], 600, |cycle, ins, _| {
             let put = |ins: &mut Vec<Bits>, n: &str, v: Bits| ins[port_index(&defs, n).unwrap()] = v;
             let rand = |rng: &mut Rng, w: u32| {
@@ -555,11 +559,21 @@ fn icarus_payload_digest_is_the_models() {
             }
             let v = rand(&mut rng, bb * 8);
             put(ins, "beat", v);
-            let last = rng.below(12) == 0;
-            let n = if last { 1 + rng.below(u64::from(bb)) } else { u64::from(bb) };
+            // A payload of 1..=12 beats' bytes from a random offset in the
+            // first beat, read as the AXI master reads it.
+            let bbu = u64::from(bb);
+            if start {
+                cur = (rng.below(bbu), 1 + rng.below(12 * bbu));
+            }
+            let (skip, left) = cur;
+            let room = if start { bbu - skip } else { bbu };
+            let n = room.min(left.max(1));
+            put(ins, "first", Bits::from_u64(1, u64::from(start)));
+            put(ins, "skip", Bits::from_u64(mrnic_hdl::index_bits(bb), skip));
             put(ins, "nbytes", Bits::from_u64(mrnic_hdl::tx_engine::count_bits(bb), n));
             if valid {
-                next_start = last;
+                cur.1 = left.saturating_sub(n);
+                next_start = cur.1 == 0;
             }
         });
     }
