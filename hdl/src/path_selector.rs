@@ -279,8 +279,19 @@ fn build(p: &PathSelectorParams) -> Module {
         let a = m.wire(&format!("path{i}_added"), cb, "credit + weight if eligible, saturated at the largest credit");
         let overflow = c.bit(cb - 1).logic_not().logic_and(sum.bit(cb - 1));
         m.assign(&a, mux(pick.elig.q.bit(i).logic_not(), &c, mux(overflow, lit(cb, credit_max), &sum)));
-        let key = m.wire(&format!("path{i}_key"), cb, "added credit in offset binary, for unsigned compares");
-        m.assign(&key, cat(&[a.bit(cb - 1).logic_not(), a.slice(cb - 2, 0)]));
+        let key_name = format!("path{i}_key");
+        let key_comment = "added credit in offset binary, for unsigned compares";
+        let key_value = cat(&[a.bit(cb - 1).logic_not(), a.slice(cb - 2, 0)]);
+        // A single path needs no compare: its key is left to the properties.
+        let key = if paths > 1 {
+            let key = m.wire(&key_name, cb, key_comment);
+            m.assign(&key, key_value);
+            key
+        } else {
+            let key = m.formal_wire(&key_name, cb, key_comment);
+            m.formal_assign(&key, key_value);
+            key
+        };
         let ew = m.wire(&format!("path{i}_elig_weight"), sb, "weight if eligible, else 0");
         m.assign(&ew, mux(pick.elig.q.bit(i), zext(&w, sb), lit(sb, 0)));
         added.push(a);
@@ -315,35 +326,49 @@ fn build(p: &PathSelectorParams) -> Module {
             );
             let v = m.wire(&format!("{name}_valid"), 1, "an eligible path below this node");
             m.assign(&v, a.valid.clone().logic_or(b.valid.clone()));
-            let k = m.wire(&format!("{name}_key"), cb, "largest key below this node");
-            m.assign(&k, mux(&take_b, b.key.clone(), a.key.clone()));
+            // The root's key feeds only the formal properties: the new
+            // credits are selected by the root's index.
+            let key = mux(&take_b, b.key.clone(), a.key.clone());
+            let key = if level.len() == 2 {
+                key
+            } else {
+                let k = m.wire(&format!("{name}_key"), cb, "largest key below this node");
+                m.assign(&k, key);
+                k.expr()
+            };
             let x = m.wire(&format!("{name}_idx"), pw, "its path");
             m.assign(&x, mux(&take_b, b.idx.clone(), a.idx.clone()));
-            next.push(Node { valid: v.expr(), key: k.expr(), idx: x.expr() });
+            next.push(Node { valid: v.expr(), key, idx: x.expr() });
         }
         level = next;
     }
     let root = level.pop().expect("one root");
     let win_valid = m.wire("win_valid", 1, "some path was eligible");
     let win_idx = m.wire("win_idx", pw, "the winning path");
-    let win_key = m.wire("win_key", cb, "the winner's added credit, offset binary");
+    let win_key = m.formal_wire("f_win_key", cb, "the winner's added credit, offset binary");
     m.assign(&win_valid, root.valid);
     m.assign(&win_idx, root.idx);
-    m.assign(&win_key, root.key);
-    m.comment("Winner: added credit - eligible weight sum, in one more bit, saturated at the smallest credit.");
-    let win_sub = m.wire("win_sub", cb + 1, "the winner's added credit minus the sum, exact");
-    m.assign(
-        &win_sub,
-        cat(&[win_key.bit(cb - 1).logic_not(), win_key.bit(cb - 1).logic_not(), win_key.slice(cb - 2, 0)])
-            - zext(&total, cb + 1),
+    m.formal_assign(&win_key, root.key);
+    m.comment(
+        "Winner: added credit - eligible weight sum, in one more bit, saturated at the smallest credit. Every \
+         path computes it beside the argmax tree and the tree's winner only selects, so the subtraction is \
+         not in series with the tree on the credit loop (pick -> forwarding register -> pick).",
     );
-    let win_new = m.wire("win_new", cb, "the winner's new credit");
-    let underflow = win_sub.bit(cb).logic_and(win_sub.bit(cb - 1).logic_not());
-    m.assign(&win_new, mux(underflow, lit(cb, credit_min), win_sub.slice(cb - 1, 0)));
+    let mut subs: Vec<Signal> = Vec::new();
+    let mut news = Vec::new();
+    for (i, a) in added.iter().enumerate() {
+        let sub = m.wire(&format!("path{i}_sub"), cb + 1, "added credit minus the eligible weight sum, exact");
+        m.assign(&sub, cat(&[a.bit(cb - 1), a.expr()]) - zext(&total, cb + 1));
+        let new = m.wire(&format!("path{i}_won"), cb, "the path's new credit if it wins");
+        let underflow = sub.bit(cb).logic_and(sub.bit(cb - 1).logic_not());
+        m.assign(&new, mux(underflow, lit(cb, credit_min), sub.slice(cb - 1, 0)));
+        subs.push(sub);
+        news.push(new);
+    }
     let mut parts = Vec::new();
     for i in (0..paths).rev() {
         let is_win = win_valid.expr().logic_and(win_idx.expr().eq(lit(pw, u64::from(i))));
-        parts.push(mux(is_win, &win_new, &added[i as usize]));
+        parts.push(mux(is_win, &news[i as usize], &added[i as usize]));
     }
     m.assign(&new_credits, cat(&parts));
 
@@ -380,7 +405,13 @@ fn build(p: &PathSelectorParams) -> Module {
     let f_total = m.formal_wire("f_total", cb, "the eligible weight sum on credit bits");
     m.formal_assign(&f_total, zext(&total, cb));
     let f_underflow = m.formal_wire("f_win_saturated", 1, "the winner's subtraction saturated at the smallest credit");
-    m.formal_assign(&f_underflow, win_sub.bit(cb).logic_and(win_sub.bit(cb - 1).logic_not()));
+    let underflows = subs.iter().map(|sub| sub.bit(cb).logic_and(sub.bit(cb - 1).logic_not()));
+    let by_winner = underflows
+        .enumerate()
+        .reduce(|(_, acc), (i, x)| (i, mux(win_idx.expr().eq(lit(pw, i as u64)), x, acc)))
+        .expect("at least one path")
+        .1;
+    m.formal_assign(&f_underflow, by_winner);
     for i in 0..paths {
         let c = &credits[i as usize];
         let a = &added[i as usize];

@@ -242,13 +242,41 @@ module path_selector #(
   wire [3:0]   tree3_1_idx;                        // its path
   wire         tree4_0_right;                      // the higher-index side wins this node
   wire         tree4_0_valid;                      // an eligible path below this node
-  wire [15:0]  tree4_0_key;                        // largest key below this node
   wire [3:0]   tree4_0_idx;                        // its path
   wire         win_valid;                          // some path was eligible
   wire [3:0]   win_idx;                            // the winning path
-  wire [15:0]  win_key;                            // the winner's added credit, offset binary
-  wire [16:0]  win_sub;                            // the winner's added credit minus the sum, exact
-  wire [15:0]  win_new;                            // the winner's new credit
+  wire [16:0]  path0_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path0_won;                          // the path's new credit if it wins
+  wire [16:0]  path1_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path1_won;                          // the path's new credit if it wins
+  wire [16:0]  path2_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path2_won;                          // the path's new credit if it wins
+  wire [16:0]  path3_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path3_won;                          // the path's new credit if it wins
+  wire [16:0]  path4_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path4_won;                          // the path's new credit if it wins
+  wire [16:0]  path5_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path5_won;                          // the path's new credit if it wins
+  wire [16:0]  path6_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path6_won;                          // the path's new credit if it wins
+  wire [16:0]  path7_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path7_won;                          // the path's new credit if it wins
+  wire [16:0]  path8_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path8_won;                          // the path's new credit if it wins
+  wire [16:0]  path9_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0]  path9_won;                          // the path's new credit if it wins
+  wire [16:0]  path10_sub;                         // added credit minus the eligible weight sum, exact
+  wire [15:0]  path10_won;                         // the path's new credit if it wins
+  wire [16:0]  path11_sub;                         // added credit minus the eligible weight sum, exact
+  wire [15:0]  path11_won;                         // the path's new credit if it wins
+  wire [16:0]  path12_sub;                         // added credit minus the eligible weight sum, exact
+  wire [15:0]  path12_won;                         // the path's new credit if it wins
+  wire [16:0]  path13_sub;                         // added credit minus the eligible weight sum, exact
+  wire [15:0]  path13_won;                         // the path's new credit if it wins
+  wire [16:0]  path14_sub;                         // added credit minus the eligible weight sum, exact
+  wire [15:0]  path14_won;                         // the path's new credit if it wins
+  wire [16:0]  path15_sub;                         // added credit minus the eligible weight sum, exact
+  wire [15:0]  path15_won;                         // the path's new credit if it wins
   wire         sel_pop;                            // decision handshake
   wire [16:0]  sel_entry;                          // the pick stage's decision {conn, path, none}
   reg  [16:0]  sel_head;                           // the FIFO's head decision
@@ -427,16 +455,44 @@ module path_selector #(
   assign tree3_1_idx = tree3_1_right ? tree2_3_idx : tree2_2_idx;
   assign tree4_0_right = tree3_1_valid && (!tree3_0_valid || (tree3_1_key > tree3_0_key));
   assign tree4_0_valid = tree3_0_valid || tree3_1_valid;
-  assign tree4_0_key = tree4_0_right ? tree3_1_key : tree3_0_key;
   assign tree4_0_idx = tree4_0_right ? tree3_1_idx : tree3_0_idx;
   assign win_valid = tree4_0_valid;
   assign win_idx = tree4_0_idx;
-  assign win_key = tree4_0_key;
 
-  // Winner: added credit - eligible weight sum, in one more bit, saturated at the smallest credit.
-  assign win_sub = {!win_key[15], !win_key[15], win_key[14:0]} - {5'd0, elig_weight_sum};
-  assign win_new = win_sub[16] && !win_sub[15] ? 16'h8000 : win_sub[15:0];
-  assign new_credits = {win_valid && (win_idx == 4'd15) ? win_new : path15_added, win_valid && (win_idx == 4'd14) ? win_new : path14_added, win_valid && (win_idx == 4'd13) ? win_new : path13_added, win_valid && (win_idx == 4'd12) ? win_new : path12_added, win_valid && (win_idx == 4'd11) ? win_new : path11_added, win_valid && (win_idx == 4'd10) ? win_new : path10_added, win_valid && (win_idx == 4'd9) ? win_new : path9_added, win_valid && (win_idx == 4'd8) ? win_new : path8_added, win_valid && (win_idx == 4'd7) ? win_new : path7_added, win_valid && (win_idx == 4'd6) ? win_new : path6_added, win_valid && (win_idx == 4'd5) ? win_new : path5_added, win_valid && (win_idx == 4'd4) ? win_new : path4_added, win_valid && (win_idx == 4'd3) ? win_new : path3_added, win_valid && (win_idx == 4'd2) ? win_new : path2_added, win_valid && (win_idx == 4'd1) ? win_new : path1_added, win_valid && (win_idx == 4'd0) ? win_new : path0_added};
+  // Winner: added credit - eligible weight sum, in one more bit, saturated at the smallest credit. Every path computes it beside the argmax tree and the tree's winner only selects, so the subtraction is not in series with the tree on the credit loop (pick -> forwarding register -> pick).
+  assign path0_sub = {path0_added[15], path0_added} - {5'd0, elig_weight_sum};
+  assign path0_won = path0_sub[16] && !path0_sub[15] ? 16'h8000 : path0_sub[15:0];
+  assign path1_sub = {path1_added[15], path1_added} - {5'd0, elig_weight_sum};
+  assign path1_won = path1_sub[16] && !path1_sub[15] ? 16'h8000 : path1_sub[15:0];
+  assign path2_sub = {path2_added[15], path2_added} - {5'd0, elig_weight_sum};
+  assign path2_won = path2_sub[16] && !path2_sub[15] ? 16'h8000 : path2_sub[15:0];
+  assign path3_sub = {path3_added[15], path3_added} - {5'd0, elig_weight_sum};
+  assign path3_won = path3_sub[16] && !path3_sub[15] ? 16'h8000 : path3_sub[15:0];
+  assign path4_sub = {path4_added[15], path4_added} - {5'd0, elig_weight_sum};
+  assign path4_won = path4_sub[16] && !path4_sub[15] ? 16'h8000 : path4_sub[15:0];
+  assign path5_sub = {path5_added[15], path5_added} - {5'd0, elig_weight_sum};
+  assign path5_won = path5_sub[16] && !path5_sub[15] ? 16'h8000 : path5_sub[15:0];
+  assign path6_sub = {path6_added[15], path6_added} - {5'd0, elig_weight_sum};
+  assign path6_won = path6_sub[16] && !path6_sub[15] ? 16'h8000 : path6_sub[15:0];
+  assign path7_sub = {path7_added[15], path7_added} - {5'd0, elig_weight_sum};
+  assign path7_won = path7_sub[16] && !path7_sub[15] ? 16'h8000 : path7_sub[15:0];
+  assign path8_sub = {path8_added[15], path8_added} - {5'd0, elig_weight_sum};
+  assign path8_won = path8_sub[16] && !path8_sub[15] ? 16'h8000 : path8_sub[15:0];
+  assign path9_sub = {path9_added[15], path9_added} - {5'd0, elig_weight_sum};
+  assign path9_won = path9_sub[16] && !path9_sub[15] ? 16'h8000 : path9_sub[15:0];
+  assign path10_sub = {path10_added[15], path10_added} - {5'd0, elig_weight_sum};
+  assign path10_won = path10_sub[16] && !path10_sub[15] ? 16'h8000 : path10_sub[15:0];
+  assign path11_sub = {path11_added[15], path11_added} - {5'd0, elig_weight_sum};
+  assign path11_won = path11_sub[16] && !path11_sub[15] ? 16'h8000 : path11_sub[15:0];
+  assign path12_sub = {path12_added[15], path12_added} - {5'd0, elig_weight_sum};
+  assign path12_won = path12_sub[16] && !path12_sub[15] ? 16'h8000 : path12_sub[15:0];
+  assign path13_sub = {path13_added[15], path13_added} - {5'd0, elig_weight_sum};
+  assign path13_won = path13_sub[16] && !path13_sub[15] ? 16'h8000 : path13_sub[15:0];
+  assign path14_sub = {path14_added[15], path14_added} - {5'd0, elig_weight_sum};
+  assign path14_won = path14_sub[16] && !path14_sub[15] ? 16'h8000 : path14_sub[15:0];
+  assign path15_sub = {path15_added[15], path15_added} - {5'd0, elig_weight_sum};
+  assign path15_won = path15_sub[16] && !path15_sub[15] ? 16'h8000 : path15_sub[15:0];
+  assign new_credits = {win_valid && (win_idx == 4'd15) ? path15_won : path15_added, win_valid && (win_idx == 4'd14) ? path14_won : path14_added, win_valid && (win_idx == 4'd13) ? path13_won : path13_added, win_valid && (win_idx == 4'd12) ? path12_won : path12_added, win_valid && (win_idx == 4'd11) ? path11_won : path11_added, win_valid && (win_idx == 4'd10) ? path10_won : path10_added, win_valid && (win_idx == 4'd9) ? path9_won : path9_added, win_valid && (win_idx == 4'd8) ? path8_won : path8_added, win_valid && (win_idx == 4'd7) ? path7_won : path7_added, win_valid && (win_idx == 4'd6) ? path6_won : path6_added, win_valid && (win_idx == 4'd5) ? path5_won : path5_added, win_valid && (win_idx == 4'd4) ? path4_won : path4_added, win_valid && (win_idx == 4'd3) ? path3_won : path3_added, win_valid && (win_idx == 4'd2) ? path2_won : path2_added, win_valid && (win_idx == 4'd1) ? path1_won : path1_added, win_valid && (win_idx == 4'd0) ? path0_won : path0_added};
   assign sel_pop = m_sel_valid && m_sel_ready;
   assign sel_entry = {p2_conn_reg, win_valid ? win_idx : 4'd0, !win_valid};
 
@@ -588,6 +644,7 @@ module path_selector #(
   reg  [171:0] f_past_s_req_payload;          // s_req: payload last cycle
   reg          f_past_m_sel_stall;            // m_sel: valid and not ready last cycle
   reg  [16:0]  f_past_m_sel_payload;          // m_sel: payload last cycle
+  wire [15:0]  f_win_key;                     // the winner's added credit, offset binary
   wire [15:0]  f_total;                       // the eligible weight sum on credit bits
   wire         f_win_saturated;               // the winner's subtraction saturated at the smallest credit
   wire [15:0]  f_path0_new_credit;            // credit written back
@@ -681,8 +738,9 @@ module path_selector #(
     f_past_m_sel_payload <= {m_sel_conn, m_sel_path, m_sel_none};
   end
 
+  assign f_win_key = tree4_0_right ? tree3_1_key : tree3_0_key;
   assign f_total = {4'd0, elig_weight_sum};
-  assign f_win_saturated = win_sub[16] && !win_sub[15];
+  assign f_win_saturated = win_idx == 4'd15 ? path15_sub[16] && !path15_sub[15] : (win_idx == 4'd14 ? path14_sub[16] && !path14_sub[15] : (win_idx == 4'd13 ? path13_sub[16] && !path13_sub[15] : (win_idx == 4'd12 ? path12_sub[16] && !path12_sub[15] : (win_idx == 4'd11 ? path11_sub[16] && !path11_sub[15] : (win_idx == 4'd10 ? path10_sub[16] && !path10_sub[15] : (win_idx == 4'd9 ? path9_sub[16] && !path9_sub[15] : (win_idx == 4'd8 ? path8_sub[16] && !path8_sub[15] : (win_idx == 4'd7 ? path7_sub[16] && !path7_sub[15] : (win_idx == 4'd6 ? path6_sub[16] && !path6_sub[15] : (win_idx == 4'd5 ? path5_sub[16] && !path5_sub[15] : (win_idx == 4'd4 ? path4_sub[16] && !path4_sub[15] : (win_idx == 4'd3 ? path3_sub[16] && !path3_sub[15] : (win_idx == 4'd2 ? path2_sub[16] && !path2_sub[15] : (win_idx == 4'd1 ? path1_sub[16] && !path1_sub[15] : path0_sub[16] && !path0_sub[15]))))))))))))));
   assign f_path0_new_credit = new_credits[15:0];
   assign f_path1_new_credit = new_credits[31:16];
   assign f_path2_new_credit = new_credits[47:32];
@@ -841,52 +899,52 @@ module path_selector #(
       a_pick_eligible: assert (!p2_valid_reg || ((win_valid == (|p2_elig_reg)) && (!win_valid || p2_elig_reg[win_idx])));
 
       // eligible path 0 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_0: assert (!(p2_valid_reg && p2_elig_reg[0]) || ((path0_key < win_key) || ((path0_key == win_key) && !(4'd0 < win_idx))));
+      a_pick_argmax_0: assert (!(p2_valid_reg && p2_elig_reg[0]) || ((path0_key < f_win_key) || ((path0_key == f_win_key) && !(4'd0 < win_idx))));
 
       // eligible path 1 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_1: assert (!(p2_valid_reg && p2_elig_reg[1]) || ((path1_key < win_key) || ((path1_key == win_key) && !(4'd1 < win_idx))));
+      a_pick_argmax_1: assert (!(p2_valid_reg && p2_elig_reg[1]) || ((path1_key < f_win_key) || ((path1_key == f_win_key) && !(4'd1 < win_idx))));
 
       // eligible path 2 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_2: assert (!(p2_valid_reg && p2_elig_reg[2]) || ((path2_key < win_key) || ((path2_key == win_key) && !(4'd2 < win_idx))));
+      a_pick_argmax_2: assert (!(p2_valid_reg && p2_elig_reg[2]) || ((path2_key < f_win_key) || ((path2_key == f_win_key) && !(4'd2 < win_idx))));
 
       // eligible path 3 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_3: assert (!(p2_valid_reg && p2_elig_reg[3]) || ((path3_key < win_key) || ((path3_key == win_key) && !(4'd3 < win_idx))));
+      a_pick_argmax_3: assert (!(p2_valid_reg && p2_elig_reg[3]) || ((path3_key < f_win_key) || ((path3_key == f_win_key) && !(4'd3 < win_idx))));
 
       // eligible path 4 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_4: assert (!(p2_valid_reg && p2_elig_reg[4]) || ((path4_key < win_key) || ((path4_key == win_key) && !(4'd4 < win_idx))));
+      a_pick_argmax_4: assert (!(p2_valid_reg && p2_elig_reg[4]) || ((path4_key < f_win_key) || ((path4_key == f_win_key) && !(4'd4 < win_idx))));
 
       // eligible path 5 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_5: assert (!(p2_valid_reg && p2_elig_reg[5]) || ((path5_key < win_key) || ((path5_key == win_key) && !(4'd5 < win_idx))));
+      a_pick_argmax_5: assert (!(p2_valid_reg && p2_elig_reg[5]) || ((path5_key < f_win_key) || ((path5_key == f_win_key) && !(4'd5 < win_idx))));
 
       // eligible path 6 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_6: assert (!(p2_valid_reg && p2_elig_reg[6]) || ((path6_key < win_key) || ((path6_key == win_key) && !(4'd6 < win_idx))));
+      a_pick_argmax_6: assert (!(p2_valid_reg && p2_elig_reg[6]) || ((path6_key < f_win_key) || ((path6_key == f_win_key) && !(4'd6 < win_idx))));
 
       // eligible path 7 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_7: assert (!(p2_valid_reg && p2_elig_reg[7]) || ((path7_key < win_key) || ((path7_key == win_key) && !(4'd7 < win_idx))));
+      a_pick_argmax_7: assert (!(p2_valid_reg && p2_elig_reg[7]) || ((path7_key < f_win_key) || ((path7_key == f_win_key) && !(4'd7 < win_idx))));
 
       // eligible path 8 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_8: assert (!(p2_valid_reg && p2_elig_reg[8]) || ((path8_key < win_key) || ((path8_key == win_key) && !(4'd8 < win_idx))));
+      a_pick_argmax_8: assert (!(p2_valid_reg && p2_elig_reg[8]) || ((path8_key < f_win_key) || ((path8_key == f_win_key) && !(4'd8 < win_idx))));
 
       // eligible path 9 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_9: assert (!(p2_valid_reg && p2_elig_reg[9]) || ((path9_key < win_key) || ((path9_key == win_key) && !(4'd9 < win_idx))));
+      a_pick_argmax_9: assert (!(p2_valid_reg && p2_elig_reg[9]) || ((path9_key < f_win_key) || ((path9_key == f_win_key) && !(4'd9 < win_idx))));
 
       // eligible path 10 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_10: assert (!(p2_valid_reg && p2_elig_reg[10]) || ((path10_key < win_key) || ((path10_key == win_key) && !(4'd10 < win_idx))));
+      a_pick_argmax_10: assert (!(p2_valid_reg && p2_elig_reg[10]) || ((path10_key < f_win_key) || ((path10_key == f_win_key) && !(4'd10 < win_idx))));
 
       // eligible path 11 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_11: assert (!(p2_valid_reg && p2_elig_reg[11]) || ((path11_key < win_key) || ((path11_key == win_key) && !(4'd11 < win_idx))));
+      a_pick_argmax_11: assert (!(p2_valid_reg && p2_elig_reg[11]) || ((path11_key < f_win_key) || ((path11_key == f_win_key) && !(4'd11 < win_idx))));
 
       // eligible path 12 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_12: assert (!(p2_valid_reg && p2_elig_reg[12]) || ((path12_key < win_key) || ((path12_key == win_key) && !(4'd12 < win_idx))));
+      a_pick_argmax_12: assert (!(p2_valid_reg && p2_elig_reg[12]) || ((path12_key < f_win_key) || ((path12_key == f_win_key) && !(4'd12 < win_idx))));
 
       // eligible path 13 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_13: assert (!(p2_valid_reg && p2_elig_reg[13]) || ((path13_key < win_key) || ((path13_key == win_key) && !(4'd13 < win_idx))));
+      a_pick_argmax_13: assert (!(p2_valid_reg && p2_elig_reg[13]) || ((path13_key < f_win_key) || ((path13_key == f_win_key) && !(4'd13 < win_idx))));
 
       // eligible path 14 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_14: assert (!(p2_valid_reg && p2_elig_reg[14]) || ((path14_key < win_key) || ((path14_key == win_key) && !(4'd14 < win_idx))));
+      a_pick_argmax_14: assert (!(p2_valid_reg && p2_elig_reg[14]) || ((path14_key < f_win_key) || ((path14_key == f_win_key) && !(4'd14 < win_idx))));
 
       // eligible path 15 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_15: assert (!(p2_valid_reg && p2_elig_reg[15]) || ((path15_key < win_key) || ((path15_key == win_key) && !(4'd15 < win_idx))));
+      a_pick_argmax_15: assert (!(p2_valid_reg && p2_elig_reg[15]) || ((path15_key < f_win_key) || ((path15_key == f_win_key) && !(4'd15 < win_idx))));
 
       // unless it saturates, path 0's credit moves by its weight (0 counting as 1) if eligible, minus the eligible weight sum if it won: the zero-sum SWRR update
       a_path0_credit_move: assert (!(p2_valid_reg && !(((p2_elig_reg[0] && !path0_credit[15]) && (path0_added == 16'h7fff)) || ((win_valid && (win_idx == 4'd0)) && f_win_saturated))) || ((f_path0_new_credit - path0_credit) == ((p2_elig_reg[0] ? {15'd0, p2_weight_reg[7:0] == 8'd0} | {8'd0, p2_weight_reg[7:0]} : 16'd0) - (win_valid && (win_idx == 4'd0) ? f_total : 16'd0))));

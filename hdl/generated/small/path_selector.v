@@ -112,13 +112,17 @@ module path_selector #(
   wire [1:0]  tree1_1_idx;                        // its path
   wire        tree2_0_right;                      // the higher-index side wins this node
   wire        tree2_0_valid;                      // an eligible path below this node
-  wire [15:0] tree2_0_key;                        // largest key below this node
   wire [1:0]  tree2_0_idx;                        // its path
   wire        win_valid;                          // some path was eligible
   wire [1:0]  win_idx;                            // the winning path
-  wire [15:0] win_key;                            // the winner's added credit, offset binary
-  wire [16:0] win_sub;                            // the winner's added credit minus the sum, exact
-  wire [15:0] win_new;                            // the winner's new credit
+  wire [16:0] path0_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0] path0_won;                          // the path's new credit if it wins
+  wire [16:0] path1_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0] path1_won;                          // the path's new credit if it wins
+  wire [16:0] path2_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0] path2_won;                          // the path's new credit if it wins
+  wire [16:0] path3_sub;                          // added credit minus the eligible weight sum, exact
+  wire [15:0] path3_won;                          // the path's new credit if it wins
   wire        sel_pop;                            // decision handshake
   wire [6:0]  sel_entry;                          // the pick stage's decision {conn, path, none}
   reg  [6:0]  sel_head;                           // the FIFO's head decision
@@ -176,16 +180,20 @@ module path_selector #(
   assign tree1_1_idx = tree1_1_right ? 2'd3 : 2'd2;
   assign tree2_0_right = tree1_1_valid && (!tree1_0_valid || (tree1_1_key > tree1_0_key));
   assign tree2_0_valid = tree1_0_valid || tree1_1_valid;
-  assign tree2_0_key = tree2_0_right ? tree1_1_key : tree1_0_key;
   assign tree2_0_idx = tree2_0_right ? tree1_1_idx : tree1_0_idx;
   assign win_valid = tree2_0_valid;
   assign win_idx = tree2_0_idx;
-  assign win_key = tree2_0_key;
 
-  // Winner: added credit - eligible weight sum, in one more bit, saturated at the smallest credit.
-  assign win_sub = {!win_key[15], !win_key[15], win_key[14:0]} - {7'd0, elig_weight_sum};
-  assign win_new = win_sub[16] && !win_sub[15] ? 16'h8000 : win_sub[15:0];
-  assign new_credits = {win_valid && (win_idx == 2'd3) ? win_new : path3_added, win_valid && (win_idx == 2'd2) ? win_new : path2_added, win_valid && (win_idx == 2'd1) ? win_new : path1_added, win_valid && (win_idx == 2'd0) ? win_new : path0_added};
+  // Winner: added credit - eligible weight sum, in one more bit, saturated at the smallest credit. Every path computes it beside the argmax tree and the tree's winner only selects, so the subtraction is not in series with the tree on the credit loop (pick -> forwarding register -> pick).
+  assign path0_sub = {path0_added[15], path0_added} - {7'd0, elig_weight_sum};
+  assign path0_won = path0_sub[16] && !path0_sub[15] ? 16'h8000 : path0_sub[15:0];
+  assign path1_sub = {path1_added[15], path1_added} - {7'd0, elig_weight_sum};
+  assign path1_won = path1_sub[16] && !path1_sub[15] ? 16'h8000 : path1_sub[15:0];
+  assign path2_sub = {path2_added[15], path2_added} - {7'd0, elig_weight_sum};
+  assign path2_won = path2_sub[16] && !path2_sub[15] ? 16'h8000 : path2_sub[15:0];
+  assign path3_sub = {path3_added[15], path3_added} - {7'd0, elig_weight_sum};
+  assign path3_won = path3_sub[16] && !path3_sub[15] ? 16'h8000 : path3_sub[15:0];
+  assign new_credits = {win_valid && (win_idx == 2'd3) ? path3_won : path3_added, win_valid && (win_idx == 2'd2) ? path2_won : path2_added, win_valid && (win_idx == 2'd1) ? path1_won : path1_added, win_valid && (win_idx == 2'd0) ? path0_won : path0_added};
   assign sel_pop = m_sel_valid && m_sel_ready;
   assign sel_entry = {p1_conn_reg, win_valid ? win_idx : 2'd0, !win_valid};
 
@@ -308,6 +316,7 @@ module path_selector #(
   reg  [43:0] f_past_s_req_payload;          // s_req: payload last cycle
   reg         f_past_m_sel_stall;            // m_sel: valid and not ready last cycle
   reg  [6:0]  f_past_m_sel_payload;          // m_sel: payload last cycle
+  wire [15:0] f_win_key;                     // the winner's added credit, offset binary
   wire [15:0] f_total;                       // the eligible weight sum on credit bits
   wire        f_win_saturated;               // the winner's subtraction saturated at the smallest credit
   wire [15:0] f_path0_new_credit;            // credit written back
@@ -365,8 +374,9 @@ module path_selector #(
     f_past_m_sel_payload <= {m_sel_conn, m_sel_path, m_sel_none};
   end
 
+  assign f_win_key = tree2_0_right ? tree1_1_key : tree1_0_key;
   assign f_total = {6'd0, elig_weight_sum};
-  assign f_win_saturated = win_sub[16] && !win_sub[15];
+  assign f_win_saturated = win_idx == 2'd3 ? path3_sub[16] && !path3_sub[15] : (win_idx == 2'd2 ? path2_sub[16] && !path2_sub[15] : (win_idx == 2'd1 ? path1_sub[16] && !path1_sub[15] : path0_sub[16] && !path0_sub[15]));
   assign f_path0_new_credit = new_credits[15:0];
   assign f_path1_new_credit = new_credits[31:16];
   assign f_path2_new_credit = new_credits[47:32];
@@ -477,16 +487,16 @@ module path_selector #(
       a_pick_eligible: assert (!p1_valid_reg || ((win_valid == (|p1_elig_reg)) && (!win_valid || p1_elig_reg[win_idx])));
 
       // eligible path 0 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_0: assert (!(p1_valid_reg && p1_elig_reg[0]) || ((path0_key < win_key) || ((path0_key == win_key) && !(2'd0 < win_idx))));
+      a_pick_argmax_0: assert (!(p1_valid_reg && p1_elig_reg[0]) || ((path0_key < f_win_key) || ((path0_key == f_win_key) && !(2'd0 < win_idx))));
 
       // eligible path 1 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_1: assert (!(p1_valid_reg && p1_elig_reg[1]) || ((path1_key < win_key) || ((path1_key == win_key) && !(2'd1 < win_idx))));
+      a_pick_argmax_1: assert (!(p1_valid_reg && p1_elig_reg[1]) || ((path1_key < f_win_key) || ((path1_key == f_win_key) && !(2'd1 < win_idx))));
 
       // eligible path 2 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_2: assert (!(p1_valid_reg && p1_elig_reg[2]) || ((path2_key < win_key) || ((path2_key == win_key) && !(2'd2 < win_idx))));
+      a_pick_argmax_2: assert (!(p1_valid_reg && p1_elig_reg[2]) || ((path2_key < f_win_key) || ((path2_key == f_win_key) && !(2'd2 < win_idx))));
 
       // eligible path 3 has no larger added credit than the winner, and not an equal one if it has a lower index (ties go to the lower index)
-      a_pick_argmax_3: assert (!(p1_valid_reg && p1_elig_reg[3]) || ((path3_key < win_key) || ((path3_key == win_key) && !(2'd3 < win_idx))));
+      a_pick_argmax_3: assert (!(p1_valid_reg && p1_elig_reg[3]) || ((path3_key < f_win_key) || ((path3_key == f_win_key) && !(2'd3 < win_idx))));
 
       // unless it saturates, path 0's credit moves by its weight (0 counting as 1) if eligible, minus the eligible weight sum if it won: the zero-sum SWRR update
       a_path0_credit_move: assert (!(p1_valid_reg && !(((p1_elig_reg[0] && !path0_credit[15]) && (path0_added == 16'h7fff)) || ((win_valid && (win_idx == 2'd0)) && f_win_saturated))) || ((f_path0_new_credit - path0_credit) == ((p1_elig_reg[0] ? {15'd0, p1_weight_reg[7:0] == 8'd0} | {8'd0, p1_weight_reg[7:0]} : 16'd0) - (win_valid && (win_idx == 2'd0) ? f_total : 16'd0))));
