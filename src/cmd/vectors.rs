@@ -104,9 +104,9 @@ pub enum Side {
 }
 
 /// The cycle-accurate model (`Side::Model`) or the Verilated RTL in
-/// lockstep with it (`Side::Rtl`): `path_selector`, `path_telemetry` and
-/// `dma_write_engine`, and `rx_parser` on the model (its bench is generic
-/// over `Block`, ready for the RTL); `rx` and `tx` wait for the pipeline top.
+/// lockstep with it (`Side::Rtl`): `path_selector`, `path_telemetry`,
+/// `dma_write_engine` and `rx_parser` (its bench drives any [`Block`]: on
+/// the RTL side, the twin); `rx` and `tx` wait for the pipeline top.
 pub struct ModelTarget(pub Side);
 
 impl VectorTarget for ModelTarget {
@@ -130,11 +130,11 @@ impl VectorTarget for ModelTarget {
             AnyFile::Telemetry(f) => {
                 FileOutcome::Checked(f.vectors.iter().map(|(_, v)| telemetry(cfg, v, side)).collect())
             }
-            AnyFile::RxParser(f) if side == Side::Model => FileOutcome::Checked(
+            AnyFile::RxParser(f) => FileOutcome::Checked(
                 f.vectors
                     .iter()
                     .map(|(_, v)| match RxParserParams::from_config(cfg) {
-                        Ok(p) => rx_parser(&mut RxParser::new(p), cfg, v),
+                        Ok(p) => rx_parser_on(side, cfg, RxParser::new(p), v),
                         Err(e) => Outcome::Fail(e.to_string()),
                     })
                     .collect(),
@@ -488,6 +488,29 @@ fn dma_bench(m: &mut dyn Dev<DmaWriteEngine, dwe::Inputs>, p: DmaWriteEnginePara
         }
     }
     compare_dma(v, b, &aws, &ws, &cpls)
+}
+
+/// [`rx_parser`] on the model alone, or on the model and its RTL in
+/// lockstep, the bench reading the RTL's outputs; an RTL mismatch is the
+/// verdict, else the bench's.
+fn rx_parser_on(side: Side, cfg: &Config, model: RxParser, v: &RxParserVector) -> Outcome {
+    match side {
+        Side::Model => rx_parser(&mut { model }, cfg, v),
+        Side::Rtl => {
+            let block = model.name();
+            let twin = blocks::built_config(block, cfg, &cfg.name)
+                .and_then(|config| Twin::new(model, config, blocks::idle_payload_dont_care(block)));
+            let mut t = match twin {
+                Ok(t) => t,
+                Err(e) => return Outcome::Fail(format!("no RTL to run on: {e}")),
+            };
+            let verdict = rx_parser(&mut t, cfg, v);
+            match t.mismatch() {
+                Some(m) => Outcome::Fail(m.to_string()),
+                None => verdict,
+            }
+        }
+    }
 }
 
 /// `rx_parser` on any implementation (the model here; the Verilated RTL

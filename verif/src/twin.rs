@@ -9,7 +9,7 @@
 //! mismatch is kept (cycle, port, both values); the bench's own verdict
 //! comes after it.
 
-use mrnic_model::block::{zero_values, Bits, Block, Dir};
+use mrnic_model::block::{zero_values, Bits, Block, Dir, PortDef};
 
 use crate::rtl::{check_ports, Rtl};
 use crate::stimulus::find_streams;
@@ -20,6 +20,7 @@ pub struct Twin<M> {
     model: M,
     rtl: Rtl,
     outputs: Vec<usize>,
+    inputs_idx: Vec<usize>,
     /// Inputs of the cycle; the bench's encoder fills them.
     inputs: Vec<Bits>,
     model_values: Vec<Bits>,
@@ -50,6 +51,7 @@ impl<M: Block> Twin<M> {
         let rst = ports.iter().position(|p| p.name == "rst" && p.dir == Dir::In);
         Ok(Twin {
             outputs: (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect(),
+            inputs_idx: (0..ports.len()).filter(|&i| ports[i].dir == Dir::In).collect(),
             inputs: zero_values(&ports),
             model_values: zero_values(&ports),
             rtl_values: zero_values(&ports),
@@ -81,6 +83,13 @@ impl<M: Block> Twin<M> {
     /// One cycle with the inputs set through [`Twin::inputs_mut`]: both
     /// sides evaluate, every output is compared, both take the edge.
     pub fn step(&mut self) {
+        self.eval_both();
+        self.edge();
+    }
+
+    /// Both sides evaluate [`Twin::inputs_mut`]; the first differing
+    /// output is kept.
+    fn eval_both(&mut self) {
         let ports = self.model.ports();
         for (i, v) in self.inputs.iter_mut().enumerate() {
             v.truncate(ports[i].width);
@@ -111,6 +120,10 @@ impl<M: Block> Twin<M> {
                 }
             }
         }
+    }
+
+    /// The rising edge on both sides, with the inputs last evaluated.
+    fn edge(&mut self) {
         self.model.tick(&self.inputs);
         self.rtl.posedge();
         if let Some(r) = self.rst {
@@ -126,5 +139,36 @@ impl<M: Block> Twin<M> {
 
     pub fn cycles(&self) -> u64 {
         self.cycle
+    }
+}
+
+/// The twin as one block, for benches written against the port interface
+/// ([`Block`]): `eval` hands back the RTL's outputs (so the bench judges
+/// what the RTL drove) after comparing them with the model's; `tick`
+/// clocks both. The first mismatch is kept ([`Twin::mismatch`]).
+impl<M: Block> Block for Twin<M> {
+    fn name(&self) -> &'static str {
+        self.model.name()
+    }
+
+    fn ports(&self) -> &[PortDef] {
+        self.model.ports()
+    }
+
+    fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
+        for &i in &self.inputs_idx {
+            self.inputs[i].clone_from(&inputs[i]);
+        }
+        self.eval_both();
+        for &o in &self.outputs {
+            outputs[o].clone_from(&self.rtl_values[o]);
+        }
+    }
+
+    fn tick(&mut self, inputs: &[Bits]) {
+        for &i in &self.inputs_idx {
+            self.inputs[i].clone_from(&inputs[i]);
+        }
+        self.edge();
     }
 }

@@ -186,9 +186,12 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<TelemetryVector> {
         r.ack(10, 1, Some(90), 0);
         r.ack(10, 1, None, 0);
     });
-    push("an RTT sample beyond 20 bits saturates srtt; rttvar saturates at 16 bits", 5, &|r, _| {
+    // A sample is `(now - echo_ts) mod 2^16` (spec 1, timestamps): 2^16 - 1
+    // is the largest there is, so srtt (20 bits) and rttvar (16 bits) never
+    // saturate from samples.
+    push("the largest RTT sample (2^16 - 1) seeds srtt and rttvar, a 1 after it moves them by EWMA", 5, &|r, _| {
         r.sends(1, 2);
-        r.ack(3, 1, Some(0x7f_ffff), 0);
+        r.ack(3, 1, Some(0xffff), 0);
         r.ack(3, 1, Some(1), 0);
     });
     push("CE: one cut per srtt, GOOD -> SKIP until hold_until, then GOOD on a tick", 100, &|r, _| {
@@ -201,21 +204,37 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<TelemetryVector> {
         r.at(1, PathEvent::Tick);
         r.ack(1, 2, Some(60), 2);
     });
+    // Every vector starts from the entry an OPEN makes (the hardware's table
+    // is written only by events) and reaches its state through events.
     push("CE at the smallest window: the cut is floored at min_cwnd", 7, &|r, _| {
-        r.cur.cwnd = r.p.min_cwnd + 100;
-        r.cur.ecn_ewma = 255;
         r.sends(1, 3);
         r.ack(20, 1, Some(20), 1);
+        // Fully marked SACKs, one per hold: ecn_ewma climbs, each cut is
+        // deeper, until the window sits on the floor.
+        for _ in 0..400 {
+            if r.cur.cwnd == r.p.min_cwnd {
+                break;
+            }
+            let dt = r.cur.hold_until.wrapping_sub(r.now).max(1);
+            r.ack(dt, 4, None, 4);
+        }
         let hold = r.cur.hold_until;
         r.at(hold.wrapping_sub(r.now), PathEvent::Tick);
         r.ack(1, 1, None, 1);
     });
     push("additive increase: one MTU per window of acked bytes, capped at max_cwnd", 9, &|r, _| {
-        r.cur.cwnd = r.p.max_cwnd - r.p.mtu / 2;
-        r.cur.acked_bytes = r.cur.cwnd - r.p.mtu;
-        r.cur.inflight = 100;
-        for _ in 0..4 {
-            r.ack(4, 1, None, 0);
+        // SACKs of up to a window each (at most 511 packets: the 9-bit
+        // port), until the cap; then the cap holds.
+        let mut capped = 0;
+        for _ in 0..4000 {
+            if r.cur.cwnd == r.p.max_cwnd {
+                capped += 1;
+                if capped > 3 {
+                    break;
+                }
+            }
+            let pkts = r.cur.cwnd.div_ceil(r.p.mtu).clamp(1, 511);
+            r.ack(4, pkts, None, 0);
         }
     });
     push("RTO walk: GOOD timeouts -> SUSPECT (re-entropy, all lost) -> DEAD -> probes bring it back", 2000, &|r, _| {
@@ -275,10 +294,9 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<TelemetryVector> {
         r.timeout(50500);
     });
     push("psn wraps at 2^24 on send; inflight saturates at 9 bits", 0, &|r, _| {
-        r.cur.next_psn = SEQ_MASK - 1;
-        r.cur.cum_acked = SEQ_MASK - 200;
-        r.cur.inflight = 509;
-        r.sends(1, 4);
+        // Opened just below the wrap; 513 sends cross it and fill inflight.
+        r.cur = PathEntry::new(r.cur.sport, r.cur.plane, SEQ_MASK - 508, &r.p);
+        r.sends(1, 513);
     });
     push("a retransmission starts the RTO only when it is not running", 50, &|r, _| {
         r.at(3, PathEvent::Retransmit);
@@ -306,11 +324,9 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<TelemetryVector> {
         push(&format!("random events on one entry ({k})"), 0, &|r, rng| {
             r.now = rng.next_u64() as u32;
             if rng.below(2) == 0 {
-                r.cur.min_rtt = 50 + rng.below(500) as u32;
-                r.cur.srtt = r.cur.min_rtt + rng.below(200) as u32;
-                r.cur.rttvar = rng.below(100) as u32;
+                // A first RTT sample seeds the estimators.
+                r.ack(1, 0, Some(50 + rng.below(500) as u32), 0);
             }
-            r.cur.rto_deadline = r.now.wrapping_add(rng.below(5000) as u32);
             for _ in 0..20 {
                 let dt = rng.below(300) as u32;
                 match rng.below(12) {
