@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use mrnic_model::block::{Dir as ModelDir, PortDef};
 use mrnic_model::rx_parser::{
     self as model, ParamError, Reason, RxParserParams, FIFO_DEPTH, FIFO_READY_MAX, HB_BYTES, HDR_AT, HDR_FIELDS, IP_AT,
-    PAYLOAD_AT, RAW_BYTES, UDP_AT,
+    PAYLOAD_AT, PLANE_BITS, RAW_BYTES, UDP_AT,
 };
 use mrnic_proto::field::{Field, Layout, Only, Rule};
 use mrnic_proto::layouts::{common, data, eth, ipv4, nack, probe, sack, udp};
@@ -216,6 +216,7 @@ fn build(p: &RxParserParams) -> Module {
         port("s_axis_tlast"),
         port("s_axis_tuser"),
     );
+    let tid = port("s_axis_tid");
     let cfg_port = port("cfg_udp_port");
 
     // ---- registers ----
@@ -225,6 +226,7 @@ fn build(p: &RxParserParams) -> Module {
     let a_keep = m.reg("a_keep", b, 0, "stage A: tkeep");
     let a_last = m.reg("a_last", 1, 0, "stage A: tlast");
     let a_user = m.reg("a_user", 1, 0, "stage A: tuser");
+    let a_tid = m.reg("a_tid", PLANE_BITS, 0, "stage A: tid (the plane)");
     let a_idx = m.reg("a_idx", iw, 0, "stage A: beat index in its frame");
     const HB_RANGES: [(usize, usize); 2] = [(12, 40), (42, HB_BYTES)];
     let hbs: Vec<Reg> = HB_RANGES
@@ -257,13 +259,17 @@ fn build(p: &RxParserParams) -> Module {
     let fin_z = m.reg("fin_z", lb, 0, "finish: zero bytes after the covered bytes in their last beat");
     let fin_icrc = m.reg("fin_icrc", 32, 0, "finish: the ICRC as sent");
     let stat = m.reg("stat", Reason::ALL.len() as u32, 0, "drop pulses, bit = reason index");
-    let hdr_w = (RAW_BYTES * 8) as u32 + 2 + 16;
+    // A header FIFO entry is {raw, ecn, udp_sport, ip_src, plane}; `side_w` bits sit below raw.
+    let (ecn_w, sport_w, src_w, pl_w) = (ipv4::ECN.width, udp::SRC_PORT.width, ipv4::SRC_IP.width, PLANE_BITS);
+    let side_w = ecn_w + sport_w + src_w + pl_w;
+    let hdr_w = (RAW_BYTES * 8) as u32 + side_w;
     let axis_w = w + b + 2;
     let hdr_count = m.reg("hdr_count", fb + 1, 0, "headers in the header FIFO");
     let hdr_wr = m.reg("hdr_wr", fb, 0, "header FIFO write slot");
     let hdr_rd = m.reg("hdr_rd", fb, 0, "header FIFO head slot");
-    let hdr_fifo: Vec<Reg> =
-        (0..FIFO_DEPTH).map(|j| m.reg(&format!("hdr_fifo{j}"), hdr_w, 0, "{raw, ecn, udp_sport}")).collect();
+    let hdr_fifo: Vec<Reg> = (0..FIFO_DEPTH)
+        .map(|j| m.reg(&format!("hdr_fifo{j}"), hdr_w, 0, "{raw, ecn, udp_sport, ip_src, plane}"))
+        .collect();
     let axis_count = m.reg("axis_count", fb + 1, 0, "beats in the payload FIFO");
     let axis_wr = m.reg("axis_wr", fb, 0, "payload FIFO write slot");
     let axis_rd = m.reg("axis_rd", fb, 0, "payload FIFO head slot");
@@ -289,6 +295,7 @@ fn build(p: &RxParserParams) -> Module {
             set(&a_keep.next, &tkeep),
             set(&a_last.next, &tlast),
             set(&a_user.next, &tuser),
+            set(&a_tid.next, &tid),
             set(&a_idx.next, &in_idx.q),
             set(
                 &in_idx.next,
@@ -719,7 +726,7 @@ fn build(p: &RxParserParams) -> Module {
     m.next(set(&stat.next, cat(&stat_bits)));
 
     // ---- FIFOs ----
-    let hdr_entry = cat(&[raw.expr(), ipf(&ipv4::ECN), udpf(&udp::SRC_PORT)]);
+    let hdr_entry = cat(&[raw.expr(), ipf(&ipv4::ECN), udpf(&udp::SRC_PORT), ipf(&ipv4::SRC_IP), a_tid.q.expr()]);
     let axis_entry = m.wire("axis_entry", axis_w, "{tdata, tkeep, tlast, tuser} pushed this cycle");
     m.assign(
         &axis_entry,
@@ -768,14 +775,17 @@ fn build(p: &RxParserParams) -> Module {
     );
     let hv = |e: Expr, width: u32| mux(&hdr_valid, e, lit(width, 0));
     let raw_bits = (RAW_BYTES * 8) as u32;
-    m.assign(port("m_hdr_raw"), hv(hdr_head.slice(hdr_w - 1, 18), raw_bits));
+    m.assign(port("m_hdr_raw"), hv(hdr_head.slice(hdr_w - 1, side_w), raw_bits));
     let raw_out = port("m_hdr_raw");
     for f in HDR_FIELDS.iter().copied().chain([&data::IMM]) {
         let (hi, lo) = f.vector_range(RAW_BYTES);
         m.assign(port(&format!("m_hdr_{}", f.name)), raw_out.slice(hi as u32, lo as u32));
     }
-    m.assign(port("m_hdr_ecn"), hv(hdr_head.slice(17, 16), 2));
-    m.assign(port("m_hdr_udp_sport"), hv(hdr_head.slice(15, 0), 16));
+    let at = |lsb: u32, width: u32| hv(hdr_head.slice(lsb + width - 1, lsb), width);
+    m.assign(port("m_hdr_ecn"), at(sport_w + src_w + pl_w, ecn_w));
+    m.assign(port("m_hdr_udp_sport"), at(src_w + pl_w, sport_w));
+    m.assign(port("m_hdr_ip_src"), at(pl_w, src_w));
+    m.assign(port("m_hdr_plane"), at(0, pl_w));
     let av = |e: Expr, width: u32| mux(&m_tvalid, e, lit(width, 0));
     m.assign(port("m_axis_tdata"), av(axis_head.slice(axis_w - 1, b + 2), w));
     m.assign(port("m_axis_tkeep"), av(axis_head.slice(b + 1, 2), b));

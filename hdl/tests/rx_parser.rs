@@ -140,6 +140,8 @@ fn vectors(p: RxParserParams, seed: u64, frames: usize) -> (Vec<Vec<Bits>>, Vec<
             inp[port::S_TKEEP] = k;
             inp[port::S_TLAST] = Bits::from_u64(1, b.last as u64);
             inp[port::S_TUSER] = Bits::from_u64(1, b.user as u64);
+            // Any plane, changing per beat: only the deciding beat's is kept.
+            inp[port::S_TID] = Bits::from_u64(3, rng.below(8));
         }
         inp[port::S_TVALID] = Bits::from_u64(1, valid as u64);
         let mut out = zero_values(&defs);

@@ -6,7 +6,10 @@
 //! - `s_axis_*`: frames without FCS, byte 0 of the frame in `tdata[7:0]`
 //!   (AXI4-Stream little-endian lane order), `DATA_WIDTH` =
 //!   `hardware.datapath_bits`. `s_axis_tuser` is the MAC's frame-error bit
-//!   (any beat). `cfg_udp_port` is the transport's UDP destination port.
+//!   (any beat). `s_axis_tid` is the fabric plane of the MAC port the
+//!   frame arrived on (AXI4-Stream's source id; the plane answers to this
+//!   packet leave by), taken from the beat that decides the header.
+//!   `cfg_udp_port` is the transport's UDP destination port.
 //! - `m_hdr_*`: one entry per frame whose header checks passed.
 //!   `m_hdr_raw` is the whole transport header as one big-endian vector
 //!   (`8 * 52` bits, header byte 0 in the top bits, bytes past the opcode's
@@ -19,8 +22,11 @@
 //!   valid for every opcode). `m_hdr_rkey` is `rkey` (WRITE) or
 //!   `{rq_seq, rq_reserved}` (SEND); `m_hdr_addr` is `addr` (WRITE) or
 //!   `{offset_reserved, msg_offset}` (SEND). `m_hdr_flags` is byte 1 of the
-//!   header (SOM in bit 7). `m_hdr_ecn` is the IPv4 ECN codepoint and
-//!   `m_hdr_udp_sport` the UDP source port (the path's entropy).
+//!   header (SOM in bit 7). `m_hdr_ecn` is the IPv4 ECN codepoint,
+//!   `m_hdr_udp_sport` the UDP source port (the path's entropy) and
+//!   `m_hdr_ip_src` the IPv4 source address (where conn_table sends a
+//!   NO_CONN NACK, and what it checks a connection's peer against);
+//!   `m_hdr_plane` is `s_axis_tid` of the frame.
 //! - `m_axis_*`: the payload of every frame that produced an `m_hdr` entry,
 //!   realigned so payload byte 0 is in lane 0; exactly one packet per
 //!   `m_hdr` entry, in the same order. Non-last beats are full. The last beat
@@ -94,6 +100,7 @@ use std::fmt;
 use mrnic_proto::config::Config;
 use mrnic_proto::field::{Field, Layout, Only, Rule};
 use mrnic_proto::layouts::{common, data, eth, ipv4, nack, probe, sack, udp};
+use mrnic_proto::tables::path;
 
 use crate::block::{Bits, Block, PortDef};
 
@@ -112,6 +119,8 @@ pub const RAW_BYTES: usize = sack::LAYOUT.len;
 pub const HB_BYTES: usize = HDR_AT + RAW_BYTES;
 /// Frame offset of the payload (after the data header).
 pub const PAYLOAD_AT: usize = HDR_AT + data::LAYOUT.len;
+/// Width of a plane number (`s_axis_tid`, `m_hdr_plane`): the path table's.
+pub const PLANE_BITS: u32 = path::PLANE.width;
 /// Output FIFO entries.
 pub const FIFO_DEPTH: usize = 8;
 /// `s_axis_tready` is high while each FIFO holds at most this many entries.
@@ -237,6 +246,7 @@ pub fn ports(p: &RxParserParams) -> Vec<PortDef> {
         PortDef::output("s_axis_tready", 1, IN, "beat accepted this cycle if valid"),
         PortDef::input("s_axis_tlast", 1, IN, "last beat of the frame"),
         PortDef::input("s_axis_tuser", 1, IN, "MAC frame error"),
+        PortDef::input("s_axis_tid", PLANE_BITS, IN, "plane of the MAC port the frame arrived on"),
         PortDef::input("cfg_udp_port", 16, CFG, "transport UDP destination port"),
         PortDef::output("m_hdr_valid", 1, HDR, "a parsed header is offered"),
         PortDef::input("m_hdr_ready", 1, HDR, "header taken this cycle if valid"),
@@ -253,6 +263,8 @@ pub fn ports(p: &RxParserParams) -> Vec<PortDef> {
     v.push(PortDef::output("m_hdr_imm", data::IMM.width, HDR, data::IMM.meaning));
     v.push(PortDef::output("m_hdr_ecn", ipv4::ECN.width, HDR, "IPv4 ECN codepoint"));
     v.push(PortDef::output("m_hdr_udp_sport", udp::SRC_PORT.width, HDR, "UDP source port (path entropy)"));
+    v.push(PortDef::output("m_hdr_ip_src", ipv4::SRC_IP.width, HDR, "IPv4 source address"));
+    v.push(PortDef::output("m_hdr_plane", PLANE_BITS, HDR, "plane the frame arrived on (s_axis_tid)"));
     v.extend([
         PortDef::output("m_axis_tdata", p.data_bits, OUT, "payload, byte 0 in lane 0"),
         PortDef::output("m_axis_tkeep", b, OUT, "byte enables (all ones except on the last beat)"),
@@ -276,16 +288,19 @@ pub mod port {
     pub const S_TREADY: usize = 4;
     pub const S_TLAST: usize = 5;
     pub const S_TUSER: usize = 6;
-    pub const CFG_UDP_PORT: usize = 7;
-    pub const M_HDR_VALID: usize = 8;
-    pub const M_HDR_READY: usize = 9;
-    pub const M_HDR_RAW: usize = 10;
-    /// First of the named header fields, then imm, ecn, udp_sport.
-    pub const M_HDR_FIELDS: usize = 11;
+    pub const S_TID: usize = 7;
+    pub const CFG_UDP_PORT: usize = 8;
+    pub const M_HDR_VALID: usize = 9;
+    pub const M_HDR_READY: usize = 10;
+    pub const M_HDR_RAW: usize = 11;
+    /// First of the named header fields, then imm, ecn, udp_sport, ip_src, plane.
+    pub const M_HDR_FIELDS: usize = 12;
     pub const M_HDR_IMM: usize = M_HDR_FIELDS + 13;
     pub const M_HDR_ECN: usize = M_HDR_IMM + 1;
     pub const M_HDR_SPORT: usize = M_HDR_ECN + 1;
-    pub const M_TDATA: usize = M_HDR_SPORT + 1;
+    pub const M_HDR_IP_SRC: usize = M_HDR_SPORT + 1;
+    pub const M_HDR_PLANE: usize = M_HDR_IP_SRC + 1;
+    pub const M_TDATA: usize = M_HDR_PLANE + 1;
     pub const M_TKEEP: usize = M_TDATA + 1;
     pub const M_TVALID: usize = M_TDATA + 2;
     pub const M_TREADY: usize = M_TDATA + 3;
@@ -312,6 +327,8 @@ pub struct HdrOut {
     pub raw: [u8; RAW_BYTES],
     pub ecn: u8,
     pub udp_sport: u16,
+    pub ip_src: u32,
+    pub plane: u8,
 }
 
 impl HdrOut {
@@ -327,6 +344,8 @@ pub struct Inputs {
     pub rst: bool,
     pub s_valid: bool,
     pub s_beat: Beat,
+    /// `s_axis_tid`: the plane.
+    pub s_tid: u8,
     pub cfg_udp_port: u16,
     pub hdr_ready: bool,
     pub axis_ready: bool,
@@ -488,7 +507,8 @@ pub struct RxParser {
     hb: Vec<u8>,
     in_idx: usize,
     /// Stage A: the accepted beat and its index.
-    a: Option<(Beat, usize)>,
+    /// Stage A: the beat, its index in the frame and its `tid`.
+    a: Option<(Beat, usize, u8)>,
     prev: Vec<u8>,
     fs: FrameState,
     tail: Option<Beat>,
@@ -563,8 +583,8 @@ impl RxParser {
             }
         }
         // Process stage.
-        if let Some((beat, k)) = self.a.take() {
-            self.process(&beat, k, inp.cfg_udp_port);
+        if let Some((beat, k, tid)) = self.a.take() {
+            self.process(&beat, k, tid, inp.cfg_udp_port);
         }
         // Input handshake.
         if inp.s_valid && out.s_ready {
@@ -579,12 +599,12 @@ impl RxParser {
             }
             let k = self.in_idx;
             self.in_idx = if beat.last { 0 } else { (k + 1).min(self.p.idx_max()) };
-            self.a = Some((beat, k));
+            self.a = Some((beat, k, inp.s_tid & ((1 << PLANE_BITS) - 1)));
         }
         debug_assert!(self.hdr_fifo.len() <= FIFO_DEPTH && self.axis_fifo.len() <= FIFO_DEPTH, "FIFO overflow");
     }
 
-    fn process(&mut self, beat: &Beat, k: usize, udp_port: u16) {
+    fn process(&mut self, beat: &Beat, k: usize, tid: u8, udp_port: u16) {
         let b = self.p.bytes();
         if k == 0 {
             self.fs = FrameState { crc: !0, ..FrameState::default() };
@@ -622,6 +642,8 @@ impl RxParser {
                     raw,
                     ecn: be(&self.hb, IP_AT, &ipv4::ECN) as u8,
                     udp_sport: be(&self.hb, UDP_AT, &udp::SRC_PORT) as u16,
+                    ip_src: be(&self.hb, IP_AT, &ipv4::SRC_IP) as u32,
+                    plane: tid,
                 });
             }
         }
@@ -716,7 +738,7 @@ impl Block for RxParser {
         let w = |i: usize| p[i].width;
         outputs[port::S_TREADY].set_u64(1, o.s_ready as u64);
         outputs[port::M_HDR_VALID].set_u64(1, o.hdr.is_some() as u64);
-        let h = o.hdr.unwrap_or(HdrOut { raw: [0; RAW_BYTES], ecn: 0, udp_sport: 0 });
+        let h = o.hdr.unwrap_or(HdrOut { raw: [0; RAW_BYTES], ecn: 0, udp_sport: 0, ip_src: 0, plane: 0 });
         outputs[port::M_HDR_RAW] = bits_from_be(w(port::M_HDR_RAW), &h.raw);
         for (i, f) in HDR_FIELDS.iter().enumerate() {
             outputs[port::M_HDR_FIELDS + i].set_u64(f.width, h.get(f));
@@ -724,6 +746,8 @@ impl Block for RxParser {
         outputs[port::M_HDR_IMM].set_u64(32, h.get(&data::IMM));
         outputs[port::M_HDR_ECN].set_u64(2, h.ecn as u64);
         outputs[port::M_HDR_SPORT].set_u64(16, h.udp_sport as u64);
+        outputs[port::M_HDR_IP_SRC].set_u64(32, h.ip_src as u64);
+        outputs[port::M_HDR_PLANE].set_u64(PLANE_BITS, h.plane as u64);
         let axis_valid = o.axis.is_some();
         let a = o.axis.unwrap_or_default();
         outputs[port::M_TDATA] = bits_from_bytes(w(port::M_TDATA), &a.data);
@@ -745,6 +769,7 @@ impl Block for RxParser {
         s.s_beat.keep = u128_of(&inputs[port::S_TKEEP]);
         s.s_beat.last = inputs[port::S_TLAST].bit(0);
         s.s_beat.user = inputs[port::S_TUSER].bit(0);
+        s.s_tid = inputs[port::S_TID].as_u64() as u8;
         s.cfg_udp_port = inputs[port::CFG_UDP_PORT].as_u64() as u16;
         s.hdr_ready = inputs[port::M_HDR_READY].bit(0);
         s.axis_ready = inputs[port::M_TREADY].bit(0);
@@ -891,6 +916,7 @@ pub mod stimulus {
             src_port: rng.next_u64() as u16,
             dst_port: udp_port,
             ident: rng.next_u64() as u16,
+            src_ip: (rng.next_u64() as u32).to_be_bytes(),
             ..NetHeaders::default()
         };
         let mut out = Vec::new();

@@ -7,7 +7,7 @@ use mrnic_model::block::{port_index, zero_values, Bits, Block};
 use mrnic_model::rx_parser::stimulus::{self, Rng, Stim};
 use mrnic_model::rx_parser::*;
 use mrnic_proto::decode_frame;
-use mrnic_proto::layouts::{data, udp};
+use mrnic_proto::layouts::{data, ipv4, udp};
 
 const PORT: u16 = 4797;
 
@@ -27,12 +27,22 @@ struct Seen {
     out_beats: u64,
 }
 
+/// The plane frame `n` of a run arrives on (`s_axis_tid`).
+fn plane_of(n: usize) -> u8 {
+    (n * 3 + 1) as u8 % 8
+}
+
 /// Drives the frames through the parser; `p_idle`: percent of cycles with
 /// tvalid low, `p_stall`: percent of cycles with each ready low.
 fn run(p: RxParserParams, frames: &[Stim], seed: u64, p_idle: u64, p_stall: u64, udp_port: u16) -> Seen {
     let mut rng = Rng::new(seed);
     let mut dut = RxParser::new(p);
-    let beats: Vec<Beat> = frames.iter().flat_map(|s| stimulus::beats(s, p.bytes(), &mut rng)).collect();
+    // Each beat with its frame's plane on tid.
+    let beats: Vec<(Beat, u8)> = frames
+        .iter()
+        .enumerate()
+        .flat_map(|(n, s)| stimulus::beats(s, p.bytes(), &mut rng).into_iter().map(move |b| (b, plane_of(n))))
+        .collect();
     let mut seen = Seen::default();
     let mut cur: Vec<u8> = Vec::new();
     let mut i = 0;
@@ -43,7 +53,8 @@ fn run(p: RxParserParams, frames: &[Stim], seed: u64, p_idle: u64, p_stall: u64,
         let inp = Inputs {
             rst: false,
             s_valid: valid,
-            s_beat: if i < beats.len() { beats[i].clone() } else { Beat::default() },
+            s_beat: if i < beats.len() { beats[i].0.clone() } else { Beat::default() },
+            s_tid: if i < beats.len() { beats[i].1 } else { 0 },
             cfg_udp_port: udp_port,
             hdr_ready: !rng.chance(p_stall),
             axis_ready: !rng.chance(p_stall),
@@ -90,11 +101,11 @@ fn check(frames: &[Stim], seen: &Seen, seed: u64, udp_port: u16, mtu: u32) {
     assert_eq!(seen.hdrs.len(), seen.pkts.len(), "seed {seed}: one packet per header");
     let expected_drops: Vec<Reason> = frames.iter().filter_map(|s| s.expect).collect();
     assert_eq!(seen.drops, expected_drops, "seed {seed}: drop reasons");
-    let good: Vec<&Stim> = frames.iter().filter(|s| s.expect.is_none()).collect();
+    let good: Vec<(usize, &Stim)> = frames.iter().enumerate().filter(|(_, s)| s.expect.is_none()).collect();
     let accepted: Vec<(&HdrOut, &Vec<u8>)> =
         seen.hdrs.iter().zip(&seen.pkts).filter(|(_, (_, drop))| !drop).map(|(h, (p, _))| (h, p)).collect();
     assert_eq!(accepted.len(), good.len(), "seed {seed}: accepted frames");
-    for (n, (s, (h, payload))) in good.iter().zip(accepted).enumerate() {
+    for (n, ((at, s), (h, payload))) in good.iter().zip(accepted).enumerate() {
         assert_eq!(stimulus::reference(&s.bytes, udp_port, mtu), None, "seed {seed}: frame {n} is valid");
         let f = decode_frame(&s.bytes).unwrap();
         let len = f.header.len();
@@ -102,6 +113,8 @@ fn check(frames: &[Stim], seen: &Seen, seed: u64, udp_port: u16, mtu: u32) {
         assert!(h.raw[len..].iter().all(|&b| b == 0), "seed {seed}: frame {n} raw past the header");
         assert_eq!(h.ecn, f.net.ecn, "seed {seed}: frame {n} ecn");
         assert_eq!(h.udp_sport, f.net.src_port, "seed {seed}: frame {n} sport");
+        assert_eq!(h.ip_src, u32::from_be_bytes(f.net.src_ip), "seed {seed}: frame {n} ip_src");
+        assert_eq!(h.plane, plane_of(*at), "seed {seed}: frame {n} plane");
         assert_eq!(h.get(&mrnic_proto::layouts::common::DST_CONN), f.header.dst_conn() as u64);
         if f.header.opcode().is_data() {
             assert_eq!(h.get(&data::PAYLOAD_LEN), f.payload.len() as u64);
@@ -261,6 +274,7 @@ fn block_interface_matches_the_typed_one() {
             got_hdr = Some(outputs[port::M_HDR_FIELDS + 12].as_u64());
             let sport = outputs[port::M_HDR_SPORT].as_u64();
             assert_eq!(sport, udp::SRC_PORT.get(&s.bytes[UDP_AT..]));
+            assert_eq!(outputs[port::M_HDR_IP_SRC].as_u64(), ipv4::SRC_IP.get(&s.bytes[IP_AT..]));
         }
         dut.tick(&inputs);
     }

@@ -68,6 +68,7 @@ impl Stimulus for Frames {
         values[port::S_TKEEP] = Bits::from_u64(self.p.bytes() as u32, b.keep as u64);
         values[port::S_TLAST] = Bits::from_u64(1, b.last as u64);
         values[port::S_TUSER] = Bits::from_u64(1, b.user as u64);
+        values[port::S_TID] = Bits::from_u64(3, self.rng.below(8));
         values[port::S_TVALID] = Bits::from_u64(1, self.valid as u64);
     }
 

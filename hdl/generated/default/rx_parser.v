@@ -21,6 +21,7 @@ module rx_parser #(
   output wire                        s_axis_tready,  // beat accepted this cycle if valid
   input  wire                        s_axis_tlast,   // last beat of the frame
   input  wire                        s_axis_tuser,   // MAC frame error
+  input  wire [2:0]                  s_axis_tid,     // plane of the MAC port the frame arrived on
 
   /* Configuration */
   input  wire [15:0]                 cfg_udp_port,  // transport UDP destination port
@@ -45,6 +46,8 @@ module rx_parser #(
   output wire [31:0]                 m_hdr_imm,          // immediate data for WRITE_IMM and SEND_IMM, else 0
   output wire [1:0]                  m_hdr_ecn,          // IPv4 ECN codepoint
   output wire [15:0]                 m_hdr_udp_sport,    // UDP source port (path entropy)
+  output wire [31:0]                 m_hdr_ip_src,       // IPv4 source address
+  output wire [2:0]                  m_hdr_plane,        // plane the frame arrived on (s_axis_tid)
 
   /* Payload output */
   output wire [DATA_WIDTH-1:0]       m_axis_tdata,   // payload, byte 0 in lane 0
@@ -87,6 +90,7 @@ module rx_parser #(
   reg  [63:0]  a_keep_reg, a_keep_next;            // stage A: tkeep
   reg          a_last_reg, a_last_next;            // stage A: tlast
   reg          a_user_reg, a_user_next;            // stage A: tuser
+  reg  [2:0]   a_tid_reg, a_tid_next;              // stage A: tid (the plane)
   reg  [6:0]   a_idx_reg, a_idx_next;              // stage A: beat index in its frame
   reg  [223:0] hb12_reg, hb12_next;                // header buffer: frame bytes 12..40, byte 12 in bits 7:0
   reg  [415:0] hb42_reg, hb42_next;                // header buffer: frame bytes 42..94, byte 42 in bits 7:0
@@ -112,14 +116,14 @@ module rx_parser #(
   reg  [3:0]   hdr_count_reg, hdr_count_next;      // headers in the header FIFO
   reg  [2:0]   hdr_wr_reg, hdr_wr_next;            // header FIFO write slot
   reg  [2:0]   hdr_rd_reg, hdr_rd_next;            // header FIFO head slot
-  reg  [433:0] hdr_fifo0_reg, hdr_fifo0_next;      // {raw, ecn, udp_sport}
-  reg  [433:0] hdr_fifo1_reg, hdr_fifo1_next;      // {raw, ecn, udp_sport}
-  reg  [433:0] hdr_fifo2_reg, hdr_fifo2_next;      // {raw, ecn, udp_sport}
-  reg  [433:0] hdr_fifo3_reg, hdr_fifo3_next;      // {raw, ecn, udp_sport}
-  reg  [433:0] hdr_fifo4_reg, hdr_fifo4_next;      // {raw, ecn, udp_sport}
-  reg  [433:0] hdr_fifo5_reg, hdr_fifo5_next;      // {raw, ecn, udp_sport}
-  reg  [433:0] hdr_fifo6_reg, hdr_fifo6_next;      // {raw, ecn, udp_sport}
-  reg  [433:0] hdr_fifo7_reg, hdr_fifo7_next;      // {raw, ecn, udp_sport}
+  reg  [468:0] hdr_fifo0_reg, hdr_fifo0_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [468:0] hdr_fifo1_reg, hdr_fifo1_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [468:0] hdr_fifo2_reg, hdr_fifo2_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [468:0] hdr_fifo3_reg, hdr_fifo3_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [468:0] hdr_fifo4_reg, hdr_fifo4_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [468:0] hdr_fifo5_reg, hdr_fifo5_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [468:0] hdr_fifo6_reg, hdr_fifo6_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [468:0] hdr_fifo7_reg, hdr_fifo7_next;      // {raw, ecn, udp_sport, ip_src, plane}
   reg  [3:0]   axis_count_reg, axis_count_next;    // beats in the payload FIFO
   reg  [2:0]   axis_wr_reg, axis_wr_next;          // payload FIFO write slot
   reg  [2:0]   axis_rd_reg, axis_rd_next;          // payload FIFO head slot
@@ -243,9 +247,9 @@ module rx_parser #(
   wire [577:0] axis_entry;                         // {tdata, tkeep, tlast, tuser} pushed this cycle
   wire         axis_push;                          // a payload beat enters the FIFO
   wire         hdr_push_w;                         // an entry enters
-  wire [433:0] hdr_entry_w;                        // the entry
+  wire [468:0] hdr_entry_w;                        // the entry
   wire         hdr_pop;                            // the head leaves
-  reg  [433:0] hdr_head;                           // the head entry
+  reg  [468:0] hdr_head;                           // the head entry
   wire         axis_push_w;                        // an entry enters
   wire [577:0] axis_entry_w;                       // the entry
   wire         axis_pop;                           // the head leaves
@@ -364,7 +368,7 @@ module rx_parser #(
   assign axis_entry = fin_push ? {tail_valid_reg ? tail_data_reg : 512'd0, tail_valid_reg ? tail_keep_reg : 64'd0, 1'b1, fin_code != 4'd0} : {d1, all_keep, 1'b0, 1'b0};
   assign axis_push = push1 || fin_push;
   assign hdr_push_w = hdr_push;
-  assign hdr_entry_w = {hdr_raw, ip_v[145:144], udp_v[47:32]};
+  assign hdr_entry_w = {hdr_raw, ip_v[145:144], udp_v[47:32], ip_v[63:32], a_tid_reg};
   assign m_hdr_valid = hdr_count_reg != 4'd0;
   assign hdr_pop = m_hdr_valid && m_hdr_ready;
 
@@ -399,7 +403,7 @@ module rx_parser #(
     endcase
   end
 
-  assign m_hdr_raw = m_hdr_valid ? hdr_head[433:18] : 416'd0;
+  assign m_hdr_raw = m_hdr_valid ? hdr_head[468:53] : 416'd0;
   assign m_hdr_opcode = m_hdr_raw[411:408];
   assign m_hdr_flags = m_hdr_raw[407:400];
   assign m_hdr_payload_len = m_hdr_raw[399:384];
@@ -414,8 +418,10 @@ module rx_parser #(
   assign m_hdr_addr = m_hdr_raw[223:160];
   assign m_hdr_tx_ts = m_hdr_raw[159:144];
   assign m_hdr_imm = m_hdr_raw[127:96];
-  assign m_hdr_ecn = m_hdr_valid ? hdr_head[17:16] : 2'd0;
-  assign m_hdr_udp_sport = m_hdr_valid ? hdr_head[15:0] : 16'd0;
+  assign m_hdr_ecn = m_hdr_valid ? hdr_head[52:51] : 2'd0;
+  assign m_hdr_udp_sport = m_hdr_valid ? hdr_head[50:35] : 16'd0;
+  assign m_hdr_ip_src = m_hdr_valid ? hdr_head[34:3] : 32'd0;
+  assign m_hdr_plane = m_hdr_valid ? hdr_head[2:0] : 3'd0;
   assign m_axis_tdata = m_axis_tvalid ? axis_head[577:66] : 512'd0;
   assign m_axis_tkeep = m_axis_tvalid ? axis_head[65:2] : 64'd0;
   assign m_axis_tlast = m_axis_tvalid ? axis_head[1] : 1'b0;
@@ -444,6 +450,7 @@ module rx_parser #(
     a_keep_next = a_keep_reg;
     a_last_next = a_last_reg;
     a_user_next = a_user_reg;
+    a_tid_next = a_tid_reg;
     a_idx_next = a_idx_reg;
     hb12_next = hb12_reg;
     hb42_next = hb42_reg;
@@ -495,6 +502,7 @@ module rx_parser #(
       a_keep_next = s_axis_tkeep;
       a_last_next = s_axis_tlast;
       a_user_next = s_axis_tuser;
+      a_tid_next = s_axis_tid;
       a_idx_next = in_idx_reg;
       in_idx_next = s_axis_tlast ? 7'd0 : (in_idx_reg == 7'd66 ? 7'd66 : in_idx_reg + 7'd1);
     end
@@ -586,6 +594,7 @@ module rx_parser #(
     a_keep_reg <= a_keep_next;
     a_last_reg <= a_last_next;
     a_user_reg <= a_user_next;
+    a_tid_reg <= a_tid_next;
     a_idx_reg <= a_idx_next;
     hb12_reg <= hb12_next;
     hb42_reg <= hb42_next;
@@ -638,6 +647,7 @@ module rx_parser #(
       a_keep_reg <= 64'd0;
       a_last_reg <= 1'b0;
       a_user_reg <= 1'b0;
+      a_tid_reg <= 3'd0;
       a_idx_reg <= 7'd0;
       hb12_reg <= 224'd0;
       hb42_reg <= 416'd0;
@@ -663,14 +673,14 @@ module rx_parser #(
       hdr_count_reg <= 4'd0;
       hdr_wr_reg <= 3'd0;
       hdr_rd_reg <= 3'd0;
-      hdr_fifo0_reg <= 434'd0;
-      hdr_fifo1_reg <= 434'd0;
-      hdr_fifo2_reg <= 434'd0;
-      hdr_fifo3_reg <= 434'd0;
-      hdr_fifo4_reg <= 434'd0;
-      hdr_fifo5_reg <= 434'd0;
-      hdr_fifo6_reg <= 434'd0;
-      hdr_fifo7_reg <= 434'd0;
+      hdr_fifo0_reg <= 469'd0;
+      hdr_fifo1_reg <= 469'd0;
+      hdr_fifo2_reg <= 469'd0;
+      hdr_fifo3_reg <= 469'd0;
+      hdr_fifo4_reg <= 469'd0;
+      hdr_fifo5_reg <= 469'd0;
+      hdr_fifo6_reg <= 469'd0;
+      hdr_fifo7_reg <= 469'd0;
       axis_count_reg <= 4'd0;
       axis_wr_reg <= 3'd0;
       axis_rd_reg <= 3'd0;
@@ -689,9 +699,9 @@ module rx_parser #(
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
   reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
   reg          f_past_s_axis_stall;    // s_axis: valid and not ready last cycle
-  reg  [577:0] f_past_s_axis_payload;  // s_axis: payload last cycle
+  reg  [580:0] f_past_s_axis_payload;  // s_axis: payload last cycle
   reg          f_past_m_hdr_stall;     // m_hdr: valid and not ready last cycle
-  reg  [733:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
+  reg  [768:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
   reg          f_past_m_axis_stall;    // m_axis: valid and not ready last cycle
   reg  [577:0] f_past_m_axis_payload;  // m_axis: payload last cycle
 
@@ -704,7 +714,7 @@ module rx_parser #(
   end
 
   always @(posedge clk) begin
-    f_past_s_axis_payload <= {s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser};
+    f_past_s_axis_payload <= {s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser, s_axis_tid};
   end
 
   always @(posedge clk) begin
@@ -712,7 +722,7 @@ module rx_parser #(
   end
 
   always @(posedge clk) begin
-    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport};
+    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_ip_src, m_hdr_plane};
   end
 
   always @(posedge clk) begin
@@ -744,7 +754,7 @@ module rx_parser #(
       asm_s_axis_valid_held: assume (!f_past_s_axis_stall || s_axis_tvalid);
 
       // s_axis: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_axis_payload_stable: assume (!f_past_s_axis_stall || ({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser} == f_past_s_axis_payload));
+      asm_s_axis_payload_stable: assume (!f_past_s_axis_stall || ({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser, s_axis_tid} == f_past_s_axis_payload));
 
       // m_hdr: valid stays high until its handshake (this block keeps it)
       a_m_hdr_valid_held: assert (!f_past_m_hdr_stall || m_hdr_valid);
@@ -753,7 +763,7 @@ module rx_parser #(
       c_m_hdr_stall_fire: cover ((f_past_m_hdr_stall && m_hdr_valid) && m_hdr_ready);
 
       // m_hdr: payload holds while valid and not ready (this block keeps it)
-      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport} == f_past_m_hdr_payload));
+      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_ip_src, m_hdr_plane} == f_past_m_hdr_payload));
 
       // m_axis: valid stays high until its handshake (this block keeps it)
       a_m_axis_valid_held: assert (!f_past_m_axis_stall || m_axis_tvalid);

@@ -44,7 +44,8 @@ pub fn traffic(p: &RxParserParams, seed: u64) -> Traffic {
             t.set("data", d)
                 .set_u64("keep", b.keep as u64)
                 .set_u64("last", b.last as u64)
-                .set_u64("user", b.user as u64);
+                .set_u64("user", b.user as u64)
+                .set_u64("id", rng.below(1 << rx::PLANE_BITS));
         })
         .monitor(move |c| Monitor::declare(&p, c), Monitor::observe)
 }
