@@ -94,7 +94,10 @@
 //! [`FRAME_QUEUE`] frames besides the one leaving, and the next payload is
 //! read while the current frame leaves. One decision takes `3L + 6` cycles
 //! from start to the next possible start (9 / 12), so frames shorter than
-//! that many beats are decision-bound. A SACK holds the acknowledgement
+//! that many beats are decision-bound; a decision that finds stale heads
+//! on the connection's retransmit queue (acknowledged or moved to an RNR
+//! back-off since they were queued) pops one per cycle, one more cycle
+//! each. A SACK holds the acknowledgement
 //! unit for `2 + 2 * span` cycles (`span` = psns outstanding on the path:
 //! one pass acknowledges, one marks losses against the new acked_seq), a
 //! NACK 2, a timeout with ALL_LOST `1 + tx_ring_depth`, a connection
@@ -827,6 +830,12 @@ enum Sched {
         conn: u32,
         issued: bool,
     },
+    /// Telemetry answer in hand; the head of the retransmit queue is
+    /// checked, one stale head popped per cycle.
+    Decide {
+        conn: u32,
+        view: TelView,
+    },
     /// Path request formed; `issued` once `m_psel` handshook.
     Select {
         conn: u32,
@@ -1169,6 +1178,7 @@ impl TxEngine {
                 }
                 None => self.sched = Sched::Read { conn, issued: true },
             },
+            Sched::Decide { conn, view } => self.decide(conn, &view, ts),
             Sched::Select { conn, plan, req, issued: false, full_after } => {
                 self.sched = Sched::Select { conn, plan, req, issued: inp.psel_ready, full_after };
             }
@@ -1505,11 +1515,13 @@ impl TxEngine {
     fn decide(&mut self, c: u32, v: &TelView, ts: u32) {
         let np = self.conns[c as usize].npaths;
         let good = |p: u32| v.paths[p as usize].state == tel::GOOD;
-        // Queued retransmissions: drop heads acknowledged or moved to an
-        // RNR back-off since they were queued.
+        // Queued retransmissions: a head acknowledged or moved to an RNR
+        // back-off since it was queued is popped, one per cycle (the queue
+        // is a FIFO with one read port), and the decision looks at the
+        // next head in the next cycle.
         let mut plan = None;
         let mut elig = 0u32;
-        while let Some(&(path, psn)) = self.conns[c as usize].retx.front() {
+        if let Some(&(path, psn)) = self.conns[c as usize].retx.front() {
             match self.ring[self.ridx(c, path, psn)] {
                 Some(s) if s.queued => {
                     elig = if good(path) {
@@ -1520,10 +1532,11 @@ impl TxEngine {
                     if elig != 0 {
                         plan = Some(Plan::Retx { path, psn });
                     }
-                    break;
                 }
                 _ => {
                     self.conns[c as usize].retx.pop_front();
+                    self.sched = Sched::Decide { conn: c, view: v.clone() };
+                    return;
                 }
             }
         }
