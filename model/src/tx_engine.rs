@@ -101,7 +101,10 @@
 //! unit for `2 + 2 * span` cycles (`span` = psns outstanding on the path:
 //! one pass acknowledges, one marks losses against the new acked_seq), a
 //! NACK 2, a timeout with ALL_LOST `1 + tx_ring_depth`, a connection
-//! failure `PATHS * tx_ring_depth` (the ring clear).
+//! failure `PATHS * tx_ring_depth` (the ring clear), an RNR timer entry 2
+//! when its deadline is reached, whether it is live or stale (nothing
+//! searches the RNR queue: a stale entry is recognised at the head by its
+//! tag).
 //!
 //! # Memories (sizes for `small` / `default`)
 //! - retransmit rings, `CONNS * PATHS * tx_ring_depth` slots of about 107
@@ -761,6 +764,9 @@ struct Slot {
     rnr_count: u8,
     rnr_resend: bool,
     rnr_wait: bool,
+    /// The tag of the RNR timer entry that may end `rnr_wait`: an entry
+    /// whose tag differs is stale and skipped at the head.
+    rnr_tag: u32,
     tx_seq: u32,
     queued: bool,
 }
@@ -812,6 +818,8 @@ struct Conn {
     /// Queued retransmissions: (path, psn).
     retx: std::collections::VecDeque<(u32, u32)>,
     probes: std::collections::VecDeque<u32>,
+    /// Paths in `probes` (one bit each): membership without a search.
+    probe_q: u32,
     window_probe_at: Option<u32>,
 }
 
@@ -896,8 +904,13 @@ pub struct TxEngine {
     streams: Vec<StreamQ>,
     wq: Vec<Wr>,
     ring: Vec<Option<Slot>>,
-    /// RNR back-offs, in deadline order: (conn, path, psn, until).
-    rnr: std::collections::VecDeque<(u32, u32, u32, u32)>,
+    /// RNR back-offs, in deadline order: (conn, path, psn, until, tag).
+    /// Entries are never searched: one made stale (its path declared
+    /// lost, its connection failed, its slot re-armed) is skipped when it
+    /// reaches the head, because its tag no longer matches the slot's.
+    rnr: std::collections::VecDeque<(u32, u32, u32, u32, u32)>,
+    /// Tag of the next RNR entry (wraps; the FIFO never holds 2^32).
+    rnr_next_tag: u32,
     /// Window probes, in deadline order: (conn, at).
     wprobe: std::collections::VecDeque<(u32, u32)>,
     // Input registers.
@@ -959,6 +972,7 @@ impl TxEngine {
             wq: vec![Wr::default(); c * s * p.wq_depth as usize],
             ring: vec![None; c * n * p.ring_depth as usize],
             rnr: Default::default(),
+            rnr_next_tag: 0,
             wprobe: Default::default(),
             wr_fifo: Default::default(),
             open_reg: None,
@@ -1452,6 +1466,7 @@ impl TxEngine {
         };
         self.rr_conn = (c + 1) % n;
         if let Some(path) = self.conns[c as usize].probes.pop_front() {
+            self.conns[c as usize].probe_q &= !(1 << path);
             self.send_probe(c, path, ts);
             return true;
         }
@@ -1740,19 +1755,19 @@ impl TxEngine {
             self.on_sack(&s, ts);
         } else if let Some(n) = self.nack_reg.take() {
             self.on_nack(&n, ts);
-        } else if let Some(&(c, path, psn, until)) = self.rnr.front() {
-            if tel::ts_reached(ts, until) {
-                self.rnr.pop_front();
-                let ri = self.ridx(c, path, psn);
-                if let Some(s) = self.ring[ri].as_mut().filter(|s| s.rnr_wait) {
-                    s.rnr_wait = false;
-                    if !s.queued {
-                        s.queued = true;
-                        self.conns[c as usize].retx.push_back((path, psn));
-                    }
+        } else if let Some(&(c, path, psn, _, tag)) =
+            self.rnr.front().filter(|&&(_, _, _, until, _)| tel::ts_reached(ts, until))
+        {
+            self.rnr.pop_front();
+            let ri = self.ridx(c, path, psn);
+            if let Some(s) = self.ring[ri].as_mut().filter(|s| s.rnr_wait && s.rnr_tag == tag) {
+                s.rnr_wait = false;
+                if !s.queued {
+                    s.queued = true;
+                    self.conns[c as usize].retx.push_back((path, psn));
                 }
-                self.ack_busy = 1;
             }
+            self.ack_busy = 1;
         } else if let Some(&(c, at)) = self.wprobe.front() {
             if tel::ts_reached(ts, at) {
                 self.wprobe.pop_front();
@@ -1762,8 +1777,8 @@ impl TxEngine {
                     let np = self.conns[c as usize].npaths;
                     if let Some(p) = (0..np).find(|&p| self.paths[self.pidx(c, p)].state != tel::DEAD) {
                         let pi = self.pidx(c, p);
-                        if !self.paths[pi].probe_pending && !self.conns[c as usize].probes.contains(&p) {
-                            self.conns[c as usize].probes.push_back(p);
+                        if !self.paths[pi].probe_pending {
+                            self.queue_probe(c, p);
                         }
                     }
                 }
@@ -1776,8 +1791,17 @@ impl TxEngine {
         if act & tel::act::ALL_LOST != 0 {
             self.all_lost(c, path);
         }
+        if act & tel::act::PROBE != 0 {
+            self.queue_probe(c, path);
+        }
+    }
+
+    /// Queues a PROBE on `path` unless one is queued already (the
+    /// connection's `probe_q` bit, not a search of the queue).
+    fn queue_probe(&mut self, c: u32, path: u32) {
         let k = &mut self.conns[c as usize];
-        if act & tel::act::PROBE != 0 && !k.probes.contains(&path) {
+        if k.probe_q & 1 << path == 0 {
+            k.probe_q |= 1 << path;
             k.probes.push_back(path);
         }
     }
@@ -1828,7 +1852,8 @@ impl TxEngine {
                 }
             }
         }
-        self.rnr.retain(|&(rc, rp, _, _)| !(rc == c && rp == path));
+        // The path's RNR entries are now stale (every slot's rnr_wait is
+        // clear) and are skipped when they reach the head.
     }
 
     /// The reference's `TxConn::on_sack`.
@@ -2021,7 +2046,9 @@ impl TxEngine {
                 s.rnr_wait = true;
                 s.rnr_resend = true;
                 s.queued = false;
-                self.rnr.push_back((c, path, h.psn, until));
+                s.rnr_tag = self.rnr_next_tag;
+                self.rnr.push_back((c, path, h.psn, until, self.rnr_next_tag));
+                self.rnr_next_tag = self.rnr_next_tag.wrapping_add(1);
             }
             c_ if c_ == mrnic_proto::NackCode::Access as u8 => self.fail(c, wr, status::REMOTE_ACCESS),
             c_ if c_ == mrnic_proto::NackCode::BadHdr as u8 => {
@@ -2086,8 +2113,9 @@ impl TxEngine {
         let k = &mut self.conns[c as usize];
         k.retx.clear();
         k.probes.clear();
+        k.probe_q = 0;
         k.cc.inflight_bytes = 0;
-        self.rnr.retain(|&(rc, ..)| rc != c);
+        // The connection's RNR entries find their slots empty at the head.
         self.ack_busy = self.ack_busy.max(self.p.paths * self.p.ring_depth);
     }
 }

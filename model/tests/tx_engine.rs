@@ -963,3 +963,47 @@ fn the_port_interface_carries_a_request_to_a_frame() {
     }
     assert_eq!(seen, [(0xfeed, status::WR_FLUSH as u64, 5)], "one flushed completion");
 }
+
+/// RNR back-offs: the packet is resent once `rto_min` after the NACK; an
+/// RNR timer entry made stale (its slot re-armed by a later RNR NACK after
+/// a BAD_HDR resend) is skipped at the head by its tag, not acted on.
+#[test]
+fn rnr_back_offs_resend_after_rto_min_and_stale_entries_are_skipped() {
+    let mut rig = Rig::new(small(), 8);
+    rig.open(5, 1, 0);
+    let mtu = rig.cfg.transport.mtu;
+    rig.wrs.push_back(wr(5, 0, op::SEND, 50, 0, 3 * mtu));
+    assert!(rig.run_until(50_000, |r| r.frames.len() >= 3));
+    let rto_cycles = rig.cfg.timers.rto_min_us as u64 * 1000 / rig.cfg.timers.ts_unit_ns as u64 * rig.cycles_per_ts;
+    let nack = |psn| NackIn { conn: 5, path_id: 0, code: NackCode::Rnr as u8, psn };
+    // psn 0 and 2 acknowledged, psn 1 refused for want of a receive.
+    let ts = rig.data_frames()[2].0.tx_ts;
+    rig.sacks.push_back(sack_for(5, 0, 1, &[2], ts));
+    rig.nacks.push_back(nack(1));
+    rig.run(200);
+    // A BAD_HDR NACK resends psn 1 at once; a second RNR NACK re-arms it.
+    rig.nacks.push_back(NackIn { code: NackCode::BadHdr as u8, ..nack(1) });
+    assert!(rig.run_until(2_000, |r| r.frames.len() >= 4), "the BAD_HDR NACK resends");
+    rig.run(rto_cycles / 2);
+    let rearmed = rig.cycle;
+    rig.nacks.push_back(nack(1));
+    // The first entry's deadline passes: stale, nothing leaves.
+    rig.run(rto_cycles * 3 / 4);
+    assert_eq!(rig.frames.len(), 4, "the stale RNR entry resends nothing");
+    assert!(rig.run_until(rto_cycles, |r| r.frames.len() >= 5), "the live entry resends");
+    let resent = rig.frames[4].first;
+    assert!(
+        resent >= rearmed + rto_cycles - 2 * rig.cycles_per_ts,
+        "resent {} cycles after the re-arm",
+        resent - rearmed
+    );
+    let (h, _, _) = rig.data_frames()[4];
+    assert_eq!(h.path_psn, 1);
+    rig.sacks.push_back(sack_for(5, 0, 3, &[], h.tx_ts));
+    rig.run(2 * rto_cycles);
+    // The path's timeout may send PROBEs meanwhile; data, only the two resends.
+    let psns: Vec<u32> = rig.data_frames().iter().map(|f| f.0.path_psn).collect();
+    assert_eq!(psns, [0, 1, 2, 1, 1], "exactly the two resends");
+    assert_eq!(rig.cqes.len(), 1);
+    assert_eq!(rig.cqes[0].status, status::SUCCESS);
+}
