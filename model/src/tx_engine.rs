@@ -101,7 +101,12 @@
 //! unit for `2 + 2 * span` cycles (`span` = psns outstanding on the path:
 //! one pass acknowledges, one marks losses against the new acked_seq), a
 //! NACK 2, a timeout with ALL_LOST `1 + tx_ring_depth`, a connection
-//! failure `PATHS * tx_ring_depth` (the ring clear), an RNR timer entry 2
+//! failure `PATHS * tx_ring_depth` (the ring clear), then the completion
+//! walk, one work request per cycle into the [`CQE_FIFO`]-entry completion
+//! FIFO (held while it is full): after a SACK one cycle per completion and
+//! one per stream with an acknowledged packet whose head is found not
+//! done; after a failure one per request, one for the culprit and one per
+//! stream (`STREAMS + requests + 1`). An RNR timer entry 2
 //! when its deadline is reached, whether it is live or stale (nothing
 //! searches the RNR queue: a stale entry is recognised at the head by its
 //! tag).
@@ -854,6 +859,21 @@ enum Sched {
     },
 }
 
+/// The completion walk: one work request per cycle into the completion
+/// FIFO, waiting while it is full.
+#[derive(Debug, Clone)]
+enum Walk {
+    /// After a SACK: the streams with a packet acknowledged (`touched`, a
+    /// bit each, the next found by a priority encoder) from `stream` on;
+    /// a cycle completes the stream's head if it is done, else clears the
+    /// stream's bit.
+    Done { conn: u32, touched: Vec<bool>, stream: u32 },
+    /// After a failure: the culprit first (if `culprit_pending`), then
+    /// every stream from `stream` on, a cycle per request (flushed, the
+    /// culprit skipped) and one per stream to find it empty.
+    Fail { conn: u32, culprit: Option<(u32, u32)>, culprit_pending: bool, st: u8, stream: u32 },
+}
+
 /// A frame in the output queue: bytes before the payload (Ethernet, IPv4,
 /// UDP, transport header; checksums filled when the payload is in), the
 /// payload read from host memory, and its state.
@@ -923,10 +943,10 @@ pub struct TxEngine {
     csack_reg: Option<SackOut>,
     cnack_reg: Option<NackOut>,
     // Acknowledgement unit: cycles left of the current step, then its
-    // events and completions drain.
+    // events drain and its completions are walked.
     ack_busy: u32,
     pend_evt: std::collections::VecDeque<tel::Event>,
-    pend_cqe: std::collections::VecDeque<Cqe>,
+    walk: Option<Walk>,
     // Scheduler.
     sched: Sched,
     rr_conn: u32,
@@ -984,7 +1004,7 @@ impl TxEngine {
             cnack_reg: None,
             ack_busy: 0,
             pend_evt: Default::default(),
-            pend_cqe: Default::default(),
+            walk: None,
             sched: Sched::Idle,
             rr_conn: 0,
             evt_quiet: 0,
@@ -1051,7 +1071,7 @@ impl TxEngine {
     }
 
     fn ack_idle(&self) -> bool {
-        self.ack_busy == 0 && self.pend_evt.is_empty() && self.pend_cqe.is_empty()
+        self.ack_busy == 0 && self.pend_evt.is_empty() && self.walk.is_none()
     }
 
     /// Outputs from registered state (no input reaches an output
@@ -1086,7 +1106,9 @@ impl TxEngine {
             upd_ready: run && self.upd_reg.is_none(),
             rto_ready: run && self.rto_reg.is_none(),
             psel,
-            psel_resp_ready: matches!(self.sched, Sched::Select { issued: true, .. }),
+            // A commit may fail the connection, which needs the walk: it
+            // waits for a walk started meanwhile (an AXI error's failure).
+            psel_resp_ready: matches!(self.sched, Sched::Select { issued: true, .. }) && self.walk.is_none(),
             sack_ready: run && self.sack_reg.is_none(),
             nack_ready: run && self.nack_reg.is_none(),
             csack_ready: run && self.csack_reg.is_none(),
@@ -1196,16 +1218,18 @@ impl TxEngine {
             Sched::Select { conn, plan, req, issued: false, full_after } => {
                 self.sched = Sched::Select { conn, plan, req, issued: inp.psel_ready, full_after };
             }
-            Sched::Select { conn, plan, req, issued: true, full_after } => match inp.psel {
-                Some((c, path)) => {
-                    debug_assert_eq!(c, conn, "the selector answers in order");
-                    if let Some(path) = path {
-                        self.commit(conn, plan, path, &full_after, ts);
-                        evt_pushed = true;
+            Sched::Select { conn, plan, req, issued: true, full_after } => {
+                match inp.psel.filter(|_| out.psel_resp_ready) {
+                    Some((c, path)) => {
+                        debug_assert_eq!(c, conn, "the selector answers in order");
+                        if let Some(path) = path {
+                            self.commit(conn, plan, path, &full_after, ts);
+                            evt_pushed = true;
+                        }
                     }
+                    None => self.sched = Sched::Select { conn, plan, req, issued: true, full_after },
                 }
-                None => self.sched = Sched::Select { conn, plan, req, issued: true, full_after },
-            },
+            }
             Sched::Idle => {
                 if self.may_start(inp) {
                     evt_pushed = self.start(ts);
@@ -1216,7 +1240,7 @@ impl TxEngine {
         // Acknowledgement unit.
         if self.ack_busy > 0 {
             self.ack_busy -= 1;
-        } else if !self.pend_evt.is_empty() || !self.pend_cqe.is_empty() {
+        } else if !self.pend_evt.is_empty() || self.walk.is_some() {
             if !evt_pushed && self.evt_fifo.len() < EVT_FIFO {
                 if let Some(e) = self.pend_evt.pop_front() {
                     self.evt_fifo.push_back(e);
@@ -1224,9 +1248,7 @@ impl TxEngine {
                 }
             }
             if self.cqe_fifo.len() < CQE_FIFO {
-                if let Some(c) = self.pend_cqe.pop_front() {
-                    self.cqe_fifo.push_back(c);
-                }
+                self.walk_step();
             }
         } else if matches!(self.sched, Sched::Idle) {
             self.ack_step(ts);
@@ -1234,8 +1256,8 @@ impl TxEngine {
 
         // Connection setup: one OPEN event.
         if let Some(o) = self.open_reg {
-            if !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle() && matches!(self.sched, Sched::Idle) {
-                self.open(&o);
+            let free = !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle();
+            if free && matches!(self.sched, Sched::Idle) && self.open(&o) {
                 self.open_reg = None;
             }
         }
@@ -1886,10 +1908,12 @@ impl TxEngine {
         let mut acked: Vec<i64> = (0..rel.max(0)).collect();
         acked.extend((0..256).filter(|&i| bm.get(i)).map(|i| rel + 1 + i as i64).filter(|&r| r >= 0 && r < span));
         let (mut pkts, mut bytes, mut rtt_ok, mut max_seq) = (0u32, 0u32, false, m.acked_seq);
+        let mut touched = vec![false; self.p.streams as usize];
         for r in acked {
             let psn = (m.cum_acked + r as u32) & SEQ_MASK;
             let ri = self.ridx(c, path, psn);
             let Some(slot) = self.ring[ri].take() else { continue };
+            touched[slot.stream as usize] = true;
             pkts += 1;
             bytes += slot.len;
             if slot.retx_count == 0 && slot.tx_ts == h.echo_ts {
@@ -1961,7 +1985,7 @@ impl TxEngine {
                 self.conns[c as usize].window_probe_at = None;
             }
         }
-        self.complete(c);
+        self.complete(c, touched);
     }
 
     /// Connection-level AIMD, RTT and cap (the reference's `conn_ack`).
@@ -2061,20 +2085,56 @@ impl TxEngine {
         }
     }
 
-    /// Completions in msn order per stream, each once.
-    fn complete(&mut self, c: u32) {
-        for s in 0..self.p.streams {
-            let si = self.sidx(c, s);
-            while self.streams[si].head != self.streams[si].tail {
-                let wi = self.widx(c, s, self.streams[si].head);
-                if !self.wq[wi].done() {
-                    break;
-                }
-                self.streams[si].head = self.streams[si].head.wrapping_add(1);
-                let w = self.wq[wi];
-                self.pend_cqe.push_back(cqe(c, s, &w.req, status::SUCCESS));
-            }
+    /// Completions in msn order per stream, each once: the walk of the
+    /// streams a SACK acknowledged packets of (only there can a head have
+    /// become done).
+    fn complete(&mut self, c: u32, touched: Vec<bool>) {
+        if touched.iter().any(|&t| t) {
+            self.walk = Some(Walk::Done { conn: c, touched, stream: 0 });
         }
+    }
+
+    /// One cycle of the completion walk (the completion FIFO has room).
+    fn walk_step(&mut self) {
+        let Some(walk) = self.walk.take() else { return };
+        self.walk = match walk {
+            Walk::Done { conn: c, mut touched, stream } => {
+                let Some(s) = (stream..self.p.streams).find(|&s| touched[s as usize]) else { return };
+                let si = self.sidx(c, s);
+                let q = &self.streams[si];
+                let wi = self.widx(c, s, q.head);
+                if q.head != q.tail && self.wq[wi].done() {
+                    self.streams[si].head = q.head.wrapping_add(1);
+                    self.cqe_fifo.push_back(cqe(c, s, &self.wq[wi].req, status::SUCCESS));
+                } else {
+                    touched[s as usize] = false;
+                }
+                touched.iter().any(|&t| t).then_some(Walk::Done { conn: c, touched, stream: s })
+            }
+            Walk::Fail { conn: c, culprit, culprit_pending: true, st, stream } => {
+                let (s, slot) = culprit.expect("pending only with a culprit");
+                let w = self.wq[self.widx(c, s, slot)];
+                self.cqe_fifo.push_back(cqe(c, s, &w.req, st));
+                Some(Walk::Fail { conn: c, culprit, culprit_pending: false, st, stream })
+            }
+            Walk::Fail { conn: c, culprit, culprit_pending: false, st, mut stream } => {
+                let flush = if culprit.is_some() { status::WR_FLUSH } else { st };
+                let si = self.sidx(c, stream);
+                let q = &mut self.streams[si];
+                let i = q.head;
+                if i == q.tail {
+                    q.pend = q.tail;
+                    stream += 1;
+                } else {
+                    q.head = i.wrapping_add(1);
+                    if culprit != Some((stream, i)) {
+                        let w = self.wq[self.widx(c, stream, i)];
+                        self.cqe_fifo.push_back(cqe(c, stream, &w.req, flush));
+                    }
+                }
+                (stream < self.p.streams).then_some(Walk::Fail { conn: c, culprit, culprit_pending: false, st, stream })
+            }
+        };
     }
 
     /// The connection fails: `culprit` completes with `status`, every other
@@ -2085,26 +2145,10 @@ impl TxEngine {
             return;
         }
         self.conns[c as usize].failed = Some(st);
-        if let Some((s, slot)) = culprit {
-            let w = self.wq[self.widx(c, s, slot)];
-            self.pend_cqe.push_back(cqe(c, s, &w.req, st));
-        }
-        let flush = if culprit.is_some() { status::WR_FLUSH } else { st };
-        for s in 0..self.p.streams {
-            let si = self.sidx(c, s);
-            let (head, tail) = (self.streams[si].head, self.streams[si].tail);
-            let mut i = head;
-            while i != tail {
-                if culprit != Some((s, i)) {
-                    let w = self.wq[self.widx(c, s, i)];
-                    self.pend_cqe.push_back(cqe(c, s, &w.req, flush));
-                }
-                i = i.wrapping_add(1);
-            }
-            let q = &mut self.streams[si];
-            q.head = tail;
-            q.pend = tail;
-        }
+        // The failed flag stops the scheduler; the walk empties the work
+        // queues a request per cycle.
+        debug_assert!(self.walk.is_none(), "a failure starts only with the walk idle");
+        self.walk = Some(Walk::Fail { conn: c, culprit, culprit_pending: culprit.is_some(), st, stream: 0 });
         let r = self.p.ring_depth as usize;
         for p in 0..self.p.paths {
             let base = self.pidx(c, p) * r;
@@ -2136,12 +2180,15 @@ fn cqe(conn: u32, stream: u32, r: &WorkReq, st: u8) -> Cqe {
 
 impl TxEngine {
     /// One path of a connection is set up; path 0 (re)starts the
-    /// connection, flushing what an earlier use of the index left.
-    fn open(&mut self, o: &Open) {
+    /// connection, flushing what an earlier use of the index left: the
+    /// flush walk runs first and the record is taken after it (false:
+    /// not taken yet).
+    fn open(&mut self, o: &Open) -> bool {
         let c = o.conn;
         if o.path == 0 {
-            if self.conns[c as usize].open {
+            if self.conns[c as usize].open && self.conns[c as usize].failed.is_none() {
                 self.fail(c, None, status::WR_FLUSH);
+                return false;
             }
             let k = self.k;
             let conn_max = self.p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64);
@@ -2179,6 +2226,7 @@ impl TxEngine {
             ..Default::default()
         });
         self.ack_busy = self.ack_busy.max(self.p.ring_depth);
+        true
     }
 
     /// Posts the head work request into its stream's queue; false when it
@@ -2187,7 +2235,7 @@ impl TxEngine {
     fn post(&mut self, w: &WorkReq) -> bool {
         let k = &self.conns[w.conn as usize];
         if !k.open || k.failed.is_some() {
-            if self.cqe_fifo.len() + self.pend_cqe.len() >= CQE_FIFO || !self.ack_idle() {
+            if self.cqe_fifo.len() >= CQE_FIFO || !self.ack_idle() {
                 return false;
             }
             self.cqe_fifo.push_back(cqe(w.conn, w.stream, w, status::WR_FLUSH));
@@ -2249,6 +2297,12 @@ impl TxEngine {
             return;
         }
         if !self.frames.front().is_some_and(|f| f.ready()) {
+            return;
+        }
+        if self.frames.front().is_some_and(|f| f.err && self.conns[f.conn as usize].failed.is_none())
+            && self.walk.is_some()
+        {
+            // Its failure needs the completion walk, busy: the output waits.
             return;
         }
         let f = self.frames.pop_front().expect("checked");

@@ -1007,3 +1007,42 @@ fn rnr_back_offs_resend_after_rto_min_and_stale_entries_are_skipped() {
     assert_eq!(rig.cqes.len(), 1);
     assert_eq!(rig.cqes[0].status, status::SUCCESS);
 }
+
+/// An AXI read error fails the connection: the culprit completes with
+/// LOCAL_PROTECTION, then every other request is flushed by the completion
+/// walk (one per cycle into a 4-entry FIFO, held back by `m_cqe_ready`), in
+/// msn order per stream, each once; a request posted after the failure is
+/// flushed after the walk.
+#[test]
+fn an_axi_error_fails_the_connection_and_the_walk_flushes_every_request_once() {
+    let mut rig = Rig::new(small(), 9);
+    rig.press = Pressure { axis: 10, cqe: 60, ar: 10, r_gap: 10 };
+    rig.open(6, 2, 0);
+    let mtu = rig.cfg.transport.mtu;
+    for s in 0..4u32 {
+        for k in 0..3u64 {
+            let id = s as u64 * 3 + k;
+            rig.wrs.push_back(wr(6, s, op::WRITE, id, id * 0x2000, 2 * mtu));
+        }
+    }
+    rig.bad = Some((MEM_BASE + 4 * 0x2000, MEM_BASE + 5 * 0x2000));
+    assert!(rig.run_until(100_000, |r| r.cqes.len() >= 12), "every request completes: {:?}", rig.cqes);
+    rig.wrs.push_back(wr(6, 2, op::SEND, 99, 0, 10));
+    assert!(rig.run_until(10_000, |r| r.cqes.len() >= 13));
+    rig.run(2000);
+    let got: Vec<(u64, u8, u32)> = rig.cqes.iter().map(|c| (c.wr_id, c.status, c.stream)).collect();
+    let mut want = vec![(4, status::LOCAL_PROTECTION, 1)];
+    for id in (0..12).filter(|&id| id != 4) {
+        want.push((id, status::WR_FLUSH, id as u32 / 3));
+    }
+    want.push((99, status::WR_FLUSH, 2));
+    assert_eq!(got, want, "culprit first, then msn order per stream, each once");
+    assert_eq!(rig.tx.failed(6), Some(status::LOCAL_PROTECTION));
+    let r4 = 0x7000_0000 + 4 * 0x2000 * 3;
+    assert!(
+        rig.data_frames().iter().all(
+            |(h, _, _)| !matches!(h.place, Placement::Write { addr, .. } if (r4..r4 + 2 * mtu as u64).contains(&addr))
+        ),
+        "the failed reads' frames are not sent"
+    );
+}
