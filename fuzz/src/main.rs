@@ -16,7 +16,10 @@
 //!   sequences of mutated packets with time passing and its timers run.
 //!   Checks after every packet: no panic, every memory write lies inside the
 //!   remote-write region or inside a posted receive buffer, no receive
-//!   completion is raised twice.
+//!   completion is raised twice; a packet from a source that is not the
+//!   peer (sent now and then) writes nothing and is answered by nothing.
+//! - `model_rx`: the cycle model's `rx_parser` fed runs of mutated frames
+//!   with stream damage and random backpressure (see `model_rx.rs`).
 //!
 //! Usage:
 //!   mrnic-fuzz corpus                       rebuild fuzz/corpus from the golden vectors and the synth exchange
@@ -33,7 +36,9 @@ use mrnic_proto::{decode_datagram, decode_frame, encode_datagram, Config, Header
 use mrnic_reference::rng::Rng;
 use mrnic_reference::{Access, ConnParams, Nic, NicConfig, RecvRequest, WirePacket};
 
-const TARGETS: [&str; 3] = ["frame", "datagram", "rx"];
+mod model_rx;
+
+const TARGETS: [&str; 4] = ["frame", "datagram", "rx", "model_rx"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -111,6 +116,11 @@ fn build_corpus() -> Result<(), String> {
         sets.entry("datagram").or_default().extend(v.iter().cloned());
         sets.entry("rx").or_default().push(pack(v));
     }
+    let path = root().join("../verif/vectors/rx_parser.jsonl");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let model = sets.entry("model_rx").or_default();
+    model.extend(model_rx::vector_frames(&text));
+    model.extend(frames.iter().map(|f| f.frame.clone()));
     for (t, items) in sets {
         let dir = corpus_dir(t);
         let _ = std::fs::remove_dir_all(&dir);
@@ -318,8 +328,23 @@ impl RxHarness {
 
     fn feed(&mut self, rng: &mut Rng, bytes: Vec<u8>) -> Result<(), String> {
         self.now += rng.below(200_000);
-        let p = WirePacket { src: 1, dst: 2, sport: 49152 + rng.below(4) as u16, dport: 4797, plane: 0, ecn: 2, bytes };
+        // Now and then from an address that is not the peer's (1).
+        let src = if rng.below(16) == 0 { 2 + rng.below(1000) as u32 } else { 1 };
+        let p = WirePacket { src, dst: 2, sport: 49152 + rng.below(4) as u16, dport: 4797, plane: 0, ecn: 2, bytes };
+        let before = *self.nic.counters();
         self.nic.handle_packet(self.now, &p);
+        let mut answered = 0;
+        while self.nic.poll_transmit(self.now).is_some() {
+            answered += 1;
+        }
+        if src != 1 {
+            let c = self.nic.counters();
+            let connection_known = c.rx_bad_src + c.ack_bad_src != before.rx_bad_src + before.ack_bad_src;
+            let written = c.rx_placed_bytes != before.rx_placed_bytes;
+            if written || (connection_known && answered > 0) {
+                return Err(format!("a packet from {src} (not the peer) wrote or was answered ({answered} packets)"));
+            }
+        }
         if self.nic.next_deadline().is_some_and(|d| d <= self.now) {
             self.nic.on_timer(self.now);
         }
@@ -352,6 +377,7 @@ struct Stats {
     violations: u64,
     decoded_ok: u64,
     counters_hit: BTreeSet<String>,
+    model: model_rx::Seen,
 }
 
 fn one(target: &str, rng: &mut Rng, corpus: &[Vec<u8>], pool: &[Vec<u8>], st: &mut Stats) -> Result<(), String> {
@@ -370,6 +396,7 @@ fn one(target: &str, rng: &mut Rng, corpus: &[Vec<u8>], pool: &[Vec<u8>], st: &m
                 st.decoded_ok += 1;
             }
         }
+        "model_rx" => model_rx::one(rng, corpus, &mut st.model)?,
         _ => {
             let mut h = RxHarness::new(rng.next_u64());
             let mut pk = unpack(base);
@@ -388,6 +415,9 @@ fn one(target: &str, rng: &mut Rng, corpus: &[Vec<u8>], pool: &[Vec<u8>], st: &m
             }
             for p in pk {
                 let p = if rng.below(3) == 0 { mutate_datagram(rng, &p, pool) } else { p };
+                if decode_datagram(&p).is_ok() {
+                    st.decoded_ok += 1;
+                }
                 h.feed(rng, p)?;
             }
             h.now += 10_000_000;
@@ -407,7 +437,14 @@ fn run(target: &str, seconds: Option<u64>, iters: Option<u64>, seed: u64) -> Res
         return Err(format!("corpus/{target} is empty (run `mrnic-fuzz corpus`)"));
     }
     let until = seconds.map(|s| Instant::now() + Duration::from_secs(s));
-    let mut st = Stats { execs: 0, crashes: 0, violations: 0, decoded_ok: 0, counters_hit: BTreeSet::new() };
+    let mut st = Stats {
+        execs: 0,
+        crashes: 0,
+        violations: 0,
+        decoded_ok: 0,
+        counters_hit: BTreeSet::new(),
+        model: model_rx::Seen::default(),
+    };
     std::panic::set_hook(Box::new(|_| {}));
     loop {
         if iters.is_some_and(|n| st.execs >= n) || until.is_some_and(|t| Instant::now() >= t) {
@@ -453,7 +490,7 @@ fn main() -> ExitCode {
             let corpus = load_corpus(t).unwrap_or_default();
             let pool = if t == "rx" { load_corpus("datagram").unwrap_or_default() } else { Vec::new() };
             let _ = std::panic::take_hook();
-            let mut st = Stats { execs: 1, crashes: 0, violations: 0, decoded_ok: 0, counters_hit: BTreeSet::new() };
+            let mut st = Stats { execs: 1, crashes: 0, violations: 0, decoded_ok: 0, counters_hit: BTreeSet::new(), model: model_rx::Seen::default() };
             let r = one(t, &mut Rng::new(c), &corpus, &pool, &mut st);
             println!("{r:?}");
             Ok(r.is_ok())
@@ -474,13 +511,19 @@ fn main() -> ExitCode {
             for t in which {
                 match run(t, seconds.or(if iters.is_none() { Some(10) } else { None }), iters, seed) {
                     Ok(s) => {
+                        let m = &s.model;
+                        let extra = match t {
+                            "rx" => format!(", {} counters reached: {:?}", s.counters_hit.len(), s.counters_hit),
+                            "model_rx" => format!(
+                                ", {} frames: {} accepted, {} dropped ({} after the header, {} by the block's reason order)",
+                                m.frames, m.accepted, m.drops, m.late_drops, m.reason_order
+                            ),
+                            _ => String::new(),
+                        };
+                        let ok = if t == "model_rx" { String::new() } else { format!(", {} decoded ok", s.decoded_ok) };
                         println!(
-                            "{t}: {} executions, {} crashes, {} invariant violations, {} decoded ok{}",
-                            s.execs,
-                            s.crashes,
-                            s.violations,
-                            s.decoded_ok,
-                            if t == "rx" { format!(", {} counters reached: {:?}", s.counters_hit.len(), s.counters_hit) } else { String::new() }
+                            "{t}: {} executions, {} crashes, {} invariant violations{ok}{extra}",
+                            s.execs, s.crashes, s.violations
                         );
                         clean &= s.crashes == 0 && s.violations == 0;
                     }

@@ -179,7 +179,10 @@ pub fn rx_parser(dut: &mut dyn Block, frames: &[StreamIn], udp_port: u16, pace: 
     let mut hdrs: Vec<(Vec<u8>, u8, u16)> = Vec::new();
     let mut pkts: Vec<(Vec<u8>, bool)> = Vec::new();
     let mut cur: Vec<u8> = Vec::new();
-    let (mut i, mut quiet) = (0usize, 0u64);
+    // `quiet`: cycles without progress (the stuck check); `settled`: of
+    // those, the ones where both outputs were ready, so that the end is not
+    // declared while heavy backpressure still holds packets inside.
+    let (mut i, mut quiet, mut settled) = (0usize, 0u64, 0u64);
     loop {
         let offer = i < beats.len() && !rng.chance(pace.idle);
         if let Some((d, keep, last, user)) = beats.get(i) {
@@ -223,7 +226,8 @@ pub fn rx_parser(dut: &mut dyn Block, frames: &[StreamIn], udp_port: u16, pace: 
         dut.tick(&inp);
         run.cycles += 1;
         quiet = if progress { 0 } else { quiet + 1 };
-        if i == beats.len() && quiet > 64 {
+        settled = if progress { 0 } else { settled + (hdr_ready && axis_ready) as u64 };
+        if i == beats.len() && settled > 64 {
             break;
         }
         if quiet > PATIENCE {
