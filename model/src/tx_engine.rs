@@ -97,19 +97,22 @@
 //! that many beats are decision-bound; a decision that finds stale heads
 //! on the connection's retransmit queue (acknowledged or moved to an RNR
 //! back-off since they were queued) pops one per cycle, one more cycle
-//! each. A SACK holds the acknowledgement
-//! unit for `2 + 2 * span` cycles (`span` = psns outstanding on the path:
-//! one pass acknowledges, one marks losses against the new acked_seq), a
-//! NACK 2, a timeout with ALL_LOST `1 + tx_ring_depth`, a connection
-//! failure `PATHS * tx_ring_depth` (the ring clear), then the completion
-//! walk, one work request per cycle into the [`CQE_FIFO`]-entry completion
-//! FIFO (held while it is full): after a SACK one cycle per completion and
-//! one per stream with an acknowledged packet whose head is found not
-//! done; after a failure one per request, one for the culprit and one per
-//! stream (`STREAMS + requests + 1`). An RNR timer entry 2
-//! when its deadline is reached, whether it is live or stale (nothing
-//! searches the RNR queue: a stale entry is recognised at the head by its
-//! tag).
+//! each. Each step of the acknowledgement unit reads the connection
+//! context, the path mirror and the ring slot it needs from block RAM when
+//! it starts, and works `L` cycles later; it holds the unit, after the
+//! cycle it starts in, for: a SACK `L + 2 + 2 * span` (`span` = psns
+//! outstanding on the path: one pass acknowledges, one marks losses
+//! against the new acked_seq), a NACK `L + 2`, an update `L + 1`, a
+//! timeout `L + 1` (`+ tx_ring_depth` with ALL_LOST), an RNR or window
+//! probe timer entry `L + 1` when its deadline is reached, live or stale
+//! (nothing searches the RNR queue: a stale entry is recognised at the
+//! head by its tag), a connection failure `PATHS * tx_ring_depth` (the
+//! ring clear). Steps never overlap, so no read needs forwarding. Then the
+//! completion walk: one work request per cycle into the
+//! [`CQE_FIFO`]-entry completion FIFO (held while it is full): after a
+//! SACK one cycle per completion and one per stream with an acknowledged
+//! packet whose head is found not done; after a failure one per request,
+//! one for the culprit and one per stream (`STREAMS + requests + 1`).
 //!
 //! # Memories (sizes for `small` / `default`)
 //! - retransmit rings, `CONNS * PATHS * tx_ring_depth` slots of about 107
@@ -825,6 +828,10 @@ struct Conn {
     probes: std::collections::VecDeque<u32>,
     /// Paths in `probes` (one bit each): membership without a search.
     probe_q: u32,
+    /// Streams with bytes to cut (`pend != tail`), counted as requests are
+    /// posted and cut, so that whether the connection has work follows
+    /// from its context alone.
+    pend_streams: u32,
     window_probe_at: Option<u32>,
 }
 
@@ -1446,18 +1453,23 @@ pub fn build_frame(net: &Net, transport: &[u8], payload: &[u8]) -> Vec<u8> {
 // ------------------------------------------------------------------ scheduler
 
 impl TxEngine {
+    /// The connection's bit of the ready set: a function of its context
+    /// word alone (open, failed, the PROBE bits, the retransmit queue's
+    /// count, `pend_streams`), so the RTL rewrites the bit whenever it
+    /// writes the context and never scans connections or streams.
     fn conn_has_work(&self, c: u32) -> bool {
         let k = &self.conns[c as usize];
-        if !k.open || k.failed.is_some() {
-            return false;
-        }
-        if !k.probes.is_empty() || !k.retx.is_empty() {
-            return true;
-        }
-        (0..self.p.streams).any(|s| {
-            let q = &self.streams[self.sidx(c, s)];
-            q.pend != q.tail
-        })
+        let live = k.open && k.failed.is_none();
+        debug_assert!(
+            !live
+                || (k.pend_streams > 0)
+                    == (0..self.p.streams).any(|s| {
+                        let q = &self.streams[self.sidx(c, s)];
+                        q.pend != q.tail
+                    }),
+            "pend_streams counts the streams with bytes to cut"
+        );
+        live && (k.probe_q != 0 || !k.retx.is_empty() || k.pend_streams > 0)
     }
 
     /// A decision may start: nothing else touches the rings, the telemetry
@@ -1478,9 +1490,13 @@ impl TxEngine {
             && self.frames.len() < FRAME_QUEUE
     }
 
-    /// Picks the next connection with work (round robin) and starts its
-    /// decision; a queued PROBE leaves at once. Returns whether an event
-    /// was pushed.
+    /// Picks the next connection with work and starts its decision; a
+    /// queued PROBE leaves at once. Returns whether an event was pushed.
+    /// The choice is a round-robin priority encoder over the ready set (a
+    /// bit per connection, [`Self::conn_has_work`]) from `rr_conn`: the
+    /// same order as a scan, which a FIFO of ready connections would not
+    /// keep (a connection that stays ready would lose its turn to ones
+    /// queued after it), and the decisions must stay the reference's.
     fn start(&mut self, ts: u32) -> bool {
         let n = self.p.conns;
         let Some(c) = (0..n).map(|k| (self.rr_conn + k) % n).find(|&c| self.conn_has_work(c)) else {
@@ -1693,6 +1709,9 @@ impl TxEngine {
                 wm.outstanding += 1;
                 if wm.sent == wm.req.len {
                     self.streams[si].pend = slot_no.wrapping_add(1);
+                    if self.streams[si].pend == self.streams[si].tail {
+                        self.conns[c as usize].pend_streams -= 1;
+                    }
                 }
                 self.conns[c as usize].cc.inflight_bytes += len as u64;
                 self.evt_fifo.push_back(tel::Event {
@@ -1767,7 +1786,19 @@ impl TxEngine {
 impl TxEngine {
     /// Starts the acknowledgement unit's next piece of work: a timeout, an
     /// update, a SACK, a NACK, then the RNR and window-probe timers.
+    ///
+    /// A step's table reads (connection context, path mirror, ring slot)
+    /// are issued when it starts and answer `L` cycles later; the step's
+    /// work follows, so it holds the unit `L` cycles more than its work
+    /// and the next step's reads see every write (no forwarding needed).
     fn ack_step(&mut self, ts: u32) {
+        if self.ack_work(ts) {
+            self.ack_busy = self.ack_busy.max(1) + self.p.read_latency;
+        }
+    }
+
+    /// The work of one step; false when there was none.
+    fn ack_work(&mut self, ts: u32) -> bool {
         if let Some(r) = self.rto_reg.take() {
             self.on_rto(&r);
         } else if let Some(u) = self.upd_reg.take() {
@@ -1805,8 +1836,13 @@ impl TxEngine {
                     }
                 }
                 self.ack_busy = 1;
+                return true;
             }
+            return false;
+        } else {
+            return false;
         }
+        true
     }
 
     fn act(&mut self, c: u32, path: u32, act: u8) {
@@ -2158,6 +2194,7 @@ impl TxEngine {
         k.retx.clear();
         k.probes.clear();
         k.probe_q = 0;
+        k.pend_streams = 0;
         k.cc.inflight_bytes = 0;
         // The connection's RNR entries find their slots empty at the head.
         self.ack_busy = self.ack_busy.max(self.p.paths * self.p.ring_depth);
@@ -2248,6 +2285,9 @@ impl TxEngine {
         }
         let (msn, rq_seq, slot) = (q.next_msn, q.next_rq_seq, q.tail);
         let consumes = w.is_send() || w.has_imm();
+        if q.pend == q.tail {
+            self.conns[w.conn as usize].pend_streams += 1;
+        }
         let q = &mut self.streams[si];
         q.next_msn = (msn + 1) & SEQ_MASK;
         if consumes {

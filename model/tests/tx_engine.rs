@@ -1046,3 +1046,26 @@ fn an_axi_error_fails_the_connection_and_the_walk_flushes_every_request_once() {
         "the failed reads' frames are not sent"
     );
 }
+
+/// The acknowledgement unit reads the context and the path mirror when a
+/// step starts and works `L` cycles later: SACKs naming no path of the
+/// connection (dropped, `stat_sack_stale`) are taken one every `L + 2`
+/// cycles, for `small` and `default`'s latencies.
+#[test]
+fn acknowledgement_steps_wait_the_table_read_latency() {
+    for name in ["small", "default"] {
+        let mut cfg = Config::builtin(name).unwrap();
+        cfg.transport.connections = 8;
+        let mut rig = Rig::new(cfg, 10);
+        rig.open(7, 1, 0);
+        rig.run(300);
+        for _ in 0..4 {
+            rig.sacks.push_back(sack_for(7, 3, 0, &[], 0));
+        }
+        rig.run(100);
+        let at: Vec<u64> = rig.stats.iter().filter(|(_, s)| s.sack_stale).map(|(c, _)| *c).collect();
+        let l = rig.cfg.hardware.table_read_latency as u64;
+        assert_eq!(at.len(), 4, "{name}: four stale SACKs");
+        assert!(at.windows(2).all(|w| w[1] - w[0] == l + 2), "{name}: one every L + 2 cycles: {at:?}");
+    }
+}
