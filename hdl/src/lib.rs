@@ -99,6 +99,7 @@ pub mod expr;
 pub mod formal;
 pub mod gen;
 pub mod ir;
+pub mod netlist;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;

@@ -8,6 +8,7 @@ pub mod conn_table;
 pub mod cpl_engine;
 pub mod csr;
 pub mod dma_write_engine;
+pub mod netlist;
 pub mod path_selector;
 pub mod path_telemetry;
 pub mod recv_match;

@@ -1,0 +1,75 @@
+//! A model netlist ([`mrnic_model::netlist::Netlist`]) printed as a module
+//! of instances: the top's ports from the netlist's `ports()`, one wire
+//! `<instance>_<port>` per instance output, and each instance input or top
+//! output connected to the drive the netlist gives it. The wiring is the
+//! model's, read here and never restated, so the simulated top and the
+//! printed one cannot differ in a connection.
+
+use std::collections::HashMap;
+
+use mrnic_model::block::Dir as ModelDir;
+use mrnic_model::netlist::{Drive, Netlist, NetlistError, Sink, Src};
+
+use crate::{lit, Expr, Module, ModuleSig, Signal};
+
+/// The module of `net`, given the signature of each instance's module in
+/// instance order. Each signature must have the instance's ports plus
+/// `clk`, which every instance gets from the top's `clk`.
+pub fn build<K>(net: &Netlist<K>, sigs: &[ModuleSig]) -> Result<Module, NetlistError> {
+    net.check()?;
+    let err = |what: String| NetlistError { netlist: net.name.into(), what };
+    if sigs.len() != net.insts.len() {
+        return Err(err(format!("{} signatures for {} instances", sigs.len(), net.insts.len())));
+    }
+    let mut m = Module::new(net.name);
+    let (clk, top) = crate::ports::declare(&mut m, &net.ports);
+    let mut outs: HashMap<(String, String), Signal> = HashMap::new();
+    for (i, sig) in net.insts.iter().zip(sigs) {
+        let want: Vec<(&str, u32)> =
+            std::iter::once(("clk", 1)).chain(i.ports.iter().map(|p| (p.name.as_str(), p.width))).collect();
+        let have: Vec<(&str, u32)> = sig.ports.iter().map(|p| (p.name.as_str(), p.width)).collect();
+        if want != have {
+            return Err(err(format!("instance `{}`: module `{}` has other ports than the model", i.name, sig.name)));
+        }
+        for p in i.ports.iter().filter(|p| p.dir == ModelDir::Out) {
+            let w =
+                m.wire(&format!("{}_{}", i.name, p.name), p.width, &format!("{}.{}: {}", i.name, p.name, p.comment));
+            outs.insert((i.name.clone(), p.name.clone()), w);
+        }
+    }
+    let expr = |d: &Drive, width: u32| -> Expr {
+        let full = match &d.src {
+            Src::Const(v) => return lit(width, *v),
+            Src::Top(p) => &top[p],
+            Src::Out(i, p) => &outs[&(i.clone(), p.clone())],
+        };
+        match d.range {
+            Some((lsb, w)) => full.slice(lsb + w - 1, lsb),
+            None => full.expr(),
+        }
+    };
+    let drive_of = |sink: &Sink| net.drives.iter().find(|(s, _)| s == sink).map(|(_, d)| d).expect("checked");
+    for (i, sig) in net.insts.iter().zip(sigs) {
+        let conns: Vec<(String, Expr)> = i
+            .ports
+            .iter()
+            .map(|p| {
+                let e = match p.dir {
+                    ModelDir::In => expr(drive_of(&Sink::In(i.name.clone(), p.name.clone())), p.width),
+                    ModelDir::Out => outs[&(i.name.clone(), p.name.clone())].expr(),
+                };
+                (p.name.clone(), e)
+            })
+            .collect();
+        let inst = m.instance(&i.name, sig);
+        inst.connect("clk", &clk);
+        for (p, e) in conns {
+            inst.connect(&p, e);
+        }
+    }
+    for p in net.ports.iter().filter(|p| p.dir == ModelDir::Out) {
+        let e = expr(drive_of(&Sink::Top(p.name.clone())), p.width);
+        m.assign(&top[&p.name], e);
+    }
+    Ok(m)
+}
