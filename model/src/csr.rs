@@ -192,6 +192,43 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "CNT_DMA_FRAME_ERR",
         "payload beats whose tlast disagreed with the placement length (dma_write_engine stat_frame_err)",
     ),
+    ("stat_rx_stale_gen", "CNT_RX_STALE_GEN", "data packets of a stale path generation (sack_gen stat_stale_gen)"),
+    ("stat_rx_psn_window", "CNT_RX_PSN_WINDOW", "data packets beyond the psn window (sack_gen stat_psn_window)"),
+    ("stat_rx_duplicate", "CNT_RX_DUPLICATE", "duplicate data packets, answered with a SACK (sack_gen stat_duplicate)"),
+    ("stat_sacks_sent", "CNT_SACKS_SENT", "SACKs generated (sack_gen stat_sack)"),
+    ("stat_ack_no_conn", "CNT_ACK_NO_CONN", "SACKs and NACKs for no connection (conn_table stat_ack_no_conn)"),
+    (
+        "stat_rx_bad_path",
+        "CNT_RX_BAD_PATH",
+        "data and PROBEs on a path the connection lacks (conn_table stat_bad_path)",
+    ),
+    (
+        "stat_cpl_dma_err",
+        "CNT_CPL_DMA_ERR",
+        "placements that failed in DMA, bytes not counted (cpl_engine stat_dma_err)",
+    ),
+    ("stat_cpl_order_err", "CNT_CPL_ORDER_ERR", "DMA completions out of tag order (cpl_engine stat_order_err)"),
+    (
+        "stat_cpl_msg_err",
+        "CNT_CPL_MSG_ERR",
+        "packets whose message slot held another message (cpl_engine stat_msg_err)",
+    ),
+    ("stat_recv_completions", "CNT_RECV_COMPLETIONS", "receive completions raised (cpl_engine stat_recv_cpl)"),
+    ("stat_tx_data", "CNT_TX_DATA", "data packets sent for the first time (tx_engine stat_tx_data)"),
+    ("stat_tx_retx", "CNT_TX_RETX", "data packets retransmitted (tx_engine stat_tx_retx)"),
+    ("stat_tx_probe", "CNT_TX_PROBE", "PROBEs sent (tx_engine stat_tx_probe)"),
+    ("stat_tx_answer", "CNT_TX_ANSWER", "SACK and NACK frames sent (tx_engine stat_tx_answer)"),
+    (
+        "stat_tx_ring_full",
+        "CNT_TX_RING_FULL",
+        "cycles a path was held back only by its full ring (tx_engine stat_ring_full)",
+    ),
+    (
+        "stat_sack_stale",
+        "CNT_SACK_STALE",
+        "SACKs dropped: a psn never sent or no such path (tx_engine stat_sack_stale)",
+    ),
+    ("stat_nack_stale", "CNT_NACK_STALE", "NACKs dropped: their psn was not outstanding (tx_engine stat_nack_stale)"),
 ];
 
 /// Byte offset of the first counter.

@@ -49,12 +49,29 @@ module csr #(
   output wire [63:0]       m_mr_len,           // {MR_LEN_HI, MR_LEN_LO}
 
   /* Counter events */
-  input  wire              stat_rx_bad_icrc,      // one event this cycle, counted in CNT_RX_BAD_ICRC
-  input  wire              stat_rx_decode_error,  // one event this cycle, counted in CNT_RX_DECODE_ERROR
-  input  wire              stat_rx_no_conn,       // one event this cycle, counted in CNT_RX_NO_CONN
-  input  wire              stat_rx_bad_hdr,       // one event this cycle, counted in CNT_RX_BAD_HDR
-  input  wire              stat_rx_access,        // one event this cycle, counted in CNT_RX_ACCESS
-  input  wire              stat_dma_frame_err     // one event this cycle, counted in CNT_DMA_FRAME_ERR
+  input  wire              stat_rx_bad_icrc,       // one event this cycle, counted in CNT_RX_BAD_ICRC
+  input  wire              stat_rx_decode_error,   // one event this cycle, counted in CNT_RX_DECODE_ERROR
+  input  wire              stat_rx_no_conn,        // one event this cycle, counted in CNT_RX_NO_CONN
+  input  wire              stat_rx_bad_hdr,        // one event this cycle, counted in CNT_RX_BAD_HDR
+  input  wire              stat_rx_access,         // one event this cycle, counted in CNT_RX_ACCESS
+  input  wire              stat_dma_frame_err,     // one event this cycle, counted in CNT_DMA_FRAME_ERR
+  input  wire              stat_rx_stale_gen,      // one event this cycle, counted in CNT_RX_STALE_GEN
+  input  wire              stat_rx_psn_window,     // one event this cycle, counted in CNT_RX_PSN_WINDOW
+  input  wire              stat_rx_duplicate,      // one event this cycle, counted in CNT_RX_DUPLICATE
+  input  wire              stat_sacks_sent,        // one event this cycle, counted in CNT_SACKS_SENT
+  input  wire              stat_ack_no_conn,       // one event this cycle, counted in CNT_ACK_NO_CONN
+  input  wire              stat_rx_bad_path,       // one event this cycle, counted in CNT_RX_BAD_PATH
+  input  wire              stat_cpl_dma_err,       // one event this cycle, counted in CNT_CPL_DMA_ERR
+  input  wire              stat_cpl_order_err,     // one event this cycle, counted in CNT_CPL_ORDER_ERR
+  input  wire              stat_cpl_msg_err,       // one event this cycle, counted in CNT_CPL_MSG_ERR
+  input  wire              stat_recv_completions,  // one event this cycle, counted in CNT_RECV_COMPLETIONS
+  input  wire              stat_tx_data,           // one event this cycle, counted in CNT_TX_DATA
+  input  wire              stat_tx_retx,           // one event this cycle, counted in CNT_TX_RETX
+  input  wire              stat_tx_probe,          // one event this cycle, counted in CNT_TX_PROBE
+  input  wire              stat_tx_answer,         // one event this cycle, counted in CNT_TX_ANSWER
+  input  wire              stat_tx_ring_full,      // one event this cycle, counted in CNT_TX_RING_FULL
+  input  wire              stat_sack_stale,        // one event this cycle, counted in CNT_SACK_STALE
+  input  wire              stat_nack_stale         // one event this cycle, counted in CNT_NACK_STALE
 );
 
   // Parameter rules. Verilog-2005 has no $error: a failing rule instantiates a
@@ -66,90 +83,158 @@ module csr #(
     end
   endgenerate
 
-  reg  [31:0] scratch_reg, scratch_next;                          // SCRATCH: free for software
-  reg         control_enable_reg, control_enable_next;            // CONTROL: the core processes traffic (cfg_enable)
-  reg         control_priv_only_reg, control_priv_only_next;      // CONTROL: refuse unprivileged accesses (prot[0] = 0) with SLVERR
-  reg         control_secure_only_reg, control_secure_only_next;  // CONTROL: refuse non-secure accesses (prot[1] = 1) with SLVERR
-  reg         control_data_only_reg, control_data_only_next;      // CONTROL: refuse instruction accesses (prot[2] = 1) with SLVERR
-  reg  [15:0] udp_port_reg, udp_port_next;                        // UDP_PORT: UDP destination port (cfg_udp_port)
-  reg  [31:0] mr_key_reg, mr_key_next;                            // MR_KEY: rkey; its low bits select the slot
-  reg  [31:0] mr_base_lo_reg, mr_base_lo_next;                    // MR_BASE_LO: base address bits 31:0
-  reg  [31:0] mr_base_hi_reg, mr_base_hi_next;                    // MR_BASE_HI: base address bits 63:32
-  reg  [31:0] mr_len_lo_reg, mr_len_lo_next;                      // MR_LEN_LO: region bytes, bits 31:0
-  reg  [31:0] mr_len_hi_reg, mr_len_hi_next;                      // MR_LEN_HI: region bytes, bits 63:32
-  reg         mr_access_reg, mr_access_next;                      // MR_ACCESS: remote peers may WRITE by rkey
-  reg  [31:0] cnt_rx_bad_icrc_reg, cnt_rx_bad_icrc_next;          // frames dropped for an ICRC mismatch (rx_parser)
-  reg  [31:0] cnt_rx_decode_error_reg, cnt_rx_decode_error_next;  // frames dropped as malformed: truncated, reserved bits, unknown opcode, bad framing (rx_parser)
-  reg  [31:0] cnt_rx_no_conn_reg, cnt_rx_no_conn_next;            // data packets for an unknown connection, answered with NO_CONN
-  reg  [31:0] cnt_rx_bad_hdr_reg, cnt_rx_bad_hdr_next;            // data packets refused with a BAD_HDR NACK
-  reg  [31:0] cnt_rx_access_reg, cnt_rx_access_next;              // placements refused with an ACCESS NACK (MR table check)
-  reg  [31:0] cnt_dma_frame_err_reg, cnt_dma_frame_err_next;      // payload beats whose tlast disagreed with the placement length (dma_write_engine stat_frame_err)
-  reg         aw_full_reg, aw_full_next;                          // a write address is held
-  reg  [7:0]  aw_addr_reg, aw_addr_next;                          // the held write address
-  reg  [2:0]  aw_prot_reg, aw_prot_next;                          // the held write protection
-  reg         w_full_reg, w_full_next;                            // write data is held
-  reg  [31:0] w_data_reg, w_data_next;                            // the held write data
-  reg  [3:0]  w_strb_reg, w_strb_next;                            // the held write strobes
-  reg         b_valid_reg, b_valid_next;                          // write response offered
-  reg  [1:0]  b_resp_reg, b_resp_next;                            // write response code
-  reg         r_valid_reg, r_valid_next;                          // read data offered
-  reg  [31:0] r_data_reg, r_data_next;                            // read data
-  reg  [1:0]  r_resp_reg, r_resp_next;                            // read response code
-  reg         mr_pending_reg, mr_pending_next;                    // an MR_COMMIT waits for m_mr_ready; its write response waits too
-  reg         mr_free_reg, mr_free_next;                          // the pending commit frees the slot (MR_COMMIT.free)
-  wire        wr_busy;                                            // a write response or an MR commit is pending: no new write is taken
-  wire        aw_fire;                                            // write address handshake
-  wire        w_fire;                                             // write data handshake
-  wire        ar_fire;                                            // read address handshake
-  wire        mr_fire;                                            // MR table write handshake
-  wire        wr_exec;                                            // the held write executes this cycle
-  wire [31:0] wr_mask;                                            // w_strb expanded to bits
-  wire [31:0] wr_bits;                                            // write data in the strobed bytes
-  wire        wr_hit_id;                                          // the held write address is ID
-  wire        wr_hit_version;                                     // the held write address is VERSION
-  wire        wr_hit_config_hash;                                 // the held write address is CONFIG_HASH
-  wire        wr_hit_sizes;                                       // the held write address is SIZES
-  wire        wr_hit_scratch;                                     // the held write address is SCRATCH
-  wire        wr_hit_control;                                     // the held write address is CONTROL
-  wire        wr_hit_udp_port;                                    // the held write address is UDP_PORT
-  wire        wr_hit_mr_key;                                      // the held write address is MR_KEY
-  wire        wr_hit_mr_base_lo;                                  // the held write address is MR_BASE_LO
-  wire        wr_hit_mr_base_hi;                                  // the held write address is MR_BASE_HI
-  wire        wr_hit_mr_len_lo;                                   // the held write address is MR_LEN_LO
-  wire        wr_hit_mr_len_hi;                                   // the held write address is MR_LEN_HI
-  wire        wr_hit_mr_access;                                   // the held write address is MR_ACCESS
-  wire        wr_hit_mr_commit;                                   // the held write address is MR_COMMIT
-  wire        wr_hit_cnt_rx_bad_icrc;                             // the held write address is CNT_RX_BAD_ICRC
-  wire        wr_hit_cnt_rx_decode_error;                         // the held write address is CNT_RX_DECODE_ERROR
-  wire        wr_hit_cnt_rx_no_conn;                              // the held write address is CNT_RX_NO_CONN
-  wire        wr_hit_cnt_rx_bad_hdr;                              // the held write address is CNT_RX_BAD_HDR
-  wire        wr_hit_cnt_rx_access;                               // the held write address is CNT_RX_ACCESS
-  wire        wr_hit_cnt_dma_frame_err;                           // the held write address is CNT_DMA_FRAME_ERR
-  wire        wr_hit;                                             // the held write address is mapped
-  wire        wr_misaligned;                                      // the held write address is not 32-bit aligned
-  wire [2:0]  wr_prot;                                            // protection of the access
-  wire        wr_refused;                                         // CONTROL's policy refuses the access
-  wire        wr_ok;                                              // the held write executes on a register this cycle
-  wire [1:0]  wr_resp;                                            // response of the held write
-  wire        mr_commit_go;                                       // MR_COMMIT written with go = 1
-  wire [31:0] cnt_rx_bad_icrc_clr;                                // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_bad_icrc_kept;                               // the counter after the clear
-  wire [31:0] cnt_rx_decode_error_clr;                            // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_decode_error_kept;                           // the counter after the clear
-  wire [31:0] cnt_rx_no_conn_clr;                                 // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_no_conn_kept;                                // the counter after the clear
-  wire [31:0] cnt_rx_bad_hdr_clr;                                 // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_bad_hdr_kept;                                // the counter after the clear
-  wire [31:0] cnt_rx_access_clr;                                  // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_access_kept;                                 // the counter after the clear
-  wire [31:0] cnt_dma_frame_err_clr;                              // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_dma_frame_err_kept;                             // the counter after the clear
-  reg  [31:0] rd_value;                                           // value of the register at s_axil_araddr
-  reg         rd_hit;                                             // s_axil_araddr is mapped
-  wire        rd_misaligned;                                      // s_axil_araddr is not 32-bit aligned
-  wire [2:0]  rd_prot;                                            // protection of the access
-  wire        rd_refused;                                         // CONTROL's policy refuses the access
-  wire [1:0]  rd_resp;                                            // response of the read
+  reg  [31:0] scratch_reg, scratch_next;                            // SCRATCH: free for software
+  reg         control_enable_reg, control_enable_next;              // CONTROL: the core processes traffic (cfg_enable)
+  reg         control_priv_only_reg, control_priv_only_next;        // CONTROL: refuse unprivileged accesses (prot[0] = 0) with SLVERR
+  reg         control_secure_only_reg, control_secure_only_next;    // CONTROL: refuse non-secure accesses (prot[1] = 1) with SLVERR
+  reg         control_data_only_reg, control_data_only_next;        // CONTROL: refuse instruction accesses (prot[2] = 1) with SLVERR
+  reg  [15:0] udp_port_reg, udp_port_next;                          // UDP_PORT: UDP destination port (cfg_udp_port)
+  reg  [31:0] mr_key_reg, mr_key_next;                              // MR_KEY: rkey; its low bits select the slot
+  reg  [31:0] mr_base_lo_reg, mr_base_lo_next;                      // MR_BASE_LO: base address bits 31:0
+  reg  [31:0] mr_base_hi_reg, mr_base_hi_next;                      // MR_BASE_HI: base address bits 63:32
+  reg  [31:0] mr_len_lo_reg, mr_len_lo_next;                        // MR_LEN_LO: region bytes, bits 31:0
+  reg  [31:0] mr_len_hi_reg, mr_len_hi_next;                        // MR_LEN_HI: region bytes, bits 63:32
+  reg         mr_access_reg, mr_access_next;                        // MR_ACCESS: remote peers may WRITE by rkey
+  reg  [31:0] cnt_rx_bad_icrc_reg, cnt_rx_bad_icrc_next;            // frames dropped for an ICRC mismatch (rx_parser)
+  reg  [31:0] cnt_rx_decode_error_reg, cnt_rx_decode_error_next;    // frames dropped as malformed: truncated, reserved bits, unknown opcode, bad framing (rx_parser)
+  reg  [31:0] cnt_rx_no_conn_reg, cnt_rx_no_conn_next;              // data packets for an unknown connection, answered with NO_CONN
+  reg  [31:0] cnt_rx_bad_hdr_reg, cnt_rx_bad_hdr_next;              // data packets refused with a BAD_HDR NACK
+  reg  [31:0] cnt_rx_access_reg, cnt_rx_access_next;                // placements refused with an ACCESS NACK (MR table check)
+  reg  [31:0] cnt_dma_frame_err_reg, cnt_dma_frame_err_next;        // payload beats whose tlast disagreed with the placement length (dma_write_engine stat_frame_err)
+  reg  [31:0] cnt_rx_stale_gen_reg, cnt_rx_stale_gen_next;          // data packets of a stale path generation (sack_gen stat_stale_gen)
+  reg  [31:0] cnt_rx_psn_window_reg, cnt_rx_psn_window_next;        // data packets beyond the psn window (sack_gen stat_psn_window)
+  reg  [31:0] cnt_rx_duplicate_reg, cnt_rx_duplicate_next;          // duplicate data packets, answered with a SACK (sack_gen stat_duplicate)
+  reg  [31:0] cnt_sacks_sent_reg, cnt_sacks_sent_next;              // SACKs generated (sack_gen stat_sack)
+  reg  [31:0] cnt_ack_no_conn_reg, cnt_ack_no_conn_next;            // SACKs and NACKs for no connection (conn_table stat_ack_no_conn)
+  reg  [31:0] cnt_rx_bad_path_reg, cnt_rx_bad_path_next;            // data and PROBEs on a path the connection lacks (conn_table stat_bad_path)
+  reg  [31:0] cnt_cpl_dma_err_reg, cnt_cpl_dma_err_next;            // placements that failed in DMA, bytes not counted (cpl_engine stat_dma_err)
+  reg  [31:0] cnt_cpl_order_err_reg, cnt_cpl_order_err_next;        // DMA completions out of tag order (cpl_engine stat_order_err)
+  reg  [31:0] cnt_cpl_msg_err_reg, cnt_cpl_msg_err_next;            // packets whose message slot held another message (cpl_engine stat_msg_err)
+  reg  [31:0] cnt_recv_completions_reg, cnt_recv_completions_next;  // receive completions raised (cpl_engine stat_recv_cpl)
+  reg  [31:0] cnt_tx_data_reg, cnt_tx_data_next;                    // data packets sent for the first time (tx_engine stat_tx_data)
+  reg  [31:0] cnt_tx_retx_reg, cnt_tx_retx_next;                    // data packets retransmitted (tx_engine stat_tx_retx)
+  reg  [31:0] cnt_tx_probe_reg, cnt_tx_probe_next;                  // PROBEs sent (tx_engine stat_tx_probe)
+  reg  [31:0] cnt_tx_answer_reg, cnt_tx_answer_next;                // SACK and NACK frames sent (tx_engine stat_tx_answer)
+  reg  [31:0] cnt_tx_ring_full_reg, cnt_tx_ring_full_next;          // cycles a path was held back only by its full ring (tx_engine stat_ring_full)
+  reg  [31:0] cnt_sack_stale_reg, cnt_sack_stale_next;              // SACKs dropped: a psn never sent or no such path (tx_engine stat_sack_stale)
+  reg  [31:0] cnt_nack_stale_reg, cnt_nack_stale_next;              // NACKs dropped: their psn was not outstanding (tx_engine stat_nack_stale)
+  reg         aw_full_reg, aw_full_next;                            // a write address is held
+  reg  [7:0]  aw_addr_reg, aw_addr_next;                            // the held write address
+  reg  [2:0]  aw_prot_reg, aw_prot_next;                            // the held write protection
+  reg         w_full_reg, w_full_next;                              // write data is held
+  reg  [31:0] w_data_reg, w_data_next;                              // the held write data
+  reg  [3:0]  w_strb_reg, w_strb_next;                              // the held write strobes
+  reg         b_valid_reg, b_valid_next;                            // write response offered
+  reg  [1:0]  b_resp_reg, b_resp_next;                              // write response code
+  reg         r_valid_reg, r_valid_next;                            // read data offered
+  reg  [31:0] r_data_reg, r_data_next;                              // read data
+  reg  [1:0]  r_resp_reg, r_resp_next;                              // read response code
+  reg         mr_pending_reg, mr_pending_next;                      // an MR_COMMIT waits for m_mr_ready; its write response waits too
+  reg         mr_free_reg, mr_free_next;                            // the pending commit frees the slot (MR_COMMIT.free)
+  wire        wr_busy;                                              // a write response or an MR commit is pending: no new write is taken
+  wire        aw_fire;                                              // write address handshake
+  wire        w_fire;                                               // write data handshake
+  wire        ar_fire;                                              // read address handshake
+  wire        mr_fire;                                              // MR table write handshake
+  wire        wr_exec;                                              // the held write executes this cycle
+  wire [31:0] wr_mask;                                              // w_strb expanded to bits
+  wire [31:0] wr_bits;                                              // write data in the strobed bytes
+  wire        wr_hit_id;                                            // the held write address is ID
+  wire        wr_hit_version;                                       // the held write address is VERSION
+  wire        wr_hit_config_hash;                                   // the held write address is CONFIG_HASH
+  wire        wr_hit_sizes;                                         // the held write address is SIZES
+  wire        wr_hit_scratch;                                       // the held write address is SCRATCH
+  wire        wr_hit_control;                                       // the held write address is CONTROL
+  wire        wr_hit_udp_port;                                      // the held write address is UDP_PORT
+  wire        wr_hit_mr_key;                                        // the held write address is MR_KEY
+  wire        wr_hit_mr_base_lo;                                    // the held write address is MR_BASE_LO
+  wire        wr_hit_mr_base_hi;                                    // the held write address is MR_BASE_HI
+  wire        wr_hit_mr_len_lo;                                     // the held write address is MR_LEN_LO
+  wire        wr_hit_mr_len_hi;                                     // the held write address is MR_LEN_HI
+  wire        wr_hit_mr_access;                                     // the held write address is MR_ACCESS
+  wire        wr_hit_mr_commit;                                     // the held write address is MR_COMMIT
+  wire        wr_hit_cnt_rx_bad_icrc;                               // the held write address is CNT_RX_BAD_ICRC
+  wire        wr_hit_cnt_rx_decode_error;                           // the held write address is CNT_RX_DECODE_ERROR
+  wire        wr_hit_cnt_rx_no_conn;                                // the held write address is CNT_RX_NO_CONN
+  wire        wr_hit_cnt_rx_bad_hdr;                                // the held write address is CNT_RX_BAD_HDR
+  wire        wr_hit_cnt_rx_access;                                 // the held write address is CNT_RX_ACCESS
+  wire        wr_hit_cnt_dma_frame_err;                             // the held write address is CNT_DMA_FRAME_ERR
+  wire        wr_hit_cnt_rx_stale_gen;                              // the held write address is CNT_RX_STALE_GEN
+  wire        wr_hit_cnt_rx_psn_window;                             // the held write address is CNT_RX_PSN_WINDOW
+  wire        wr_hit_cnt_rx_duplicate;                              // the held write address is CNT_RX_DUPLICATE
+  wire        wr_hit_cnt_sacks_sent;                                // the held write address is CNT_SACKS_SENT
+  wire        wr_hit_cnt_ack_no_conn;                               // the held write address is CNT_ACK_NO_CONN
+  wire        wr_hit_cnt_rx_bad_path;                               // the held write address is CNT_RX_BAD_PATH
+  wire        wr_hit_cnt_cpl_dma_err;                               // the held write address is CNT_CPL_DMA_ERR
+  wire        wr_hit_cnt_cpl_order_err;                             // the held write address is CNT_CPL_ORDER_ERR
+  wire        wr_hit_cnt_cpl_msg_err;                               // the held write address is CNT_CPL_MSG_ERR
+  wire        wr_hit_cnt_recv_completions;                          // the held write address is CNT_RECV_COMPLETIONS
+  wire        wr_hit_cnt_tx_data;                                   // the held write address is CNT_TX_DATA
+  wire        wr_hit_cnt_tx_retx;                                   // the held write address is CNT_TX_RETX
+  wire        wr_hit_cnt_tx_probe;                                  // the held write address is CNT_TX_PROBE
+  wire        wr_hit_cnt_tx_answer;                                 // the held write address is CNT_TX_ANSWER
+  wire        wr_hit_cnt_tx_ring_full;                              // the held write address is CNT_TX_RING_FULL
+  wire        wr_hit_cnt_sack_stale;                                // the held write address is CNT_SACK_STALE
+  wire        wr_hit_cnt_nack_stale;                                // the held write address is CNT_NACK_STALE
+  wire        wr_hit;                                               // the held write address is mapped
+  wire        wr_misaligned;                                        // the held write address is not 32-bit aligned
+  wire [2:0]  wr_prot;                                              // protection of the access
+  wire        wr_refused;                                           // CONTROL's policy refuses the access
+  wire        wr_ok;                                                // the held write executes on a register this cycle
+  wire [1:0]  wr_resp;                                              // response of the held write
+  wire        mr_commit_go;                                         // MR_COMMIT written with go = 1
+  wire [31:0] cnt_rx_bad_icrc_clr;                                  // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_bad_icrc_kept;                                 // the counter after the clear
+  wire [31:0] cnt_rx_decode_error_clr;                              // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_decode_error_kept;                             // the counter after the clear
+  wire [31:0] cnt_rx_no_conn_clr;                                   // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_no_conn_kept;                                  // the counter after the clear
+  wire [31:0] cnt_rx_bad_hdr_clr;                                   // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_bad_hdr_kept;                                  // the counter after the clear
+  wire [31:0] cnt_rx_access_clr;                                    // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_access_kept;                                   // the counter after the clear
+  wire [31:0] cnt_dma_frame_err_clr;                                // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_dma_frame_err_kept;                               // the counter after the clear
+  wire [31:0] cnt_rx_stale_gen_clr;                                 // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_stale_gen_kept;                                // the counter after the clear
+  wire [31:0] cnt_rx_psn_window_clr;                                // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_psn_window_kept;                               // the counter after the clear
+  wire [31:0] cnt_rx_duplicate_clr;                                 // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_duplicate_kept;                                // the counter after the clear
+  wire [31:0] cnt_sacks_sent_clr;                                   // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_sacks_sent_kept;                                  // the counter after the clear
+  wire [31:0] cnt_ack_no_conn_clr;                                  // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_ack_no_conn_kept;                                 // the counter after the clear
+  wire [31:0] cnt_rx_bad_path_clr;                                  // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_bad_path_kept;                                 // the counter after the clear
+  wire [31:0] cnt_cpl_dma_err_clr;                                  // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_cpl_dma_err_kept;                                 // the counter after the clear
+  wire [31:0] cnt_cpl_order_err_clr;                                // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_cpl_order_err_kept;                               // the counter after the clear
+  wire [31:0] cnt_cpl_msg_err_clr;                                  // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_cpl_msg_err_kept;                                 // the counter after the clear
+  wire [31:0] cnt_recv_completions_clr;                             // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_recv_completions_kept;                            // the counter after the clear
+  wire [31:0] cnt_tx_data_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_data_kept;                                     // the counter after the clear
+  wire [31:0] cnt_tx_retx_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_retx_kept;                                     // the counter after the clear
+  wire [31:0] cnt_tx_probe_clr;                                     // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_probe_kept;                                    // the counter after the clear
+  wire [31:0] cnt_tx_answer_clr;                                    // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_answer_kept;                                   // the counter after the clear
+  wire [31:0] cnt_tx_ring_full_clr;                                 // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_ring_full_kept;                                // the counter after the clear
+  wire [31:0] cnt_sack_stale_clr;                                   // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_sack_stale_kept;                                  // the counter after the clear
+  wire [31:0] cnt_nack_stale_clr;                                   // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_nack_stale_kept;                                  // the counter after the clear
+  reg  [31:0] rd_value;                                             // value of the register at s_axil_araddr
+  reg         rd_hit;                                               // s_axil_araddr is mapped
+  wire        rd_misaligned;                                        // s_axil_araddr is not 32-bit aligned
+  wire [2:0]  rd_prot;                                              // protection of the access
+  wire        rd_refused;                                           // CONTROL's policy refuses the access
+  wire [1:0]  rd_resp;                                              // response of the read
 
   assign wr_busy = b_valid_reg || mr_pending_reg;
   assign s_axil_awready = !aw_full_reg && !wr_busy;
@@ -189,7 +274,24 @@ module csr #(
   assign wr_hit_cnt_rx_bad_hdr = aw_addr_reg == 8'd140;
   assign wr_hit_cnt_rx_access = aw_addr_reg == 8'd144;
   assign wr_hit_cnt_dma_frame_err = aw_addr_reg == 8'd148;
-  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err};
+  assign wr_hit_cnt_rx_stale_gen = aw_addr_reg == 8'd152;
+  assign wr_hit_cnt_rx_psn_window = aw_addr_reg == 8'd156;
+  assign wr_hit_cnt_rx_duplicate = aw_addr_reg == 8'd160;
+  assign wr_hit_cnt_sacks_sent = aw_addr_reg == 8'd164;
+  assign wr_hit_cnt_ack_no_conn = aw_addr_reg == 8'd168;
+  assign wr_hit_cnt_rx_bad_path = aw_addr_reg == 8'd172;
+  assign wr_hit_cnt_cpl_dma_err = aw_addr_reg == 8'd176;
+  assign wr_hit_cnt_cpl_order_err = aw_addr_reg == 8'd180;
+  assign wr_hit_cnt_cpl_msg_err = aw_addr_reg == 8'd184;
+  assign wr_hit_cnt_recv_completions = aw_addr_reg == 8'd188;
+  assign wr_hit_cnt_tx_data = aw_addr_reg == 8'd192;
+  assign wr_hit_cnt_tx_retx = aw_addr_reg == 8'd196;
+  assign wr_hit_cnt_tx_probe = aw_addr_reg == 8'd200;
+  assign wr_hit_cnt_tx_answer = aw_addr_reg == 8'd204;
+  assign wr_hit_cnt_tx_ring_full = aw_addr_reg == 8'd208;
+  assign wr_hit_cnt_sack_stale = aw_addr_reg == 8'd212;
+  assign wr_hit_cnt_nack_stale = aw_addr_reg == 8'd216;
+  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err, wr_hit_cnt_rx_stale_gen, wr_hit_cnt_rx_psn_window, wr_hit_cnt_rx_duplicate, wr_hit_cnt_sacks_sent, wr_hit_cnt_ack_no_conn, wr_hit_cnt_rx_bad_path, wr_hit_cnt_cpl_dma_err, wr_hit_cnt_cpl_order_err, wr_hit_cnt_cpl_msg_err, wr_hit_cnt_recv_completions, wr_hit_cnt_tx_data, wr_hit_cnt_tx_retx, wr_hit_cnt_tx_probe, wr_hit_cnt_tx_answer, wr_hit_cnt_tx_ring_full, wr_hit_cnt_sack_stale, wr_hit_cnt_nack_stale};
   assign wr_misaligned = aw_addr_reg[1:0] != 2'd0;
   assign wr_prot = aw_prot_reg;
   assign wr_refused = ((control_priv_only_reg && !wr_prot[0]) || (control_secure_only_reg && wr_prot[1])) || (control_data_only_reg && wr_prot[2]);
@@ -218,6 +320,74 @@ module csr #(
   // Saturating: an event at the top is not counted.
   assign cnt_dma_frame_err_clr = wr_ok && wr_hit_cnt_dma_frame_err ? wr_bits : 32'd0;
   assign cnt_dma_frame_err_kept = cnt_dma_frame_err_reg & ~cnt_dma_frame_err_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_rx_stale_gen_clr = wr_ok && wr_hit_cnt_rx_stale_gen ? wr_bits : 32'd0;
+  assign cnt_rx_stale_gen_kept = cnt_rx_stale_gen_reg & ~cnt_rx_stale_gen_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_rx_psn_window_clr = wr_ok && wr_hit_cnt_rx_psn_window ? wr_bits : 32'd0;
+  assign cnt_rx_psn_window_kept = cnt_rx_psn_window_reg & ~cnt_rx_psn_window_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_rx_duplicate_clr = wr_ok && wr_hit_cnt_rx_duplicate ? wr_bits : 32'd0;
+  assign cnt_rx_duplicate_kept = cnt_rx_duplicate_reg & ~cnt_rx_duplicate_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_sacks_sent_clr = wr_ok && wr_hit_cnt_sacks_sent ? wr_bits : 32'd0;
+  assign cnt_sacks_sent_kept = cnt_sacks_sent_reg & ~cnt_sacks_sent_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_ack_no_conn_clr = wr_ok && wr_hit_cnt_ack_no_conn ? wr_bits : 32'd0;
+  assign cnt_ack_no_conn_kept = cnt_ack_no_conn_reg & ~cnt_ack_no_conn_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_rx_bad_path_clr = wr_ok && wr_hit_cnt_rx_bad_path ? wr_bits : 32'd0;
+  assign cnt_rx_bad_path_kept = cnt_rx_bad_path_reg & ~cnt_rx_bad_path_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_cpl_dma_err_clr = wr_ok && wr_hit_cnt_cpl_dma_err ? wr_bits : 32'd0;
+  assign cnt_cpl_dma_err_kept = cnt_cpl_dma_err_reg & ~cnt_cpl_dma_err_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_cpl_order_err_clr = wr_ok && wr_hit_cnt_cpl_order_err ? wr_bits : 32'd0;
+  assign cnt_cpl_order_err_kept = cnt_cpl_order_err_reg & ~cnt_cpl_order_err_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_cpl_msg_err_clr = wr_ok && wr_hit_cnt_cpl_msg_err ? wr_bits : 32'd0;
+  assign cnt_cpl_msg_err_kept = cnt_cpl_msg_err_reg & ~cnt_cpl_msg_err_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_recv_completions_clr = wr_ok && wr_hit_cnt_recv_completions ? wr_bits : 32'd0;
+  assign cnt_recv_completions_kept = cnt_recv_completions_reg & ~cnt_recv_completions_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_tx_data_clr = wr_ok && wr_hit_cnt_tx_data ? wr_bits : 32'd0;
+  assign cnt_tx_data_kept = cnt_tx_data_reg & ~cnt_tx_data_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_tx_retx_clr = wr_ok && wr_hit_cnt_tx_retx ? wr_bits : 32'd0;
+  assign cnt_tx_retx_kept = cnt_tx_retx_reg & ~cnt_tx_retx_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_tx_probe_clr = wr_ok && wr_hit_cnt_tx_probe ? wr_bits : 32'd0;
+  assign cnt_tx_probe_kept = cnt_tx_probe_reg & ~cnt_tx_probe_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_tx_answer_clr = wr_ok && wr_hit_cnt_tx_answer ? wr_bits : 32'd0;
+  assign cnt_tx_answer_kept = cnt_tx_answer_reg & ~cnt_tx_answer_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_tx_ring_full_clr = wr_ok && wr_hit_cnt_tx_ring_full ? wr_bits : 32'd0;
+  assign cnt_tx_ring_full_kept = cnt_tx_ring_full_reg & ~cnt_tx_ring_full_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_sack_stale_clr = wr_ok && wr_hit_cnt_sack_stale ? wr_bits : 32'd0;
+  assign cnt_sack_stale_kept = cnt_sack_stale_reg & ~cnt_sack_stale_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_nack_stale_clr = wr_ok && wr_hit_cnt_nack_stale ? wr_bits : 32'd0;
+  assign cnt_nack_stale_kept = cnt_nack_stale_reg & ~cnt_nack_stale_clr;
 
   // Saturating: an event at the top is not counted.
   // A read executes at its handshake, on this cycle's register values.
@@ -305,6 +475,74 @@ module csr #(
         rd_value = cnt_dma_frame_err_reg;
         rd_hit = 1'b1;
       end
+      8'd152: begin
+        rd_value = cnt_rx_stale_gen_reg;
+        rd_hit = 1'b1;
+      end
+      8'd156: begin
+        rd_value = cnt_rx_psn_window_reg;
+        rd_hit = 1'b1;
+      end
+      8'd160: begin
+        rd_value = cnt_rx_duplicate_reg;
+        rd_hit = 1'b1;
+      end
+      8'd164: begin
+        rd_value = cnt_sacks_sent_reg;
+        rd_hit = 1'b1;
+      end
+      8'd168: begin
+        rd_value = cnt_ack_no_conn_reg;
+        rd_hit = 1'b1;
+      end
+      8'd172: begin
+        rd_value = cnt_rx_bad_path_reg;
+        rd_hit = 1'b1;
+      end
+      8'd176: begin
+        rd_value = cnt_cpl_dma_err_reg;
+        rd_hit = 1'b1;
+      end
+      8'd180: begin
+        rd_value = cnt_cpl_order_err_reg;
+        rd_hit = 1'b1;
+      end
+      8'd184: begin
+        rd_value = cnt_cpl_msg_err_reg;
+        rd_hit = 1'b1;
+      end
+      8'd188: begin
+        rd_value = cnt_recv_completions_reg;
+        rd_hit = 1'b1;
+      end
+      8'd192: begin
+        rd_value = cnt_tx_data_reg;
+        rd_hit = 1'b1;
+      end
+      8'd196: begin
+        rd_value = cnt_tx_retx_reg;
+        rd_hit = 1'b1;
+      end
+      8'd200: begin
+        rd_value = cnt_tx_probe_reg;
+        rd_hit = 1'b1;
+      end
+      8'd204: begin
+        rd_value = cnt_tx_answer_reg;
+        rd_hit = 1'b1;
+      end
+      8'd208: begin
+        rd_value = cnt_tx_ring_full_reg;
+        rd_hit = 1'b1;
+      end
+      8'd212: begin
+        rd_value = cnt_sack_stale_reg;
+        rd_hit = 1'b1;
+      end
+      8'd216: begin
+        rd_value = cnt_nack_stale_reg;
+        rd_hit = 1'b1;
+      end
       default: rd_hit = 1'b0;
     endcase
   end
@@ -342,6 +580,23 @@ module csr #(
     cnt_rx_bad_hdr_next = cnt_rx_bad_hdr_reg;
     cnt_rx_access_next = cnt_rx_access_reg;
     cnt_dma_frame_err_next = cnt_dma_frame_err_reg;
+    cnt_rx_stale_gen_next = cnt_rx_stale_gen_reg;
+    cnt_rx_psn_window_next = cnt_rx_psn_window_reg;
+    cnt_rx_duplicate_next = cnt_rx_duplicate_reg;
+    cnt_sacks_sent_next = cnt_sacks_sent_reg;
+    cnt_ack_no_conn_next = cnt_ack_no_conn_reg;
+    cnt_rx_bad_path_next = cnt_rx_bad_path_reg;
+    cnt_cpl_dma_err_next = cnt_cpl_dma_err_reg;
+    cnt_cpl_order_err_next = cnt_cpl_order_err_reg;
+    cnt_cpl_msg_err_next = cnt_cpl_msg_err_reg;
+    cnt_recv_completions_next = cnt_recv_completions_reg;
+    cnt_tx_data_next = cnt_tx_data_reg;
+    cnt_tx_retx_next = cnt_tx_retx_reg;
+    cnt_tx_probe_next = cnt_tx_probe_reg;
+    cnt_tx_answer_next = cnt_tx_answer_reg;
+    cnt_tx_ring_full_next = cnt_tx_ring_full_reg;
+    cnt_sack_stale_next = cnt_sack_stale_reg;
+    cnt_nack_stale_next = cnt_nack_stale_reg;
     aw_full_next = aw_full_reg;
     aw_addr_next = aw_addr_reg;
     aw_prot_next = aw_prot_reg;
@@ -402,6 +657,23 @@ module csr #(
     cnt_rx_bad_hdr_next = stat_rx_bad_hdr && !(&cnt_rx_bad_hdr_kept) ? cnt_rx_bad_hdr_kept + 32'd1 : cnt_rx_bad_hdr_kept;
     cnt_rx_access_next = stat_rx_access && !(&cnt_rx_access_kept) ? cnt_rx_access_kept + 32'd1 : cnt_rx_access_kept;
     cnt_dma_frame_err_next = stat_dma_frame_err && !(&cnt_dma_frame_err_kept) ? cnt_dma_frame_err_kept + 32'd1 : cnt_dma_frame_err_kept;
+    cnt_rx_stale_gen_next = stat_rx_stale_gen && !(&cnt_rx_stale_gen_kept) ? cnt_rx_stale_gen_kept + 32'd1 : cnt_rx_stale_gen_kept;
+    cnt_rx_psn_window_next = stat_rx_psn_window && !(&cnt_rx_psn_window_kept) ? cnt_rx_psn_window_kept + 32'd1 : cnt_rx_psn_window_kept;
+    cnt_rx_duplicate_next = stat_rx_duplicate && !(&cnt_rx_duplicate_kept) ? cnt_rx_duplicate_kept + 32'd1 : cnt_rx_duplicate_kept;
+    cnt_sacks_sent_next = stat_sacks_sent && !(&cnt_sacks_sent_kept) ? cnt_sacks_sent_kept + 32'd1 : cnt_sacks_sent_kept;
+    cnt_ack_no_conn_next = stat_ack_no_conn && !(&cnt_ack_no_conn_kept) ? cnt_ack_no_conn_kept + 32'd1 : cnt_ack_no_conn_kept;
+    cnt_rx_bad_path_next = stat_rx_bad_path && !(&cnt_rx_bad_path_kept) ? cnt_rx_bad_path_kept + 32'd1 : cnt_rx_bad_path_kept;
+    cnt_cpl_dma_err_next = stat_cpl_dma_err && !(&cnt_cpl_dma_err_kept) ? cnt_cpl_dma_err_kept + 32'd1 : cnt_cpl_dma_err_kept;
+    cnt_cpl_order_err_next = stat_cpl_order_err && !(&cnt_cpl_order_err_kept) ? cnt_cpl_order_err_kept + 32'd1 : cnt_cpl_order_err_kept;
+    cnt_cpl_msg_err_next = stat_cpl_msg_err && !(&cnt_cpl_msg_err_kept) ? cnt_cpl_msg_err_kept + 32'd1 : cnt_cpl_msg_err_kept;
+    cnt_recv_completions_next = stat_recv_completions && !(&cnt_recv_completions_kept) ? cnt_recv_completions_kept + 32'd1 : cnt_recv_completions_kept;
+    cnt_tx_data_next = stat_tx_data && !(&cnt_tx_data_kept) ? cnt_tx_data_kept + 32'd1 : cnt_tx_data_kept;
+    cnt_tx_retx_next = stat_tx_retx && !(&cnt_tx_retx_kept) ? cnt_tx_retx_kept + 32'd1 : cnt_tx_retx_kept;
+    cnt_tx_probe_next = stat_tx_probe && !(&cnt_tx_probe_kept) ? cnt_tx_probe_kept + 32'd1 : cnt_tx_probe_kept;
+    cnt_tx_answer_next = stat_tx_answer && !(&cnt_tx_answer_kept) ? cnt_tx_answer_kept + 32'd1 : cnt_tx_answer_kept;
+    cnt_tx_ring_full_next = stat_tx_ring_full && !(&cnt_tx_ring_full_kept) ? cnt_tx_ring_full_kept + 32'd1 : cnt_tx_ring_full_kept;
+    cnt_sack_stale_next = stat_sack_stale && !(&cnt_sack_stale_kept) ? cnt_sack_stale_kept + 32'd1 : cnt_sack_stale_kept;
+    cnt_nack_stale_next = stat_nack_stale && !(&cnt_nack_stale_kept) ? cnt_nack_stale_kept + 32'd1 : cnt_nack_stale_kept;
     if (b_valid_reg && s_axil_bready) begin
       b_valid_next = 1'b0;
     end
@@ -450,6 +722,23 @@ module csr #(
     cnt_rx_bad_hdr_reg <= cnt_rx_bad_hdr_next;
     cnt_rx_access_reg <= cnt_rx_access_next;
     cnt_dma_frame_err_reg <= cnt_dma_frame_err_next;
+    cnt_rx_stale_gen_reg <= cnt_rx_stale_gen_next;
+    cnt_rx_psn_window_reg <= cnt_rx_psn_window_next;
+    cnt_rx_duplicate_reg <= cnt_rx_duplicate_next;
+    cnt_sacks_sent_reg <= cnt_sacks_sent_next;
+    cnt_ack_no_conn_reg <= cnt_ack_no_conn_next;
+    cnt_rx_bad_path_reg <= cnt_rx_bad_path_next;
+    cnt_cpl_dma_err_reg <= cnt_cpl_dma_err_next;
+    cnt_cpl_order_err_reg <= cnt_cpl_order_err_next;
+    cnt_cpl_msg_err_reg <= cnt_cpl_msg_err_next;
+    cnt_recv_completions_reg <= cnt_recv_completions_next;
+    cnt_tx_data_reg <= cnt_tx_data_next;
+    cnt_tx_retx_reg <= cnt_tx_retx_next;
+    cnt_tx_probe_reg <= cnt_tx_probe_next;
+    cnt_tx_answer_reg <= cnt_tx_answer_next;
+    cnt_tx_ring_full_reg <= cnt_tx_ring_full_next;
+    cnt_sack_stale_reg <= cnt_sack_stale_next;
+    cnt_nack_stale_reg <= cnt_nack_stale_next;
     aw_full_reg <= aw_full_next;
     aw_addr_reg <= aw_addr_next;
     aw_prot_reg <= aw_prot_next;
@@ -483,6 +772,23 @@ module csr #(
       cnt_rx_bad_hdr_reg <= 32'd0;
       cnt_rx_access_reg <= 32'd0;
       cnt_dma_frame_err_reg <= 32'd0;
+      cnt_rx_stale_gen_reg <= 32'd0;
+      cnt_rx_psn_window_reg <= 32'd0;
+      cnt_rx_duplicate_reg <= 32'd0;
+      cnt_sacks_sent_reg <= 32'd0;
+      cnt_ack_no_conn_reg <= 32'd0;
+      cnt_rx_bad_path_reg <= 32'd0;
+      cnt_cpl_dma_err_reg <= 32'd0;
+      cnt_cpl_order_err_reg <= 32'd0;
+      cnt_cpl_msg_err_reg <= 32'd0;
+      cnt_recv_completions_reg <= 32'd0;
+      cnt_tx_data_reg <= 32'd0;
+      cnt_tx_retx_reg <= 32'd0;
+      cnt_tx_probe_reg <= 32'd0;
+      cnt_tx_answer_reg <= 32'd0;
+      cnt_tx_ring_full_reg <= 32'd0;
+      cnt_sack_stale_reg <= 32'd0;
+      cnt_nack_stale_reg <= 32'd0;
       aw_full_reg <= 1'b0;
       w_full_reg <= 1'b0;
       b_valid_reg <= 1'b0;

@@ -180,4 +180,123 @@
 #define MRNIC_CNT_DMA_FRAME_ERR_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
 #define MRNIC_CNT_DMA_FRAME_ERR_COUNT_MASK 0xffffffffu
 
+/* CNT_RX_STALE_GEN (W1C): data packets of a stale path generation (sack_gen stat_stale_gen) */
+#define MRNIC_CNT_RX_STALE_GEN_OFFSET 0x098u
+#define MRNIC_CNT_RX_STALE_GEN_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_STALE_GEN_RESET 0x00000000u
+#define MRNIC_CNT_RX_STALE_GEN_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_STALE_GEN_COUNT_MASK 0xffffffffu
+
+/* CNT_RX_PSN_WINDOW (W1C): data packets beyond the psn window (sack_gen stat_psn_window) */
+#define MRNIC_CNT_RX_PSN_WINDOW_OFFSET 0x09cu
+#define MRNIC_CNT_RX_PSN_WINDOW_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_PSN_WINDOW_RESET 0x00000000u
+#define MRNIC_CNT_RX_PSN_WINDOW_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_PSN_WINDOW_COUNT_MASK 0xffffffffu
+
+/* CNT_RX_DUPLICATE (W1C): duplicate data packets, answered with a SACK (sack_gen stat_duplicate) */
+#define MRNIC_CNT_RX_DUPLICATE_OFFSET 0x0a0u
+#define MRNIC_CNT_RX_DUPLICATE_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_DUPLICATE_RESET 0x00000000u
+#define MRNIC_CNT_RX_DUPLICATE_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_DUPLICATE_COUNT_MASK 0xffffffffu
+
+/* CNT_SACKS_SENT (W1C): SACKs generated (sack_gen stat_sack) */
+#define MRNIC_CNT_SACKS_SENT_OFFSET 0x0a4u
+#define MRNIC_CNT_SACKS_SENT_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_SACKS_SENT_RESET 0x00000000u
+#define MRNIC_CNT_SACKS_SENT_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_SACKS_SENT_COUNT_MASK 0xffffffffu
+
+/* CNT_ACK_NO_CONN (W1C): SACKs and NACKs for no connection (conn_table stat_ack_no_conn) */
+#define MRNIC_CNT_ACK_NO_CONN_OFFSET 0x0a8u
+#define MRNIC_CNT_ACK_NO_CONN_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_ACK_NO_CONN_RESET 0x00000000u
+#define MRNIC_CNT_ACK_NO_CONN_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_ACK_NO_CONN_COUNT_MASK 0xffffffffu
+
+/* CNT_RX_BAD_PATH (W1C): data and PROBEs on a path the connection lacks (conn_table stat_bad_path) */
+#define MRNIC_CNT_RX_BAD_PATH_OFFSET 0x0acu
+#define MRNIC_CNT_RX_BAD_PATH_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_BAD_PATH_RESET 0x00000000u
+#define MRNIC_CNT_RX_BAD_PATH_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_BAD_PATH_COUNT_MASK 0xffffffffu
+
+/* CNT_CPL_DMA_ERR (W1C): placements that failed in DMA, bytes not counted (cpl_engine stat_dma_err) */
+#define MRNIC_CNT_CPL_DMA_ERR_OFFSET 0x0b0u
+#define MRNIC_CNT_CPL_DMA_ERR_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_CPL_DMA_ERR_RESET 0x00000000u
+#define MRNIC_CNT_CPL_DMA_ERR_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_CPL_DMA_ERR_COUNT_MASK 0xffffffffu
+
+/* CNT_CPL_ORDER_ERR (W1C): DMA completions out of tag order (cpl_engine stat_order_err) */
+#define MRNIC_CNT_CPL_ORDER_ERR_OFFSET 0x0b4u
+#define MRNIC_CNT_CPL_ORDER_ERR_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_CPL_ORDER_ERR_RESET 0x00000000u
+#define MRNIC_CNT_CPL_ORDER_ERR_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_CPL_ORDER_ERR_COUNT_MASK 0xffffffffu
+
+/* CNT_CPL_MSG_ERR (W1C): packets whose message slot held another message (cpl_engine stat_msg_err) */
+#define MRNIC_CNT_CPL_MSG_ERR_OFFSET 0x0b8u
+#define MRNIC_CNT_CPL_MSG_ERR_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_CPL_MSG_ERR_RESET 0x00000000u
+#define MRNIC_CNT_CPL_MSG_ERR_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_CPL_MSG_ERR_COUNT_MASK 0xffffffffu
+
+/* CNT_RECV_COMPLETIONS (W1C): receive completions raised (cpl_engine stat_recv_cpl) */
+#define MRNIC_CNT_RECV_COMPLETIONS_OFFSET 0x0bcu
+#define MRNIC_CNT_RECV_COMPLETIONS_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RECV_COMPLETIONS_RESET 0x00000000u
+#define MRNIC_CNT_RECV_COMPLETIONS_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RECV_COMPLETIONS_COUNT_MASK 0xffffffffu
+
+/* CNT_TX_DATA (W1C): data packets sent for the first time (tx_engine stat_tx_data) */
+#define MRNIC_CNT_TX_DATA_OFFSET 0x0c0u
+#define MRNIC_CNT_TX_DATA_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_TX_DATA_RESET 0x00000000u
+#define MRNIC_CNT_TX_DATA_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_TX_DATA_COUNT_MASK 0xffffffffu
+
+/* CNT_TX_RETX (W1C): data packets retransmitted (tx_engine stat_tx_retx) */
+#define MRNIC_CNT_TX_RETX_OFFSET 0x0c4u
+#define MRNIC_CNT_TX_RETX_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_TX_RETX_RESET 0x00000000u
+#define MRNIC_CNT_TX_RETX_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_TX_RETX_COUNT_MASK 0xffffffffu
+
+/* CNT_TX_PROBE (W1C): PROBEs sent (tx_engine stat_tx_probe) */
+#define MRNIC_CNT_TX_PROBE_OFFSET 0x0c8u
+#define MRNIC_CNT_TX_PROBE_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_TX_PROBE_RESET 0x00000000u
+#define MRNIC_CNT_TX_PROBE_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_TX_PROBE_COUNT_MASK 0xffffffffu
+
+/* CNT_TX_ANSWER (W1C): SACK and NACK frames sent (tx_engine stat_tx_answer) */
+#define MRNIC_CNT_TX_ANSWER_OFFSET 0x0ccu
+#define MRNIC_CNT_TX_ANSWER_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_TX_ANSWER_RESET 0x00000000u
+#define MRNIC_CNT_TX_ANSWER_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_TX_ANSWER_COUNT_MASK 0xffffffffu
+
+/* CNT_TX_RING_FULL (W1C): cycles a path was held back only by its full ring (tx_engine stat_ring_full) */
+#define MRNIC_CNT_TX_RING_FULL_OFFSET 0x0d0u
+#define MRNIC_CNT_TX_RING_FULL_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_TX_RING_FULL_RESET 0x00000000u
+#define MRNIC_CNT_TX_RING_FULL_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_TX_RING_FULL_COUNT_MASK 0xffffffffu
+
+/* CNT_SACK_STALE (W1C): SACKs dropped: a psn never sent or no such path (tx_engine stat_sack_stale) */
+#define MRNIC_CNT_SACK_STALE_OFFSET 0x0d4u
+#define MRNIC_CNT_SACK_STALE_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_SACK_STALE_RESET 0x00000000u
+#define MRNIC_CNT_SACK_STALE_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_SACK_STALE_COUNT_MASK 0xffffffffu
+
+/* CNT_NACK_STALE (W1C): NACKs dropped: their psn was not outstanding (tx_engine stat_nack_stale) */
+#define MRNIC_CNT_NACK_STALE_OFFSET 0x0d8u
+#define MRNIC_CNT_NACK_STALE_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_NACK_STALE_RESET 0x00000000u
+#define MRNIC_CNT_NACK_STALE_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_NACK_STALE_COUNT_MASK 0xffffffffu
+
 #endif /* MRNIC_REGS_H */
