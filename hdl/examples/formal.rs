@@ -1,7 +1,8 @@
-//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]] [--connections N]`:
+//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]] [--connections N] [--write-only]`:
 //! generates every block with its formal properties for a built-in config,
 //! writes one SymbiYosys task per block and mode under `DIR/<config>/`, runs
-//! them and prints a table of results per property. A failed assertion
+//! them and prints a table of results per property (`--write-only`: writes
+//! the tasks and prints the commands that run them, for a solver run by hand). A failed assertion
 //! prints its counterexample VCD and the command that replays it.
 //! `scripts/formal` installs the tools and runs this.
 
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
     let mut out = PathBuf::from("target/formal-runs");
     let mut only: Option<String> = None;
     let mut connections: Option<u32> = None;
+    let mut write_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -23,8 +25,12 @@ fn main() -> ExitCode {
             "--out" => out = PathBuf::from(args.next().unwrap_or_default()),
             "--only" => only = args.next(),
             "--connections" => connections = args.next().and_then(|v| v.parse().ok()),
+            "--write-only" => write_only = true,
             _ => {
-                eprintln!("usage: formal [--config small|default] [--out DIR] [--only BLOCK[_TASK]] [--connections N]");
+                eprintln!(
+                    "usage: formal [--config small|default] [--out DIR] [--only BLOCK[_TASK]] [--connections N] \
+                     [--write-only]"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -71,11 +77,18 @@ fn main() -> ExitCode {
                 eprintln!("formal: writing {id} under {}: {e}", dir.display());
                 return ExitCode::FAILURE;
             }
+            if write_only {
+                println!("{id}: {}: {}", t.mode.describe(), mrnic_hdl::proof::command(&dir, &b.module, t));
+                continue;
+            }
             eprintln!("formal: {id}: {} ({}) ...", t.mode.describe(), tools.solver);
             let o = run_task(&dir, &b.module, t);
             eprintln!("formal: {id}: {:?} in {:.1} s", o.status, o.seconds);
             outcomes.push(o);
         }
+    }
+    if write_only {
+        return ExitCode::SUCCESS;
     }
     println!("\n{}", table(&blocks, &outcomes));
     let mut bad = false;

@@ -957,6 +957,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             why_bounded: "",
             arrays: false,
             without: &[],
+            lean_on_proven: false,
         },
         Task {
             name: "bmc",
@@ -968,7 +969,16 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
                           reset, the 16-cycle table clear, a table write and the first bursts",
             arrays: false,
             without: &[],
+            lean_on_proven: false,
         },
-        Task { name: "cover", mode: Mode::Cover(30), asserts: None, why_bounded: "", arrays: false, without: &[] },
+        Task {
+            name: "cover",
+            mode: Mode::Cover(30),
+            asserts: None,
+            why_bounded: "",
+            arrays: false,
+            without: &[],
+            lean_on_proven: false,
+        },
     ]
 }

@@ -244,7 +244,8 @@ pub fn fifo_invariants(
 /// - `a_<name>_sweep_alone`: while `sweep` runs, `busy` (every valid bit
 ///   of the pipeline) is low: the sweep's writes never replace an update.
 ///
-/// Both close by k-induction with k at least `READ_LATENCY + 2`.
+/// Both close by k-induction with k at least `READ_LATENCY + 2`. Returns
+/// the peek at the stored word, for the block's own rules on it.
 #[allow(clippy::too_many_arguments)]
 pub fn table_rmw(
     m: &mut Module,
@@ -255,7 +256,7 @@ pub fn table_rmw(
     stage_word: Expr,
     sweep: &Signal,
     busy: Expr,
-) {
+) -> Signal {
     let stored = m.formal_mem_word(mem, &format!("f_{name}_stored"), stage_addr);
     m.assert(
         &format!("a_{name}_no_lost_update"),
@@ -267,6 +268,7 @@ pub fn table_rmw(
         &format!("{name}: nothing is in flight while the clear sweep writes the table"),
         implies(sweep, busy.logic_not()),
     );
+    stored
 }
 
 /// `!a || b`.

