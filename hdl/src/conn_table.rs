@@ -158,6 +158,7 @@ fn build(p: &ConnTableParams) -> Module {
     let ctx_wd = mux(&init.q, lit(cw, 0), &wr_ctx);
     let lk_addr = port("s_lk_dst_conn").slice(cb - 1, 0);
     let mut ctx_rd = vec![];
+    let mut ctx_mems = vec![];
     for (name, en, addr, what) in [
         ("ctx_lk", &lk_fire, lk_addr.clone(), "receive lookups"),
         ("ctx_tx", &rd_fire, port("s_rd_conn").expr(), "transmit reads"),
@@ -174,6 +175,7 @@ fn build(p: &ConnTableParams) -> Module {
         );
         m.mem_write(&mem, ctx_we.clone(), ctx_wa.clone(), ctx_wd.clone());
         ctx_rd.push(read_latency(&mut m, &mem, name, en, addr, l));
+        ctx_mems.push(mem);
     }
     let st_data = w_(
         &mut m,
@@ -190,6 +192,7 @@ fn build(p: &ConnTableParams) -> Module {
         }
     };
     let mut stream_rd = vec![];
+    let mut stream_mems = vec![];
     for i in 0..p.streams {
         let mem = m.memory(
             &format!("stream{i}"),
@@ -206,6 +209,7 @@ fn build(p: &ConnTableParams) -> Module {
             mux(init.q.expr().logic_or(port("s_st_clear")), lit(sw, 0), &st_data),
         );
         stream_rd.push(read_latency(&mut m, &mem, &format!("stream{i}"), &lk_fire, lk_addr.clone(), l));
+        stream_mems.push(mem);
     }
 
     // ---- forwarding ----
@@ -405,6 +409,7 @@ fn build(p: &ConnTableParams) -> Module {
     m.assign(&lk_fire, port("s_lk_valid").expr().logic_and(port("s_lk_ready")));
     m.assign(&rd_fire, port("s_rd_valid").expr().logic_and(port("s_rd_ready")));
 
+    let no_conn_c = no_conn.expr();
     for (n, e) in [("no_conn", no_conn), ("ack_no_conn", ack_no_conn), ("bad_path", bad_path)] {
         let r = m.reg(&format!("stat_{n}"), 1, 0, "counter pulse, one cycle after the answer");
         m.next(set(&r.next, e));
@@ -412,12 +417,58 @@ fn build(p: &ConnTableParams) -> Module {
     }
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &port("rst"));
+    // Table rules: the answer stage works on the words stored now (the
+    // forwarding applies every write its read could not see, so a context
+    // or stream write is seen by the next lookup), and the sweep runs alone.
+    let mut busy = lit(1, 0);
+    for st in lk_stages.iter().chain(&rd_stages) {
+        busy = busy.logic_or(&st.0.q);
+    }
+    for f in &fws {
+        busy = busy.logic_or(&f.wr_valid.q).logic_or(&f.st_valid.q);
+    }
+    let table = crate::formal::table_rmw;
+    let stored = table(&mut m, "ctx_lk", &ctx_mems[0], &lk_valid, lk_slot.clone(), ctx.expr(), &init.q, busy.clone());
+    table(&mut m, "ctx_tx", &ctx_mems[1], &rdv, rd_q.expr(), rctx.expr(), &init.q, busy.clone());
+    for (i, (mem, word)) in stream_mems.iter().zip(&streams).enumerate() {
+        table(&mut m, &format!("stream{i}"), mem, &lk_valid, lk_slot.clone(), word.expr(), &init.q, busy.clone());
+    }
+    let f_slot = m.formal_anyconst("f_ctx_slot", cb, "any connection slot");
+    let copy_lk = m.formal_mem_word(&ctx_mems[0], "f_ctx_lk_copy", &f_slot);
+    let copy_tx = m.formal_mem_word(&ctx_mems[1], "f_ctx_tx_copy", &f_slot);
+    m.assert(
+        "a_ctx_copies_agree",
+        "the lookup and transmit copies of a context are the same word",
+        copy_lk.expr().eq(&copy_tx),
+    );
+    // The safety rule: a packet goes on only for a connection open now
+    // (on the stored context, so a close written before the answer wins)
+    // whose whole local id it names, and on one of its paths unless it
+    // is a SACK or NACK.
+    m.assert(
+        "a_lk_ok_open",
+        "a lookup answered ok names an open connection by its whole local id, on a path it has (DATA, PROBE)",
+        crate::formal::implies(
+            lk_valid.expr().logic_and(&ok),
+            cf(&stored, &conn::VALID)
+                .logic_and(cf(&stored, &conn::LOCAL_ID).eq(k("dst_conn")))
+                .logic_and(is_ack.expr().logic_or(k("path_id").lt(zext(cf(&stored, &conn::PATHS), 8)))),
+        ),
+    );
+    m.cover("c_lk_ok", "a lookup is answered ok", lk_valid.expr().logic_and(&ok));
+    m.cover("c_lk_no_conn", "a lookup is answered with NO_CONN", no_conn_c);
+    m.cover(
+        "c_lk_after_write",
+        "a lookup answered in the cycle after a context write to its slot (through forwarding)",
+        lk_valid.expr().logic_and(fws[0].wr_valid.q.expr().logic_and(fws[0].wr_addr.q.expr().eq(lk_slot))),
+    );
     m
 }
 
 /// How the properties of [`generate`]'s module are checked (see
-/// [`crate::proof`]): the handshake and FIFO rules by k-induction; the
-/// covers (stalled outputs completing) past the table's clear sweep.
+/// [`crate::proof`]): the handshake, FIFO and table rules and the lookup
+/// safety rule by k-induction (k covers the read latency); the covers
+/// past the table's clear sweep.
 pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    crate::proof::prove_and_cover(2, 30, true)
+    crate::proof::prove_and_cover(3, 30, true)
 }

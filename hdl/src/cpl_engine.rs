@@ -15,6 +15,7 @@
 use mrnic_model::cpl_engine::{self as model, CplEngineParams, ParamError, OUT_DEPTH};
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
+use crate::formal::implies;
 use crate::ir::{case, if_then, set, MemStyle, Module};
 use crate::param::ParamExpr;
 use crate::ports::{declare, offsets, pack, read_latency};
@@ -357,7 +358,7 @@ fn build(p: &CplEngineParams) -> Module {
         mux(&good, q_of(nf(&pkt.q, "conn"), nf(&pkt.q, "stream")), q_of(conn.q.expr(), stream.q.expr())),
     );
     let st_wd = mux(&good, &st_counted, mux(&advance, &st_adv, lit(sw, 0)));
-    m.mem_write(&st_mem, st_we, st_wa, st_wd);
+    m.mem_write(&st_mem, st_we.clone(), st_wa.clone(), st_wd.clone());
     m.mem_write(&msg_mem, &good, cat(&[nf(&pkt.q, "conn"), nf(&pkt.q, "stream"), pkt_slot.expr()]), &new_msg);
 
     // ---- state machine ----
@@ -527,6 +528,124 @@ fn build(p: &CplEngineParams) -> Module {
         }
     }
 
+    // ---- properties ----
+    // One operation runs at a time, and it works on copies of table words
+    // (the read registers, `stw`, `msg`). Each copy is the stored word
+    // while the operation holds it: nothing else writes the tables
+    // meanwhile, and the operation writes back what it changed.
+    crate::formal::every_channel(&mut m, &rst);
+    let q_addr = q_of(conn.q.expr(), stream.q.expr());
+    let stored_st = m.formal_mem_word(&st_mem, "f_st_stored", q_addr.clone());
+    let msg_slot = mux(is(COUNT_RD), &pkt_slot, &stw_slot);
+    let stored_msg = m.formal_mem_word(&msg_mem, "f_msg_stored", cat(&[q_addr.clone(), msg_slot]));
+    let draining = is(DRAIN).logic_or(is(DRAIN_RD)).logic_or(is(WAIT_CONS));
+    m.assert(
+        "a_stw_stored",
+        "while a stream drains, the engine's copy of its stream word is the stored word",
+        implies(draining, stw.q.expr().eq(&stored_st)),
+    );
+    m.assert(
+        "a_rd_st_stored",
+        "a count or a post acts on the stream word as stored now",
+        implies(is(COUNT_RD).logic_or(is(POST_RD)).logic_and(&act), rd_st.expr().eq(&stored_st)),
+    );
+    m.assert(
+        "a_rd_msg_stored",
+        "a count acts on its message slot, a drain step on the head slot, as stored now",
+        implies(is(COUNT_RD).logic_or(is(DRAIN_RD)).logic_and(&act), rd_msg.expr().eq(&stored_msg)),
+    );
+    m.assert(
+        "a_msg_stored",
+        "a consume waits on the head message as stored",
+        implies(is(WAIT_CONS), msg.q.expr().eq(&stored_msg)),
+    );
+    m.assert(
+        "a_count_same_queue",
+        "a count works on the pending packet's own stream",
+        implies(is(COUNT_RD), q_of(nf(&pkt.q, "conn"), nf(&pkt.q, "stream")).eq(&q_addr)),
+    );
+    // The completion rule, on the stored words: a message completes (a
+    // WRITE's drain step, or a consume answered with a receive) only when
+    // it is the stream's next (msn = completed_msn), its slot is live (set
+    // only by a count) and every byte is counted; the write-back frees the
+    // slot and moves completed_msn on by exactly one. So completions come
+    // in msn order, none for a message not counted in full, and none twice
+    // (after it, completed_msn is past the msn until the 24-bit msn space
+    // wraps).
+    let slot_bit = lit(p.msg_depth, 1) << stw_slot.expr();
+    let stored_valid = m.formal_wire("f_st_stored_valid", p.msg_depth, "the stored word's valid bit per slot");
+    m.formal_assign(&stored_valid, s_valid(&stored_st));
+    m.assert(
+        "a_cpl_next_msn",
+        "a completion (and a consume waited on) is the stream's next message, live in its slot and counted in full",
+        implies(
+            advance.expr().logic_or(is(WAIT_CONS)),
+            stored_valid
+                .expr()
+                .bit_at(&stw_slot)
+                .logic_and(mf(&stored_msg, "msn").eq(s_nc(&stored_st)))
+                .logic_and(mf(&stored_msg, "bytes").eq(mf(&stored_msg, "msg_len"))),
+        ),
+    );
+    m.assert(
+        "a_cpl_moves_on",
+        "a completion writes its stream word back with completed_msn + 1 and the slot freed",
+        implies(
+            &advance,
+            st_we
+                .clone()
+                .logic_and(st_wa.clone().eq(&q_addr))
+                .logic_and(s_nc(&st_adv).eq(s_nc(&stored_st) + lit(24, 1)))
+                .logic_and(s_valid(&st_adv).eq(s_valid(&stored_st) & !slot_bit))
+                .logic_and(st_wd.clone().eq(&st_adv)),
+        ),
+    );
+    // A tracked stream's completed_msn, as stored: it moves one step on at
+    // a completion of that stream and otherwise only back to 0 (the reset
+    // sweep, an open of its connection).
+    let f_q = m.formal_anyconst("f_cpl_queue", qb, "a tracked stream {conn, stream}");
+    let q_word = m.formal_mem_word(&st_mem, "f_cpl_queue_word", &f_q);
+    let q_nc = s_nc(&q_word);
+    let past_nc = m.past("cpl_queue_nc", q_nc.clone(), "the tracked stream's completed_msn last cycle");
+    let past_adv = m.past(
+        "cpl_queue_advance",
+        advance.expr().logic_and(q_addr.clone().eq(&f_q)),
+        "the tracked stream completed a message last cycle",
+    );
+    let zeroed =
+        is(INIT).logic_and(init_addr.q.expr().eq(&f_q)).logic_or(open_act.expr().logic_and(q_addr.clone().eq(&f_q)));
+    let past_zero = m.past("cpl_queue_zeroed", zeroed, "the sweep or an open zeroed the tracked stream last cycle");
+    let past_rst = m.past("cpl_rst", &rst, "reset last cycle");
+    m.assert(
+        "a_cpl_msn_order",
+        "a stream's completed_msn moves only by one, at its own completion, or back to 0 at the sweep or an open",
+        implies(
+            past_rst.expr().logic_not(),
+            q_nc.clone()
+                .eq(&past_nc)
+                .logic_or(past_adv.expr().logic_and(q_nc.clone().eq(past_nc.expr() + lit(24, 1))))
+                .logic_or(past_zero.expr().logic_and(q_nc.eq(lit(24, 0)))),
+        ),
+    );
+    let done = m.formal_wire("f_cpl_queue_done", 1, "the tracked stream has completed a message since reset");
+    m.formal_seq(vec![crate::ir::if_else(
+        &rst,
+        vec![set(&done, lit(1, 0))],
+        vec![if_then(advance.expr().logic_and(q_addr.clone().eq(&f_q)), vec![set(&done, lit(1, 1))])],
+    )]);
+    m.cover(
+        "c_cpl_queue_reopened",
+        "the tracked stream, after a completion, is zeroed again by an open of its connection",
+        done.expr().logic_and(q_word.expr().eq(lit(sw, 0))),
+    );
+    m.cover("c_cpl_write", "a WRITE completes", adv_plain.expr());
+    m.cover("c_cpl_recv", "a SEND completes with its receive", cons_ok.expr());
+    m.cover(
+        "c_cpl_two_in_order",
+        "the tracked stream completes its second message (msn 1, after msn 0)",
+        advance.expr().logic_and(q_addr.clone().eq(&f_q)).logic_and(s_nc(&q_word).eq(lit(24, 1))),
+    );
+
     for (n, e) in [
         ("dma_err", count_act.expr().logic_and(&tag_ok.q).logic_and(status.q.expr().ne(lit(2, 0)))),
         ("order_err", count_act.expr().logic_and(tag_ok.q.expr().logic_not())),
@@ -538,4 +657,24 @@ fn build(p: &CplEngineParams) -> Module {
         m.assign(port(&format!("stat_{n}")), &r.q);
     }
     m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]): every assertion by k-induction (k covers the table
+/// read latency between an operation's read and its act), the covers past
+/// the reset sweep of the stream words (`CONNS * STREAMS` cycles). Both
+/// keep the tables as arrays: the message slots (`CONNS * STREAMS *
+/// MSG_DEPTH` words of 170 bits) are far too many flip-flops.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{Mode, Task};
+    let task = |name, mode| Task {
+        name,
+        mode,
+        asserts: None,
+        why_bounded: "",
+        arrays: true,
+        without: &[],
+        lean_on_proven: false,
+    };
+    vec![task("prove", Mode::Prove(4)), task("cover", Mode::Cover(84))]
 }

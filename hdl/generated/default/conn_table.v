@@ -935,21 +935,42 @@ module conn_table #(
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
-  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
-  reg          f_past_s_wr_stall;      // s_wr: valid and not ready last cycle
-  reg  [86:0]  f_past_s_wr_payload;    // s_wr: payload last cycle
-  reg          f_past_s_st_stall;      // s_st: valid and not ready last cycle
-  reg  [41:0]  f_past_s_st_payload;    // s_st: payload last cycle
-  reg          f_past_s_lk_stall;      // s_lk: valid and not ready last cycle
-  reg  [164:0] f_past_s_lk_payload;    // s_lk: payload last cycle
-  reg          f_past_m_lk_stall;      // m_lk: valid and not ready last cycle
-  reg  [477:0] f_past_m_lk_payload;    // m_lk: payload last cycle
-  reg          f_past_m_nack_stall;    // m_nack: valid and not ready last cycle
-  reg  [170:0] f_past_m_nack_payload;  // m_nack: payload last cycle
-  reg          f_past_s_rd_stall;      // s_rd: valid and not ready last cycle
-  reg  [11:0]  f_past_s_rd_payload;    // s_rd: payload last cycle
-  reg          f_past_m_rd_stall;      // m_rd: valid and not ready last cycle
-  reg  [98:0]  f_past_m_rd_payload;    // m_rd: payload last cycle
+  reg          f_past_valid = 1'b0;        // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_wr_stall;          // s_wr: valid and not ready last cycle
+  reg  [86:0]  f_past_s_wr_payload;        // s_wr: payload last cycle
+  reg          f_past_s_st_stall;          // s_st: valid and not ready last cycle
+  reg  [41:0]  f_past_s_st_payload;        // s_st: payload last cycle
+  reg          f_past_s_lk_stall;          // s_lk: valid and not ready last cycle
+  reg  [164:0] f_past_s_lk_payload;        // s_lk: payload last cycle
+  reg          f_past_m_lk_stall;          // m_lk: valid and not ready last cycle
+  reg  [477:0] f_past_m_lk_payload;        // m_lk: payload last cycle
+  reg          f_past_m_nack_stall;        // m_nack: valid and not ready last cycle
+  reg  [170:0] f_past_m_nack_payload;      // m_nack: payload last cycle
+  reg          f_past_s_rd_stall;          // s_rd: valid and not ready last cycle
+  reg  [11:0]  f_past_s_rd_payload;        // s_rd: payload last cycle
+  reg          f_past_m_rd_stall;          // m_rd: valid and not ready last cycle
+  reg  [98:0]  f_past_m_rd_payload;        // m_rd: payload last cycle
+  wire [86:0]  f_ctx_lk_stored;            // word of ctx_lk_mem at the tracked address
+  wire [86:0]  f_ctx_tx_stored;            // word of ctx_tx_mem at the tracked address
+  wire [24:0]  f_stream0_stored;           // word of stream0_mem at the tracked address
+  wire [24:0]  f_stream1_stored;           // word of stream1_mem at the tracked address
+  wire [24:0]  f_stream2_stored;           // word of stream2_mem at the tracked address
+  wire [24:0]  f_stream3_stored;           // word of stream3_mem at the tracked address
+  wire [24:0]  f_stream4_stored;           // word of stream4_mem at the tracked address
+  wire [24:0]  f_stream5_stored;           // word of stream5_mem at the tracked address
+  wire [24:0]  f_stream6_stored;           // word of stream6_mem at the tracked address
+  wire [24:0]  f_stream7_stored;           // word of stream7_mem at the tracked address
+  wire [24:0]  f_stream8_stored;           // word of stream8_mem at the tracked address
+  wire [24:0]  f_stream9_stored;           // word of stream9_mem at the tracked address
+  wire [24:0]  f_stream10_stored;          // word of stream10_mem at the tracked address
+  wire [24:0]  f_stream11_stored;          // word of stream11_mem at the tracked address
+  wire [24:0]  f_stream12_stored;          // word of stream12_mem at the tracked address
+  wire [24:0]  f_stream13_stored;          // word of stream13_mem at the tracked address
+  wire [24:0]  f_stream14_stored;          // word of stream14_mem at the tracked address
+  wire [24:0]  f_stream15_stored;          // word of stream15_mem at the tracked address
+  (* anyconst *) reg  [11:0]  f_ctx_slot;  // any connection slot
+  wire [86:0]  f_ctx_lk_copy;              // word of ctx_lk_mem at the tracked address
+  wire [86:0]  f_ctx_tx_copy;              // word of ctx_tx_mem at the tracked address
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -1010,6 +1031,46 @@ module conn_table #(
   always @(posedge clk) begin
     f_past_m_rd_payload <= {m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr, m_rd_paths};
   end
+
+  assign f_ctx_lk_stored = ctx_lk_mem[p2_lk_reg[13:2]];
+
+  assign f_ctx_tx_stored = ctx_tx_mem[r2_conn_reg];
+
+  assign f_stream0_stored = stream0_mem[p2_lk_reg[13:2]];
+
+  assign f_stream1_stored = stream1_mem[p2_lk_reg[13:2]];
+
+  assign f_stream2_stored = stream2_mem[p2_lk_reg[13:2]];
+
+  assign f_stream3_stored = stream3_mem[p2_lk_reg[13:2]];
+
+  assign f_stream4_stored = stream4_mem[p2_lk_reg[13:2]];
+
+  assign f_stream5_stored = stream5_mem[p2_lk_reg[13:2]];
+
+  assign f_stream6_stored = stream6_mem[p2_lk_reg[13:2]];
+
+  assign f_stream7_stored = stream7_mem[p2_lk_reg[13:2]];
+
+  assign f_stream8_stored = stream8_mem[p2_lk_reg[13:2]];
+
+  assign f_stream9_stored = stream9_mem[p2_lk_reg[13:2]];
+
+  assign f_stream10_stored = stream10_mem[p2_lk_reg[13:2]];
+
+  assign f_stream11_stored = stream11_mem[p2_lk_reg[13:2]];
+
+  assign f_stream12_stored = stream12_mem[p2_lk_reg[13:2]];
+
+  assign f_stream13_stored = stream13_mem[p2_lk_reg[13:2]];
+
+  assign f_stream14_stored = stream14_mem[p2_lk_reg[13:2]];
+
+  assign f_stream15_stored = stream15_mem[p2_lk_reg[13:2]];
+
+  assign f_ctx_lk_copy = ctx_lk_mem[f_ctx_slot];
+
+  assign f_ctx_tx_copy = ctx_tx_mem[f_ctx_slot];
 
   always @(posedge clk) begin
     if (!f_past_valid) begin
@@ -1084,6 +1145,129 @@ module conn_table #(
 
       // m_rd: payload holds while valid and not ready (this block keeps it)
       a_m_rd_payload_stable: assert (!f_past_m_rd_stall || ({m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr, m_rd_paths} == f_past_m_rd_payload));
+
+      // ctx_lk: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_ctx_lk_no_lost_update: assert (!p2_valid_reg || (lk_ctx == f_ctx_lk_stored));
+
+      // ctx_lk: nothing is in flight while the clear sweep writes the table
+      a_ctx_lk_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // ctx_tx: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_ctx_tx_no_lost_update: assert (!r2_valid_reg || (rd_ctx == f_ctx_tx_stored));
+
+      // ctx_tx: nothing is in flight while the clear sweep writes the table
+      a_ctx_tx_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream0: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream0_no_lost_update: assert (!p2_valid_reg || (lk_stream0 == f_stream0_stored));
+
+      // stream0: nothing is in flight while the clear sweep writes the table
+      a_stream0_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream1: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream1_no_lost_update: assert (!p2_valid_reg || (lk_stream1 == f_stream1_stored));
+
+      // stream1: nothing is in flight while the clear sweep writes the table
+      a_stream1_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream2: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream2_no_lost_update: assert (!p2_valid_reg || (lk_stream2 == f_stream2_stored));
+
+      // stream2: nothing is in flight while the clear sweep writes the table
+      a_stream2_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream3: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream3_no_lost_update: assert (!p2_valid_reg || (lk_stream3 == f_stream3_stored));
+
+      // stream3: nothing is in flight while the clear sweep writes the table
+      a_stream3_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream4: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream4_no_lost_update: assert (!p2_valid_reg || (lk_stream4 == f_stream4_stored));
+
+      // stream4: nothing is in flight while the clear sweep writes the table
+      a_stream4_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream5: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream5_no_lost_update: assert (!p2_valid_reg || (lk_stream5 == f_stream5_stored));
+
+      // stream5: nothing is in flight while the clear sweep writes the table
+      a_stream5_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream6: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream6_no_lost_update: assert (!p2_valid_reg || (lk_stream6 == f_stream6_stored));
+
+      // stream6: nothing is in flight while the clear sweep writes the table
+      a_stream6_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream7: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream7_no_lost_update: assert (!p2_valid_reg || (lk_stream7 == f_stream7_stored));
+
+      // stream7: nothing is in flight while the clear sweep writes the table
+      a_stream7_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream8: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream8_no_lost_update: assert (!p2_valid_reg || (lk_stream8 == f_stream8_stored));
+
+      // stream8: nothing is in flight while the clear sweep writes the table
+      a_stream8_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream9: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream9_no_lost_update: assert (!p2_valid_reg || (lk_stream9 == f_stream9_stored));
+
+      // stream9: nothing is in flight while the clear sweep writes the table
+      a_stream9_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream10: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream10_no_lost_update: assert (!p2_valid_reg || (lk_stream10 == f_stream10_stored));
+
+      // stream10: nothing is in flight while the clear sweep writes the table
+      a_stream10_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream11: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream11_no_lost_update: assert (!p2_valid_reg || (lk_stream11 == f_stream11_stored));
+
+      // stream11: nothing is in flight while the clear sweep writes the table
+      a_stream11_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream12: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream12_no_lost_update: assert (!p2_valid_reg || (lk_stream12 == f_stream12_stored));
+
+      // stream12: nothing is in flight while the clear sweep writes the table
+      a_stream12_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream13: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream13_no_lost_update: assert (!p2_valid_reg || (lk_stream13 == f_stream13_stored));
+
+      // stream13: nothing is in flight while the clear sweep writes the table
+      a_stream13_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream14: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream14_no_lost_update: assert (!p2_valid_reg || (lk_stream14 == f_stream14_stored));
+
+      // stream14: nothing is in flight while the clear sweep writes the table
+      a_stream14_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // stream15: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream15_no_lost_update: assert (!p2_valid_reg || (lk_stream15 == f_stream15_stored));
+
+      // stream15: nothing is in flight while the clear sweep writes the table
+      a_stream15_sweep_alone: assert (!init_reg || !((((((((1'b0 || p1_valid_reg) || p2_valid_reg) || r1_valid_reg) || r2_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg) || fw1_wr_valid_reg) || fw1_st_valid_reg));
+
+      // the lookup and transmit copies of a context are the same word
+      a_ctx_copies_agree: assert (f_ctx_lk_copy == f_ctx_tx_copy);
+
+      // a lookup answered ok names an open connection by its whole local id, on a path it has (DATA, PROBE)
+      a_lk_ok_open: assert (!(p2_valid_reg && ok) || ((f_ctx_lk_stored[0] && (f_ctx_lk_stored[24:1] == p2_lk_reg[25:2])) && (is_ack || (p2_lk_reg[33:26] < {2'd0, f_ctx_lk_stored[86:81]}))));
+
+      // a lookup is answered ok
+      c_lk_ok: cover (p2_valid_reg && ok);
+
+      // a lookup is answered with NO_CONN
+      c_lk_no_conn: cover (no_conn);
+
+      // a lookup answered in the cycle after a context write to its slot (through forwarding)
+      c_lk_after_write: cover (p2_valid_reg && (fw0_wr_valid_reg && (fw0_wr_addr_reg == p2_lk_reg[13:2])));
     end
   end
 `endif

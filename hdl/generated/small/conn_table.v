@@ -583,21 +583,30 @@ module conn_table #(
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
-  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
-  reg          f_past_s_wr_stall;      // s_wr: valid and not ready last cycle
-  reg  [86:0]  f_past_s_wr_payload;    // s_wr: payload last cycle
-  reg          f_past_s_st_stall;      // s_st: valid and not ready last cycle
-  reg  [31:0]  f_past_s_st_payload;    // s_st: payload last cycle
-  reg          f_past_s_lk_stall;      // s_lk: valid and not ready last cycle
-  reg  [164:0] f_past_s_lk_payload;    // s_lk: payload last cycle
-  reg          f_past_m_lk_stall;      // m_lk: valid and not ready last cycle
-  reg  [169:0] f_past_m_lk_payload;    // m_lk: payload last cycle
-  reg          f_past_m_nack_stall;    // m_nack: valid and not ready last cycle
-  reg  [170:0] f_past_m_nack_payload;  // m_nack: payload last cycle
-  reg          f_past_s_rd_stall;      // s_rd: valid and not ready last cycle
-  reg  [3:0]   f_past_s_rd_payload;    // s_rd: payload last cycle
-  reg          f_past_m_rd_stall;      // m_rd: valid and not ready last cycle
-  reg  [90:0]  f_past_m_rd_payload;    // m_rd: payload last cycle
+  reg          f_past_valid = 1'b0;        // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_wr_stall;          // s_wr: valid and not ready last cycle
+  reg  [86:0]  f_past_s_wr_payload;        // s_wr: payload last cycle
+  reg          f_past_s_st_stall;          // s_st: valid and not ready last cycle
+  reg  [31:0]  f_past_s_st_payload;        // s_st: payload last cycle
+  reg          f_past_s_lk_stall;          // s_lk: valid and not ready last cycle
+  reg  [164:0] f_past_s_lk_payload;        // s_lk: payload last cycle
+  reg          f_past_m_lk_stall;          // m_lk: valid and not ready last cycle
+  reg  [169:0] f_past_m_lk_payload;        // m_lk: payload last cycle
+  reg          f_past_m_nack_stall;        // m_nack: valid and not ready last cycle
+  reg  [170:0] f_past_m_nack_payload;      // m_nack: payload last cycle
+  reg          f_past_s_rd_stall;          // s_rd: valid and not ready last cycle
+  reg  [3:0]   f_past_s_rd_payload;        // s_rd: payload last cycle
+  reg          f_past_m_rd_stall;          // m_rd: valid and not ready last cycle
+  reg  [90:0]  f_past_m_rd_payload;        // m_rd: payload last cycle
+  wire [86:0]  f_ctx_lk_stored;            // word of ctx_lk_mem at the tracked address
+  wire [86:0]  f_ctx_tx_stored;            // word of ctx_tx_mem at the tracked address
+  wire [24:0]  f_stream0_stored;           // word of stream0_mem at the tracked address
+  wire [24:0]  f_stream1_stored;           // word of stream1_mem at the tracked address
+  wire [24:0]  f_stream2_stored;           // word of stream2_mem at the tracked address
+  wire [24:0]  f_stream3_stored;           // word of stream3_mem at the tracked address
+  (* anyconst *) reg  [3:0]   f_ctx_slot;  // any connection slot
+  wire [86:0]  f_ctx_lk_copy;              // word of ctx_lk_mem at the tracked address
+  wire [86:0]  f_ctx_tx_copy;              // word of ctx_tx_mem at the tracked address
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -658,6 +667,22 @@ module conn_table #(
   always @(posedge clk) begin
     f_past_m_rd_payload <= {m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr, m_rd_paths};
   end
+
+  assign f_ctx_lk_stored = ctx_lk_mem[p1_lk_reg[5:2]];
+
+  assign f_ctx_tx_stored = ctx_tx_mem[r1_conn_reg];
+
+  assign f_stream0_stored = stream0_mem[p1_lk_reg[5:2]];
+
+  assign f_stream1_stored = stream1_mem[p1_lk_reg[5:2]];
+
+  assign f_stream2_stored = stream2_mem[p1_lk_reg[5:2]];
+
+  assign f_stream3_stored = stream3_mem[p1_lk_reg[5:2]];
+
+  assign f_ctx_lk_copy = ctx_lk_mem[f_ctx_slot];
+
+  assign f_ctx_tx_copy = ctx_tx_mem[f_ctx_slot];
 
   always @(posedge clk) begin
     if (!f_past_valid) begin
@@ -732,6 +757,57 @@ module conn_table #(
 
       // m_rd: payload holds while valid and not ready (this block keeps it)
       a_m_rd_payload_stable: assert (!f_past_m_rd_stall || ({m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr, m_rd_paths} == f_past_m_rd_payload));
+
+      // ctx_lk: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_ctx_lk_no_lost_update: assert (!p1_valid_reg || (lk_ctx == f_ctx_lk_stored));
+
+      // ctx_lk: nothing is in flight while the clear sweep writes the table
+      a_ctx_lk_sweep_alone: assert (!init_reg || !((((1'b0 || p1_valid_reg) || r1_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg));
+
+      // ctx_tx: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_ctx_tx_no_lost_update: assert (!r1_valid_reg || (rd_ctx == f_ctx_tx_stored));
+
+      // ctx_tx: nothing is in flight while the clear sweep writes the table
+      a_ctx_tx_sweep_alone: assert (!init_reg || !((((1'b0 || p1_valid_reg) || r1_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg));
+
+      // stream0: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream0_no_lost_update: assert (!p1_valid_reg || (lk_stream0 == f_stream0_stored));
+
+      // stream0: nothing is in flight while the clear sweep writes the table
+      a_stream0_sweep_alone: assert (!init_reg || !((((1'b0 || p1_valid_reg) || r1_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg));
+
+      // stream1: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream1_no_lost_update: assert (!p1_valid_reg || (lk_stream1 == f_stream1_stored));
+
+      // stream1: nothing is in flight while the clear sweep writes the table
+      a_stream1_sweep_alone: assert (!init_reg || !((((1'b0 || p1_valid_reg) || r1_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg));
+
+      // stream2: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream2_no_lost_update: assert (!p1_valid_reg || (lk_stream2 == f_stream2_stored));
+
+      // stream2: nothing is in flight while the clear sweep writes the table
+      a_stream2_sweep_alone: assert (!init_reg || !((((1'b0 || p1_valid_reg) || r1_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg));
+
+      // stream3: the update stage works on the entry stored now (back-to-back updates see each other)
+      a_stream3_no_lost_update: assert (!p1_valid_reg || (lk_stream3 == f_stream3_stored));
+
+      // stream3: nothing is in flight while the clear sweep writes the table
+      a_stream3_sweep_alone: assert (!init_reg || !((((1'b0 || p1_valid_reg) || r1_valid_reg) || fw0_wr_valid_reg) || fw0_st_valid_reg));
+
+      // the lookup and transmit copies of a context are the same word
+      a_ctx_copies_agree: assert (f_ctx_lk_copy == f_ctx_tx_copy);
+
+      // a lookup answered ok names an open connection by its whole local id, on a path it has (DATA, PROBE)
+      a_lk_ok_open: assert (!(p1_valid_reg && ok) || ((f_ctx_lk_stored[0] && (f_ctx_lk_stored[24:1] == p1_lk_reg[25:2])) && (is_ack || (p1_lk_reg[33:26] < {2'd0, f_ctx_lk_stored[86:81]}))));
+
+      // a lookup is answered ok
+      c_lk_ok: cover (p1_valid_reg && ok);
+
+      // a lookup is answered with NO_CONN
+      c_lk_no_conn: cover (no_conn);
+
+      // a lookup answered in the cycle after a context write to its slot (through forwarding)
+      c_lk_after_write: cover (p1_valid_reg && (fw0_wr_valid_reg && (fw0_wr_addr_reg == p1_lk_reg[5:2])));
     end
   end
 `endif

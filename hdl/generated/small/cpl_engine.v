@@ -722,10 +722,132 @@ module cpl_engine #(
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
-  reg  f_past_valid = 1'b0;  // 0 in the first cycle (a reset), 1 after
+  reg          f_past_valid = 1'b0;         // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_new_stall;          // s_new: valid and not ready last cycle
+  reg  [175:0] f_past_s_new_payload;        // s_new: payload last cycle
+  reg          f_past_s_dma_stall;          // s_dma: valid and not ready last cycle
+  reg  [17:0]  f_past_s_dma_payload;        // s_dma: payload last cycle
+  reg          f_past_s_post_stall;         // s_post: valid and not ready last cycle
+  reg  [5:0]   f_past_s_post_payload;       // s_post: payload last cycle
+  reg          f_past_s_open_stall;         // s_open: valid and not ready last cycle
+  reg  [3:0]   f_past_s_open_payload;       // s_open: payload last cycle
+  reg          f_past_m_consume_stall;      // m_consume: valid and not ready last cycle
+  reg  [30:0]  f_past_m_consume_payload;    // m_consume: payload last cycle
+  reg          f_past_s_cons_stall;         // s_cons: valid and not ready last cycle
+  reg  [88:0]  f_past_s_cons_payload;       // s_cons: payload last cycle
+  reg          f_past_m_cqe_stall;          // m_cqe: valid and not ready last cycle
+  reg  [164:0] f_past_m_cqe_payload;        // m_cqe: payload last cycle
+  reg          f_past_m_st_stall;           // m_st: valid and not ready last cycle
+  reg  [31:0]  f_past_m_st_payload;         // m_st: payload last cycle
+  wire [56:0]  f_st_stored;                 // word of st_mem at the tracked address
+  wire [169:0] f_msg_stored;                // word of msg_mem at the tracked address
+  wire [7:0]   f_st_stored_valid;           // the stored word's valid bit per slot
+  (* anyconst *) reg  [5:0]   f_cpl_queue;  // a tracked stream {conn, stream}
+  wire [56:0]  f_cpl_queue_word;            // word of st_mem at the tracked address
+  reg  [23:0]  f_past_cpl_queue_nc;         // the tracked stream's completed_msn last cycle
+  reg          f_past_cpl_queue_advance;    // the tracked stream completed a message last cycle
+  reg          f_past_cpl_queue_zeroed;     // the sweep or an open zeroed the tracked stream last cycle
+  reg          f_past_cpl_rst;              // reset last cycle
+  reg          f_cpl_queue_done;            // the tracked stream has completed a message since reset
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_new_stall <= (s_new_valid && !s_new_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_new_payload <= {s_new_conn, s_new_stream, s_new_msn, s_new_payload_len, s_new_tag, s_new_send, s_new_msg_len, s_new_imm_valid, s_new_imm, s_new_rq_seq, s_new_conn_id};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_dma_stall <= (s_dma_valid && !s_dma_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_dma_payload <= {s_dma_tag, s_dma_status};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_post_stall <= (s_post_valid && !s_post_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_post_payload <= {s_post_conn, s_post_stream};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_open_stall <= (s_open_valid && !s_open_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_open_payload <= {s_open_conn};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_consume_stall <= (m_consume_valid && !m_consume_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_consume_payload <= {m_consume_conn, m_consume_stream, m_consume_imm, m_consume_rq_seq};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_cons_stall <= (s_cons_valid && !s_cons_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_cons_payload <= {s_cons_ok, s_cons_rq_seq, s_cons_wr_id};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cqe_stall <= (m_cqe_valid && !m_cqe_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cqe_payload <= {m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_conn, m_cqe_stream, m_cqe_byte_len, m_cqe_imm_valid, m_cqe_imm};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_st_stall <= (m_st_valid && !m_st_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_st_payload <= {m_st_conn, m_st_stream, m_st_clear, m_st_completed_msn, m_st_active};
+  end
+
+  assign f_st_stored = st_mem[{conn_reg, stream_reg}];
+
+  assign f_msg_stored = msg_mem[{{conn_reg, stream_reg}, state_reg == 3'd2 ? pkt_slot : stw_slot}];
+
+  assign f_st_stored_valid = f_st_stored[56:49];
+
+  assign f_cpl_queue_word = st_mem[f_cpl_queue];
+
+  always @(posedge clk) begin
+    f_past_cpl_queue_nc <= f_cpl_queue_word[23:0];
+  end
+
+  always @(posedge clk) begin
+    f_past_cpl_queue_advance <= advance && ({conn_reg, stream_reg} == f_cpl_queue);
+  end
+
+  always @(posedge clk) begin
+    f_past_cpl_queue_zeroed <= ((state_reg == 3'd0) && (init_addr_reg == f_cpl_queue)) || (open_act && ({conn_reg, stream_reg} == f_cpl_queue));
+  end
+
+  always @(posedge clk) begin
+    f_past_cpl_rst <= rst;
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_cpl_queue_done <= 1'b0;
+    end else if (advance && ({conn_reg, stream_reg} == f_cpl_queue)) begin
+      f_cpl_queue_done <= 1'b1;
+    end
   end
 
   always @(posedge clk) begin
@@ -756,6 +878,99 @@ module cpl_engine #(
 
       // cqe FIFO: entries (and those still in flight towards it) never exceed its 4 slots
       a_cqe_fifo_room: assert ({1'b0, cqe_count_reg} <= 4'd4);
+
+      // s_new: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_new_valid_held: assume (!f_past_s_new_stall || s_new_valid);
+
+      // s_new: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_new_payload_stable: assume (!f_past_s_new_stall || ({s_new_conn, s_new_stream, s_new_msn, s_new_payload_len, s_new_tag, s_new_send, s_new_msg_len, s_new_imm_valid, s_new_imm, s_new_rq_seq, s_new_conn_id} == f_past_s_new_payload));
+
+      // s_dma: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_dma_valid_held: assume (!f_past_s_dma_stall || s_dma_valid);
+
+      // s_dma: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_dma_payload_stable: assume (!f_past_s_dma_stall || ({s_dma_tag, s_dma_status} == f_past_s_dma_payload));
+
+      // s_post: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_post_valid_held: assume (!f_past_s_post_stall || s_post_valid);
+
+      // s_post: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_post_payload_stable: assume (!f_past_s_post_stall || ({s_post_conn, s_post_stream} == f_past_s_post_payload));
+
+      // s_open: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_open_valid_held: assume (!f_past_s_open_stall || s_open_valid);
+
+      // s_open: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_open_payload_stable: assume (!f_past_s_open_stall || ({s_open_conn} == f_past_s_open_payload));
+
+      // m_consume: valid stays high until its handshake (this block keeps it)
+      a_m_consume_valid_held: assert (!f_past_m_consume_stall || m_consume_valid);
+
+      // m_consume: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_consume_stall_fire: cover ((f_past_m_consume_stall && m_consume_valid) && m_consume_ready);
+
+      // m_consume: payload holds while valid and not ready (this block keeps it)
+      a_m_consume_payload_stable: assert (!f_past_m_consume_stall || ({m_consume_conn, m_consume_stream, m_consume_imm, m_consume_rq_seq} == f_past_m_consume_payload));
+
+      // s_cons: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_cons_valid_held: assume (!f_past_s_cons_stall || s_cons_valid);
+
+      // s_cons: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_cons_payload_stable: assume (!f_past_s_cons_stall || ({s_cons_ok, s_cons_rq_seq, s_cons_wr_id} == f_past_s_cons_payload));
+
+      // m_cqe: valid stays high until its handshake (this block keeps it)
+      a_m_cqe_valid_held: assert (!f_past_m_cqe_stall || m_cqe_valid);
+
+      // m_cqe: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_cqe_stall_fire: cover ((f_past_m_cqe_stall && m_cqe_valid) && m_cqe_ready);
+
+      // m_cqe: payload holds while valid and not ready (this block keeps it)
+      a_m_cqe_payload_stable: assert (!f_past_m_cqe_stall || ({m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_conn, m_cqe_stream, m_cqe_byte_len, m_cqe_imm_valid, m_cqe_imm} == f_past_m_cqe_payload));
+
+      // m_st: valid stays high until its handshake (this block keeps it)
+      a_m_st_valid_held: assert (!f_past_m_st_stall || m_st_valid);
+
+      // m_st: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_st_stall_fire: cover ((f_past_m_st_stall && m_st_valid) && m_st_ready);
+
+      // m_st: payload holds while valid and not ready (this block keeps it)
+      a_m_st_payload_stable: assert (!f_past_m_st_stall || ({m_st_conn, m_st_stream, m_st_clear, m_st_completed_msn, m_st_active} == f_past_m_st_payload));
+
+      // while a stream drains, the engine's copy of its stream word is the stored word
+      a_stw_stored: assert (!(((state_reg == 3'd3) || (state_reg == 3'd4)) || (state_reg == 3'd5)) || (stw_reg == f_st_stored));
+
+      // a count or a post acts on the stream word as stored now
+      a_rd_st_stored: assert (!(((state_reg == 3'd2) || (state_reg == 3'd6)) && act) || (stword_rd_reg == f_st_stored));
+
+      // a count acts on its message slot, a drain step on the head slot, as stored now
+      a_rd_msg_stored: assert (!(((state_reg == 3'd2) || (state_reg == 3'd4)) && act) || (msgword_rd_reg == f_msg_stored));
+
+      // a consume waits on the head message as stored
+      a_msg_stored: assert (!(state_reg == 3'd5) || (msg_reg == f_msg_stored));
+
+      // a count works on the pending packet's own stream
+      a_count_same_queue: assert (!(state_reg == 3'd2) || ({pkt_reg[3:0], pkt_reg[5:4]} == {conn_reg, stream_reg}));
+
+      // a completion (and a consume waited on) is the stream's next message, live in its slot and counted in full
+      a_cpl_next_msn: assert (!(advance || (state_reg == 3'd5)) || ((f_st_stored_valid[stw_slot] && (f_msg_stored[23:0] == f_st_stored[23:0])) && (f_msg_stored[169:138] == f_msg_stored[56:25])));
+
+      // a completion writes its stream word back with completed_msn + 1 and the slot freed
+      a_cpl_moves_on: assert (!advance || ((((((((state_reg == 3'd0) || count_good) || advance) || open_act) && ((state_reg == 3'd0 ? init_addr_reg : (count_good ? {pkt_reg[3:0], pkt_reg[5:4]} : {conn_reg, stream_reg})) == {conn_reg, stream_reg})) && (adv_st[23:0] == (f_st_stored[23:0] + 24'd1))) && (adv_st[56:49] == (f_st_stored[56:49] & ~(8'd1 << stw_slot)))) && ((count_good ? count_st : (advance ? adv_st : 57'd0)) == adv_st)));
+
+      // a stream's completed_msn moves only by one, at its own completion, or back to 0 at the sweep or an open
+      a_cpl_msn_order: assert (!(!f_past_cpl_rst) || (((f_cpl_queue_word[23:0] == f_past_cpl_queue_nc) || (f_past_cpl_queue_advance && (f_cpl_queue_word[23:0] == (f_past_cpl_queue_nc + 24'd1)))) || (f_past_cpl_queue_zeroed && (f_cpl_queue_word[23:0] == 24'd0))));
+
+      // the tracked stream, after a completion, is zeroed again by an open of its connection
+      c_cpl_queue_reopened: cover (f_cpl_queue_done && (f_cpl_queue_word == 57'd0));
+
+      // a WRITE completes
+      c_cpl_write: cover (adv_plain);
+
+      // a SEND completes with its receive
+      c_cpl_recv: cover (cons_ok);
+
+      // the tracked stream completes its second message (msn 1, after msn 0)
+      c_cpl_two_in_order: cover ((advance && ({conn_reg, stream_reg} == f_cpl_queue)) && (f_cpl_queue_word[23:0] == 24'd1));
     end
   end
 `endif
