@@ -542,7 +542,7 @@ fn build(p: &PathSelectorParams) -> Module {
         &init.q,
         busy,
     );
-    fairness(&mut m, p, &mem, &init, &init_addr, &s_req_valid, pick, &win_valid, &win_idx);
+    fairness(&mut m, p, &mem, &init, &init_addr, &s_req_valid, &stages, &win_valid, &win_idx);
 
     let sel_fire = m_sel_valid.expr().logic_and(&m_sel_ready);
     m.cover("c_sel_path", "a decision naming a path leaves", sel_fire.clone().logic_and(m_sel_none.expr().logic_not()));
@@ -595,11 +595,12 @@ fn fairness(
     init: &crate::Reg,
     init_addr: &crate::Reg,
     s_req_valid: &Signal,
-    pick: &Stage,
+    stages: &[Stage],
     win_valid: &Signal,
     win_idx: &Signal,
 ) {
     let (paths, cw, pw, wb, cb) = (p.paths, p.conn_bits, p.path_bits, WEIGHT_BITS, CREDIT_BITS);
+    let pick = stages.last().expect("at least one stage");
     let gw = 24;
     let f_conn = m.formal_anyconst("f_fair_conn", cw, "the tracked connection");
     let f_elig = m.formal_anyconst("f_fair_elig", paths, "its eligible set");
@@ -666,6 +667,31 @@ fn fairness(
         })
         .collect();
     let sum = c.iter().cloned().reduce(|a, b| a + b).expect("paths");
+    // Two rules that only tie the state to the assumptions above, so that
+    // k-induction need not reach back to the request or the sweep.
+    for (j, st) in stages.iter().enumerate() {
+        m.assert(
+            &format!("a_fair_stage{}", j + 1),
+            &format!("a request of F in stage p{} has F's eligible set and weights and no clear", j + 1),
+            implies(
+                st.valid.q.expr().logic_and(st.conn.q.expr().eq(&f_conn)),
+                st.elig
+                    .q
+                    .expr()
+                    .eq(&f_elig)
+                    .logic_and(st.weight.q.expr().eq(&f_weight))
+                    .logic_and(st.clr.q.expr().eq(lit(paths, 0))),
+            ),
+        );
+    }
+    m.assert(
+        "a_fair_swept_zero",
+        "while the sweep runs past F, F's credits and lags are zero",
+        implies(
+            init.q.expr().logic_and(init_addr.q.expr().gt(&f_conn)),
+            lags.iter().fold(word.expr().eq(lit(paths * cb, 0)), |acc, lag| acc.logic_and(lag.expr().eq(lit(gw, 0)))),
+        ),
+    );
     m.assert(
         "a_fair_zero_sum",
         "F's credits sum to zero (SWRR's zero-sum update, no saturation)",
@@ -733,19 +759,34 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             why_bounded: "",
             arrays: false,
             without: FAIR_ASSUMES,
+            lean_on_proven: false,
         },
         Task {
             name: "fair",
             mode: Mode::Bmc(30),
             asserts: Some(asserts.iter().filter(|l| fair(l)).cloned().collect()),
-            why_bounded: "the credit bounds and the lag identity are inductive on paper (the zero-sum update with \
-                          the argmax keeps every credit above -W), but the induction step, which must see \
-                          through the argmax tree and the saturating adds for an arbitrary stored word, did not \
-                          finish in 10 minutes here; 30 cycles cover reset, the 16-cycle clear sweep and about a \
-                          dozen decisions of the tracked connection",
+            why_bounded: "the bounds and the lag identity are inductive on paper, and with the stage and sweep \
+                          rules (a_fair_stage*, a_fair_swept_zero) and the proven forwarding rule assumed, \
+                          2-induction has no counterexample left but one step of SWRR arithmetic: that the \
+                          argmax winner's added credit is positive when the credits sum to zero and each is above \
+                          -W. Yices did not decide that step in 12 minutes (nor the step alone, as one \
+                          combinational implication, in 6); 30 cycles cover reset, the 16-cycle clear sweep and \
+                          about a dozen decisions of the tracked connection",
+            arrays: true,
+            without: &[],
+            // The proven forwarding and sweep rules (the pick works on the
+            // stored credits) prune the search; `prove` proves them without
+            // the fixed-request assumption.
+            lean_on_proven: true,
+        },
+        Task {
+            name: "cover",
+            mode: Mode::Cover(26),
+            asserts: None,
+            why_bounded: "",
             arrays: false,
             without: &[],
+            lean_on_proven: false,
         },
-        Task { name: "cover", mode: Mode::Cover(26), asserts: None, why_bounded: "", arrays: false, without: &[] },
     ]
 }

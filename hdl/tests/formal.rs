@@ -9,6 +9,8 @@
 //! - `path_selector` proves by k-induction (its fairness bound is checked
 //!   by `scripts/formal`);
 //! - `csr`'s AXI4-Lite rules prove by k-induction;
+//! - `cpl_engine`'s completion rules (at most once, in msn order, none for
+//!   a message not counted in full) prove by k-induction;
 //! - `dma_write_engine`'s inductive safety properties (a rejected placement
 //!   issues no AW and no W; the queue holds only checked placements) prove;
 //! - the same engine generated with `unsafe_skip_bounds_check` fails, with a
@@ -93,6 +95,20 @@ fn every_property_is_labelled_commented_and_formal_only() {
                 .count();
             assert!(n >= 1, "{}: {a} is checked by no task", m.name());
         }
+        // A task that assumes the assertions it does not check leans only
+        // on ones proven by k-induction under no more assumptions than it
+        // has itself, by a task that leans on nothing.
+        for t in b.tasks.iter().filter(|t| t.lean_on_proven) {
+            for a in asserts(m).iter().filter(|a| t.asserts.as_ref().is_some_and(|k| !k.contains(a))) {
+                let proven = b.tasks.iter().any(|p| {
+                    matches!(p.mode, Mode::Prove(_))
+                        && !p.lean_on_proven
+                        && p.asserts.as_ref().is_none_or(|k| k.contains(a))
+                        && t.without.iter().all(|w| p.without.contains(w))
+                });
+                assert!(proven, "{}: task {} leans on {a}, which no plain prove task proves", m.name(), t.name);
+            }
+        }
         // Every valid/ready channel carries its handshake rules, from the
         // side the block is on, and every output channel a cover of a
         // stalled handshake completing.
@@ -108,7 +124,17 @@ fn every_property_is_labelled_commented_and_formal_only() {
         }
     }
     let names: Vec<&str> = blocks.iter().map(|b| b.module.name()).collect();
-    for block in ["rx_parser", "path_telemetry", "path_selector", "dma_write_engine", "recv_match", "sack_gen", "csr"] {
+    for block in [
+        "rx_parser",
+        "path_telemetry",
+        "path_selector",
+        "dma_write_engine",
+        "recv_match",
+        "sack_gen",
+        "csr",
+        "conn_table",
+        "cpl_engine",
+    ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
 }
@@ -136,6 +162,17 @@ fn path_selector_proves_by_induction() {
 }
 
 #[test]
+fn cpl_engine_completion_rules_prove_by_induction() {
+    let Some(tools) = tools() else { return };
+    let cfg = Config::builtin("small").unwrap();
+    let m = mrnic_hdl::cpl_engine::generate(&cfg).unwrap();
+    let tasks = mrnic_hdl::cpl_engine::formal_tasks(&asserts(&m));
+    let prove = tasks.iter().find(|t| t.name == "prove").unwrap();
+    let o = run("cpl_engine_prove", &cfg, &m, prove, &tools);
+    assert_eq!(o.status, Status::Pass, "replay: {}", o.command);
+}
+
+#[test]
 fn dma_write_engine_rejections_prove_and_the_unchecked_engine_fails() {
     let Some(tools) = tools() else { return };
     let cfg = fast_small();
@@ -155,6 +192,7 @@ fn dma_write_engine_rejections_prove_and_the_unchecked_engine_fails() {
         why_bounded: "",
         arrays: false,
         without: &[],
+        lean_on_proven: false,
     };
     let o = run("dma_write_engine_broken", &cfg, &bad, &bmc, &tools);
     assert_eq!(o.status, Status::Fail, "the engine without its bounds check must fail; replay: {}", o.command);

@@ -1024,6 +1024,15 @@ module path_selector #(
       // requests of the tracked connection keep one non-empty eligible set and one weight vector, and never clear
       asm_fair_fixed_request: assume (!(s_req_valid && (s_req_conn == f_fair_conn)) || ((((s_req_elig == f_fair_elig) && (s_req_weight == f_fair_weight)) && (s_req_clr == 16'd0)) && (f_fair_elig != 16'd0)));
 
+      // a request of F in stage p1 has F's eligible set and weights and no clear
+      a_fair_stage1: assert (!(p1_valid_reg && (p1_conn_reg == f_fair_conn)) || (((p1_elig_reg == f_fair_elig) && (p1_weight_reg == f_fair_weight)) && (p1_clr_reg == 16'd0)));
+
+      // a request of F in stage p2 has F's eligible set and weights and no clear
+      a_fair_stage2: assert (!(p2_valid_reg && (p2_conn_reg == f_fair_conn)) || (((p2_elig_reg == f_fair_elig) && (p2_weight_reg == f_fair_weight)) && (p2_clr_reg == 16'd0)));
+
+      // while the sweep runs past F, F's credits and lags are zero
+      a_fair_swept_zero: assert (!(init_reg && (init_addr_reg > f_fair_conn)) || (((((((((((((((((f_fair_credits == 256'd0) && (f_fair_lag0 == 24'd0)) && (f_fair_lag1 == 24'd0)) && (f_fair_lag2 == 24'd0)) && (f_fair_lag3 == 24'd0)) && (f_fair_lag4 == 24'd0)) && (f_fair_lag5 == 24'd0)) && (f_fair_lag6 == 24'd0)) && (f_fair_lag7 == 24'd0)) && (f_fair_lag8 == 24'd0)) && (f_fair_lag9 == 24'd0)) && (f_fair_lag10 == 24'd0)) && (f_fair_lag11 == 24'd0)) && (f_fair_lag12 == 24'd0)) && (f_fair_lag13 == 24'd0)) && (f_fair_lag14 == 24'd0)) && (f_fair_lag15 == 24'd0)));
+
       // F's credits sum to zero (SWRR's zero-sum update, no saturation)
       a_fair_zero_sum: assert (!f_fair_swept || (((((((((((((((({{8{f_fair_credits[15]}}, f_fair_credits[15:0]} + {{8{f_fair_credits[31]}}, f_fair_credits[31:16]}) + {{8{f_fair_credits[47]}}, f_fair_credits[47:32]}) + {{8{f_fair_credits[63]}}, f_fair_credits[63:48]}) + {{8{f_fair_credits[79]}}, f_fair_credits[79:64]}) + {{8{f_fair_credits[95]}}, f_fair_credits[95:80]}) + {{8{f_fair_credits[111]}}, f_fair_credits[111:96]}) + {{8{f_fair_credits[127]}}, f_fair_credits[127:112]}) + {{8{f_fair_credits[143]}}, f_fair_credits[143:128]}) + {{8{f_fair_credits[159]}}, f_fair_credits[159:144]}) + {{8{f_fair_credits[175]}}, f_fair_credits[175:160]}) + {{8{f_fair_credits[191]}}, f_fair_credits[191:176]}) + {{8{f_fair_credits[207]}}, f_fair_credits[207:192]}) + {{8{f_fair_credits[223]}}, f_fair_credits[223:208]}) + {{8{f_fair_credits[239]}}, f_fair_credits[239:224]}) + {{8{f_fair_credits[255]}}, f_fair_credits[255:240]}) == 24'd0));
 

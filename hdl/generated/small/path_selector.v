@@ -540,6 +540,12 @@ module path_selector #(
       // requests of the tracked connection keep one non-empty eligible set and one weight vector, and never clear
       asm_fair_fixed_request: assume (!(s_req_valid && (s_req_conn == f_fair_conn)) || ((((s_req_elig == f_fair_elig) && (s_req_weight == f_fair_weight)) && (s_req_clr == 4'd0)) && (f_fair_elig != 4'd0)));
 
+      // a request of F in stage p1 has F's eligible set and weights and no clear
+      a_fair_stage1: assert (!(p1_valid_reg && (p1_conn_reg == f_fair_conn)) || (((p1_elig_reg == f_fair_elig) && (p1_weight_reg == f_fair_weight)) && (p1_clr_reg == 4'd0)));
+
+      // while the sweep runs past F, F's credits and lags are zero
+      a_fair_swept_zero: assert (!(init_reg && (init_addr_reg > f_fair_conn)) || (((((f_fair_credits == 64'd0) && (f_fair_lag0 == 24'd0)) && (f_fair_lag1 == 24'd0)) && (f_fair_lag2 == 24'd0)) && (f_fair_lag3 == 24'd0)));
+
       // F's credits sum to zero (SWRR's zero-sum update, no saturation)
       a_fair_zero_sum: assert (!f_fair_swept || (((({{8{f_fair_credits[15]}}, f_fair_credits[15:0]} + {{8{f_fair_credits[31]}}, f_fair_credits[31:16]}) + {{8{f_fair_credits[47]}}, f_fair_credits[47:32]}) + {{8{f_fair_credits[63]}}, f_fair_credits[63:48]}) == 24'd0));
 
