@@ -72,6 +72,15 @@ pub struct AxiWriteSlave {
     pub responses: u64,
     pub errors: u64,
     bins: Option<Bins>,
+    /// When set, the address ranges `[base, end)` a write may touch: every
+    /// byte written (strobe set) outside them is counted in `outside` and
+    /// its first addresses kept in `outside_at` (the hostile tests' check
+    /// that nothing lands outside a registered region).
+    pub guard: Option<Vec<(u64, u64)>>,
+    pub outside: u64,
+    pub outside_at: Vec<u64>,
+    /// Bytes written (strobe set).
+    pub written: u64,
 }
 
 impl AxiWriteSlave {
@@ -113,6 +122,10 @@ impl AxiWriteSlave {
             responses: 0,
             errors: 0,
             bins: None,
+            guard: None,
+            outside: 0,
+            outside_at: Vec::new(),
+            written: 0,
         })
     }
 
@@ -199,8 +212,10 @@ impl AxiWriteSlave {
             let beats = values[p.awlen].as_u64() as u32 + 1;
             let size = 1u32 << values[p.awsize].as_u64();
             let first = addr & !(size as u64 - 1);
-            let end = first + beats as u64 * size as u64;
-            if addr / PAGE != (end - 1) / PAGE && violations.len() < 10 {
+            // Wrapping: a burst may end exactly at 2^64 (a region at the top
+            // of the address space).
+            let end = first.wrapping_add(beats as u64 * size as u64);
+            if addr / PAGE != end.wrapping_sub(1) / PAGE && violations.len() < 10 {
                 violations.push(format!("cycle {cycle}: AW {addr:#x} awlen {} crosses a 4 KiB boundary", beats - 1));
             }
             if let Some(b) = bins {
@@ -252,11 +267,18 @@ impl AxiWriteSlave {
     fn store(&mut self, addr: u64, size: u32, beats: &[(Bits, Bits)]) {
         let first = addr & !(size as u64 - 1);
         for (k, (data, strb)) in beats.iter().enumerate() {
-            let base = first + k as u64 * size as u64;
+            let base = first.wrapping_add(k as u64 * size as u64);
             for lane in 0..size {
                 if strb.bit(lane) {
                     let byte = (data.0[(lane / 8) as usize] >> (8 * (lane % 8))) as u8;
-                    let a = base + lane as u64;
+                    let a = base.wrapping_add(lane as u64);
+                    self.written += 1;
+                    if self.guard.as_ref().is_some_and(|g| !g.iter().any(|&(lo, hi)| a >= lo && a < hi)) {
+                        self.outside += 1;
+                        if self.outside_at.len() < 8 {
+                            self.outside_at.push(a);
+                        }
+                    }
                     let page = self.memory.entry(a / PAGE).or_insert_with(|| Box::new([0; PAGE as usize]));
                     page[(a % PAGE) as usize] = byte;
                 }
@@ -268,7 +290,7 @@ impl AxiWriteSlave {
     pub fn read(&self, addr: u64, len: usize) -> Vec<u8> {
         (0..len as u64)
             .map(|i| {
-                let a = addr + i;
+                let a = addr.wrapping_add(i);
                 self.memory.get(&(a / PAGE)).map_or(0, |p| p[(a % PAGE) as usize])
             })
             .collect()

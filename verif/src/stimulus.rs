@@ -353,6 +353,15 @@ impl Traffic {
         self
     }
 
+    /// Counts every byte the AXI write slave is asked to write outside
+    /// `ranges` (`[base, end)`); see [`AxiWriteSlave::guard`].
+    pub fn axi_guard(mut self, ranges: Vec<(u64, u64)>) -> Self {
+        if let Some(a) = self.axi.as_mut() {
+            a.guard = Some(ranges);
+        }
+        self
+    }
+
     /// The AXI write slave, if [`Traffic::axi_write_slave`] set one up.
     pub fn axi(&self) -> Option<&AxiWriteSlave> {
         self.axi.as_ref()

@@ -115,6 +115,125 @@ fn small_directed_4k_crossings_and_max_bursts_land_in_host_memory() {
     }
 }
 
+/// Issue 8, RTL under attack at block level: placements an attacker would
+/// try (guessed keys, a region without remote write, an invalid one, one
+/// byte past the end or before the base, longer than the region, wrapping
+/// past 2^64, a region at the top of the address space) plus 300 random
+/// ones near the edges, in lockstep, with an AXI checker on `m_axi_*` that
+/// counts every byte written outside the two writable regions: none may
+/// be, and every OK placement lands byte for byte.
+#[test]
+fn small_hostile_placements_never_write_outside_a_region() {
+    if skip_without_verilator() {
+        return;
+    }
+    let p = params();
+    let (t, d) = blk::traffic(&p, 0x0bad);
+    let r1 = Region { key: 0x25, valid: true, remote_write: true, base: 0x10_0000, len: 0x4000 };
+    let top = Region { key: 0x48, valid: true, remote_write: true, base: u64::MAX - 0xfff, len: 0xfff };
+    let regions = [
+        r1,
+        Region { key: 0x46, valid: true, remote_write: false, base: 0x20_0000, len: 0x1000 },
+        Region { key: 0x67, valid: false, remote_write: true, base: 0x30_0000, len: 0x1000 },
+        top,
+    ];
+    let end = |r: &Region| r.base.wrapping_add(r.len);
+    let mut cases: Vec<(u32, u64, usize)> = vec![
+        (0x25, end(&r1) - 16, 16),    // to the last byte
+        (0x25, end(&r1) - 15, 16),    // one byte past the end
+        (0x25, r1.base - 1, 16),      // one byte before the base
+        (0x25, end(&r1), 1),          // at the end
+        (0x25, end(&r1), 0),          // zero length at the end
+        (0x25, r1.base, 0x4001),      // longer than the region
+        (0x25, u64::MAX - 7, 16),     // wrapping 2^64
+        (0x35, r1.base, 16),          // the right slot, another tag
+        (0x1b, r1.base, 16),          // an empty slot
+        (0x46, 0x20_0000, 16),        // no remote write
+        (0x67, 0x30_0000, 16),        // invalid entry
+        (0x48, u64::MAX - 16, 16),    // the top region's last bytes
+        (0x48, u64::MAX - 15, 16),    // one past it: ends at 2^64
+        (0x48, u64::MAX - 0x1000, 8), // one byte below its base
+    ];
+    let mut rng = mrnic_verif::Rng::new(0x0bad);
+    for _ in 0..300 {
+        let r = &regions[rng.below(regions.len() as u64) as usize];
+        let key = if rng.below(5) == 0 { rng.next_u64() as u32 & 0xff } else { r.key };
+        let len = match rng.below(4) {
+            0 => rng.below(17),
+            1 => rng.below(600),
+            2 => r.len - 8 + rng.below(16),
+            _ => rng.below(9000),
+        } as usize;
+        let delta = rng.below(64);
+        let addr = match rng.below(4) {
+            0 => end(r).wrapping_sub(len as u64).wrapping_add(delta).wrapping_sub(32),
+            1 => r.base.wrapping_sub(delta).wrapping_add(32),
+            2 => u64::MAX - delta,
+            _ => r.base.wrapping_add(rng.below(r.len)),
+        };
+        cases.push((key, addr, len));
+    }
+    // Never-zero payloads: the bytes of a placement differ from unwritten memory.
+    let placements: Vec<Placement> = cases
+        .iter()
+        .map(|&(rkey, addr, len)| Placement {
+            rkey,
+            addr,
+            data: (0..len).map(|_| 1 + rng.below(255) as u8).collect(),
+            bad_tlast: None,
+        })
+        .collect();
+    {
+        let mut d = d.borrow_mut();
+        d.only_directed = true;
+        d.regions.extend(regions);
+        d.placements.extend(placements.iter().cloned());
+    }
+    let writable: Vec<(u64, u64)> =
+        regions.iter().filter(|r| r.valid && r.remote_write).map(|r| (r.base, r.base + r.len)).collect();
+    let mut t = t.idle(15).backpressure(30).axi_write_slave("m_axi_", 8, 0).axi_guard(writable).record("m_cpl_");
+    let mut ls = lockstep(Box::new(model), "small", "dwe_small_hostile");
+    run("dma_write_engine hostile", &mut ls, &mut t, 400_000);
+    let cpls = t.received("m_cpl_");
+    assert_eq!(cpls.len(), placements.len(), "every placement completes once");
+    let ok = dwe::status::OK as u64;
+    let mut accepted = 0;
+    // Host memory as the OK placements leave it, in completion order (later
+    // ones overwrite earlier ones where they overlap).
+    let mut want = std::collections::BTreeMap::new();
+    for (k, (c, pl)) in cpls.iter().zip(&placements).enumerate() {
+        assert_eq!(c[0].as_u64(), k as u64 + 1, "completion {k} in order");
+        // The rule: a valid, writable region holds [addr, addr + len).
+        let fits = regions.iter().any(|r| {
+            r.valid
+                && r.remote_write
+                && r.key == pl.rkey
+                && pl.addr >= r.base
+                && pl.addr.checked_add(pl.data.len() as u64).is_some_and(|e| e <= r.base + r.len)
+        });
+        if !pl.data.is_empty() {
+            assert_eq!(c[1].as_u64() == ok, fits, "placement {k} ({:#x}, {:#x}, {})", pl.rkey, pl.addr, pl.data.len());
+        }
+        if c[1].as_u64() == ok && !pl.data.is_empty() {
+            accepted += 1;
+            for (i, &b) in pl.data.iter().enumerate() {
+                want.insert(pl.addr + i as u64, b);
+            }
+        }
+    }
+    for (&a, &b) in &want {
+        assert_eq!(t.axi().unwrap().read(a, 1)[0], b, "byte at {a:#x}: the last OK placement's");
+    }
+    let axi = t.axi().unwrap();
+    println!(
+        "dma_write_engine hostile: {} placements, {accepted} accepted, {} bytes written, {} outside a region",
+        placements.len(),
+        axi.written,
+        axi.outside
+    );
+    assert_eq!(axi.outside, 0, "bytes written outside every writable region, first at {:x?}", axi.outside_at);
+}
+
 #[test]
 fn small_broken_model_is_caught_with_cycle_port_and_vcd_window() {
     if skip_without_verilator() {

@@ -2,7 +2,10 @@
 //! lockstep over seeded random frames (valid ones and every kind of bad one:
 //! header faults, ICRC errors, truncation, tkeep holes, MAC errors, oversize
 //! frames), with idle input cycles, random backpressure on both outputs and
-//! mid-run resets. Every output is compared every cycle.
+//! mid-run resets. Every output is compared every cycle. The hostile run
+//! (issue 8) mutates those frames further, several faults per frame: bit
+//! flips and overwrites anywhere, cuts and random tails, several `tkeep`
+//! holes, `tuser` on any beat.
 
 use std::path::PathBuf;
 
@@ -27,18 +30,59 @@ struct Frames {
     valid: bool,
     handshakes: u64,
     resets: bool,
+    /// Percent of frames mutated further (the hostile run).
+    hostile: u64,
+}
+
+/// Several faults in one frame: what a fuzzer's frames look like, not the
+/// one-fault frames of the generator.
+fn mutate(rng: &mut Rng, s: &mut stimulus::Stim, beat_bytes: usize) {
+    for _ in 0..1 + rng.below(4) {
+        let n = s.bytes.len() as u64;
+        match rng.below(5) {
+            0 => {
+                let i = rng.below(n * 8);
+                s.bytes[(i / 8) as usize] ^= 1 << (i % 8);
+            }
+            1 => {
+                let i = rng.below(n) as usize;
+                s.bytes[i] = rng.next_u64() as u8;
+            }
+            2 => s.bytes.truncate(1 + rng.below(n) as usize),
+            3 => {
+                let most = if rng.chance(10) { 3000 } else { 64 };
+                let k = rng.below(most);
+                s.bytes.extend((0..k).map(|_| rng.next_u64() as u8));
+            }
+            _ => {
+                // Bytes from the header area, where the checks look.
+                let i = rng.below(n.min(94)) as usize;
+                s.bytes[i] = [0, 0xff, 0x80, 0x7f][rng.below(4) as usize];
+            }
+        }
+    }
+    let beats = s.bytes.len().div_ceil(beat_bytes);
+    if rng.chance(15) {
+        s.mac_error_beat = Some(rng.below(beats as u64) as usize);
+    }
+    if rng.chance(15) {
+        s.keep_hole = Some((rng.below(beats as u64) as usize, rng.below(beat_bytes as u64) as usize));
+    }
 }
 
 impl Frames {
     fn refill(&mut self) {
         let mut v = Vec::new();
         for _ in 0..16 {
-            let s = if self.rng.chance(self.p_bad) {
+            let mut s = if self.rng.chance(self.p_bad) {
                 let r = Reason::ALL[self.rng.below(Reason::ALL.len() as u64) as usize];
                 stimulus::faulty(&mut self.rng, r, self.p.mtu, 4797, self.p.bytes())
             } else {
                 stimulus::good(&mut self.rng, self.p.mtu, 4797)
             };
+            if self.hostile > 0 && self.rng.chance(self.hostile) && !s.bytes.is_empty() {
+                mutate(&mut self.rng, &mut s, self.p.bytes());
+            }
             v.extend(stimulus::beats(&s, self.p.bytes(), &mut self.rng));
         }
         self.beats = v;
@@ -93,7 +137,8 @@ impl Stimulus for Frames {
     }
 }
 
-fn run(test: &str, seed: u64, cycles: u64, idle: u64, stall: u64, p_bad: u64, resets: bool) {
+#[allow(clippy::too_many_arguments)]
+fn run(test: &str, seed: u64, cycles: u64, idle: u64, stall: u64, p_bad: u64, resets: bool, hostile: u64) {
     if skip_without_verilator() {
         return;
     }
@@ -115,6 +160,7 @@ fn run(test: &str, seed: u64, cycles: u64, idle: u64, stall: u64, p_bad: u64, re
         valid: false,
         handshakes: 0,
         resets,
+        hostile,
     };
     let stats = ls.run(&mut stim, cycles).unwrap_or_else(|m| panic!("rx_parser (small) lockstep failed:\n{m}"));
     println!("rx_parser (small), seed {seed}: {} cycles, {} transactions", stats.cycles, stats.transactions);
@@ -123,17 +169,26 @@ fn run(test: &str, seed: u64, cycles: u64, idle: u64, stall: u64, p_bad: u64, re
 
 #[test]
 fn small_random_frames_idle_and_backpressure() {
-    run("rx_small_random", 0x5eed_0001, 100_000, 20, 30, 30, true);
+    run("rx_small_random", 0x5eed_0001, 100_000, 20, 30, 30, true, 0);
 }
 
 #[test]
 fn small_back_to_back_without_backpressure() {
-    run("rx_small_b2b", 0x5eed_0002, 50_000, 0, 0, 20, false);
+    run("rx_small_b2b", 0x5eed_0002, 50_000, 0, 0, 20, false, 0);
 }
 
 #[test]
 fn small_heavy_backpressure() {
-    run("rx_small_bp", 0x5eed_0003, 50_000, 0, 85, 30, false);
+    run("rx_small_bp", 0x5eed_0003, 50_000, 0, 85, 30, false, 0);
+}
+
+/// Issue 8, RTL under attack at block level: 70% of the frames carry
+/// several faults at once, with idles, backpressure and resets; the RTL
+/// must match the model on every output every cycle.
+#[test]
+fn small_hostile_multi_fault_frames() {
+    let cycles = if std::env::var("MRNIC_COSIM_FULL").is_ok_and(|v| v == "1") { 2_000_000 } else { 200_000 };
+    run("rx_small_hostile", 0x5eed_0666, cycles, 10, 40, 50, true, 70);
 }
 
 /// The `mrnic cosim` session of the block (frames from the same generator,

@@ -234,7 +234,7 @@ impl Monitor {
             if beats == self.max_burst {
                 c.hit(self.max_burst_bin);
             }
-            let end = (addr & !(self.bytes - 1)) + beats * self.bytes;
+            let end = (addr & !(self.bytes - 1)).wrapping_add(beats * self.bytes);
             if end % 4096 == 0 && beats < self.max_burst {
                 c.hit(self.split);
             }
