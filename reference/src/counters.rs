@@ -94,6 +94,12 @@ pub struct Counters {
     pub rto_fired: u64,
     /// Packets found lost by the SACK bitmap (a 0 below a 1).
     pub sack_losses: u64,
+    /// Packets found lost by time across paths: overdue while a later one
+    /// was acknowledged (see `TxConn::detect_overdue`).
+    pub overdue_losses: u64,
+    /// Timeouts taken early because a path lost packets and went silent
+    /// while others delivered.
+    pub silent_path_timeouts: u64,
     /// Re-entropy events (new source port, bumped generation).
     pub re_entropy: u64,
     pub path_suspect: u64,

@@ -6,19 +6,19 @@
 //! reads a clock and never draws from global randomness, so the same calls
 //! give the same packets.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use mrnic_proto::config::MAX_PATHS_PER_CONN;
 use mrnic_proto::packet::ECN_ECT0;
 use mrnic_proto::{decode_datagram, encode_datagram, Config, Header, NackCode, Problem};
 
 use crate::counters::Counters;
-use crate::fixed::{recip16, ts_reached, SEQ_MASK};
+use crate::fixed::{recip16, SEQ_MASK};
 use crate::memory::{Access, Memory};
 use crate::path::{line_bytes_per_ts, PathEntry, PathParams};
 use crate::receiver::{nack_for, RxConn};
 use crate::rng::Rng;
-use crate::sender::{ConnCc, TxConn};
+use crate::sender::{ConnCc, TxBlock, TxConn};
 use crate::verbs::{Completion, ConnParams, RecvRequest, Status, VerbsError, WorkRequest};
 use crate::wire::{NodeAddr, WirePacket};
 
@@ -185,6 +185,21 @@ pub struct Nic {
     lfsr: u16,
     last_now: u64,
     rr: u32,
+    /// Connections that may have a packet to send: a connection leaves when
+    /// a poll finds nothing, and comes back when something that can change
+    /// that happens to it (a post, an acknowledgement, a timer). Polling
+    /// only these keeps a packet's cost independent of the connection count.
+    sendable: BTreeSet<u32>,
+    /// Every connection's next timer (absolute timestamp units), ordered, and
+    /// by connection: a timer wheel in place of a scan of every path of
+    /// every connection per deadline query.
+    timers: BTreeSet<(u64, u32)>,
+    timer_of: BTreeMap<u32, u64>,
+    /// Receive connections by the absolute timestamp of their last placed
+    /// data, for the fair-share count (entries older than the active window
+    /// are dropped as time passes).
+    recent: BTreeSet<(u64, u32)>,
+    recent_of: BTreeMap<u32, u64>,
 }
 
 impl Nic {
@@ -202,6 +217,42 @@ impl Nic {
             counters: Counters::default(),
             last_now: 0,
             rr: 0,
+            sendable: BTreeSet::new(),
+            timers: BTreeSet::new(),
+            timer_of: BTreeMap::new(),
+            recent: BTreeSet::new(),
+            recent_of: BTreeMap::new(),
+        }
+    }
+
+    /// Absolute timestamp units of `now` nanoseconds.
+    fn abs_ts(&self, now: u64) -> u64 {
+        now / self.params.ts_unit_ns
+    }
+
+    /// Something happened to connection `id` at `now`: it may send again and
+    /// its next timer is taken anew.
+    fn touch(&mut self, id: u32, now: u64) {
+        if self.conns.contains_key(&id) {
+            self.sendable.insert(id);
+        }
+        self.retime(id, now);
+    }
+
+    /// Takes connection `id`'s next timer anew.
+    fn retime(&mut self, id: u32, now: u64) {
+        let Some((_, c)) = self.conns.get(&id) else { return };
+        let now_abs = self.abs_ts(now);
+        let d = c.tx.next_deadline(now_abs as u32).map(|d| {
+            let diff = d.wrapping_sub(now_abs as u32) as i32 as i64;
+            (now_abs as i64 + diff).max(0) as u64
+        });
+        if let Some(old) = self.timer_of.remove(&id) {
+            self.timers.remove(&(old, id));
+        }
+        if let Some(d) = d {
+            self.timers.insert((d, id));
+            self.timer_of.insert(id, d);
         }
     }
 
@@ -290,6 +341,7 @@ impl Nic {
         let tx = TxConn::new(cp.local_id, cp.remote_id, cp.remote, paths, streams, &ctx);
         let rx = RxConn::new(cp.local_id, cp.remote_id, cp.remote, cp.paths, cp.rx_psn & SEQ_MASK, streams);
         self.conns.insert(cp.local_id, (cp, Conn { tx, rx }));
+        self.sendable.insert(cp.local_id);
         Ok(())
     }
 
@@ -312,6 +364,7 @@ impl Nic {
             self.mem.find(wr.local.addr, wr.local.len, Access::LOCAL)?;
         }
         c.tx.post(stream, wr, wr.local.len as u32);
+        self.sendable.insert(conn);
         Ok(())
     }
 
@@ -352,6 +405,12 @@ impl Nic {
         })
     }
 
+    /// Why each connection sends nothing now (`None`: it could send), for
+    /// diagnosing where a sender's idle time goes.
+    pub fn tx_blocks(&self) -> impl Iterator<Item = (u32, Option<TxBlock>)> + '_ {
+        self.conns.iter().map(|(&id, (_, c))| (id, c.tx.block(&self.params)))
+    }
+
     /// Nothing left to send or complete on any connection.
     pub fn idle(&self) -> bool {
         self.conns.values().all(|(_, c)| c.tx.outstanding_wrs() == 0)
@@ -384,7 +443,8 @@ impl Nic {
         self.last_now = self.last_now.max(now);
         self.counters.rx_packets += 1;
         let ts = (now / self.params.ts_unit_ns) as u32;
-        let hint = self.rate_hint(ts, header.dst_conn());
+        let hint = self.rate_hint(header.dst_conn());
+        let mut touched = None;
         let mut ctx =
             ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         ctx.ts32_now = ts;
@@ -397,7 +457,17 @@ impl Nic {
         match header {
             Header::Data(h) => match self.conns.get_mut(&h.dst_conn) {
                 Some((cp, _)) if !from_peer(cp) => ctx.counters.rx_bad_src += 1,
-                Some((_, c)) => c.rx.on_data(meta, h, payload, &mut self.mem, &mut ctx),
+                Some((_, c)) => {
+                    let before = c.rx.last_data;
+                    c.rx.on_data(meta, h, payload, &mut self.mem, &mut ctx);
+                    if c.rx.last_data != before {
+                        let at = now / self.params.ts_unit_ns;
+                        if let Some(old) = self.recent_of.insert(h.dst_conn, at) {
+                            self.recent.remove(&(old, h.dst_conn));
+                        }
+                        self.recent.insert((at, h.dst_conn));
+                    }
+                }
                 None => {
                     ctx.counters.rx_no_conn += 1;
                     ctx.counters.nacks_sent += 1;
@@ -435,7 +505,10 @@ impl Nic {
             },
             Header::Sack(h) => match self.conns.get_mut(&h.dst_conn) {
                 Some((cp, _)) if !from_peer(cp) => ctx.counters.ack_bad_src += 1,
-                Some((_, c)) => c.tx.on_sack(now, h, meta.dport, &mut ctx),
+                Some((_, c)) => {
+                    c.tx.on_sack(now, h, meta.dport, &mut ctx);
+                    touched = Some(h.dst_conn);
+                }
                 None => ctx.counters.ack_no_conn += 1,
             },
             Header::Nack(h) => {
@@ -448,23 +521,35 @@ impl Nic {
                 };
                 match found {
                     Some((cp, _)) if !from_peer(cp) => ctx.counters.ack_bad_src += 1,
-                    Some((_, c)) => c.tx.on_nack(now, h, &mut ctx),
+                    Some((_, c)) => {
+                        c.tx.on_nack(now, h, &mut ctx);
+                        touched = Some(c.tx.local_id);
+                    }
                     None => ctx.counters.ack_no_conn += 1,
                 }
             }
+        }
+        if let Some(id) = touched {
+            self.touch(id, now);
         }
     }
 
     /// The fair-share hint: line rate divided among the connections that
     /// delivered data recently (this one included), through the reciprocal
     /// ROM, in Q0.16 (1.0 saturates to 0xffff).
-    fn rate_hint(&self, ts: u32, conn: u32) -> u16 {
-        let w = self.params.active_window;
-        let others = self
-            .conns
-            .iter()
-            .filter(|(&id, (_, c))| id != conn && c.rx.last_data.is_some_and(|t| !ts_reached(ts, t.wrapping_add(w))))
-            .count() as u32;
+    fn rate_hint(&mut self, conn: u32) -> u16 {
+        // A connection is recent while now < its last data + the window.
+        let w = self.params.active_window as u64;
+        let at = self.abs_ts(self.last_now);
+        while let Some(&(t, id)) = self.recent.first() {
+            if t + w > at {
+                break;
+            }
+            self.recent.pop_first();
+            self.recent_of.remove(&id);
+        }
+        // Every entry left is recent at `now` too (now <= last_now).
+        let others = (self.recent.len() - self.recent_of.contains_key(&conn) as usize) as u32;
         recip16(others + 1).min(0xffff) as u16
     }
 
@@ -487,33 +572,68 @@ impl Nic {
         if let Some(p) = self.out.pop_front() {
             return Some(take_bytes(p, buf));
         }
-        let ids: Vec<u32> = self.conns.keys().copied().collect();
-        if ids.is_empty() {
-            return None;
-        }
-        let start = ids.iter().position(|&id| id >= self.rr).unwrap_or(0);
+        // Round robin from `rr` over the connections that may send; one that
+        // has nothing leaves the set until something happens to it.
+        let order: Vec<u32> = self.sendable.range(self.rr..).chain(self.sendable.range(..self.rr)).copied().collect();
         let mut ctx =
             ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
-        for k in 0..ids.len() {
-            let id = ids[(start + k) % ids.len()];
-            let (_, c) = self.conns.get_mut(&id).expect("listed");
-            if let Some(p) = c.tx.poll(now, &self.mem, &mut ctx, buf) {
-                self.rr = id.wrapping_add(1);
-                return Some(p);
+        let mut sent = None;
+        let mut idle = Vec::new();
+        for id in order {
+            let (_, c) = self.conns.get_mut(&id).expect("a sendable connection exists");
+            match c.tx.poll(now, &self.mem, &mut ctx, buf) {
+                Some(p) => {
+                    sent = Some((id, p));
+                    break;
+                }
+                None => idle.push(id),
             }
         }
-        ctx.out.pop_front().map(|p| take_bytes(p, buf))
+        let extra = ctx.out.pop_front();
+        for id in idle {
+            self.sendable.remove(&id);
+            // A poll that sends nothing may still arm a window probe or fail
+            // the connection.
+            self.retime(id, now);
+        }
+        match sent {
+            Some((id, p)) => {
+                self.rr = id.wrapping_add(1);
+                self.touch(id, now);
+                if let Some(x) = extra {
+                    self.out.push_front(x);
+                }
+                Some(p)
+            }
+            None => extra.map(|p| take_bytes(p, buf)),
+        }
     }
 
-    /// Runs every timer due at `now`.
+    /// Runs every timer due at `now`, connection by connection in id order.
     pub fn on_timer(&mut self, now: u64) {
         self.last_now = self.last_now.max(now);
+        let at = self.abs_ts(now);
+        let mut due: Vec<u32> = Vec::new();
+        while let Some(&(d, id)) = self.timers.first() {
+            if d > at {
+                break;
+            }
+            self.timers.pop_first();
+            self.timer_of.remove(&id);
+            due.push(id);
+        }
+        due.sort_unstable();
         let mut ctx =
             ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
         ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
-        for (_, c) in self.conns.values_mut() {
-            c.tx.on_timer(now, &mut ctx);
+        for &id in &due {
+            if let Some((_, c)) = self.conns.get_mut(&id) {
+                c.tx.on_timer(now, &mut ctx);
+            }
+        }
+        for id in due {
+            self.touch(id, now);
         }
     }
 
@@ -521,17 +641,12 @@ impl Nic {
     /// time this NIC was given.
     pub fn next_deadline(&self) -> Option<u64> {
         let unit = self.params.ts_unit_ns;
-        let now_ts = (self.last_now / unit) as u32;
-        let d = self
-            .conns
-            .values()
-            .filter_map(|(_, c)| c.tx.next_deadline(now_ts))
-            .min_by_key(|&d| d.wrapping_sub(now_ts) as i32)?;
-        let diff = d.wrapping_sub(now_ts) as i32;
-        if diff <= 0 {
+        let now_abs = self.last_now / unit;
+        let &(d, _) = self.timers.first()?;
+        if d <= now_abs {
             Some(self.last_now)
         } else {
-            Some((self.last_now / unit + diff as u64) * unit)
+            Some(d * unit)
         }
     }
 }

@@ -31,6 +31,9 @@ pub struct RxPath {
     /// Packets and bytes since the last SACK.
     pub pkts: u32,
     pub bytes: u32,
+    /// tx_ts of the last data packet placed (echoed when the SACK is sent
+    /// for another path's ACKREQ).
+    pub last_ts: u16,
     /// Where answers go: the source port and plane of the last packet.
     pub reply_port: u16,
     pub reply_plane: u8,
@@ -106,6 +109,7 @@ impl RxConn {
             ecn_cnt: 0,
             pkts: 0,
             bytes: 0,
+            last_ts: 0,
             reply_port: 0,
             reply_plane: 0,
             probe_epoch: 0,
@@ -210,8 +214,22 @@ impl RxConn {
         let rp = &mut self.paths[pid];
         rp.pkts += 1;
         rp.bytes += payload.len() as u32;
+        rp.last_ts = h.tx_ts;
         if h.flags.ackreq || meta.ecn == ECN_CE || rp.pkts >= c.p.sack_every_pkts || rp.bytes >= c.p.sack_every_bytes {
             self.sack(pid, h.stream_id, h.tx_ts, c);
+        }
+        if h.flags.ackreq {
+            // The sender asks for everything: every other path with packets
+            // not yet acknowledged is acknowledged too, echoing the tx_ts of
+            // its own last packet (the path's RTT sample then includes the
+            // short wait for this request, but without it a path whose
+            // packets are always acknowledged this way would get none).
+            for q in 0..self.paths.len() {
+                if q != pid && self.paths[q].pkts > 0 {
+                    let ts = self.paths[q].last_ts;
+                    self.sack(q, h.stream_id, ts, c);
+                }
+            }
         }
     }
 

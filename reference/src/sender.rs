@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use serde::{Deserialize, Serialize};
+
 use mrnic_proto::packet::ECN_ECT0;
 use mrnic_proto::{
     encode_datagram, DataHeader, Flags, Header, NackCode, NackHeader, Placement, ProbeHeader, SackHeader,
@@ -12,7 +14,7 @@ use mrnic_proto::{
 
 use crate::fixed::{seq_add, seq_before, seq_diff, ts_reached, SEQ_HALF, SEQ_MASK};
 use crate::memory::Memory;
-use crate::nic::Ctx;
+use crate::nic::{Ctx, Params};
 use crate::path::{self, Aimd, PathAction, PathEntry, PathState};
 use crate::selector::{self, Request};
 use crate::verbs::{Completion, CqOpcode, Status, WorkRequest, WrOp};
@@ -39,6 +41,9 @@ struct Slot {
     tx_seq: u32,
     /// Waiting in the retransmit queue.
     queued: bool,
+    /// 32-bit timestamp of the last transmission (the ring's 16-bit tx_ts
+    /// extended; for loss detection across paths).
+    sent: u32,
     /// RNR back-off: not retransmitted before this timestamp.
     rnr_until: Option<u32>,
 }
@@ -85,11 +90,46 @@ pub struct ConnCc {
     pub aimd: Aimd,
     /// Smoothed RTT over every path's samples (timestamp units).
     pub srtt: u32,
+    /// Smallest RTT sample of any path (u32::MAX before the first).
+    pub min_rtt: u32,
     /// Last rate hint from the peer, Q0.16 of line rate.
     pub rate_hint: u16,
     /// min(cwnd, rate_hint x line x srtt) computed when either changes.
     pub cap: u32,
     pub inflight_bytes: u64,
+}
+
+/// Why a connection sends nothing now (diagnosis: where the idle goes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum TxBlock {
+    /// Nothing to send: no bytes left to cut, nothing to retransmit.
+    Idle,
+    /// The next message waits for the peer's message table.
+    MsgTable,
+    /// The connection's in-flight bytes reached its cap (cwnd or rate hint x srtt).
+    ConnWindow,
+    /// Every GOOD path is at its cwnd or psn window.
+    PathWindow,
+    /// No path is GOOD (all SKIP, SUSPECT or DEAD).
+    NoPath,
+    /// The connection failed.
+    Failed,
+}
+
+impl TxBlock {
+    pub const ALL: [TxBlock; 6] =
+        [TxBlock::Idle, TxBlock::MsgTable, TxBlock::ConnWindow, TxBlock::PathWindow, TxBlock::NoPath, TxBlock::Failed];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TxBlock::Idle => "idle",
+            TxBlock::MsgTable => "msg_table",
+            TxBlock::ConnWindow => "conn_window",
+            TxBlock::PathWindow => "path_window",
+            TxBlock::NoPath => "no_good_path",
+            TxBlock::Failed => "failed",
+        }
+    }
 }
 
 /// The transmit half of one connection.
@@ -115,6 +155,21 @@ pub struct TxConn {
     /// in flight: a PROBE then fetches fresh completed_msn values.
     window_probe_at: Option<u32>,
     pub failed: Option<Status>,
+    /// Send timestamp of the most recently sent first transmission that was
+    /// acknowledged, on any path: every packet sent well before it and still
+    /// unacknowledged is lost (RACK across paths, see `detect_overdue`).
+    rack_sent: Option<u32>,
+    /// How long that packet took to be acknowledged (the connection's most
+    /// recent RTT, acknowledgement delay included).
+    rack_rtt: u32,
+    /// Per path: timestamp of its last acknowledgement (or of the first send
+    /// after it was idle).
+    last_progress: Vec<u32>,
+    /// Data packets since the last one that asked for a SACK.
+    since_ackreq: u32,
+    /// When nothing is left to send, no later packet can show an outstanding
+    /// one lost: this timer then finds overdue packets by time alone.
+    tail_at: Option<u32>,
 }
 
 impl TxConn {
@@ -123,7 +178,7 @@ impl TxConn {
         let base = paths.iter().map(|p| p.cum_acked as u64).collect();
         let aimd = Aimd { cwnd: c.p.conn_init_cwnd, acked_bytes: 0, ecn_ewma: 0, hold_until: 0 };
         let srtt = c.p.path.initial_rtt;
-        let mut cc = ConnCc { aimd, srtt, rate_hint: u16::MAX, cap: 0, inflight_bytes: 0 };
+        let mut cc = ConnCc { aimd, srtt, min_rtt: u32::MAX, rate_hint: u16::MAX, cap: 0, inflight_bytes: 0 };
         cc.cap = conn_cap(&cc, c);
         TxConn {
             local_id,
@@ -142,6 +197,11 @@ impl TxConn {
             rr_stream: 0,
             window_probe_at: None,
             failed: None,
+            rack_sent: None,
+            rack_rtt: 0,
+            last_progress: vec![0; n],
+            since_ackreq: 0,
+            tail_at: None,
         }
     }
 
@@ -200,8 +260,10 @@ impl TxConn {
                 self.retx.pop_front();
                 continue;
             };
-            let own = self.paths[pid as usize].state == PathState::Good;
-            let phys = if own {
+            // On its own path if GOOD, unless that path is timing out
+            // (silent since its last acknowledgement): then elsewhere.
+            let good = self.paths[pid as usize].state == PathState::Good;
+            let phys = if good && self.paths[pid as usize].retries == 0 {
                 pid
             } else {
                 let s = selector::select(&self.paths, &Request::Retx { avoid: pid }, c.p.path.mtu_shift, c.p.window);
@@ -210,6 +272,7 @@ impl TxConn {
                         self.apply_deficits(&s.deficits);
                         p
                     }
+                    None if good => pid,
                     None => break,
                 }
             };
@@ -217,6 +280,45 @@ impl TxConn {
             return self.retransmit(pid as usize, ext, slot, phys as usize, ts, mem, c, buf);
         }
         self.send_new(ts, mem, c, buf)
+    }
+
+    /// What keeps this connection from sending new data now; `None` when a
+    /// probe, a retransmission or new data could leave. Read-only, for
+    /// diagnosis (it mirrors the checks of [`TxConn::poll`]).
+    pub fn block(&self, c: &Params) -> Option<TxBlock> {
+        if self.failed.is_some() {
+            return Some(TxBlock::Failed);
+        }
+        if !self.probes.is_empty()
+            || self.retx.iter().any(|&(p, e)| self.rings[p as usize].get(&e).is_some_and(|s| s.queued))
+        {
+            return None;
+        }
+        let mut blocked = false;
+        let mut any = false;
+        for s in &self.streams {
+            let Some(&key) = s.pending.front() else { continue };
+            let w = &self.wrs[&key];
+            if !w.started && seq_diff(w.msn, s.remote_completed) >= c.msg_depth {
+                blocked = true;
+            } else {
+                any = true;
+            }
+        }
+        if !any {
+            return Some(if blocked { TxBlock::MsgTable } else { TxBlock::Idle });
+        }
+        if self.cc.inflight_bytes >= self.cc.cap as u64 {
+            return Some(TxBlock::ConnWindow);
+        }
+        if !self.paths.iter().any(|p| p.usable()) {
+            return Some(TxBlock::NoPath);
+        }
+        let req = Request::New { conn_ok: true };
+        if !self.paths.iter().enumerate().any(|(i, p)| selector::eligible(p, i, &req, c.path.mtu_shift, c.window)) {
+            return Some(TxBlock::PathWindow);
+        }
+        None
     }
 
     fn apply_deficits(&mut self, d: &[i16]) {
@@ -312,6 +414,7 @@ impl TxConn {
         }
         slot.tx_seq = self.paths[pid].tx_seq;
         slot.tx_ts = ts as u16;
+        slot.sent = ts;
         slot.queued = false;
         slot.rnr_until = None;
         self.rings[pid].insert(ext, slot);
@@ -372,16 +475,14 @@ impl TxConn {
             rnr_resend: false,
             tx_seq: self.paths[pid].tx_seq,
             queued: false,
+            sent: ts,
             rnr_until: None,
         };
+        if self.paths[pid].inflight == 0 {
+            self.last_progress[pid] = ts;
+        }
         self.rings[pid].insert(ext, slot);
         self.paths[pid] = path::on_send(&self.paths[pid], ts, &c.p.path);
-        let p = &self.paths[pid];
-        // Ask for a SACK at the end of a message and when this packet fills
-        // the path's window, so that a pause in sending never waits for a
-        // timeout to learn what arrived.
-        let full = ((p.inflight as u64) << c.p.path.mtu_shift) >= p.cwnd as u64;
-        h.flags.ackreq = h.flags.eom || full;
         let wm = self.wrs.get_mut(&key).expect("picked from pending");
         wm.sent += len;
         wm.started = true;
@@ -390,6 +491,28 @@ impl TxConn {
             self.streams[si].pending.pop_front();
         }
         self.cc.inflight_bytes += len as u64;
+        // Ask for a SACK (the receiver then acknowledges every path with
+        // packets not yet acknowledged) at the end of a message, when this
+        // packet fills the path's or the connection's window, when nothing
+        // else is ready to go, and every `sack_every_pkts` packets of the
+        // connection. Per-path coalescing alone leaves up to a threshold of
+        // received packets unacknowledged on every path: with 16 paths that
+        // is most of a bandwidth-delay product, which the window then cannot
+        // reuse. Asking at these points clocks the window by acknowledgements
+        // and bounds how late any arrival is reported, which loss detection
+        // across paths relies on.
+        let p = &self.paths[pid];
+        let path_full = ((p.inflight as u64) << c.p.path.mtu_shift) >= p.cwnd as u64;
+        let conn_full = self.cc.inflight_bytes >= self.cc.cap as u64;
+        let drained = self.streams.iter().all(|s| s.pending.is_empty());
+        if drained && self.tail_at.is_none() {
+            self.tail_at = Some(ts.wrapping_add(overdue_wait(&self.paths[pid], self.rack_rtt)));
+        }
+        self.since_ackreq += 1;
+        h.flags.ackreq = h.flags.eom || path_full || conn_full || drained || self.since_ackreq >= c.p.sack_every_pkts;
+        if h.flags.ackreq {
+            self.since_ackreq = 0;
+        }
         c.counters.tx_packets += 1;
         c.counters.tx_payload_bytes += len as u64;
         Some(self.packet(&Header::Data(h), payload, pid, c, buf))
@@ -436,7 +559,16 @@ impl TxConn {
             if slot.retx_count == 0 && slot.tx_ts == h.echo_ts {
                 rtt_ok = true;
             }
-            if (slot.tx_seq.wrapping_add(1).wrapping_sub(max_seq) as i32) > 0 {
+            // A retransmitted packet's acknowledgement may answer its earlier
+            // copy: only when it triggered this SACK is its last transmission
+            // known to be the one acknowledged. Otherwise every packet sent
+            // between the copies would be taken for lost.
+            let known = slot.retx_count == 0 || slot.tx_ts == h.echo_ts;
+            if known && slot.rnr_count == 0 && self.rack_sent.is_none_or(|r| (slot.sent.wrapping_sub(r) as i32) > 0) {
+                self.rack_sent = Some(slot.sent);
+                self.rack_rtt = ts.wrapping_sub(slot.sent);
+            }
+            if known && (slot.tx_seq.wrapping_add(1).wrapping_sub(max_seq) as i32) > 0 {
                 max_seq = slot.tx_seq.wrapping_add(1);
             }
             self.cc.inflight_bytes -= slot.len as u64;
@@ -464,6 +596,9 @@ impl TxConn {
         };
         self.paths[pid] = path::on_ack(&self.paths[pid], &ev, &c.p.path);
         self.base[pid] = new_base;
+        if pkts > 0 {
+            self.last_progress[pid] = ts;
+        }
         self.conn_ack(ts, pkts, bytes, h, rtt, c);
         let mut lost_before = self.paths[pid].acked_seq;
         if probe_reply {
@@ -475,6 +610,8 @@ impl TxConn {
             self.act(pid, a, c);
         }
         self.detect_losses(pid, lost_before, c);
+        self.detect_overdue(ts, c);
+        self.arm_tail();
         if let Some(s) = self.streams.get_mut(h.stream_id as usize) {
             if seq_before(s.remote_completed, h.completed_msn) {
                 s.remote_completed = h.completed_msn;
@@ -487,6 +624,7 @@ impl TxConn {
     fn conn_ack(&mut self, ts: u32, pkts: u32, bytes: u32, h: &SackHeader, rtt: Option<u32>, c: &mut Ctx) {
         if let Some(r) = rtt {
             self.cc.srtt = crate::fixed::ewma(self.cc.srtt, r, c.p.path.srtt_shift).max(1);
+            self.cc.min_rtt = self.cc.min_rtt.min(r.max(1));
         }
         let (a, _) = path::aimd(
             self.cc.aimd,
@@ -496,7 +634,10 @@ impl TxConn {
             h.ecn_cnt as u32,
             self.cc.srtt,
             c.p.path.ecn_shift,
-            c.p.path.mtu,
+            // One MTU per window and path: the connection grows as fast as
+            // its paths do together (a window of 16 paths would otherwise
+            // take a hundred RTTs to regain one bandwidth-delay product).
+            c.p.path.mtu * self.paths.len() as u32,
             c.p.path.min_cwnd,
             c.p.conn_max_cwnd,
         );
@@ -515,6 +656,112 @@ impl TxConn {
                 c.counters.sack_losses += 1;
             }
         }
+    }
+
+    /// Loss detection across paths (RACK, RFC 8985, with each path's own RTT):
+    /// a packet still unacknowledged `overdue_wait` after it left, while a
+    /// packet sent later on any path was already acknowledged, is lost. This
+    /// catches what the per-path SACK gap cannot: every packet of a path that
+    /// went silent (a failed link or plane), within about one RTT instead of
+    /// an RTO. Each such loss on a GOOD path that has not been acknowledged
+    /// for that long also counts as a timeout of the path (the event its RTO
+    /// raises), so that a silent path turns SUSPECT after three of them,
+    /// a few packet times after the first, and new data leaves it.
+    fn detect_overdue(&mut self, ts: u32, c: &mut Ctx) {
+        let Some(rack) = self.rack_sent else { return };
+        for pid in 0..self.paths.len() {
+            let p = self.paths[pid];
+            if p.inflight == 0 {
+                continue;
+            }
+            let wait = overdue_wait(&p, self.rack_rtt);
+            let mut lost = 0u32;
+            for (&ext, slot) in self.rings[pid].iter_mut() {
+                if slot.queued || slot.rnr_until.is_some() {
+                    continue;
+                }
+                let overdue = ts.wrapping_sub(slot.sent) as i32 >= wait as i32;
+                if (rack.wrapping_sub(slot.sent) as i32) > 0 && overdue {
+                    slot.queued = true;
+                    self.retx.push_back((pid as u8, ext));
+                    c.counters.overdue_losses += 1;
+                    lost += 1;
+                } else if slot.retx_count == 0 {
+                    // First transmissions leave in psn order: the rest are
+                    // newer still.
+                    break;
+                }
+            }
+            let silent = ts.wrapping_sub(self.last_progress[pid]) as i32 >= wait as i32;
+            for _ in 0..lost {
+                if !(silent && self.paths[pid].usable()) {
+                    break;
+                }
+                c.counters.silent_path_timeouts += 1;
+                self.time_out(pid, ts, c);
+            }
+        }
+    }
+
+    /// The tail timer fired: nothing is left to send, so no later packet
+    /// will show the outstanding ones lost. Rather than retransmit them
+    /// (they may only wait for a SACK: the last ACKREQ may have overtaken
+    /// them on a faster path), every path holding an overdue packet is
+    /// probed (a tail loss probe): its SACK then shows exactly what is
+    /// missing (everything sent before the probe and not acknowledged).
+    fn probe_tail(&mut self, ts: u32) {
+        for pid in 0..self.paths.len() {
+            let p = self.paths[pid];
+            if p.probe_pending || self.probes.contains(&(pid as u8)) {
+                continue;
+            }
+            let wait = overdue_wait(&p, self.rack_rtt);
+            let overdue = self.rings[pid]
+                .values()
+                .any(|s| !s.queued && s.rnr_until.is_none() && ts.wrapping_sub(s.sent) as i32 >= wait as i32);
+            if overdue {
+                self.probes.push_back(pid as u8);
+            }
+        }
+    }
+
+    /// Arms the tail timer when every byte has left and packets are
+    /// outstanding: at the earliest time one of them is overdue.
+    fn arm_tail(&mut self) {
+        self.tail_at = None;
+        if !self.streams.iter().all(|s| s.pending.is_empty()) {
+            return;
+        }
+        for (pid, ring) in self.rings.iter().enumerate() {
+            let wait = overdue_wait(&self.paths[pid], self.rack_rtt);
+            for slot in ring.values() {
+                if slot.queued || slot.rnr_until.is_some() {
+                    continue;
+                }
+                let at = slot.sent.wrapping_add(wait);
+                if self.tail_at.is_none_or(|t| (at.wrapping_sub(t) as i32) < 0) {
+                    self.tail_at = Some(at);
+                }
+                if slot.retx_count == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Path `pid`'s timer expired (or the path was found silent).
+    fn time_out(&mut self, pid: usize, ts: u32, c: &mut Ctx) {
+        let e = self.paths[pid];
+        let fresh = c.fresh_sport(e.sport);
+        let (n, a) = path::on_timeout(&e, ts, fresh, &c.p.path);
+        if n.gen != e.gen {
+            c.counters.re_entropy += 1;
+        }
+        if n.state == PathState::Suspect && e.state != PathState::Suspect {
+            c.counters.path_suspect += 1;
+        }
+        self.paths[pid] = n;
+        self.act(pid, a, c);
     }
 
     /// Every unacked packet of `pid` goes to the retransmit queue.
@@ -611,8 +858,11 @@ impl TxConn {
                 best = Some(d);
             }
         };
-        for p in &self.paths {
-            if p.timer_armed() {
+        for (i, p) in self.paths.iter().enumerate() {
+            // A path whose probe waits to leave has no timer running: the
+            // probe's departure starts it (`path::on_probe_sent`); until then
+            // its old deadline would fire again and again.
+            if p.timer_armed() && !self.probes.contains(&(i as u8)) {
                 take(p.rto_deadline);
             }
             if p.state == PathState::Skip {
@@ -624,6 +874,9 @@ impl TxConn {
         }
         if let Some(w) = self.window_probe_at {
             take(w);
+        }
+        if let Some(t) = self.tail_at {
+            take(t);
         }
         best
     }
@@ -638,20 +891,11 @@ impl TxConn {
         for pid in 0..self.paths.len() {
             self.paths[pid] = path::on_tick(&self.paths[pid], ts);
             let e = self.paths[pid];
-            if !(e.timer_armed() && ts_reached(ts, e.rto_deadline)) {
+            if !(e.timer_armed() && ts_reached(ts, e.rto_deadline)) || self.probes.contains(&(pid as u8)) {
                 continue;
             }
             c.counters.rto_fired += 1;
-            let fresh = c.fresh_sport(e.sport);
-            let (n, a) = path::on_timeout(&e, ts, fresh, &c.p.path);
-            if n.gen != e.gen {
-                c.counters.re_entropy += 1;
-            }
-            if n.state == PathState::Suspect && e.state != PathState::Suspect {
-                c.counters.path_suspect += 1;
-            }
-            self.paths[pid] = n;
-            self.act(pid, a, c);
+            self.time_out(pid, ts, c);
         }
         let due: Vec<(u8, u64, u32)> =
             self.rnr_wait.iter().copied().filter(|&(_, _, until)| ts_reached(ts, until)).collect();
@@ -664,6 +908,11 @@ impl TxConn {
                     self.retx.push_back((pid, ext));
                 }
             }
+        }
+        if self.tail_at.is_some_and(|t| ts_reached(ts, t)) {
+            // Once: the probes' answers re-arm it.
+            self.tail_at = None;
+            self.probe_tail(ts);
         }
         match self.window_probe_at {
             Some(w) if ts_reached(ts, w) => {
@@ -746,10 +995,25 @@ fn completion(conn: u32, w: &TxWr, status: Status) -> Completion {
     }
 }
 
-/// The connection's send limit: min(cwnd, rate_hint x line rate x srtt),
-/// at least one MTU. One multiply chain, done when the hint, srtt or cwnd
-/// changes, never per packet.
+/// How long past its send a packet of path `p` is overdue: the path's srtt,
+/// or the connection's latest RTT if longer (path samples are sparse and lag
+/// a growing queue), plus a reordering allowance of half the srtt (queues on
+/// the paths of one connection differ by that much), or 4 rttvar if larger.
+fn overdue_wait(p: &PathEntry, rack_rtt: u32) -> u32 {
+    p.srtt.max(rack_rtt) + (p.srtt / 2).max(4 * p.rttvar)
+}
+
+/// The connection's send limit: min(cwnd, rate_hint x line rate x
+/// max(srtt, 5/4 min_rtt)), at least one MTU. One multiply chain, done when
+/// the hint, srtt or cwnd changes, never per packet. With exactly one
+/// bandwidth-delay product a lone connection idled 14% of the time on its
+/// window (a SACK is asked for every few packets and covers one path, so
+/// acknowledgements come in bunches); the quarter of the base RTT on top
+/// covers that. It is taken over min_rtt, not srtt: a margin over srtt would
+/// grow the queue it measures, round after round.
 fn conn_cap(cc: &ConnCc, c: &Ctx) -> u32 {
-    let share = (cc.rate_hint as u64 * c.p.line_bytes_per_ts as u64 * cc.srtt as u64) >> 16;
+    let base = if cc.min_rtt == u32::MAX { cc.srtt } else { cc.min_rtt } as u64;
+    let rtt = (cc.srtt as u64).max(base + (base >> 2));
+    let share = (cc.rate_hint as u64 * c.p.line_bytes_per_ts as u64 * rtt) >> 16;
     share.min(cc.aimd.cwnd as u64).max(c.p.path.mtu as u64) as u32
 }

@@ -118,6 +118,16 @@ pub trait HostTransport {
     /// Completions for the application, oldest first.
     fn poll_event(&mut self) -> Option<AppEvent>;
     fn stats(&self) -> TransportStats;
+    /// Diagnosis: simulated time this host had a free port but nothing it
+    /// could send, by reason (empty unless the transport was built to
+    /// account it).
+    fn idle_breakdown(&self) -> Vec<(&'static str, Time)> {
+        Vec::new()
+    }
+    /// Diagnosis: the transport's own counters, by name.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
     /// The transport's own view of one connection, for diagnosis.
     fn describe_conn(&self, _conn: ConnId) -> Option<String> {
         None

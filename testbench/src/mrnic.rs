@@ -7,10 +7,11 @@
 //! SEND on stream 0 into a receive the adapter keeps posted; completions
 //! become [`AppEvent`]s).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use mrnic_proto::layouts::common::OPCODE;
 use mrnic_proto::Header;
+use mrnic_reference::sender::TxBlock;
 use mrnic_reference::{
     Access, ConnParams, CqOpcode, Nic, NicConfig, RecvRequest, Sge, Status, WirePacket, WorkRequest, WrOp,
 };
@@ -27,9 +28,6 @@ const DATA_HEADER: usize = 40;
 /// Where each host's send and receive buffers live.
 const SEND_BUF: u64 = 0x1000_0000;
 const RECV_BUF: u64 = 0x8000_0000;
-/// Longest the adapter goes without asking the reference for its deadline
-/// while the reference's state changes (see `next_deadline`).
-const RECHECK: Time = NS * 2000;
 
 /// Why the mrnic transport cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,7 +46,15 @@ pub struct MrnicSetup {
     pub max_msg_bytes: u64,
     /// Paths per connection (None: the config's paths_per_conn).
     pub paths: Option<u8>,
+    /// Account the time each NIC could send but had nothing eligible, by
+    /// reason ([`HostTransport::idle_breakdown`]); costs a walk of every
+    /// connection per refused poll, so off in scenarios.
+    pub diagnose: bool,
 }
+
+/// Since when and why the last poll found nothing to send, and the time
+/// accumulated per reason.
+type IdleAccount = (Option<(TxBlock, Time)>, BTreeMap<TxBlock, Time>);
 
 /// One reference NIC and the verbs bookkeeping around it.
 pub struct RefNic {
@@ -60,11 +66,9 @@ pub struct RefNic {
     wr_id: u64,
     now: Time,
     ts_unit_ns: u64,
-    /// The reference's next deadline as last asked, whether it may have
-    /// changed since, and when to ask again.
-    cached: Option<Time>,
-    dirty: bool,
-    recheck_at: Time,
+    /// Diagnosis: since when, and why, the last poll found nothing to send;
+    /// time accumulated per reason.
+    diag: Option<IdleAccount>,
 }
 
 /// The protocol config a run uses: the built-in default with the run's
@@ -105,9 +109,7 @@ pub fn transports(setup: &MrnicSetup) -> Result<Vec<Box<dyn HostTransport>>, Una
             wr_id: 0,
             now: 0,
             ts_unit_ns: cfg.timers.ts_unit_ns as u64,
-            cached: None,
-            dirty: true,
-            recheck_at: 0,
+            diag: setup.diagnose.then(|| (None, BTreeMap::new())),
         }));
     }
     Ok(out)
@@ -133,19 +135,6 @@ impl RefNic {
                 (_, Status::Success) => self.events.push_back(AppEvent::SendDone { conn: c.conn }),
                 (_, _) => self.events.push_back(AppEvent::SendFailed { conn: c.conn }),
             }
-        }
-    }
-
-    /// Asks the reference for its next deadline when its state may have
-    /// changed and the last answer is RECHECK old.
-    fn refresh(&mut self) {
-        if self.dirty && self.now >= self.recheck_at {
-            // Its timers count in timestamp units: a deadline reported at or
-            // before now is served at the next unit boundary at the earliest.
-            let unit = self.ts_unit_ns * NS;
-            self.cached = self.nic.next_deadline().map(|d| (d * NS).max((self.now / unit + 1) * unit));
-            self.dirty = false;
-            self.recheck_at = self.now + RECHECK;
         }
     }
 
@@ -187,7 +176,6 @@ impl HostTransport for RefNic {
 
     fn post_send(&mut self, now: Time, conn: ConnId, bytes: u64) {
         self.now = now;
-        self.dirty = true;
         self.wr_id += 1;
         let wr =
             WorkRequest { wr_id: self.wr_id, op: WrOp::Send, imm: None, local: Sge { addr: SEND_BUF, len: bytes } };
@@ -198,7 +186,6 @@ impl HostTransport for RefNic {
 
     fn handle_packet(&mut self, now: Time, pkt: Packet) {
         self.now = now;
-        self.dirty = true;
         let Body::Bytes(bytes) = pkt.body else { return };
         let meta = WirePacket {
             src: host_ip(pkt.src),
@@ -227,8 +214,18 @@ impl HostTransport for RefNic {
 
     fn poll_transmit(&mut self, now: Time, _ready: PortMask) -> Option<Packet> {
         self.now = now;
-        self.dirty = true;
-        let wp = self.nic.poll_transmit(Self::ns(now))?;
+        let polled = self.nic.poll_transmit(Self::ns(now));
+        if let Some((since, acc)) = &mut self.diag {
+            if let Some((why, t0)) = since.take() {
+                *acc.entry(why).or_default() += now - t0;
+            }
+            if polled.is_none() {
+                // The most specific reason any connection gives.
+                let why = self.nic.tx_blocks().filter_map(|(_, b)| b).max().unwrap_or(TxBlock::Idle);
+                *since = Some((why, now));
+            }
+        }
+        let wp = polled?;
         self.drain_cq();
         let len = wp.bytes.len();
         let payload = if len > DATA_HEADER && (OPCODE.get(&wp.bytes) as u8) < 8 {
@@ -251,33 +248,17 @@ impl HostTransport for RefNic {
 
     fn on_timer(&mut self, now: Time) {
         self.now = now;
-        // A re-check (see `next_deadline`) runs the reference's timers only
-        // when one of them is really due.
-        self.refresh();
-        if self.cached.is_some_and(|d| d <= now) {
-            self.nic.on_timer(Self::ns(now));
-            self.drain_cq();
-            // The served deadline is gone: ask for the next one right away.
-            self.dirty = true;
-            self.recheck_at = now;
-        }
+        self.nic.on_timer(Self::ns(now));
+        self.drain_cq();
     }
 
     fn next_deadline(&mut self) -> Option<Time> {
-        // The reference's deadline query walks every path of every
-        // connection; asked after every event it dominated the run time
-        // (126 connections x 16 paths per NIC in alltoall-64). So it is asked
-        // at most once per RECHECK of simulated time while the NIC's state
-        // changes, and a re-check is scheduled for then: every timer the
-        // reference arms (RTO >= rto_min, SKIP hold = srtt, RNR wait, window
-        // probe = rto_min) lies further ahead than RECHECK in these fabrics,
-        // so none is served late.
-        self.refresh();
-        if self.dirty {
-            Some(self.cached.map_or(self.recheck_at, |d| d.min(self.recheck_at)))
-        } else {
-            self.cached
-        }
+        // The reference keeps its timers ordered (one entry per connection),
+        // so asking after every event is cheap. Its timers count in
+        // timestamp units: a deadline reported at or before now is served at
+        // the next unit boundary at the earliest.
+        let unit = self.ts_unit_ns * NS;
+        self.nic.next_deadline().map(|d| (d * NS).max((self.now / unit + 1) * unit))
     }
 
     fn poll_event(&mut self) -> Option<AppEvent> {
@@ -294,6 +275,25 @@ impl HostTransport for RefNic {
             naks: c.nacks_sent,
             cnps: 0,
         }
+    }
+
+    fn idle_breakdown(&self) -> Vec<(&'static str, Time)> {
+        self.diag.as_ref().map_or(Vec::new(), |(_, acc)| acc.iter().map(|(k, &v)| (k.name(), v)).collect())
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let c = self.nic.counters();
+        vec![
+            ("sacks_sent", c.sacks_sent),
+            ("sack_losses", c.sack_losses),
+            ("overdue_losses", c.overdue_losses),
+            ("silent_path_timeouts", c.silent_path_timeouts),
+            ("rto_fired", c.rto_fired),
+            ("tx_rerouted", c.tx_rerouted),
+            ("rx_duplicate", c.rx_duplicate),
+            ("path_suspect", c.path_suspect),
+            ("path_dead", c.path_dead),
+        ]
     }
 
     fn describe_conn(&self, conn: ConnId) -> Option<String> {

@@ -316,6 +316,7 @@ pub fn make_transports(
             mtu: mtu(),
             max_msg_bytes: max_msg,
             paths: None,
+            diagnose: false,
         })
         .map_err(|e| e.to_string()),
     }
