@@ -14,7 +14,7 @@ use mrnic_proto::packet::{ECN_CE, ECN_ECT0};
 use mrnic_proto::{decode_datagram, Config, DataHeader, Flags, Header, NackCode, Placement, ProbeHeader};
 use mrnic_reference::counters::Counters;
 use mrnic_reference::memory::{Access, Memory};
-use mrnic_reference::nic::{Ctx, NicConfig, Params};
+use mrnic_reference::nic::{Ctx, NicConfig, Params, PlaneHealth};
 use mrnic_reference::receiver::RxConn;
 use mrnic_reference::wire::WirePacket;
 use proptest::prelude::*;
@@ -84,6 +84,7 @@ struct Ref {
     cq: VecDeque<mrnic_reference::Completion>,
     out: VecDeque<WirePacket>,
     lfsr: u16,
+    planes: PlaneHealth,
     mem: Memory,
     rkey: u32,
     rx: Vec<RxConn>,
@@ -93,7 +94,9 @@ struct Ref {
 
 impl Ref {
     fn new(cfg: &Config, rx_psn: u32) -> Ref {
-        let params = Params::new(&NicConfig::new(cfg.clone(), 1, 1));
+        // sack_gen answers an ACKREQ for its own path only: the rules
+        // without ack clocking (NicConfig::ack_clocking; not yet ported).
+        let params = Params::new(&NicConfig { ack_clocking: false, ..NicConfig::new(cfg.clone(), 1, 1) });
         let mut mem = Memory::new(16);
         let rkey = mem.register(0, 1 << 20, Access::REMOTE_WRITE).unwrap();
         let rx = (0..CONNS).map(|c| RxConn::new(c, 77 + c, 2, cfg.transport.paths_per_conn as u8, rx_psn, 1)).collect();
@@ -103,6 +106,7 @@ impl Ref {
             cq: VecDeque::new(),
             out: VecDeque::new(),
             lfsr: mrnic_reference::nic::LFSR_SEED,
+            planes: PlaneHealth::new(cfg.transport.planes),
             mem,
             rkey,
             rx,
@@ -139,6 +143,7 @@ impl Ref {
             addr: 1,
             ts32_now: 0,
             rate_hint: RATE,
+            planes: &mut self.planes,
         };
         let rx = &mut self.rx[e.conn as usize];
         if e.probe {

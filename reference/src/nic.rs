@@ -13,7 +13,7 @@ use mrnic_proto::packet::ECN_ECT0;
 use mrnic_proto::{decode_datagram, encode_datagram, Config, Header, NackCode, Problem};
 
 use crate::counters::Counters;
-use crate::fixed::{recip16, SEQ_MASK};
+use crate::fixed::{recip16, ts_reached, SEQ_MASK};
 use crate::memory::{Access, Memory};
 use crate::path::{line_bytes_per_ts, PathEntry, PathParams};
 use crate::receiver::{nack_for, RxConn};
@@ -37,12 +37,20 @@ pub struct NicConfig {
     /// Retransmissions of one packet before the connection fails (the ring's
     /// 4-bit retx_count: at most 15).
     pub retry_limit: u32,
+    /// The acknowledgement-clocked multipath rules of issue 7 (spec 4.2 and
+    /// 5.1-5.3, marked "ack clocking"): an ACKREQ is answered for every path,
+    /// the sender asks for one every few packets and when it runs dry, the
+    /// connection limit has a margin over min_rtt, losses are found across
+    /// paths (RACK) with a tail probe, and a path that stopped answering
+    /// is left at once. Off: the rules the cycle models `tx_engine` and
+    /// `sack_gen` implement today, which their tests compare against.
+    pub ack_clocking: bool,
 }
 
 impl NicConfig {
     pub fn new(proto: Config, addr: NodeAddr, seed: u64) -> NicConfig {
         let rnr_delay_us = proto.timers.rto_min_us;
-        NicConfig { proto, addr, seed, rnr_delay_us, rnr_retry: 7, retry_limit: 15 }
+        NicConfig { proto, addr, seed, rnr_delay_us, rnr_retry: 7, retry_limit: 15, ack_clocking: true }
     }
 }
 
@@ -69,6 +77,8 @@ pub struct Params {
     pub rnr_delay: u32,
     pub rnr_retry: u32,
     pub retry_limit: u32,
+    /// See [`NicConfig::ack_clocking`].
+    pub ack_clocking: bool,
     /// A connection counts as an active sender for the fair-share hint if
     /// it delivered data within this long (2 x rto_min).
     pub active_window: u32,
@@ -97,6 +107,7 @@ impl Params {
             rnr_delay: cfg.us_to_ts(n.rnr_delay_us).max(1) as u32,
             rnr_retry: n.rnr_retry,
             retry_limit: n.retry_limit.min(15),
+            ack_clocking: n.ack_clocking,
             active_window: 2 * path.rto_min,
         }
     }
@@ -116,6 +127,59 @@ pub struct Ctx<'a> {
     pub ts32_now: u32,
     /// The fair-share hint SACKs carry now.
     pub rate_hint: u16,
+    /// The NIC's view of its planes, shared by its connections.
+    pub planes: &'a mut PlaneHealth,
+}
+
+/// Per-NIC plane health (with ack clocking): a plane on which some
+/// connection's path just turned SUSPECT or kept failing its probes is
+/// avoided by every connection of the NIC for new data and rerouted
+/// retransmissions, until a PROBE on that plane is answered or the mark
+/// expires (`dead_probe_interval`; then the connections try the plane again
+/// and a path that fails there marks it anew). Without it each connection
+/// finds a failed plane for itself, path by path, each losing a few packets
+/// on each of its paths there: a plane failure then takes every
+/// connection's RACK and timeouts together. Hardware: one timestamp register
+/// per plane and an AND on the selector's eligibility.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlaneHealth {
+    /// Per plane: avoided until this timestamp.
+    until: Vec<Option<u32>>,
+}
+
+impl PlaneHealth {
+    pub fn new(planes: u32) -> PlaneHealth {
+        PlaneHealth { until: vec![None; planes as usize] }
+    }
+
+    /// Whether paths on `plane` may be chosen at `ts`.
+    pub fn ok(&self, plane: u8, ts: u32) -> bool {
+        match self.until.get(plane as usize) {
+            Some(Some(t)) => ts_reached(ts, *t),
+            _ => true,
+        }
+    }
+
+    /// Whether every plane is fine at `ts` (the common case: no mask).
+    pub fn all_ok(&self, ts: u32) -> bool {
+        self.until.iter().all(|u| u.is_none_or(|t| ts_reached(ts, t)))
+    }
+
+    /// A path on `plane` failed: avoid the plane until `until`.
+    pub fn mark(&mut self, plane: u8, until: u32) {
+        if let Some(u) = self.until.get_mut(plane as usize) {
+            if u.is_none_or(|t| (until.wrapping_sub(t) as i32) > 0) {
+                *u = Some(until);
+            }
+        }
+    }
+
+    /// A PROBE on `plane` was answered: it delivers.
+    pub fn clear(&mut self, plane: u8) {
+        if let Some(u) = self.until.get_mut(plane as usize) {
+            *u = None;
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -200,11 +264,13 @@ pub struct Nic {
     /// are dropped as time passes).
     recent: BTreeSet<(u64, u32)>,
     recent_of: BTreeMap<u32, u64>,
+    planes: PlaneHealth,
 }
 
 impl Nic {
     pub fn new(cfg: NicConfig) -> Nic {
         let params = Params::new(&cfg);
+        let params_planes = params.planes;
         Nic {
             mem: Memory::new(cfg.proto.hardware.mr_entries),
             rng: Rng::new(cfg.seed),
@@ -222,6 +288,7 @@ impl Nic {
             timer_of: BTreeMap::new(),
             recent: BTreeSet::new(),
             recent_of: BTreeMap::new(),
+            planes: PlaneHealth::new(params_planes),
         }
     }
 
@@ -243,7 +310,7 @@ impl Nic {
     fn retime(&mut self, id: u32, now: u64) {
         let Some((_, c)) = self.conns.get(&id) else { return };
         let now_abs = self.abs_ts(now);
-        let d = c.tx.next_deadline(now_abs as u32).map(|d| {
+        let d = c.tx.next_deadline(now_abs as u32, &self.params).map(|d| {
             let diff = d.wrapping_sub(now_abs as u32) as i32 as i64;
             (now_abs as i64 + diff).max(0) as u64
         });
@@ -336,8 +403,15 @@ impl Nic {
             paths.push(PathEntry::new(sport, plane, cp.tx_psn & SEQ_MASK, pp));
         }
         let streams = self.params.streams;
-        let ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
+        let ctx = ctx_parts(
+            &self.params,
+            &mut self.counters,
+            &mut self.cq,
+            &mut self.out,
+            &mut self.lfsr,
+            &mut self.planes,
+            self.cfg.addr,
+        );
         let tx = TxConn::new(cp.local_id, cp.remote_id, cp.remote, paths, streams, &ctx);
         let rx = RxConn::new(cp.local_id, cp.remote_id, cp.remote, cp.paths, cp.rx_psn & SEQ_MASK, streams);
         self.conns.insert(cp.local_id, (cp, Conn { tx, rx }));
@@ -382,8 +456,15 @@ impl Nic {
         if r.len > 0 {
             self.mem.find(r.addr, r.len as u64, Access::RECV)?;
         }
-        let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
+        let mut ctx = ctx_parts(
+            &self.params,
+            &mut self.counters,
+            &mut self.cq,
+            &mut self.out,
+            &mut self.lfsr,
+            &mut self.planes,
+            self.cfg.addr,
+        );
         c.rx.post_recv(stream, r, &mut ctx);
         Ok(())
     }
@@ -445,8 +526,15 @@ impl Nic {
         let ts = (now / self.params.ts_unit_ns) as u32;
         let hint = self.rate_hint(header.dst_conn());
         let mut touched = None;
-        let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
+        let mut ctx = ctx_parts(
+            &self.params,
+            &mut self.counters,
+            &mut self.cq,
+            &mut self.out,
+            &mut self.lfsr,
+            &mut self.planes,
+            self.cfg.addr,
+        );
         ctx.ts32_now = ts;
         ctx.rate_hint = hint;
         // A connection is bound to its peer's IPv4 address (one compare in
@@ -575,8 +663,15 @@ impl Nic {
         // Round robin from `rr` over the connections that may send; one that
         // has nothing leaves the set until something happens to it.
         let order: Vec<u32> = self.sendable.range(self.rr..).chain(self.sendable.range(..self.rr)).copied().collect();
-        let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
+        let mut ctx = ctx_parts(
+            &self.params,
+            &mut self.counters,
+            &mut self.cq,
+            &mut self.out,
+            &mut self.lfsr,
+            &mut self.planes,
+            self.cfg.addr,
+        );
         ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
         let mut sent = None;
         let mut idle = Vec::new();
@@ -624,8 +719,15 @@ impl Nic {
             due.push(id);
         }
         due.sort_unstable();
-        let mut ctx =
-            ctx_parts(&self.params, &mut self.counters, &mut self.cq, &mut self.out, &mut self.lfsr, self.cfg.addr);
+        let mut ctx = ctx_parts(
+            &self.params,
+            &mut self.counters,
+            &mut self.cq,
+            &mut self.out,
+            &mut self.lfsr,
+            &mut self.planes,
+            self.cfg.addr,
+        );
         ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
         for &id in &due {
             if let Some((_, c)) = self.conns.get_mut(&id) {
@@ -657,9 +759,10 @@ fn ctx_parts<'a>(
     cq: &'a mut VecDeque<Completion>,
     out: &'a mut VecDeque<WirePacket>,
     lfsr: &'a mut u16,
+    planes: &'a mut PlaneHealth,
     addr: NodeAddr,
 ) -> Ctx<'a> {
-    Ctx { p, counters, cq, out, lfsr, addr, ts32_now: 0, rate_hint: 0xffff }
+    Ctx { p, counters, cq, out, lfsr, addr, ts32_now: 0, rate_hint: 0xffff, planes }
 }
 
 /// Moves a queued packet's bytes into `buf` (replacing its contents).
@@ -683,5 +786,31 @@ fn answer(c: &Ctx, meta: &WirePacket, h: &Header) -> WirePacket {
         plane: meta.plane,
         ecn: ECN_ECT0,
         bytes,
+    }
+}
+
+#[cfg(test)]
+mod plane_tests {
+    use super::PlaneHealth;
+
+    #[test]
+    fn a_marked_plane_is_avoided_until_answered_or_expired() {
+        let mut h = PlaneHealth::new(4);
+        assert!(h.all_ok(100));
+        h.mark(2, 500);
+        assert!(!h.ok(2, 100) && h.ok(1, 100) && !h.all_ok(100));
+        // A later mark extends, an earlier one does not shorten.
+        h.mark(2, 300);
+        assert!(!h.ok(2, 400));
+        h.mark(2, 900);
+        assert!(!h.ok(2, 600) && h.ok(2, 900));
+        h.clear(2);
+        assert!(h.ok(2, 600) && h.all_ok(600));
+        // Across the 32-bit wrap.
+        h.mark(0, 10);
+        assert!(!h.ok(0, u32::MAX - 5) && h.ok(0, 10));
+        // A plane beyond the table is never avoided (nor marked).
+        h.mark(9, 50);
+        assert!(h.ok(9, 0));
     }
 }

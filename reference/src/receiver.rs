@@ -218,7 +218,7 @@ impl RxConn {
         if h.flags.ackreq || meta.ecn == ECN_CE || rp.pkts >= c.p.sack_every_pkts || rp.bytes >= c.p.sack_every_bytes {
             self.sack(pid, h.stream_id, h.tx_ts, c);
         }
-        if h.flags.ackreq {
+        if h.flags.ackreq && c.p.ack_clocking {
             // The sender asks for everything: every other path with packets
             // not yet acknowledged is acknowledged too, echoing the tx_ts of
             // its own last packet (the path's RTT sample then includes the

@@ -49,8 +49,21 @@ pub fn eligible(e: &PathEntry, i: usize, req: &Request, mtu_shift: u32, window: 
 /// saturate at the 16-bit limits (they stay within +-sum of weights while
 /// the eligible set is stable; saturation only guards set changes).
 pub fn select(paths: &[PathEntry], req: &Request, mtu_shift: u32, window: u32) -> Selection {
+    select_among(paths, req, mtu_shift, window, |_| true)
+}
+
+/// [`select`] among the paths `allowed` also lets through (the NIC's plane
+/// health: an AND on the eligibility vector).
+pub fn select_among(
+    paths: &[PathEntry],
+    req: &Request,
+    mtu_shift: u32,
+    window: u32,
+    allowed: impl Fn(usize) -> bool,
+) -> Selection {
     let mut deficits: Vec<i16> = paths.iter().map(|p| p.deficit).collect();
-    let mask: Vec<bool> = paths.iter().enumerate().map(|(i, p)| eligible(p, i, req, mtu_shift, window)).collect();
+    let mask: Vec<bool> =
+        paths.iter().enumerate().map(|(i, p)| allowed(i) && eligible(p, i, req, mtu_shift, window)).collect();
     let total: i32 = paths.iter().zip(&mask).filter(|(_, &m)| m).map(|(p, _)| p.weight.max(1) as i32).sum();
     if total == 0 {
         return Selection { chosen: None, deficits };

@@ -29,9 +29,20 @@ struct Slot {
     offset: u32,
     len: u32,
     tx_ts: u16,
-    /// 4 bits in the ring: retransmissions for loss (timeouts, gaps,
-    /// BAD_HDR); the transport retry limit applies to it.
+    /// 4 bits in the ring: retransmissions charged to this packet (it was
+    /// lost on a path that delivered other packets sent after it, or came
+    /// back with BAD_HDR); the transport retry limit applies to it. A
+    /// retransmission because a path went silent is the path's failure, not
+    /// the packet's: it is not charged (see `charge`).
     retx_count: u8,
+    /// Retransmitted at least once for loss (charged or not): its
+    /// acknowledgement may answer an earlier copy.
+    resent: bool,
+    /// The pending retransmission is charged to `retx_count`.
+    charge: bool,
+    /// Path whose port and plane the last transmission left by (the packet's
+    /// own path unless it was rerouted).
+    phys: u8,
     /// RNR NACKs received for this packet (the RNR retry limit applies to
     /// it, separately, as in RDMA).
     rnr_count: u8,
@@ -263,10 +274,12 @@ impl TxConn {
             // On its own path if GOOD, unless that path is timing out
             // (silent since its last acknowledgement): then elsewhere.
             let good = self.paths[pid as usize].state == PathState::Good;
-            let phys = if good && self.paths[pid as usize].retries == 0 {
+            let own = !c.p.ack_clocking
+                || (self.paths[pid as usize].retries == 0 && c.planes.ok(self.paths[pid as usize].plane, ts));
+            let phys = if good && own {
                 pid
             } else {
-                let s = selector::select(&self.paths, &Request::Retx { avoid: pid }, c.p.path.mtu_shift, c.p.window);
+                let s = self.select(&Request::Retx { avoid: pid }, ts, c);
                 match s.chosen {
                     Some(p) => {
                         self.apply_deficits(&s.deficits);
@@ -319,6 +332,19 @@ impl TxConn {
             return Some(TxBlock::PathWindow);
         }
         None
+    }
+
+    /// The selector's choice, among paths on planes the NIC holds healthy
+    /// (with ack clocking) unless no GOOD path is left on those.
+    fn select(&self, req: &Request, ts: u32, c: &Ctx) -> selector::Selection {
+        let (shift, window) = (c.p.path.mtu_shift, c.p.window);
+        if c.p.ack_clocking && !c.planes.all_ok(ts) {
+            let healthy = |i: usize| c.planes.ok(self.paths[i].plane, ts);
+            if (0..self.paths.len()).any(|i| self.paths[i].state == PathState::Good && healthy(i)) {
+                return selector::select_among(&self.paths, req, shift, window, healthy);
+            }
+        }
+        selector::select(&self.paths, req, shift, window)
     }
 
     fn apply_deficits(&mut self, d: &[i16]) {
@@ -394,7 +420,8 @@ impl TxConn {
         c: &mut Ctx,
         buf: &mut Vec<u8>,
     ) -> Option<WirePacket> {
-        if !slot.rnr_resend && slot.retx_count as u32 >= c.p.retry_limit {
+        let charged = !slot.rnr_resend && slot.charge;
+        if charged && slot.retx_count as u32 >= c.p.retry_limit {
             self.fail(Some(slot.wr), Status::TransportRetryExceeded, c);
             return None;
         }
@@ -407,11 +434,13 @@ impl TxConn {
         let mut h = self.data_header(&w, pid, psn, slot.offset, slot.len, ts);
         h.flags.retx = true;
         h.flags.ackreq = true;
-        if slot.rnr_resend {
-            slot.rnr_resend = false;
-        } else {
+        if charged {
             slot.retx_count += 1;
         }
+        slot.resent |= !slot.rnr_resend;
+        slot.rnr_resend = false;
+        slot.charge = false;
+        slot.phys = phys as u8;
         slot.tx_seq = self.paths[pid].tx_seq;
         slot.tx_ts = ts as u16;
         slot.sent = ts;
@@ -451,7 +480,7 @@ impl TxConn {
     fn send_new(&mut self, ts: u32, mem: &Memory, c: &mut Ctx, buf: &mut Vec<u8>) -> Option<WirePacket> {
         let (si, key) = self.next_stream(ts, c)?;
         let conn_ok = self.cc.inflight_bytes < self.cc.cap as u64;
-        let s = selector::select(&self.paths, &Request::New { conn_ok }, c.p.path.mtu_shift, c.p.window);
+        let s = self.select(&Request::New { conn_ok }, ts, c);
         let pid = s.chosen? as usize;
         self.apply_deficits(&s.deficits);
         self.rr_stream = (si + 1) % self.streams.len();
@@ -471,6 +500,9 @@ impl TxConn {
             len,
             tx_ts: ts as u16,
             retx_count: 0,
+            resent: false,
+            charge: false,
+            phys: pid as u8,
             rnr_count: 0,
             rnr_resend: false,
             tx_seq: self.paths[pid].tx_seq,
@@ -505,6 +537,14 @@ impl TxConn {
         let path_full = ((p.inflight as u64) << c.p.path.mtu_shift) >= p.cwnd as u64;
         let conn_full = self.cc.inflight_bytes >= self.cc.cap as u64;
         let drained = self.streams.iter().all(|s| s.pending.is_empty());
+        if !c.p.ack_clocking {
+            // Before issue 7: at the end of a message and when the path's
+            // window fills.
+            h.flags.ackreq = h.flags.eom || path_full;
+            c.counters.tx_packets += 1;
+            c.counters.tx_payload_bytes += len as u64;
+            return Some(self.packet(&Header::Data(h), payload, pid, c, buf));
+        }
         if drained && self.tail_at.is_none() {
             self.tail_at = Some(ts.wrapping_add(overdue_wait(&self.paths[pid], self.rack_rtt)));
         }
@@ -556,14 +596,14 @@ impl TxConn {
             let slot = self.rings[pid].remove(&ext).expect("collected from the ring");
             pkts += 1;
             bytes += slot.len;
-            if slot.retx_count == 0 && slot.tx_ts == h.echo_ts {
+            if !slot.resent && slot.tx_ts == h.echo_ts {
                 rtt_ok = true;
             }
             // A retransmitted packet's acknowledgement may answer its earlier
             // copy: only when it triggered this SACK is its last transmission
             // known to be the one acknowledged. Otherwise every packet sent
             // between the copies would be taken for lost.
-            let known = slot.retx_count == 0 || slot.tx_ts == h.echo_ts;
+            let known = !slot.resent || slot.tx_ts == h.echo_ts || !c.p.ack_clocking;
             if known && slot.rnr_count == 0 && self.rack_sent.is_none_or(|r| (slot.sent.wrapping_sub(r) as i32) > 0) {
                 self.rack_sent = Some(slot.sent);
                 self.rack_rtt = ts.wrapping_sub(slot.sent);
@@ -596,12 +636,16 @@ impl TxConn {
         };
         self.paths[pid] = path::on_ack(&self.paths[pid], &ev, &c.p.path);
         self.base[pid] = new_base;
-        if pkts > 0 {
+        if pkts > 0 || probe_reply {
+            // An answered PROBE left by this path's own port: it delivers.
             self.last_progress[pid] = ts;
         }
         self.conn_ack(ts, pkts, bytes, h, rtt, c);
         let mut lost_before = self.paths[pid].acked_seq;
         if probe_reply {
+            if c.p.ack_clocking {
+                c.planes.clear(p.plane);
+            }
             let (e, a) = path::on_probe_reply(&self.paths[pid], ts, &c.p.path);
             if (p.probe_seq.wrapping_sub(lost_before) as i32) > 0 {
                 lost_before = p.probe_seq;
@@ -609,9 +653,11 @@ impl TxConn {
             self.paths[pid] = e;
             self.act(pid, a, c);
         }
-        self.detect_losses(pid, lost_before, c);
-        self.detect_overdue(ts, c);
-        self.arm_tail();
+        self.detect_losses(pid, lost_before, ts, c);
+        if c.p.ack_clocking {
+            self.detect_overdue(ts, c);
+            self.arm_tail();
+        }
         if let Some(s) = self.streams.get_mut(h.stream_id as usize) {
             if seq_before(s.remote_completed, h.completed_msn) {
                 s.remote_completed = h.completed_msn;
@@ -637,7 +683,7 @@ impl TxConn {
             // One MTU per window and path: the connection grows as fast as
             // its paths do together (a window of 16 paths would otherwise
             // take a hundred RTTs to regain one bandwidth-delay product).
-            c.p.path.mtu * self.paths.len() as u32,
+            if c.p.ack_clocking { c.p.path.mtu * self.paths.len() as u32 } else { c.p.path.mtu },
             c.p.path.min_cwnd,
             c.p.conn_max_cwnd,
         );
@@ -648,12 +694,30 @@ impl TxConn {
 
     /// Queues every unacked, not yet queued packet of `pid` sent before
     /// `before` (its tx_seq is older than an acknowledged transmission).
-    fn detect_losses(&mut self, pid: usize, before: u32, c: &mut Ctx) {
+    fn detect_losses(&mut self, pid: usize, before: u32, ts: u32, c: &mut Ctx) {
+        let mut silent = Vec::new();
         for (&ext, slot) in self.rings[pid].iter_mut() {
             if !slot.queued && slot.rnr_until.is_none() && (before.wrapping_sub(slot.tx_seq) as i32) > 0 {
                 slot.queued = true;
                 self.retx.push_back((pid as u8, ext));
                 c.counters.sack_losses += 1;
+                if !charge(slot, &self.last_progress, c.p.ack_clocking) {
+                    silent.push(slot.phys as usize);
+                }
+            }
+        }
+        self.silent_losses(&silent, ts, c);
+    }
+
+    /// Packets lost on paths that have not answered since they left: each
+    /// counts as one timeout of that path (the event its RTO raises), so
+    /// that a silent path turns SUSPECT after `suspect_after_rtos` of them,
+    /// a few packet times after the first, and is left.
+    fn silent_losses(&mut self, phys: &[usize], ts: u32, c: &mut Ctx) {
+        for &p in phys {
+            if self.paths[p].usable() {
+                c.counters.silent_path_timeouts += 1;
+                self.time_out(p, ts, c);
             }
         }
     }
@@ -675,7 +739,7 @@ impl TxConn {
                 continue;
             }
             let wait = overdue_wait(&p, self.rack_rtt);
-            let mut lost = 0u32;
+            let mut silent = Vec::new();
             for (&ext, slot) in self.rings[pid].iter_mut() {
                 if slot.queued || slot.rnr_until.is_some() {
                     continue;
@@ -685,21 +749,16 @@ impl TxConn {
                     slot.queued = true;
                     self.retx.push_back((pid as u8, ext));
                     c.counters.overdue_losses += 1;
-                    lost += 1;
-                } else if slot.retx_count == 0 {
+                    if !charge(slot, &self.last_progress, true) {
+                        silent.push(slot.phys as usize);
+                    }
+                } else if !slot.resent {
                     // First transmissions leave in psn order: the rest are
                     // newer still.
                     break;
                 }
             }
-            let silent = ts.wrapping_sub(self.last_progress[pid]) as i32 >= wait as i32;
-            for _ in 0..lost {
-                if !(silent && self.paths[pid].usable()) {
-                    break;
-                }
-                c.counters.silent_path_timeouts += 1;
-                self.time_out(pid, ts, c);
-            }
+            self.silent_losses(&silent, ts, c);
         }
     }
 
@@ -742,7 +801,7 @@ impl TxConn {
                 if self.tail_at.is_none_or(|t| (at.wrapping_sub(t) as i32) < 0) {
                     self.tail_at = Some(at);
                 }
-                if slot.retx_count == 0 {
+                if !slot.resent {
                     break;
                 }
             }
@@ -760,15 +819,21 @@ impl TxConn {
         if n.state == PathState::Suspect && e.state != PathState::Suspect {
             c.counters.path_suspect += 1;
         }
+        if c.p.ack_clocking && matches!(n.state, PathState::Suspect | PathState::Dead) {
+            c.planes.mark(e.plane, ts.wrapping_add(c.p.path.dead_probe_interval));
+        }
         self.paths[pid] = n;
         self.act(pid, a, c);
     }
 
-    /// Every unacked packet of `pid` goes to the retransmit queue.
-    fn all_lost(&mut self, pid: usize) {
+    /// Every unacked packet of `pid` goes to the retransmit queue. The path
+    /// failed, not the packets: with ack clocking their retransmissions are
+    /// not charged to them.
+    fn all_lost(&mut self, pid: usize, c: &Ctx) {
         for (&ext, slot) in self.rings[pid].iter_mut() {
             if !slot.queued {
                 slot.queued = true;
+                slot.charge = !c.p.ack_clocking;
                 slot.rnr_until = None;
                 self.retx.push_back((pid as u8, ext));
             }
@@ -778,7 +843,7 @@ impl TxConn {
 
     fn act(&mut self, pid: usize, a: PathAction, c: &mut Ctx) {
         if a.all_lost {
-            self.all_lost(pid);
+            self.all_lost(pid, c);
         }
         if a.probe && !self.probes.contains(&(pid as u8)) {
             self.probes.push_back(pid as u8);
@@ -837,7 +902,10 @@ impl TxConn {
             NackCode::Access => self.fail(Some(slot.wr), Status::RemoteAccessError, c),
             NackCode::BadHdr => {
                 if !slot.queued {
-                    self.rings[pid].get_mut(&ext).expect("present").queued = true;
+                    // It arrived damaged: a loss of this packet.
+                    let sl = self.rings[pid].get_mut(&ext).expect("present");
+                    sl.queued = true;
+                    sl.charge = true;
                     self.retx.push_back((pid as u8, ext));
                 }
             }
@@ -848,7 +916,7 @@ impl TxConn {
     // ---------------------------------------------------------------- timers
 
     /// Earliest timestamp at which `on_timer` has work, if any.
-    pub fn next_deadline(&self, now_ts: u32) -> Option<u32> {
+    pub fn next_deadline(&self, now_ts: u32, c: &Params) -> Option<u32> {
         if self.failed.is_some() {
             return None;
         }
@@ -862,7 +930,7 @@ impl TxConn {
             // A path whose probe waits to leave has no timer running: the
             // probe's departure starts it (`path::on_probe_sent`); until then
             // its old deadline would fire again and again.
-            if p.timer_armed() && !self.probes.contains(&(i as u8)) {
+            if p.timer_armed() && !(c.ack_clocking && self.probes.contains(&(i as u8))) {
                 take(p.rto_deadline);
             }
             if p.state == PathState::Skip {
@@ -891,7 +959,8 @@ impl TxConn {
         for pid in 0..self.paths.len() {
             self.paths[pid] = path::on_tick(&self.paths[pid], ts);
             let e = self.paths[pid];
-            if !(e.timer_armed() && ts_reached(ts, e.rto_deadline)) || self.probes.contains(&(pid as u8)) {
+            let waiting = c.p.ack_clocking && self.probes.contains(&(pid as u8));
+            if !(e.timer_armed() && ts_reached(ts, e.rto_deadline)) || waiting {
                 continue;
             }
             c.counters.rto_fired += 1;
@@ -995,6 +1064,17 @@ fn completion(conn: u32, w: &TxWr, status: Status) -> Completion {
     }
 }
 
+/// Whether the retransmission of a packet just found lost is charged to its
+/// retry budget: with ack clocking, only when the path it last left by has
+/// acknowledged something since (the path works, the packet was lost);
+/// otherwise the path is silent and the loss is the path's (its timeouts,
+/// SUSPECT, DEAD; the connection fails when every path is DEAD). Without,
+/// always (the rules before issue 7).
+fn charge(slot: &mut Slot, last_progress: &[u32], ack_clocking: bool) -> bool {
+    slot.charge = !ack_clocking || (last_progress[slot.phys as usize].wrapping_sub(slot.sent) as i32) > 0;
+    slot.charge
+}
+
 /// How long past its send a packet of path `p` is overdue: the path's srtt,
 /// or the connection's latest RTT if longer (path samples are sparse and lag
 /// a growing queue), plus a reordering allowance of half the srtt (queues on
@@ -1012,8 +1092,8 @@ fn overdue_wait(p: &PathEntry, rack_rtt: u32) -> u32 {
 /// covers that. It is taken over min_rtt, not srtt: a margin over srtt would
 /// grow the queue it measures, round after round.
 fn conn_cap(cc: &ConnCc, c: &Ctx) -> u32 {
-    let base = if cc.min_rtt == u32::MAX { cc.srtt } else { cc.min_rtt } as u64;
-    let rtt = (cc.srtt as u64).max(base + (base >> 2));
+    let base = if cc.min_rtt == u32::MAX || !c.p.ack_clocking { cc.srtt } else { cc.min_rtt } as u64;
+    let rtt = (cc.srtt as u64).max(base + if c.p.ack_clocking { base >> 2 } else { 0 });
     let share = (cc.rate_hint as u64 * c.p.line_bytes_per_ts as u64 * rtt) >> 16;
     share.min(cc.aimd.cwnd as u64).max(c.p.path.mtu as u64) as u32
 }

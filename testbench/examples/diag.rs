@@ -16,7 +16,6 @@ use mrnic_testbench::rng::Rng;
 use mrnic_testbench::scenario::{self, payload_gbps, TransportKind};
 use mrnic_testbench::sim::Sim;
 use mrnic_testbench::workload::Workload;
-use mrnic_testbench::Time;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

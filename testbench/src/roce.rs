@@ -170,8 +170,14 @@ pub struct RoceNic {
     by_conn: HashMap<ConnId, usize>,
     /// QPs with unacknowledged or unsent data (for timer scans).
     active: VecDeque<usize>,
-    /// QPs with unsent data, in round-robin order.
-    ready: VecDeque<usize>,
+    /// Per plane: QPs that may send now (data unsent, window open, pacing
+    /// time reached), in round-robin order. A QP that cannot send is on no
+    /// list: its pacing deadline (`pacing`), an acknowledgement, a NAK, a
+    /// timeout or a post puts it back (`schedule`), so a packet costs the
+    /// QPs it serves, not every QP of the host.
+    ready: Vec<VecDeque<usize>>,
+    /// Plane to serve first on the next poll (round robin over the ports).
+    next_plane: usize,
     ctrl: VecDeque<Packet>,
     events: VecDeque<AppEvent>,
     stats: TransportStats,
@@ -195,7 +201,8 @@ impl RoceNic {
             qps: Vec::new(),
             by_conn: HashMap::new(),
             active: VecDeque::new(),
-            ready: VecDeque::new(),
+            ready: vec![VecDeque::new(); cfg.planes.max(1) as usize],
+            next_plane: 0,
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             stats: TransportStats::default(),
@@ -232,15 +239,49 @@ impl RoceNic {
         });
     }
 
-    /// Puts a QP with data on both lists (timer scans and round robin).
-    fn activate(&mut self, qi: usize) {
+    /// Puts a QP with data on the timer scan list and schedules it.
+    fn activate(&mut self, qi: usize, now: Time) {
         if !self.qps[qi].in_active {
             self.qps[qi].in_active = true;
             self.active.push_back(qi);
         }
-        if !self.qps[qi].in_ready {
-            self.qps[qi].in_ready = true;
-            self.ready.push_back(qi);
+        self.schedule(qi, now);
+    }
+
+    /// Data unsent and the window open (pacing aside).
+    fn has_work(&self, qi: usize) -> bool {
+        let q = &self.qps[qi];
+        !q.errored && q.snd_nxt < q.tail && q.snd_nxt - q.snd_una < self.cfg.max_inflight_pkts as u64
+    }
+
+    /// Puts a QP where it waits for its next chance: its plane's ready list
+    /// if it may send now, the pacing heap if only its rate holds it back,
+    /// nowhere if it has nothing to send or its window is full (then the
+    /// event that changes that calls this again).
+    fn schedule(&mut self, qi: usize, now: Time) {
+        if self.qps[qi].in_ready || !self.has_work(qi) {
+            return;
+        }
+        let q = &mut self.qps[qi];
+        if q.next_tx > now {
+            self.pacing.push(Reverse((q.next_tx, qi)));
+        } else {
+            q.in_ready = true;
+            let plane = q.plane as usize % self.ready.len();
+            self.ready[plane].push_back(qi);
+        }
+    }
+
+    /// Moves the QPs whose pacing time has come to their ready lists.
+    fn release_paced(&mut self, now: Time) {
+        while let Some(&Reverse((t, qi))) = self.pacing.peek() {
+            if t > now {
+                break;
+            }
+            self.pacing.pop();
+            if self.qps[qi].next_tx == t {
+                self.schedule(qi, now);
+            }
         }
     }
 
@@ -305,15 +346,8 @@ impl RoceNic {
             self.events.push_back(AppEvent::SendDone { conn: q.conn });
         }
         q.rto_at = if q.snd_una < q.high_sent { Some(now + rto) } else { None };
-    }
-
-    fn can_send(&self, qi: usize, now: Time, ready: PortMask) -> bool {
-        let q = &self.qps[qi];
-        !q.errored
-            && q.snd_nxt < q.tail
-            && q.snd_nxt - q.snd_una < self.cfg.max_inflight_pkts as u64
-            && q.next_tx <= now
-            && ready & (1 << q.plane) != 0
+        // The window may have opened.
+        self.schedule(qi, now);
     }
 
     fn data_pkt(&mut self, qi: usize, now: Time) -> Packet {
@@ -340,7 +374,6 @@ impl RoceNic {
         if q.rc < port {
             let gap = (wire as f64 * 8000.0 / q.rc) as Time;
             q.next_tx = q.next_tx.max(now) + gap;
-            self.pacing.push(Reverse((q.next_tx, qi)));
         }
         Packet {
             src: self.host,
@@ -446,7 +479,7 @@ impl HostTransport for RoceNic {
         let pkts = bytes.div_ceil(self.cfg.mtu as u64).max(1);
         q.segs.push_back(Seg { start: q.tail, end: q.tail + pkts, bytes });
         q.tail += pkts;
-        self.activate(qi);
+        self.activate(qi, now);
     }
 
     fn handle_packet(&mut self, now: Time, pkt: Packet) {
@@ -461,7 +494,7 @@ impl HostTransport for RoceNic {
                 let q = &mut self.qps[qi];
                 if h.psn >= q.snd_una && h.psn < q.snd_nxt {
                     q.snd_nxt = h.psn;
-                    self.activate(qi);
+                    self.activate(qi, now);
                 }
             }
             RoceOp::Cnp => self.on_cnp(qi, now),
@@ -473,18 +506,26 @@ impl HostTransport for RoceNic {
         if let Some(p) = self.ctrl.pop_front() {
             return Some(p);
         }
-        for _ in 0..self.ready.len() {
-            let qi = self.ready.pop_front().expect("non-empty");
-            let q = &self.qps[qi];
-            if q.errored || q.snd_nxt >= q.tail {
-                // Nothing unsent: it comes back on a post, a NAK or a timeout.
-                self.qps[qi].in_ready = false;
+        self.release_paced(now);
+        let planes = self.ready.len();
+        for k in 0..planes {
+            let plane = (self.next_plane + k) % planes;
+            if ready & (1 << plane) == 0 {
                 continue;
             }
-            self.ready.push_back(qi);
-            self.dcqcn_advance(qi, now);
-            if self.can_send(qi, now, ready) {
-                return Some(self.data_pkt(qi, now));
+            while let Some(qi) = self.ready[plane].pop_front() {
+                self.qps[qi].in_ready = false;
+                // Its state may have changed since it was listed (a go-back
+                // past its data, an error).
+                if !self.has_work(qi) || self.qps[qi].next_tx > now {
+                    self.schedule(qi, now);
+                    continue;
+                }
+                self.dcqcn_advance(qi, now);
+                let p = self.data_pkt(qi, now);
+                self.schedule(qi, now);
+                self.next_plane = (plane + 1) % planes;
+                return Some(p);
             }
         }
         None
@@ -520,20 +561,19 @@ impl HostTransport for RoceNic {
                 } else {
                     q.snd_nxt = q.snd_una;
                     q.rto_at = Some(now + rto);
-                    if !q.in_ready {
-                        q.in_ready = true;
-                        self.ready.push_back(qi);
-                    }
+                    self.schedule(qi, now);
                 }
             }
         }
     }
 
     fn next_deadline(&mut self) -> Option<Time> {
-        // Pacing: the earliest future send time of a QP that still has data.
+        // Pacing: the earliest future send time of a QP that still has
+        // data; those already due go to their ready lists (the next poll
+        // serves them).
+        self.release_paced(self.now);
         while let Some(&Reverse((t, qi))) = self.pacing.peek() {
-            let q = &self.qps[qi];
-            if t > self.now && q.next_tx == t && q.snd_nxt < q.tail && !q.errored {
+            if self.qps[qi].next_tx == t && self.has_work(qi) {
                 break;
             }
             self.pacing.pop();
