@@ -94,6 +94,27 @@ impl Bits {
         self.truncate(width);
     }
 
+    /// Sets the value from fields packed LSB first, `(value, width)` each
+    /// (a field's value masked to its width), masked to `width`, in place.
+    pub fn set_packed(&mut self, width: u32, parts: impl IntoIterator<Item = (u64, u32)>) {
+        let n = width.div_ceil(64).max(1) as usize;
+        self.0.clear();
+        self.0.resize(n, 0);
+        let mut at = 0u32;
+        for (v, w) in parts {
+            let v = if w < 64 { v & ((1u64 << w) - 1) } else { v };
+            let (word, off) = ((at / 64) as usize, at % 64);
+            if word < n {
+                self.0[word] |= v << off;
+                if off > 0 && off + w > 64 && word + 1 < n {
+                    self.0[word + 1] |= v >> (64 - off);
+                }
+            }
+            at += w;
+        }
+        self.truncate(width);
+    }
+
     pub fn as_u64(&self) -> u64 {
         self.0.first().copied().unwrap_or(0)
     }
@@ -184,8 +205,41 @@ pub fn channel_ports(v: &mut Vec<PortDef>, prefix: &str, input: bool, group: &'s
     }
 }
 
+/// A struct of port indices, one field per port named like it, resolved
+/// once when the model is built: its per-cycle `eval`/`tick` then index the
+/// port values (`v[ids.s_req_valid]`) instead of searching names, and write
+/// outputs in place with [`put`] (nothing allocated per cycle).
+///
+/// ```ignore
+/// port_ids!(pub(crate) struct Ids { rst, s_req_valid, m_sel_ready });
+/// let ids = Ids::new(&ports); // panics naming a port the list lacks
+/// ```
+#[macro_export]
+macro_rules! port_ids {
+    ($vis:vis struct $name:ident { $($field:ident),* $(,)? }) => {
+        #[derive(Debug, Clone, Copy)]
+        $vis struct $name { $($field: usize),* }
+        impl $name {
+            $vis fn new(ports: &[$crate::block::PortDef]) -> $name {
+                $name {
+                    $($field: $crate::block::port_index(ports, stringify!($field))
+                        .unwrap_or_else(|| panic!("no port {}", stringify!($field)))),*
+                }
+            }
+        }
+    };
+}
+
+/// Writes output `i` (at most 64 bits) in place, masked to its width.
+#[inline]
+pub fn put(ports: &[PortDef], outputs: &mut [Bits], i: usize, v: u64) {
+    outputs[i].set_u64(ports[i].width, v);
+}
+
 /// Values of named ports: reads inputs and writes outputs of a block by
-/// name, so typed models map their records onto the port list once.
+/// name, so typed models map their records onto the port list once. Each
+/// access searches the port list: for tests and setup; a model's per-cycle
+/// path uses [`port_ids!`].
 pub struct PortMap<'a> {
     pub ports: &'a [PortDef],
 }
@@ -203,24 +257,12 @@ impl PortMap<'_> {
     /// Sets an output from a value of up to 64 bits (truncated to the width).
     pub fn set(&self, outputs: &mut [Bits], name: &str, v: u64) {
         let i = self.index(name);
-        outputs[i] = Bits::from_u64(self.ports[i].width, v);
+        outputs[i].set_u64(self.ports[i].width, v);
     }
 
     /// Sets a wide output from fields packed LSB first: `(value, width)`.
     pub fn set_packed(&self, outputs: &mut [Bits], name: &str, parts: &[(u64, u32)]) {
         let i = self.index(name);
-        let mut b = Bits::zero(self.ports[i].width);
-        let mut at = 0u32;
-        for &(v, w) in parts {
-            for k in 0..w.min(64) {
-                if (v >> k) & 1 == 1 {
-                    let bit = at + k;
-                    b.0[(bit / 64) as usize] |= 1 << (bit % 64);
-                }
-            }
-            at += w;
-        }
-        b.truncate(self.ports[i].width);
-        outputs[i] = b;
+        outputs[i].set_packed(self.ports[i].width, parts.iter().copied());
     }
 }

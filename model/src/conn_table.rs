@@ -80,7 +80,7 @@ use std::fmt;
 use mrnic_proto::config::Config;
 use mrnic_proto::tables::{conn, conn_stream};
 
-use crate::block::{channel_ports, Bits, Block, Fields, PortDef, PortMap};
+use crate::block::{channel_ports, put, Bits, Block, Fields, PortDef};
 
 /// Module name, shared with the Verilog.
 pub const NAME: &str = "conn_table";
@@ -480,6 +480,7 @@ struct RdReq {
 pub struct ConnTable {
     p: ConnTableParams,
     ports: Vec<PortDef>,
+    ids: Ids,
     ctx_mem: Vec<Ctx>,
     /// Stream memories, one per stream, indexed `[stream][conn]`.
     stream_mem: Vec<Vec<StreamState>>,
@@ -505,8 +506,10 @@ impl ConnTable {
     /// A block in the state `rst` leaves it in (clear sweep pending).
     pub fn new(p: ConnTableParams) -> ConnTable {
         let l = p.read_latency as usize;
+        let ports = ports(&p);
         ConnTable {
-            ports: ports(&p),
+            ids: Ids::new(&ports),
+            ports,
             ctx_mem: vec![Ctx::default(); p.conns as usize],
             stream_mem: vec![vec![StreamState::default(); p.conns as usize]; p.streams as usize],
             lk_stage: vec![None; l],
@@ -550,15 +553,26 @@ impl ConnTable {
             && self.rds.is_empty()
     }
 
-    pub fn outputs(&self) -> Outputs {
+    /// (s_wr, s_st, s_lk, s_rd) ready: functions of registers only.
+    fn readies(&self) -> (bool, bool, bool, bool) {
         let depth = self.p.fifo_depth() as usize;
         let lk_in = self.lk_stage.iter().flatten().count();
         let rd_in = self.rd_stage.iter().flatten().count();
+        (
+            !self.init,
+            !self.init,
+            !self.init && self.lks.len() + lk_in < depth && self.nacks.len() + lk_in < depth,
+            !self.init && self.rds.len() + rd_in < depth,
+        )
+    }
+
+    pub fn outputs(&self) -> Outputs {
+        let (wr_ready, st_ready, lk_ready, rd_ready) = self.readies();
         Outputs {
-            wr_ready: !self.init,
-            st_ready: !self.init,
-            lk_ready: !self.init && self.lks.len() + lk_in < depth && self.nacks.len() + lk_in < depth,
-            rd_ready: !self.init && self.rds.len() + rd_in < depth,
+            wr_ready,
+            st_ready,
+            lk_ready,
+            rd_ready,
             lk: self.lks.front().cloned(),
             nack: self.nacks.front().copied(),
             rd: self.rds.front().copied(),
@@ -680,6 +694,22 @@ impl ConnTable {
     }
 }
 
+crate::port_ids!(pub(crate) struct Ids {
+    rst,
+    s_wr_valid, s_wr_ready, s_wr_entry_valid, s_wr_local_id, s_wr_remote_id, s_wr_remote_addr, s_wr_paths,
+    s_st_valid, s_st_ready, s_st_conn, s_st_stream, s_st_clear, s_st_completed_msn, s_st_active,
+    s_lk_valid, s_lk_ready, s_lk_op, s_lk_dst_conn, s_lk_path_id, s_lk_path_gen, s_lk_psn, s_lk_stream_id,
+    s_lk_msn, s_lk_tx_ts, s_lk_sport, s_lk_plane, s_lk_src_addr,
+    m_lk_valid, m_lk_ready, m_lk_op, m_lk_hit, m_lk_ok, m_lk_conn, m_lk_remote_id, m_lk_remote_addr,
+    m_lk_paths, m_lk_active, m_lk_msns,
+    m_nack_valid, m_nack_ready, m_nack_dst_addr, m_nack_dst_conn, m_nack_code, m_nack_path_id,
+    m_nack_path_gen, m_nack_psn, m_nack_stream_id, m_nack_msn, m_nack_echo_ts, m_nack_sport, m_nack_plane,
+    s_rd_valid, s_rd_ready, s_rd_conn,
+    m_rd_valid, m_rd_ready, m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr,
+    m_rd_paths,
+    stat_no_conn, stat_ack_no_conn, stat_bad_path,
+});
+
 impl Block for ConnTable {
     fn name(&self) -> &'static str {
         NAME
@@ -690,105 +720,95 @@ impl Block for ConnTable {
     }
 
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
-        let o = self.outputs();
-        let pm = PortMap { ports: &self.ports };
-        for (n, v) in [
-            ("s_wr_ready", o.wr_ready),
-            ("s_st_ready", o.st_ready),
-            ("s_lk_ready", o.lk_ready),
-            ("s_rd_ready", o.rd_ready),
-            ("m_lk_valid", o.lk.is_some()),
-            ("m_nack_valid", o.nack.is_some()),
-            ("m_rd_valid", o.rd.is_some()),
-            ("stat_no_conn", o.stats.no_conn),
-            ("stat_ack_no_conn", o.stats.ack_no_conn),
-            ("stat_bad_path", o.stats.bad_path),
+        // Straight from the queues (no `Outputs` copy: a lookup answer
+        // holds every stream's state).
+        let (p, ids) = (&self.ports, &self.ids);
+        let (wr_ready, st_ready, lk_ready, rd_ready) = self.readies();
+        let lk = self.lks.front();
+        let n = self.nacks.front().copied().unwrap_or_default();
+        let d = self.rds.front().copied().unwrap_or_default();
+        let st = self.stats;
+        let none = LkResult::default();
+        let r = lk.unwrap_or(&none);
+        for (i, v) in [
+            (ids.s_wr_ready, wr_ready as u64),
+            (ids.s_st_ready, st_ready as u64),
+            (ids.s_lk_ready, lk_ready as u64),
+            (ids.s_rd_ready, rd_ready as u64),
+            (ids.m_lk_valid, lk.is_some() as u64),
+            (ids.m_nack_valid, !self.nacks.is_empty() as u64),
+            (ids.m_rd_valid, !self.rds.is_empty() as u64),
+            (ids.stat_no_conn, st.no_conn as u64),
+            (ids.stat_ack_no_conn, st.ack_no_conn as u64),
+            (ids.stat_bad_path, st.bad_path as u64),
+            (ids.m_lk_op, r.op as u64),
+            (ids.m_lk_hit, r.hit as u64),
+            (ids.m_lk_ok, r.ok as u64),
+            (ids.m_lk_conn, r.conn as u64),
+            (ids.m_lk_remote_id, r.remote_id as u64),
+            (ids.m_lk_remote_addr, r.remote_addr as u64),
+            (ids.m_lk_paths, r.paths as u64),
+            (ids.m_nack_dst_addr, n.dst_addr as u64),
+            (ids.m_nack_dst_conn, n.dst_conn as u64),
+            (ids.m_nack_code, n.code as u64),
+            (ids.m_nack_path_id, n.path_id as u64),
+            (ids.m_nack_path_gen, n.path_gen as u64),
+            (ids.m_nack_psn, n.psn as u64),
+            (ids.m_nack_stream_id, n.stream_id as u64),
+            (ids.m_nack_msn, n.msn as u64),
+            (ids.m_nack_echo_ts, n.echo_ts as u64),
+            (ids.m_nack_sport, n.sport as u64),
+            (ids.m_nack_plane, n.plane as u64),
+            (ids.m_rd_conn, d.conn as u64),
+            (ids.m_rd_entry_valid, d.ctx.valid as u64),
+            (ids.m_rd_local_id, d.ctx.local_id as u64),
+            (ids.m_rd_remote_id, d.ctx.remote_id as u64),
+            (ids.m_rd_remote_addr, d.ctx.remote_addr as u64),
+            (ids.m_rd_paths, d.ctx.paths as u64),
         ] {
-            pm.set(outputs, n, v as u64);
+            put(p, outputs, i, v);
         }
-        let r = o.lk.unwrap_or_else(|| LkResult {
-            streams: vec![StreamState::default(); self.p.streams as usize],
-            ..LkResult::default()
-        });
-        for (n, v) in [
-            ("op", r.op as u64),
-            ("hit", r.hit as u64),
-            ("ok", r.ok as u64),
-            ("conn", r.conn as u64),
-            ("remote_id", r.remote_id as u64),
-            ("remote_addr", r.remote_addr as u64),
-            ("paths", r.paths as u64),
-        ] {
-            pm.set(outputs, &format!("m_lk_{n}"), v);
-        }
-        let active: Vec<(u64, u32)> = r.streams.iter().map(|s| (s.active as u64, 1)).collect();
-        pm.set_packed(outputs, "m_lk_active", &active);
-        let msns: Vec<(u64, u32)> = r.streams.iter().map(|s| (s.completed_msn as u64, 24)).collect();
-        pm.set_packed(outputs, "m_lk_msns", &msns);
-        let n = o.nack.unwrap_or_default();
-        for (f, v) in [
-            ("dst_addr", n.dst_addr as u64),
-            ("dst_conn", n.dst_conn as u64),
-            ("code", n.code as u64),
-            ("path_id", n.path_id as u64),
-            ("path_gen", n.path_gen as u64),
-            ("psn", n.psn as u64),
-            ("stream_id", n.stream_id as u64),
-            ("msn", n.msn as u64),
-            ("echo_ts", n.echo_ts as u64),
-            ("sport", n.sport as u64),
-            ("plane", n.plane as u64),
-        ] {
-            pm.set(outputs, &format!("m_nack_{f}"), v);
-        }
-        let d = o.rd.unwrap_or_default();
-        for (f, v) in [
-            ("conn", d.conn as u64),
-            ("entry_valid", d.ctx.valid as u64),
-            ("local_id", d.ctx.local_id as u64),
-            ("remote_id", d.ctx.remote_id as u64),
-            ("remote_addr", d.ctx.remote_addr as u64),
-            ("paths", d.ctx.paths as u64),
-        ] {
-            pm.set(outputs, &format!("m_rd_{f}"), v);
-        }
+        // A miss (or no answer) shows every stream as zero.
+        outputs[ids.m_lk_active].set_packed(p[ids.m_lk_active].width, r.streams.iter().map(|s| (s.active as u64, 1)));
+        outputs[ids.m_lk_msns]
+            .set_packed(p[ids.m_lk_msns].width, r.streams.iter().map(|s| (s.completed_msn as u64, 24)));
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
-        let pm = PortMap { ports: &self.ports };
-        let g = |n: &str| pm.get(inputs, n);
+        let ids = self.ids;
+        let g = |i: usize| inputs[i].as_u64();
         let inp = Inputs {
-            rst: g("rst") == 1,
-            wr: (g("s_wr_valid") == 1).then(|| Ctx {
-                valid: g("s_wr_entry_valid") == 1,
-                local_id: g("s_wr_local_id") as u32,
-                remote_id: g("s_wr_remote_id") as u32,
-                remote_addr: g("s_wr_remote_addr") as u32,
-                paths: g("s_wr_paths") as u8,
+            rst: g(ids.rst) == 1,
+            wr: (g(ids.s_wr_valid) == 1).then(|| Ctx {
+                valid: g(ids.s_wr_entry_valid) == 1,
+                local_id: g(ids.s_wr_local_id) as u32,
+                remote_id: g(ids.s_wr_remote_id) as u32,
+                remote_addr: g(ids.s_wr_remote_addr) as u32,
+                paths: g(ids.s_wr_paths) as u8,
             }),
-            st: (g("s_st_valid") == 1).then(|| StWrite {
-                conn: g("s_st_conn") as u32,
-                stream: g("s_st_stream") as u32,
-                clear: g("s_st_clear") == 1,
-                state: StreamState { completed_msn: g("s_st_completed_msn") as u32, active: g("s_st_active") == 1 },
+            st: (g(ids.s_st_valid) == 1).then(|| StWrite {
+                conn: g(ids.s_st_conn) as u32,
+                stream: g(ids.s_st_stream) as u32,
+                clear: g(ids.s_st_clear) == 1,
+                state: StreamState { completed_msn: g(ids.s_st_completed_msn) as u32, active: g(ids.s_st_active) == 1 },
             }),
-            lk: (g("s_lk_valid") == 1).then(|| Lookup {
-                op: g("s_lk_op") as u32,
-                dst_conn: g("s_lk_dst_conn") as u32,
-                path_id: g("s_lk_path_id") as u8,
-                path_gen: g("s_lk_path_gen") as u8,
-                psn: g("s_lk_psn") as u32,
-                stream_id: g("s_lk_stream_id") as u8,
-                msn: g("s_lk_msn") as u32,
-                tx_ts: g("s_lk_tx_ts") as u16,
-                sport: g("s_lk_sport") as u16,
-                plane: g("s_lk_plane") as u8,
-                src_addr: g("s_lk_src_addr") as u32,
+            lk: (g(ids.s_lk_valid) == 1).then(|| Lookup {
+                op: g(ids.s_lk_op) as u32,
+                dst_conn: g(ids.s_lk_dst_conn) as u32,
+                path_id: g(ids.s_lk_path_id) as u8,
+                path_gen: g(ids.s_lk_path_gen) as u8,
+                psn: g(ids.s_lk_psn) as u32,
+                stream_id: g(ids.s_lk_stream_id) as u8,
+                msn: g(ids.s_lk_msn) as u32,
+                tx_ts: g(ids.s_lk_tx_ts) as u16,
+                sport: g(ids.s_lk_sport) as u16,
+                plane: g(ids.s_lk_plane) as u8,
+                src_addr: g(ids.s_lk_src_addr) as u32,
             }),
-            lk_ready: g("m_lk_ready") == 1,
-            nack_ready: g("m_nack_ready") == 1,
-            rd: (g("s_rd_valid") == 1).then(|| g("s_rd_conn") as u32),
-            rd_ready: g("m_rd_ready") == 1,
+            lk_ready: g(ids.m_lk_ready) == 1,
+            nack_ready: g(ids.m_nack_ready) == 1,
+            rd: (g(ids.s_rd_valid) == 1).then(|| g(ids.s_rd_conn) as u32),
+            rd_ready: g(ids.m_rd_ready) == 1,
         };
         self.clock(&inp);
     }

@@ -65,7 +65,7 @@ use std::collections::VecDeque;
 
 use mrnic_proto::config::Config;
 
-use crate::block::{channel_ports, Bits, Block, Fields, PortDef, PortMap};
+use crate::block::{channel_ports, put, Bits, Block, Fields, PortDef};
 
 /// Module name, shared with the Verilog.
 pub const NAME: &str = "cpl_engine";
@@ -378,6 +378,7 @@ pub const OUT_DEPTH: usize = 4;
 pub struct CplEngine {
     p: CplEngineParams,
     ports: Vec<PortDef>,
+    ids: Ids,
     pending: VecDeque<NewPkt>,
     msg_mem: Vec<Msg>,
     st_mem: Vec<Stream>,
@@ -406,8 +407,10 @@ impl CplEngine {
     /// A block in the state `rst` leaves it in (sweep pending).
     pub fn new(p: CplEngineParams) -> CplEngine {
         let qs = (p.conns * p.streams) as usize;
+        let ports = ports(&p);
         CplEngine {
-            ports: ports(&p),
+            ids: Ids::new(&ports),
+            ports,
             pending: VecDeque::new(),
             msg_mem: vec![Msg::default(); qs * p.msg_depth as usize],
             st_mem: vec![Stream::default(); qs],
@@ -690,6 +693,21 @@ impl CplEngine {
     }
 }
 
+crate::port_ids!(pub(crate) struct Ids {
+    rst,
+    s_new_valid, s_new_ready, s_new_conn, s_new_stream, s_new_msn, s_new_payload_len, s_new_tag, s_new_send,
+    s_new_msg_len, s_new_imm_valid, s_new_imm, s_new_rq_seq, s_new_conn_id,
+    s_dma_valid, s_dma_ready, s_dma_tag, s_dma_status,
+    s_post_valid, s_post_ready, s_post_conn, s_post_stream,
+    s_open_valid, s_open_ready, s_open_conn,
+    m_consume_valid, m_consume_ready, m_consume_conn, m_consume_stream, m_consume_imm, m_consume_rq_seq,
+    s_cons_valid, s_cons_ready, s_cons_ok, s_cons_rq_seq, s_cons_wr_id,
+    m_cqe_valid, m_cqe_ready, m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_conn, m_cqe_stream, m_cqe_byte_len,
+    m_cqe_imm_valid, m_cqe_imm,
+    m_st_valid, m_st_ready, m_st_conn, m_st_stream, m_st_clear, m_st_completed_msn, m_st_active,
+    stat_dma_err, stat_order_err, stat_msg_err, stat_recv_cpl,
+});
+
 impl Block for CplEngine {
     fn name(&self) -> &'static str {
         NAME
@@ -700,74 +718,74 @@ impl Block for CplEngine {
     }
 
     fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
-        let pm = PortMap { ports: &self.ports };
-        let o = self.outputs(pm.get(inputs, "s_dma_valid") == 1, pm.get(inputs, "s_post_valid") == 1);
+        let ids = self.ids;
+        let o = self.outputs(inputs[ids.s_dma_valid].bit(0), inputs[ids.s_post_valid].bit(0));
         let c = o.consume.unwrap_or_default();
         let e = o.cqe.unwrap_or_default();
         let s = o.st.unwrap_or_default();
-        for (n, v) in [
-            ("s_new_ready", o.new_ready as u64),
-            ("s_dma_ready", o.dma_ready as u64),
-            ("s_post_ready", o.post_ready as u64),
-            ("s_open_ready", o.open_ready as u64),
-            ("s_cons_ready", o.cons_ready as u64),
-            ("m_consume_valid", o.consume.is_some() as u64),
-            ("m_consume_conn", c.conn as u64),
-            ("m_consume_stream", c.stream as u64),
-            ("m_consume_imm", c.imm as u64),
-            ("m_consume_rq_seq", c.rq_seq as u64),
-            ("m_cqe_valid", o.cqe.is_some() as u64),
-            ("m_cqe_wr_id", e.wr_id),
-            ("m_cqe_status", 0),
-            ("m_cqe_opcode", e.opcode as u64),
-            ("m_cqe_conn", e.conn as u64),
-            ("m_cqe_stream", e.stream as u64),
-            ("m_cqe_byte_len", e.byte_len as u64),
-            ("m_cqe_imm_valid", e.imm.is_some() as u64),
-            ("m_cqe_imm", e.imm.unwrap_or(0) as u64),
-            ("m_st_valid", o.st.is_some() as u64),
-            ("m_st_conn", s.conn as u64),
-            ("m_st_stream", s.stream as u64),
-            ("m_st_clear", s.clear as u64),
-            ("m_st_completed_msn", s.completed_msn as u64),
-            ("m_st_active", s.active as u64),
-            ("stat_dma_err", o.stats.dma_err as u64),
-            ("stat_order_err", o.stats.order_err as u64),
-            ("stat_msg_err", o.stats.msg_err as u64),
-            ("stat_recv_cpl", o.stats.recv_cpl as u64),
+        for (i, v) in [
+            (ids.s_new_ready, o.new_ready as u64),
+            (ids.s_dma_ready, o.dma_ready as u64),
+            (ids.s_post_ready, o.post_ready as u64),
+            (ids.s_open_ready, o.open_ready as u64),
+            (ids.s_cons_ready, o.cons_ready as u64),
+            (ids.m_consume_valid, o.consume.is_some() as u64),
+            (ids.m_consume_conn, c.conn as u64),
+            (ids.m_consume_stream, c.stream as u64),
+            (ids.m_consume_imm, c.imm as u64),
+            (ids.m_consume_rq_seq, c.rq_seq as u64),
+            (ids.m_cqe_valid, o.cqe.is_some() as u64),
+            (ids.m_cqe_wr_id, e.wr_id),
+            (ids.m_cqe_status, 0),
+            (ids.m_cqe_opcode, e.opcode as u64),
+            (ids.m_cqe_conn, e.conn as u64),
+            (ids.m_cqe_stream, e.stream as u64),
+            (ids.m_cqe_byte_len, e.byte_len as u64),
+            (ids.m_cqe_imm_valid, e.imm.is_some() as u64),
+            (ids.m_cqe_imm, e.imm.unwrap_or(0) as u64),
+            (ids.m_st_valid, o.st.is_some() as u64),
+            (ids.m_st_conn, s.conn as u64),
+            (ids.m_st_stream, s.stream as u64),
+            (ids.m_st_clear, s.clear as u64),
+            (ids.m_st_completed_msn, s.completed_msn as u64),
+            (ids.m_st_active, s.active as u64),
+            (ids.stat_dma_err, o.stats.dma_err as u64),
+            (ids.stat_order_err, o.stats.order_err as u64),
+            (ids.stat_msg_err, o.stats.msg_err as u64),
+            (ids.stat_recv_cpl, o.stats.recv_cpl as u64),
         ] {
-            pm.set(outputs, n, v);
+            put(&self.ports, outputs, i, v);
         }
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
-        let pm = PortMap { ports: &self.ports };
-        let g = |n: &str| pm.get(inputs, n);
+        let ids = self.ids;
+        let g = |i: usize| inputs[i].as_u64();
         let inp = Inputs {
-            rst: g("rst") == 1,
-            new: (g("s_new_valid") == 1).then(|| NewPkt {
-                conn: g("s_new_conn") as u32,
-                stream: g("s_new_stream") as u32,
-                msn: g("s_new_msn") as u32,
-                payload_len: g("s_new_payload_len") as u16,
-                tag: g("s_new_tag") as u16,
-                send: g("s_new_send") == 1,
-                msg_len: g("s_new_msg_len") as u32,
-                imm: (g("s_new_imm_valid") == 1).then(|| g("s_new_imm") as u32),
-                rq_seq: g("s_new_rq_seq") as u32,
-                conn_id: g("s_new_conn_id") as u32,
+            rst: g(ids.rst) == 1,
+            new: (g(ids.s_new_valid) == 1).then(|| NewPkt {
+                conn: g(ids.s_new_conn) as u32,
+                stream: g(ids.s_new_stream) as u32,
+                msn: g(ids.s_new_msn) as u32,
+                payload_len: g(ids.s_new_payload_len) as u16,
+                tag: g(ids.s_new_tag) as u16,
+                send: g(ids.s_new_send) == 1,
+                msg_len: g(ids.s_new_msg_len) as u32,
+                imm: (g(ids.s_new_imm_valid) == 1).then(|| g(ids.s_new_imm) as u32),
+                rq_seq: g(ids.s_new_rq_seq) as u32,
+                conn_id: g(ids.s_new_conn_id) as u32,
             }),
-            dma: (g("s_dma_valid") == 1).then(|| (g("s_dma_tag") as u16, g("s_dma_status") as u8)),
-            post: (g("s_post_valid") == 1).then(|| (g("s_post_conn") as u32, g("s_post_stream") as u32)),
-            open: (g("s_open_valid") == 1).then(|| g("s_open_conn") as u32),
-            cons: (g("s_cons_valid") == 1).then(|| ConsAnswer {
-                ok: g("s_cons_ok") == 1,
-                rq_seq: g("s_cons_rq_seq") as u32,
-                wr_id: g("s_cons_wr_id"),
+            dma: (g(ids.s_dma_valid) == 1).then(|| (g(ids.s_dma_tag) as u16, g(ids.s_dma_status) as u8)),
+            post: (g(ids.s_post_valid) == 1).then(|| (g(ids.s_post_conn) as u32, g(ids.s_post_stream) as u32)),
+            open: (g(ids.s_open_valid) == 1).then(|| g(ids.s_open_conn) as u32),
+            cons: (g(ids.s_cons_valid) == 1).then(|| ConsAnswer {
+                ok: g(ids.s_cons_ok) == 1,
+                rq_seq: g(ids.s_cons_rq_seq) as u32,
+                wr_id: g(ids.s_cons_wr_id),
             }),
-            consume_ready: g("m_consume_ready") == 1,
-            cqe_ready: g("m_cqe_ready") == 1,
-            st_ready: g("m_st_ready") == 1,
+            consume_ready: g(ids.m_consume_ready) == 1,
+            cqe_ready: g(ids.m_cqe_ready) == 1,
+            st_ready: g(ids.m_st_ready) == 1,
         };
         self.clock(&inp);
     }
