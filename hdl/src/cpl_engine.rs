@@ -105,6 +105,9 @@ fn build(p: &CplEngineParams) -> Module {
     let status = m.reg_no_reset("dma_status", 2, "count: the DMA status");
     let stw = m.reg_no_reset("stw", sw, "the stream word being worked on");
     let msg = m.reg_no_reset("msg", mw, "the message a consume waits for");
+    let lower_wait =
+        m.reg("lower_wait", 1, 0, "a post or open was refused in the last IDLE cycle: this IDLE cycle is theirs");
+    let open_first = m.reg("open_first", 1, 0, "the refused one was an open: it goes before a post");
     let is = |s: u64| state.q.expr().eq(lit(3, s));
 
     // ---- field helpers ----
@@ -138,12 +141,21 @@ fn build(p: &CplEngineParams) -> Module {
     m.assign(&new_fire, port("s_new_valid").expr().logic_and(port("s_new_ready")));
 
     // ---- handshakes in IDLE ----
-    let dma_ready = w_(&mut m, "dma_ready", 1, "IDLE with a pending packet", is(IDLE).logic_and(&pend_valid));
+    let dma_ready = w_(
+        &mut m,
+        "dma_ready",
+        1,
+        "IDLE with a pending packet, no post or open waiting",
+        is(IDLE).logic_and(&pend_valid).logic_and(lower_wait.q.expr().logic_not()),
+    );
     m.assign(port("s_dma_ready"), &dma_ready);
     let dma_take =
         w_(&mut m, "dma_take", 1, "a DMA completion is taken", port("s_dma_valid").expr().logic_and(&dma_ready));
     m.assign(&pend_pop, &dma_take);
-    m.assign(port("s_post_ready"), is(IDLE).logic_and(dma_take.expr().logic_not()));
+    m.assign(
+        port("s_post_ready"),
+        is(IDLE).logic_and(dma_take.expr().logic_not()).logic_and(open_first.q.expr().logic_not()),
+    );
     let post_take = w_(
         &mut m,
         "post_take",
@@ -153,10 +165,19 @@ fn build(p: &CplEngineParams) -> Module {
     );
     m.assign(
         port("s_open_ready"),
-        is(IDLE).logic_and(dma_take.expr().logic_not()).logic_and(port("s_post_valid").expr().logic_not()),
+        is(IDLE)
+            .logic_and(dma_take.expr().logic_not())
+            .logic_and(port("s_post_valid").expr().logic_not().logic_or(&open_first.q)),
     );
     let open_take =
         w_(&mut m, "open_take", 1, "an open is taken", port("s_open_valid").expr().logic_and(port("s_open_ready")));
+    // Refusals in IDLE decide the next IDLE cycle's order (model: lower_wait).
+    let open_refused = port("s_open_valid").expr().logic_and(open_take.expr().logic_not());
+    let post_refused = port("s_post_valid").expr().logic_and(post_take.expr().logic_not());
+    m.next(if_then(
+        is(IDLE),
+        vec![set(&lower_wait.next, post_refused.logic_or(open_refused.clone())), set(&open_first.next, open_refused)],
+    ));
 
     // ---- memories ----
     let q_of = |c: Expr, s: Expr| cat(&[c, s]);

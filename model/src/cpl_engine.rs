@@ -45,6 +45,12 @@
 //! - `s_post` reads the stream word and then drains; `s_open` writes a zero
 //!   stream word per cycle.
 //!
+//! In IDLE a DMA answer goes before a post, and a post before an open,
+//! except that a post or open refused in the previous IDLE cycle goes first
+//! (an open before a post): under a steady stream of DMA answers a waiting
+//! post or open is taken within two operations, not starved. The rule reads
+//! only registers for `s_dma_ready`.
+//!
 //! `s_new` is taken every cycle the pending FIFO has room. `m_consume`,
 //! `m_cqe` and `m_st` are FIFOs of 4; an act that pushes waits (holding its
 //! read data) until there is room.
@@ -401,6 +407,13 @@ pub struct CplEngine {
     cqes: VecDeque<Cqe>,
     sts: VecDeque<StPub>,
     stats: Stats,
+    /// A post or open was offered in the last IDLE cycle and not taken: the
+    /// next IDLE cycle is theirs, so a steady stream of DMA answers cannot
+    /// hold a receive's completion back for as long as traffic lasts.
+    lower_wait: bool,
+    /// Of the two, it was the open: it goes before the post, so a steady
+    /// stream of posts cannot hold a connection setup back either.
+    open_first: bool,
 }
 
 impl CplEngine {
@@ -429,6 +442,8 @@ impl CplEngine {
             cqes: VecDeque::new(),
             sts: VecDeque::new(),
             stats: Stats::default(),
+            lower_wait: false,
+            open_first: false,
             p,
         }
     }
@@ -472,13 +487,13 @@ impl CplEngine {
     pub fn outputs(&self, dma_valid: bool, post_valid: bool) -> Outputs {
         let idle = self.state == State::Idle;
         let init = self.initializing();
-        let dma_ready = idle && !self.pending.is_empty();
+        let dma_ready = idle && !self.pending.is_empty() && !self.lower_wait;
         let dma_take = dma_valid && dma_ready;
         Outputs {
             new_ready: !init && self.pending.len() < self.p.pending as usize,
             dma_ready,
-            post_ready: idle && !dma_take,
-            open_ready: idle && !dma_take && !post_valid,
+            post_ready: idle && !dma_take && !self.open_first,
+            open_ready: idle && !dma_take && (!post_valid || self.open_first),
             cons_ready: self.state == State::WaitCons && self.cqes.len() < OUT_DEPTH && self.sts.len() < OUT_DEPTH,
             consume: self.consumes.front().copied(),
             cqe: self.cqes.front().copied(),
@@ -542,6 +557,11 @@ impl CplEngine {
             self.sts.pop_front();
         }
         self.stats = Stats::default();
+        if self.state == State::Idle {
+            let open_refused = inp.open.is_some() && !out.open_ready;
+            self.lower_wait = (inp.post.is_some() && !out.post_ready) || open_refused;
+            self.open_first = open_refused;
+        }
         let (cmask, smask) = (self.p.conns - 1, self.p.streams - 1);
         match self.state {
             State::Init(a) => {

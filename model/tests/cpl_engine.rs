@@ -354,3 +354,51 @@ fn a_failed_placement_counts_nothing() {
     }
     assert_eq!(dut.completed_msn(0, 0), 0);
 }
+
+/// Under a DMA answer offered every cycle the block could take one, a post
+/// and an open offered alongside are still taken within a few operations
+/// (before the turn rule they waited for as long as the traffic lasted),
+/// and the DMA answers keep flowing around them.
+#[test]
+fn posts_and_opens_are_not_starved_by_dma_answers() {
+    let cfg = Config::builtin("small").unwrap();
+    let p = CplEngineParams::from_config(&cfg).unwrap();
+    let mut dut = ready(p);
+    let all = Inputs { consume_ready: true, cqe_ready: true, st_ready: true, ..Inputs::default() };
+    let mut tags: VecDeque<u16> = VecDeque::new();
+    let (mut msn, mut answers) = (0u32, 0u32);
+    let (mut post_at, mut open_at) = (None, None);
+    for cycle in 0..400u32 {
+        let new = NewPkt {
+            conn: 0,
+            stream: 0,
+            msn,
+            payload_len: 8,
+            tag: (msn & 0xff) as u16,
+            msg_len: 8,
+            ..NewPkt::default()
+        };
+        let post = post_at.is_none().then_some((1, 1));
+        let open = open_at.is_none().then_some(1);
+        let dma = tags.front().map(|&t| (t, DMA_OK));
+        let o = dut.outputs(dma.is_some(), post.is_some());
+        if o.new_ready {
+            tags.push_back(new.tag);
+            msn += 1;
+        }
+        if dma.is_some() && o.dma_ready {
+            tags.pop_front();
+            answers += 1;
+        }
+        if post.is_some() && o.post_ready {
+            post_at = Some(cycle);
+        }
+        if open.is_some() && o.open_ready {
+            open_at = Some(cycle);
+        }
+        dut.clock(&Inputs { new: Some(new), dma, post, open, ..all });
+    }
+    let (post_at, open_at) = (post_at.expect("post never taken"), open_at.expect("open never taken"));
+    assert!(post_at < 40 && open_at < 40, "post taken at {post_at}, open at {open_at}");
+    assert!(answers > 20, "only {answers} DMA answers taken");
+}

@@ -125,6 +125,8 @@ module cpl_engine #(
   reg  [1:0]   dma_status_reg, dma_status_next;          // count: the DMA status
   reg  [64:0]  stw_reg, stw_next;                        // the stream word being worked on
   reg  [169:0] msg_reg, msg_next;                        // the message a consume waits for
+  reg          lower_wait_reg, lower_wait_next;          // a post or open was refused in the last IDLE cycle: this IDLE cycle is theirs
+  reg          open_first_reg, open_first_next;          // the refused one was an open: it goes before a post
   wire         pend_pop;                                 // the pending head is taken by a DMA completion
   wire         new_fire;                                 // s_new handshake
   reg  [6:0]   pend_count_reg, pend_count_next;          // entries in the FIFO
@@ -197,7 +199,7 @@ module cpl_engine #(
   reg  [185:0] pend_head;                                // the FIFO's head entry
   wire         pend_head_valid;                          // the FIFO holds an entry
   wire [185:0] pend_shown;                               // the head entry, zero while the FIFO is empty
-  wire         dma_ready;                                // IDLE with a pending packet
+  wire         dma_ready;                                // IDLE with a pending packet, no post or open waiting
   wire         dma_take;                                 // a DMA completion is taken
   wire         post_take;                                // a post notice is taken
   wire         open_take;                                // an open is taken
@@ -365,13 +367,13 @@ module cpl_engine #(
   assign pend_shown = pend_head_valid ? pend_head : 186'd0;
   assign s_new_ready = !(state_reg == 3'd0) && (pend_count_reg < 7'd64);
   assign new_fire = s_new_valid && s_new_ready;
-  assign dma_ready = (state_reg == 3'd1) && pend_head_valid;
+  assign dma_ready = ((state_reg == 3'd1) && pend_head_valid) && !lower_wait_reg;
   assign s_dma_ready = dma_ready;
   assign dma_take = s_dma_valid && dma_ready;
   assign pend_pop = dma_take;
-  assign s_post_ready = (state_reg == 3'd1) && !dma_take;
+  assign s_post_ready = ((state_reg == 3'd1) && !dma_take) && !open_first_reg;
   assign post_take = s_post_valid && s_post_ready;
-  assign s_open_ready = ((state_reg == 3'd1) && !dma_take) && !s_post_valid;
+  assign s_open_ready = ((state_reg == 3'd1) && !dma_take) && (!s_post_valid || open_first_reg);
   assign open_take = s_open_valid && s_open_ready;
   assign st_rd_en = dma_take || post_take;
   assign st_rd_addr = dma_take ? {pend_shown[11:0], pend_shown[15:12]} : {s_post_conn, s_post_stream};
@@ -515,6 +517,8 @@ module cpl_engine #(
     dma_status_next = dma_status_reg;
     stw_next = stw_reg;
     msg_next = msg_reg;
+    lower_wait_next = lower_wait_reg;
+    open_first_next = open_first_reg;
     pend_count_next = pend_count_reg;
     pend_wr_next = pend_wr_reg;
     pend_rd_next = pend_rd_reg;
@@ -688,6 +692,10 @@ module cpl_engine #(
     if (pend_pop && !new_fire) begin
       pend_count_next = pend_count_reg - 7'd1;
     end
+    if (state_reg == 3'd1) begin
+      lower_wait_next = (s_post_valid && !post_take) || (s_open_valid && !open_take);
+      open_first_next = s_open_valid && !open_take;
+    end
     stword_pipe_next = stword_rd_reg;
     msgword_pipe_next = msgword_rd_reg;
     case (state_reg)
@@ -850,6 +858,8 @@ module cpl_engine #(
     dma_status_reg <= dma_status_next;
     stw_reg <= stw_next;
     msg_reg <= msg_next;
+    lower_wait_reg <= lower_wait_next;
+    open_first_reg <= open_first_next;
     pend_count_reg <= pend_count_next;
     pend_wr_reg <= pend_wr_next;
     pend_rd_reg <= pend_rd_next;
@@ -949,6 +959,8 @@ module cpl_engine #(
       state_reg <= 3'd0;
       init_addr_reg <= 16'd0;
       wait_reg <= 1'b0;
+      lower_wait_reg <= 1'b0;
+      open_first_reg <= 1'b0;
       pend_count_reg <= 7'd0;
       pend_wr_reg <= 6'd0;
       pend_rd_reg <= 6'd0;

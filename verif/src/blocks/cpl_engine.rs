@@ -64,6 +64,9 @@ pub struct Directed {
     /// DMA errors, wrong tags, consumes that find no receive); off, every
     /// message completes.
     pub faults: bool,
+    /// Offer an open in 1 cycle of 1000 instead of 2 of 100: a NIC's
+    /// setup rate, for runs where opens would wipe the traffic under test.
+    pub rare_opens: bool,
     /// Per queue: the messages in flight (current, maybe the next).
     msgs: Vec<VecDeque<Msg>>,
     /// Per queue: the msn of the next message to start, the next rq_seq.
@@ -161,7 +164,8 @@ pub fn traffic(p: &CplEngineParams, seed: u64) -> (Traffic, Shared<Directed>) {
         })
         .source("s_open_", move |rng, t| {
             let s = s5.borrow();
-            if s.only_directed || !rng.percent(2) {
+            let offer = if s.rare_opens { rng.below(1000) == 0 } else { rng.percent(2) };
+            if s.only_directed || !offer {
                 t.skip();
                 return;
             }
