@@ -501,6 +501,11 @@ pub fn model_block(name: &str, cfg: &mrnic_proto::Config) -> Result<Box<dyn Bloc
         "cpl_engine" => boxed(m::cpl_engine::CplEngineParams::from_config(cfg), m::cpl_engine::CplEngine::new),
         "csr" => boxed(m::csr::CsrParams::from_config(cfg), m::csr::Csr::new),
         "tx_engine" => boxed(m::tx_engine::TxEngineParams::from_config(cfg), m::tx_engine::TxEngine::new),
+        "ts_counter" => boxed(m::ts_counter::TsCounterParams::from_config(cfg), m::ts_counter::TsCounter::new),
+        "rate_hint" => boxed(m::rate_hint::RateHintParams::from_config(cfg), m::rate_hint::RateHint::new),
+        "cqe_merge" => boxed(m::cqe_merge::CqeMergeParams::from_config(cfg), m::cqe_merge::CqeMerge::new),
+        "rx_drop_or" => Ok(Box::new(m::rx_drop_or::RxDropOr::default())),
+        "op_map" => Ok(Box::new(m::op_map::OpMap::default())),
         _ => Err(format!("no block module `{name}`")),
     }
 }
