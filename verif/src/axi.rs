@@ -1,5 +1,10 @@
-//! An AXI4 write slave standing in for host memory, for blocks with an AXI4
-//! write master (`m_axi_aw*`, `m_axi_w*`, `m_axi_b*`).
+//! Host memory for blocks with AXI4 masters: a write slave for
+//! `m_axi_aw*`, `m_axi_w*`, `m_axi_b*` ([`AxiWriteSlave`]) and a read slave
+//! for `m_axi_ar*`, `m_axi_r*` ([`AxiReadSlave`]), both on one sparse
+//! [`Pages`] memory when a bench has both (the NIC top: dma_write_engine
+//! writes, tx_engine reads).
+//!
+//! # The write slave
 //!
 //! [`crate::Traffic`] drives `awready` and `wready` as it drives every
 //! output's ready (random backpressure); this slave answers the B channel:
@@ -67,7 +72,11 @@ pub struct AxiWriteSlave {
     /// The response on the B channel, held until bready: (bid, bresp).
     b: Option<(u64, u64)>,
     b_offered_at: u64,
-    memory: HashMap<u64, Box<[u8; PAGE as usize]>>,
+    /// What was written; never written bytes read 0.
+    pub memory: Pages,
+    /// When set, every burst written, in order: its first strobed address
+    /// and its strobed bytes (a bench's record of the memory writes).
+    pub log: Option<Vec<(u64, Vec<u8>)>>,
     pub bursts: u64,
     pub responses: u64,
     pub errors: u64,
@@ -117,7 +126,8 @@ impl AxiWriteSlave {
             due: VecDeque::new(),
             b: None,
             b_offered_at: 0,
-            memory: HashMap::new(),
+            memory: Pages::default(),
+            log: None,
             bursts: 0,
             responses: 0,
             errors: 0,
@@ -266,6 +276,7 @@ impl AxiWriteSlave {
 
     fn store(&mut self, addr: u64, size: u32, beats: &[(Bits, Bits)]) {
         let first = addr & !(size as u64 - 1);
+        let mut logged: Option<(u64, Vec<u8>)> = None;
         for (k, (data, strb)) in beats.iter().enumerate() {
             let base = first.wrapping_add(k as u64 * size as u64);
             for lane in 0..size {
@@ -279,21 +290,21 @@ impl AxiWriteSlave {
                             self.outside_at.push(a);
                         }
                     }
-                    let page = self.memory.entry(a / PAGE).or_insert_with(|| Box::new([0; PAGE as usize]));
-                    page[(a % PAGE) as usize] = byte;
+                    self.memory.write(a, &[byte]);
+                    if self.log.is_some() {
+                        logged.get_or_insert((a, Vec::new())).1.push(byte);
+                    }
                 }
             }
+        }
+        if let (Some(log), Some(w)) = (self.log.as_mut(), logged) {
+            log.push(w);
         }
     }
 
     /// `len` bytes of memory from `addr` (never written bytes read 0).
     pub fn read(&self, addr: u64, len: usize) -> Vec<u8> {
-        (0..len as u64)
-            .map(|i| {
-                let a = addr.wrapping_add(i);
-                self.memory.get(&(a / PAGE)).map_or(0, |p| p[(a % PAGE) as usize])
-            })
-            .collect()
+        self.memory.read(addr, len)
     }
 
     /// Bursts addressed or written and not yet answered.
@@ -304,5 +315,260 @@ impl AxiWriteSlave {
     /// The cycle the current response was first offered.
     pub fn b_offered_at(&self) -> Option<u64> {
         self.b.map(|_| self.b_offered_at)
+    }
+}
+
+/// Sparse byte memory in 4 KiB pages; bytes never written read 0.
+#[derive(Debug, Clone, Default)]
+pub struct Pages(HashMap<u64, Box<[u8; PAGE as usize]>>);
+
+impl Pages {
+    /// Writes `data` from `addr` (wrapping at 2^64).
+    pub fn write(&mut self, addr: u64, data: &[u8]) {
+        for (i, b) in data.iter().enumerate() {
+            let a = addr.wrapping_add(i as u64);
+            self.0.entry(a / PAGE).or_insert_with(|| Box::new([0; PAGE as usize]))[(a % PAGE) as usize] = *b;
+        }
+    }
+
+    /// `len` bytes from `addr`.
+    pub fn read(&self, addr: u64, len: usize) -> Vec<u8> {
+        (0..len as u64)
+            .map(|i| {
+                let a = addr.wrapping_add(i);
+                self.0.get(&(a / PAGE)).map_or(0, |p| p[(a % PAGE) as usize])
+            })
+            .collect()
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RPorts {
+    arvalid: usize,
+    arready: usize,
+    araddr: usize,
+    arlen: usize,
+    arsize: usize,
+    arid: usize,
+    rvalid: usize,
+    rready: usize,
+    rdata: usize,
+    rresp: usize,
+    rlast: usize,
+    rid: usize,
+}
+
+/// An AXI4 read slave on a [`Pages`] memory: `arready` low a chosen share
+/// of cycles, each burst's first beat due a random `0..=max_latency` cycles
+/// after its AR (bursts answered in order, as one ID's must be), a chosen
+/// share of beat slots left empty, and a chosen share of bursts answered
+/// SLVERR on every beat. Data is read when a beat is first offered and held
+/// with it until `rready`. Flags what a memory would refuse: a burst across
+/// a 4 KiB boundary.
+pub struct AxiReadSlave {
+    p: RPorts,
+    data_width: u32,
+    id_width: u32,
+    /// Cycles a burst waits after its AR, at most.
+    pub max_latency: u64,
+    /// Percent of cycles `arready` is low.
+    pub ar_busy_percent: u32,
+    /// Percent of beat slots with no beat.
+    pub r_gap_percent: u32,
+    /// Percent of bursts answered SLVERR.
+    pub error_percent: u32,
+    /// Bursts taken: (addr, beats, size, id, cycle due, error).
+    bursts: VecDeque<(u64, u32, u32, u64, u64, bool)>,
+    /// Beats of the head burst already taken.
+    beat: u32,
+    /// The beat on the R channel, held until rready: (data, resp, last, id).
+    r: Option<(Bits, u64, bool, u64)>,
+    arready: bool,
+    pub bursts_read: u64,
+}
+
+impl AxiReadSlave {
+    /// The slave on the AXI read ports whose names start with `prefix`.
+    pub fn new(ports: &[PortDef], prefix: &str) -> Result<AxiReadSlave, String> {
+        let idx = |n: &str| {
+            let name = format!("{prefix}{n}");
+            port_index(ports, &name).ok_or_else(|| format!("no AXI port `{name}`"))
+        };
+        let p = RPorts {
+            arvalid: idx("arvalid")?,
+            arready: idx("arready")?,
+            araddr: idx("araddr")?,
+            arlen: idx("arlen")?,
+            arsize: idx("arsize")?,
+            arid: idx("arid")?,
+            rvalid: idx("rvalid")?,
+            rready: idx("rready")?,
+            rdata: idx("rdata")?,
+            rresp: idx("rresp")?,
+            rlast: idx("rlast")?,
+            rid: idx("rid")?,
+        };
+        Ok(AxiReadSlave {
+            data_width: ports[p.rdata].width,
+            id_width: ports[p.rid].width,
+            p,
+            max_latency: 4,
+            ar_busy_percent: 0,
+            r_gap_percent: 0,
+            error_percent: 0,
+            bursts: VecDeque::new(),
+            beat: 0,
+            r: None,
+            arready: true,
+            bursts_read: 0,
+        })
+    }
+
+    /// Empties every queue (reset).
+    pub fn reset(&mut self) {
+        self.bursts.clear();
+        self.beat = 0;
+        self.r = None;
+    }
+
+    /// Bursts requested and not yet read to their last beat.
+    pub fn outstanding(&self) -> usize {
+        self.bursts.len()
+    }
+
+    /// Drives `arready` and the R channel for `cycle` from `mem`.
+    pub fn drive(&mut self, rng: &mut Rng, cycle: u64, values: &mut [Bits], mem: &Pages) {
+        self.arready = !rng.percent(self.ar_busy_percent);
+        if self.r.is_none() {
+            if let Some(&(addr, beats, size, id, due, err)) = self.bursts.front() {
+                if due <= cycle && !rng.percent(self.r_gap_percent) {
+                    let first = addr & !(size as u64 - 1);
+                    let at = first.wrapping_add(self.beat as u64 * size as u64);
+                    let mut data = Bits::zero(self.data_width);
+                    for (k, byte) in mem.read(at, size as usize).into_iter().enumerate() {
+                        data.0[k / 8] |= (byte as u64) << (8 * (k % 8));
+                    }
+                    self.r = Some((data, if err { 2 } else { 0 }, self.beat + 1 == beats, id));
+                }
+            }
+        }
+        set_u64(&mut values[self.p.arready], 1, self.arready as u64);
+        set_u64(&mut values[self.p.rvalid], 1, self.r.is_some() as u64);
+        let (data, resp, last, id) = self.r.clone().unwrap_or((Bits::zero(self.data_width), 0, false, 0));
+        values[self.p.rdata] = data;
+        set_u64(&mut values[self.p.rresp], 2, resp);
+        set_u64(&mut values[self.p.rlast], 1, last as u64);
+        set_u64(&mut values[self.p.rid], self.id_width, id);
+    }
+
+    /// Sees the cycle's handshakes; problems go to `violations`.
+    pub fn observe(&mut self, rng: &mut Rng, cycle: u64, values: &[Bits], violations: &mut Vec<String>) {
+        let p = self.p;
+        if self.r.is_some() && values[p.rready].bit(0) {
+            let (_, _, last, _) = self.r.take().unwrap_or((Bits::default(), 0, false, 0));
+            self.beat += 1;
+            if last {
+                self.bursts.pop_front();
+                self.beat = 0;
+                self.bursts_read += 1;
+            }
+        }
+        if self.arready && values[p.arvalid].bit(0) {
+            let addr = values[p.araddr].as_u64();
+            let beats = values[p.arlen].as_u64() as u32 + 1;
+            let size = 1u32 << values[p.arsize].as_u64();
+            let first = addr & !(size as u64 - 1);
+            let end = first.wrapping_add(beats as u64 * size as u64);
+            if addr / PAGE != end.wrapping_sub(1) / PAGE && violations.len() < 10 {
+                violations.push(format!("cycle {cycle}: AR {addr:#x} arlen {} crosses a 4 KiB boundary", beats - 1));
+            }
+            let wait = if self.max_latency == 0 { 0 } else { rng.below(self.max_latency + 1) };
+            let due = (cycle + 1 + wait).max(self.bursts.back().map_or(0, |b| b.4));
+            let err = rng.percent(self.error_percent);
+            self.bursts.push_back((addr, beats, size, values[p.arid].as_u64(), due, err));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrnic_model::block::{zero_values, PortDef};
+
+    fn read_ports() -> Vec<PortDef> {
+        let (i, o) = (PortDef::input, PortDef::output);
+        vec![
+            o("m_axi_arid", 4, "", ""),
+            o("m_axi_araddr", 64, "", ""),
+            o("m_axi_arlen", 8, "", ""),
+            o("m_axi_arsize", 3, "", ""),
+            o("m_axi_arvalid", 1, "", ""),
+            i("m_axi_arready", 1, "", ""),
+            i("m_axi_rid", 4, "", ""),
+            i("m_axi_rdata", 64, "", ""),
+            i("m_axi_rresp", 2, "", ""),
+            i("m_axi_rlast", 1, "", ""),
+            i("m_axi_rvalid", 1, "", ""),
+            o("m_axi_rready", 1, "", ""),
+        ]
+    }
+
+    /// A master issuing random bursts under random rready gets every beat
+    /// of each, in order, with the memory's bytes and rlast on the last,
+    /// whatever the latency, arready and gap settings.
+    #[test]
+    fn bursts_come_back_in_order_with_the_memory_bytes() {
+        let ports = read_ports();
+        let ix = |n: &str| port_index(&ports, n).unwrap();
+        let mut mem = Pages::default();
+        let image: Vec<u8> = (0..8192u32).map(|k| (k * 7 + k / 256) as u8).collect();
+        mem.write(0x1_0000, &image);
+        for seed in 1..5u64 {
+            let mut rng = Rng::new(seed);
+            let mut s = AxiReadSlave::new(&ports, "m_axi_").unwrap();
+            (s.max_latency, s.ar_busy_percent, s.r_gap_percent) = (seed * 3, 30, 25);
+            let mut want: VecDeque<(u64, bool)> = VecDeque::new();
+            let mut ar: Option<(u64, u32)> = None;
+            let (mut issued, mut beats_seen, mut violations) = (0, 0, Vec::new());
+            for cycle in 0..20_000u64 {
+                let mut v = zero_values(&ports);
+                if ar.is_none() && issued < 200 {
+                    let beats = 1 + rng.below(8) as u32;
+                    // Inside one of the image's two pages.
+                    let addr = 0x1_0000 + 4096 * rng.below(2) + 8 * rng.below(512 - beats as u64);
+                    ar = Some((addr, beats));
+                }
+                if let Some((addr, beats)) = ar {
+                    v[ix("m_axi_arvalid")] = Bits::from_u64(1, 1);
+                    v[ix("m_axi_araddr")] = Bits::from_u64(64, addr);
+                    v[ix("m_axi_arlen")] = Bits::from_u64(8, beats as u64 - 1);
+                    v[ix("m_axi_arsize")] = Bits::from_u64(3, 3);
+                }
+                let rready = rng.percent(70);
+                v[ix("m_axi_rready")] = Bits::from_u64(1, rready as u64);
+                s.drive(&mut rng, cycle, &mut v, &mem);
+                if v[ix("m_axi_rvalid")].bit(0) && rready {
+                    let (addr, last) = want.pop_front().expect("a beat nobody asked for");
+                    let got = v[ix("m_axi_rdata")].as_u64().to_le_bytes();
+                    assert_eq!(got.to_vec(), mem.read(addr, 8), "seed {seed} beat at {addr:#x}");
+                    assert_eq!(v[ix("m_axi_rlast")].bit(0), last);
+                    beats_seen += 1;
+                }
+                if let (Some((addr, beats)), true) = (ar, v[ix("m_axi_arready")].bit(0)) {
+                    for k in 0..beats {
+                        want.push_back((addr + 8 * k as u64, k + 1 == beats));
+                    }
+                    issued += 1;
+                    ar = None;
+                }
+                s.observe(&mut rng, cycle, &v, &mut violations);
+            }
+            assert!(
+                want.is_empty() && issued == 200 && beats_seen > 200,
+                "seed {seed}: {issued} bursts, {beats_seen} beats"
+            );
+            assert!(violations.is_empty(), "{violations:?}");
+            assert_eq!(s.outstanding(), 0);
+        }
     }
 }
