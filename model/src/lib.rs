@@ -9,6 +9,8 @@ pub mod cpl_engine;
 pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
+pub mod mr_check;
+pub mod msg_check;
 pub mod netlist;
 pub mod op_map;
 pub mod path_selector;
