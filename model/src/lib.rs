@@ -17,6 +17,7 @@ pub mod path_selector;
 pub mod path_telemetry;
 pub mod rate_hint;
 pub mod recv_match;
+pub mod rx_buffer;
 pub mod rx_drop_or;
 pub mod rx_parser;
 pub mod sack_gen;
