@@ -15,6 +15,7 @@ pub mod netlist;
 pub mod op_map;
 pub mod path_selector;
 pub mod path_telemetry;
+pub mod probe_walk;
 pub mod rate_hint;
 pub mod recv_match;
 pub mod rx_buffer;

@@ -506,6 +506,10 @@ pub fn model_block(name: &str, cfg: &mrnic_proto::Config) -> Result<Box<dyn Bloc
         "cqe_merge" => boxed(m::cqe_merge::CqeMergeParams::from_config(cfg), m::cqe_merge::CqeMerge::new),
         "rx_drop_or" => Ok(Box::new(m::rx_drop_or::RxDropOr::default())),
         "op_map" => Ok(Box::new(m::op_map::OpMap::default())),
+        "mr_check" => boxed(m::mr_check::MrCheckParams::from_config(cfg), m::mr_check::MrCheck::new),
+        "msg_check" => boxed(m::msg_check::MsgCheckParams::from_config(cfg), m::msg_check::MsgCheck::new),
+        "rx_buffer" => boxed(m::rx_buffer::RxBufferParams::from_config(cfg), m::rx_buffer::RxBuffer::new),
+        "probe_walk" => boxed(m::probe_walk::ProbeWalkParams::from_config(cfg), m::probe_walk::ProbeWalk::new),
         _ => Err(format!("no block module `{name}`")),
     }
 }
