@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod block;
+pub mod conn_search;
 pub mod conn_table;
 pub mod cpl_engine;
 pub mod cqe_merge;

@@ -509,6 +509,7 @@ pub fn model_block(name: &str, cfg: &mrnic_proto::Config) -> Result<Box<dyn Bloc
         "mr_check" => boxed(m::mr_check::MrCheckParams::from_config(cfg), m::mr_check::MrCheck::new),
         "msg_check" => boxed(m::msg_check::MsgCheckParams::from_config(cfg), m::msg_check::MsgCheck::new),
         "rx_buffer" => boxed(m::rx_buffer::RxBufferParams::from_config(cfg), m::rx_buffer::RxBuffer::new),
+        "conn_search" => boxed(m::conn_search::ConnSearchParams::from_config(cfg), m::conn_search::ConnSearch::new),
         "probe_walk" => boxed(m::probe_walk::ProbeWalkParams::from_config(cfg), m::probe_walk::ProbeWalk::new),
         _ => Err(format!("no block module `{name}`")),
     }
