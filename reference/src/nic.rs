@@ -45,12 +45,28 @@ pub struct NicConfig {
     /// is left at once. Off: the rules the cycle models `tx_engine` and
     /// `sack_gen` implement today, which their tests compare against.
     pub ack_clocking: bool,
+    /// With `ack_clocking`: a CE mark steers load among the connection's
+    /// paths instead of pausing them (spec 5.2, "CE steering"). The marked
+    /// path's window and weight are cut as before, but the path stays GOOD
+    /// (no SKIP), and the connection window does not cut on CE (it is bounded
+    /// by the rate hint and the paths' windows). Off: SKIP for one srtt and a
+    /// connection-level cut, as the telemetry block and `tx_engine` do today.
+    pub ce_steering: bool,
 }
 
 impl NicConfig {
     pub fn new(proto: Config, addr: NodeAddr, seed: u64) -> NicConfig {
         let rnr_delay_us = proto.timers.rto_min_us;
-        NicConfig { proto, addr, seed, rnr_delay_us, rnr_retry: 7, retry_limit: 15, ack_clocking: true }
+        NicConfig {
+            proto,
+            addr,
+            seed,
+            rnr_delay_us,
+            rnr_retry: 7,
+            retry_limit: 15,
+            ack_clocking: true,
+            ce_steering: true,
+        }
     }
 }
 
@@ -79,6 +95,8 @@ pub struct Params {
     pub retry_limit: u32,
     /// See [`NicConfig::ack_clocking`].
     pub ack_clocking: bool,
+    /// [`NicConfig::ce_steering`], only with `ack_clocking`.
+    pub ce_steering: bool,
     /// A connection counts as an active sender for the fair-share hint if
     /// it delivered data within this long (2 x rto_min).
     pub active_window: u32,
@@ -108,6 +126,7 @@ impl Params {
             rnr_retry: n.rnr_retry,
             retry_limit: n.retry_limit.min(15),
             ack_clocking: n.ack_clocking,
+            ce_steering: n.ack_clocking && n.ce_steering,
             active_window: 2 * path.rto_min,
         }
     }

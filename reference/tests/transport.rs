@@ -285,6 +285,38 @@ fn a_congested_path_gets_a_smaller_window_and_weight() {
 }
 
 #[test]
+fn ce_steers_load_without_pausing_the_path_or_cutting_the_connection() {
+    for steer in [true, false] {
+        let mut s = Setup::new(2, 15);
+        s.lanes[1].ce_ppm = 1_000_000;
+        s.ce_steering = steer;
+        let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 1 << 20)]));
+        let init = r.sim.nics[A].conn_info(A_CONN).unwrap().cc.aimd.cwnd;
+        let (na, nb) = r.expected_completions();
+        let (mut skipped, mut least) = (false, u32::MAX);
+        let out = r.sim.run_until(5_000_000_000, 2_000_000, |s| {
+            let i = s.nics[A].conn_info(A_CONN).unwrap();
+            skipped |= i.paths[1].state == PathState::Skip;
+            least = least.min(i.cc.aimd.cwnd);
+            s.completions[A].len() >= na && s.completions[B].len() >= nb
+        });
+        assert_eq!(out, Outcome::Done);
+        r.check().unwrap();
+        let p = r.sim.nics[A].conn_info(A_CONN).unwrap().paths;
+        // Either way the marked path's window is cut and it carries less.
+        assert!(p[1].cwnd < p[0].cwnd / 4 && p[0].next_psn > 2 * p[1].next_psn, "{p:?}");
+        if steer {
+            assert!(!skipped && least == init, "steering: no SKIP, no connection cut (least {least}, init {init})");
+        } else {
+            assert!(
+                skipped && least < init,
+                "without steering: SKIP and a connection cut (least {least}, init {init})"
+            );
+        }
+    }
+}
+
+#[test]
 fn two_senders_to_one_receiver_are_told_half_the_line_each() {
     use mrnic_reference::channel::{Channel, Routing};
     use mrnic_reference::sim::Sim;

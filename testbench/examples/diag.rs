@@ -15,6 +15,7 @@ use mrnic_testbench::mrnic::{self, MrnicSetup};
 use mrnic_testbench::rng::Rng;
 use mrnic_testbench::scenario::{self, payload_gbps, TransportKind};
 use mrnic_testbench::sim::Sim;
+use mrnic_testbench::topo::LinkKind;
 use mrnic_testbench::workload::Workload;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -83,6 +84,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("sender idle with a free port, share of host-time:");
     for (k, v) in idle {
         println!("  {k:>14}: {:.3}", v as f64 / total);
+    }
+    println!("links by kind: utilization over the run (mean, max), CE marks, tail drops, max queue KB");
+    for kind in [LinkKind::HostUp, LinkKind::Up, LinkKind::Down, LinkKind::HostDown] {
+        let ls: Vec<_> = sim.links.iter().filter(|l| l.kind == kind).collect();
+        let util: Vec<f64> = ls.iter().map(|l| l.tx_bytes as f64 * 8.0 / (sim.now as f64 / 1000.0) / l.gbps).collect();
+        println!(
+            "  {kind:>8?}: {} links, util {:.3} / {:.3}, CE {}, drops {}, max queue {:.0}",
+            ls.len(),
+            util.iter().sum::<f64>() / util.len().max(1) as f64,
+            util.iter().cloned().fold(0.0, f64::max),
+            ls.iter().map(|l| l.ce_marks).sum::<u64>(),
+            ls.iter().map(|l| l.tail_drops).sum::<u64>(),
+            ls.iter().map(|l| l.max_queued_bytes).max().unwrap_or(0) as f64 / 1000.0
+        );
     }
     let counts = sum_by_name(sim.nics.iter().map(|n| n.counters()));
     println!("counters: {counts:?}");

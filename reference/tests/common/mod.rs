@@ -56,6 +56,8 @@ pub struct Setup {
     pub region: u64,
     /// Post the receives only at this virtual time (RNR until then).
     pub late_recvs: Option<u64>,
+    /// [`NicConfig::ce_steering`] of both NICs.
+    pub ce_steering: bool,
 }
 
 impl Setup {
@@ -65,7 +67,17 @@ impl Setup {
         // sprayed over several paths arrive out of order overall.
         let lanes =
             (0..cfg.transport.planes as u64).map(|i| Lane { delay_ns: 2_000 + 700 * i, ..Lane::default() }).collect();
-        Setup { lanes, cfg, paths, seed, routing: Routing::ByPlane, tx_psn: 0, region: 1 << 20, late_recvs: None }
+        Setup {
+            lanes,
+            cfg,
+            paths,
+            seed,
+            routing: Routing::ByPlane,
+            tx_psn: 0,
+            region: 1 << 20,
+            late_recvs: None,
+            ce_steering: true,
+        }
     }
 }
 
@@ -84,8 +96,9 @@ pub struct Run {
 }
 
 pub fn nics(s: &Setup) -> Sim {
-    let a = Nic::new(NicConfig::new(s.cfg.clone(), A_ADDR, s.seed ^ 0xa));
-    let b = Nic::new(NicConfig::new(s.cfg.clone(), B_ADDR, s.seed ^ 0xb));
+    let nic =
+        |addr, seed| Nic::new(NicConfig { ce_steering: s.ce_steering, ..NicConfig::new(s.cfg.clone(), addr, seed) });
+    let (a, b) = (nic(A_ADDR, s.seed ^ 0xa), nic(B_ADDR, s.seed ^ 0xb));
     let mut sim = Sim::new(vec![a, b], Channel::new(s.seed, s.lanes.clone(), s.routing));
     let pa = ConnParams {
         local_id: A_CONN,
