@@ -549,6 +549,13 @@ fn build(p: &CplEngineParams) -> Module {
         }
     }
 
+    // Every packet handed over is counted, drained and published: what a
+    // SACK for the last one may report (registers only).
+    m.assign(
+        port("idle"),
+        is(IDLE).logic_and(pend_valid.expr().logic_not()).logic_and(st_count.expr().eq(lit(ofb + 1, 0))),
+    );
+
     // ---- properties ----
     // One operation runs at a time, and it works on copies of table words
     // (the read registers, `stw`, `msg`). Each copy is the stored word

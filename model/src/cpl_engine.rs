@@ -51,6 +51,11 @@
 //! post or open is taken within two operations, not starved. The rule reads
 //! only registers for `s_dma_ready`.
 //!
+//! `idle` is high in IDLE with the pending FIFO and the `m_st` FIFO empty
+//! (registers only): every packet handed over is counted and drained as
+//! far as it goes and published, so the stream state conn_table holds (or
+//! the last `m_st` update) is what a SACK for it reports.
+//!
 //! `s_new` is taken every cycle the pending FIFO has room. `m_consume`,
 //! `m_cqe` and `m_st` are FIFOs of 4; an act that pushes waits (holding its
 //! read data) until there is room.
@@ -240,6 +245,12 @@ pub fn ports(p: &CplEngineParams) -> Vec<PortDef> {
     ] {
         v.push(PortDef::output(n, 1, "Counters", c));
     }
+    v.push(PortDef::output(
+        "idle",
+        1,
+        "Status",
+        "every s_new entry is counted and drained as far as it goes, and every m_st update taken",
+    ));
     v
 }
 
@@ -334,6 +345,9 @@ pub struct Outputs {
     pub cqe: Option<Cqe>,
     pub st: Option<StPub>,
     pub stats: Stats,
+    /// Nothing pending, nothing in progress, no stream update unpublished:
+    /// what a SACK for the last packet handed over may report.
+    pub idle: bool,
 }
 
 /// A message slot (`msg_mem`).
@@ -498,6 +512,7 @@ impl CplEngine {
             consume: self.consumes.front().copied(),
             cqe: self.cqes.front().copied(),
             st: self.sts.front().copied(),
+            idle: idle && self.pending.is_empty() && self.sts.is_empty(),
             stats: self.stats,
         }
     }
@@ -725,7 +740,7 @@ crate::port_ids!(pub(crate) struct Ids {
     m_cqe_valid, m_cqe_ready, m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_conn, m_cqe_stream, m_cqe_byte_len,
     m_cqe_imm_valid, m_cqe_imm,
     m_st_valid, m_st_ready, m_st_conn, m_st_stream, m_st_clear, m_st_completed_msn, m_st_active,
-    stat_dma_err, stat_order_err, stat_msg_err, stat_recv_cpl,
+    stat_dma_err, stat_order_err, stat_msg_err, stat_recv_cpl, idle,
 });
 
 impl Block for CplEngine {
@@ -773,6 +788,7 @@ impl Block for CplEngine {
             (ids.stat_order_err, o.stats.order_err as u64),
             (ids.stat_msg_err, o.stats.msg_err as u64),
             (ids.stat_recv_cpl, o.stats.recv_cpl as u64),
+            (ids.idle, o.idle as u64),
         ] {
             put(&self.ports, outputs, i, v);
         }

@@ -94,7 +94,10 @@ module cpl_engine #(
   output wire        stat_dma_err,    // pulse: a placement failed in DMA; its bytes are not counted
   output wire        stat_order_err,  // pulse: a DMA completion's tag is not the pending head's
   output wire        stat_msg_err,    // pulse: a packet's message slot holds another live message
-  output wire        stat_recv_cpl    // pulse: a receive completion was raised (recv_completions)
+  output wire        stat_recv_cpl,   // pulse: a receive completion was raised (recv_completions)
+
+  /* Status */
+  output wire        idle  // every s_new entry is counted and drained as far as it goes, and every m_st update taken
 );
 
   // stream words: CONNS * STREAMS
@@ -378,6 +381,7 @@ module cpl_engine #(
   assign m_cqe_byte_len = cqe_shown[131:100];
   assign m_cqe_imm_valid = cqe_shown[132];
   assign m_cqe_imm = cqe_shown[164:133];
+  assign idle = ((state_reg == 3'd1) && !pend_head_valid) && (st_count_w == 3'd0);
   assign stat_dma_err = stat_dma_err_reg;
   assign stat_order_err = stat_order_err_reg;
   assign stat_msg_err = stat_msg_err_reg;
