@@ -1602,15 +1602,19 @@ module dma_write_engine #(
   reg  [63:0]  f_pq0_base;                       // base of the region it names
   reg  [64:0]  f_pq0_end;                        // base + len of that region
   reg          f_past_valid = 1'b0;              // 0 in the first cycle (a reset), 1 after
+  wire [64:0]  f_pq0_req_end;                    // addr + len of the placement in this slot
   reg          f_pq1_allow;                      // ghost check result of the placement in this slot
   reg  [63:0]  f_pq1_base;                       // base of the region it names
   reg  [64:0]  f_pq1_end;                        // base + len of that region
+  wire [64:0]  f_pq1_req_end;                    // addr + len of the placement in this slot
   reg          f_pq2_allow;                      // ghost check result of the placement in this slot
   reg  [63:0]  f_pq2_base;                       // base of the region it names
   reg  [64:0]  f_pq2_end;                        // base + len of that region
+  wire [64:0]  f_pq2_req_end;                    // addr + len of the placement in this slot
   reg          f_pq3_allow;                      // ghost check result of the placement in this slot
   reg  [63:0]  f_pq3_base;                       // base of the region it names
   reg  [64:0]  f_pq3_end;                        // base + len of that region
+  wire [64:0]  f_pq3_req_end;                    // addr + len of the placement in this slot
   reg          f_bg_allow;                       // ghost check of the burst generator's head placement
   reg  [63:0]  f_bg_base;                        // its region's base
   reg  [64:0]  f_bg_end;                         // its region's end
@@ -1670,6 +1674,8 @@ module dma_write_engine #(
     f_past_valid <= 1'b1;
   end
 
+  assign f_pq0_req_end = {1'b0, pq0_addr_reg} + {49'd0, pq0_len_reg};
+
   always @(posedge clk) begin
     if (rst) begin
       f_pq1_allow <= 1'b0;
@@ -1679,6 +1685,8 @@ module dma_write_engine #(
       f_pq1_end <= f_region_end;
     end
   end
+
+  assign f_pq1_req_end = {1'b0, pq1_addr_reg} + {49'd0, pq1_len_reg};
 
   always @(posedge clk) begin
     if (rst) begin
@@ -1690,6 +1698,8 @@ module dma_write_engine #(
     end
   end
 
+  assign f_pq2_req_end = {1'b0, pq2_addr_reg} + {49'd0, pq2_len_reg};
+
   always @(posedge clk) begin
     if (rst) begin
       f_pq3_allow <= 1'b0;
@@ -1699,6 +1709,8 @@ module dma_write_engine #(
       f_pq3_end <= f_region_end;
     end
   end
+
+  assign f_pq3_req_end = {1'b0, pq3_addr_reg} + {49'd0, pq3_len_reg};
 
   always @* begin
     case (pq_bg_reg[1:0])
@@ -1870,17 +1882,35 @@ module dma_write_engine #(
       // placement queue slot 0 holds an accepted placement only if it lies in the region its rkey names
       a_pq0_ok_checked: assert (!pq0_ok_reg || f_pq0_allow);
 
+      // placement queue slot 0: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
+      a_pq0_allow_in_range: assert (!f_pq0_allow || ((({1'b0, pq0_addr_reg} >= {1'b0, f_pq0_base}) && (f_pq0_req_end <= f_pq0_end)) && !f_pq0_req_end[64]));
+
       // placement queue slot 1 holds an accepted placement only if it lies in the region its rkey names
       a_pq1_ok_checked: assert (!pq1_ok_reg || f_pq1_allow);
+
+      // placement queue slot 1: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
+      a_pq1_allow_in_range: assert (!f_pq1_allow || ((({1'b0, pq1_addr_reg} >= {1'b0, f_pq1_base}) && (f_pq1_req_end <= f_pq1_end)) && !f_pq1_req_end[64]));
 
       // placement queue slot 2 holds an accepted placement only if it lies in the region its rkey names
       a_pq2_ok_checked: assert (!pq2_ok_reg || f_pq2_allow);
 
+      // placement queue slot 2: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
+      a_pq2_allow_in_range: assert (!f_pq2_allow || ((({1'b0, pq2_addr_reg} >= {1'b0, f_pq2_base}) && (f_pq2_req_end <= f_pq2_end)) && !f_pq2_req_end[64]));
+
       // placement queue slot 3 holds an accepted placement only if it lies in the region its rkey names
       a_pq3_ok_checked: assert (!pq3_ok_reg || f_pq3_allow);
 
+      // placement queue slot 3: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
+      a_pq3_allow_in_range: assert (!f_pq3_allow || ((({1'b0, pq3_addr_reg} >= {1'b0, f_pq3_base}) && (f_pq3_req_end <= f_pq3_end)) && !f_pq3_req_end[64]));
+
       // a placement outside the region its rkey names (or naming none) issues no AW burst
       a_reject_no_aw: assert (!(bg_valid && !f_bg_allow) || !bg_issue);
+
+      // requests in the table-read pipeline plus placements either reader has not finished never exceed the queue's slots: a push never overwrites a slot a reader still holds
+      a_pq_room: assert ((({1'b0, inflight} + {1'b0, occ_bg}) <= 4'd4) && (({1'b0, inflight} + {1'b0, occ_wd}) <= 4'd4));
+
+      // while the burst generator is part way through a placement, that placement is the queue head, accepted and not empty; bg_rem is between 1 and its beats - 1 and bg_cur is the beat after the ones issued
+      a_bg_walk: assert (!bg_busy_reg || ((((((bg_valid && bg_h_ok) && (bg_h_len != 16'd0)) && (bg_rem_reg != 17'd0)) && (bg_rem_reg < bg_n_out)) && (bg_cur_reg[5:0] == 6'd0)) && (bg_cur_reg[63:6] == (bg_h_addr[63:6] + {41'd0, bg_n_out - bg_rem_reg}))));
 
       // every AW burst lies in the region its placement's rkey named when it was checked: its first byte at or above the base, its last beat starting below base + len (bytes of that beat past the placement carry no strobe)
       a_aw_in_region: assert (!aw_valid_reg || ((f_aw_allow && (m_axi_awaddr >= f_aw_base)) && (f_aw_last_beat < f_aw_end)));
