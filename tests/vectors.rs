@@ -43,17 +43,63 @@ fn the_reference_passes_the_committed_vectors() {
     assert!(pass > 50 && fail == 0, "{out}");
 }
 
+/// tx vectors the model fails today, each for a rule it lacks: tx_engine
+/// does not implement the reference's ack-clocked sending yet
+/// (`NicConfig::ack_clocking`), whose tail probe (`TxConn::tail_at`) sends a
+/// PROBE on each path when the last packet of a drained queue is overdue.
+const KNOWN_TX_FAILURES: &[(&str, &str)] = &[("tx-003", "first packet not sent: Probe")];
+
 #[test]
 fn the_model_passes_every_modelled_block() {
     let (ok, out, err) = mrnic(&["vectors", "check", "--target", "model", &committed()]);
-    assert!(ok, "{out}{err}");
     let (pass, fail) = totals(&out);
-    assert_eq!(fail, 0, "{out}");
     for f in ["path_selector.jsonl", "telemetry.jsonl", "dma_write.jsonl", "rx_parser.jsonl"] {
         assert!(out.contains(&format!("{f}: ")) && !out.contains(&format!("{f}: 0 passed")), "{f} not run: {out}");
+        assert!(
+            out.contains(&format!("{f}: ")) && out.lines().any(|l| l.starts_with(f) && l.contains(" 0 failed")),
+            "{out}"
+        );
     }
-    assert!(out.contains("rx.jsonl: ") && out.contains("not yet modelled"), "{out}");
+    // rx and tx run on the top (mrnic_core) up to the first packet from the
+    // wire, which needs the receive controller: not covered, never passed.
+    assert!(out.contains("rx.jsonl: 0 passed, 0 failed, 30 not covered (model)"), "{out}");
+    assert!(out.contains("needs the receive controller"), "{out}");
+    // The tx vectors' work requests left as the reference's packets, byte for
+    // byte, before their first acknowledgement (six in tx-001).
+    assert!(out.contains("tx-001: step 6 (t=4000 ns): a packet from the wire needs the receive controller (not built); 6 earlier steps matched"), "{out}");
+    let fails: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("FAIL")).collect();
+    assert_eq!(fails.len(), KNOWN_TX_FAILURES.len(), "{out}");
+    for (id, why) in KNOWN_TX_FAILURES {
+        assert!(
+            fails.iter().any(|l| l.contains("tx.jsonl:") && l.contains(&format!(" {id}: ")) && l.contains(why)),
+            "{id}: {out}"
+        );
+    }
+    assert_eq!(ok, fail == 0, "{out}{err}");
+    assert_eq!(fail, KNOWN_TX_FAILURES.len(), "{out}");
     assert!(pass > 30, "{out}");
+}
+
+#[test]
+fn the_model_top_catches_a_wrong_packet() {
+    // One byte of tx-000's first expected packet changed: the frame the
+    // top sends for that work request must no longer match.
+    let d = tmp("tx");
+    std::fs::create_dir_all(&d).unwrap();
+    let text = std::fs::read_to_string(Path::new(&committed()).join("tx.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut head: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    head["vectors"] = 1.into();
+    let mut v: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(v["id"], "tx-000");
+    let bytes = v["steps"][0]["out"]["pkts"][0]["bytes"].as_str().unwrap().to_string();
+    let flipped = format!("{}{}", &bytes[..60], if &bytes[60..61] == "0" { "1" } else { "0" }) + &bytes[61..];
+    v["steps"][0]["out"]["pkts"][0]["bytes"] = flipped.into();
+    std::fs::write(d.join("tx.jsonl"), format!("{head}\n{v}\n")).unwrap();
+    let (ok, out, _) = mrnic(&["vectors", "check", "--target", "model", d.to_str().unwrap()]);
+    assert!(!ok && totals(&out) == (0, 1), "{out}");
+    assert!(out.contains("FAIL tx.jsonl:2 tx-000: step 0 (t=0 ns): packet 0 differs"), "{out}");
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -93,6 +139,10 @@ fn gen_writes_the_committed_set_and_the_model_catches_a_wrong_expectation() {
         let b = std::fs::read(Path::new(&committed()).join(&name)).unwrap();
         assert!(a == b, "verif/vectors/{name} is stale: regenerate with `cargo run -- vectors gen --config small --seed 1 --out verif/vectors`");
     }
+    // The block files only from here (the top's rx and tx have their own
+    // tests above; they are the slow part of a model run).
+    std::fs::remove_file(d.join("rx.jsonl")).unwrap();
+    std::fs::remove_file(d.join("tx.jsonl")).unwrap();
     // One AW length off by one: the model target must fail that vector.
     let p = d.join("dma_write.jsonl");
     let text = std::fs::read_to_string(&p).unwrap();

@@ -11,6 +11,7 @@ pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod mr_check;
+pub mod mrnic_core;
 pub mod msg_check;
 pub mod netlist;
 pub mod op_map;

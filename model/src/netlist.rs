@@ -156,18 +156,41 @@ impl<K> Netlist<K> {
     /// Makes port `port` of instance `inst` a top port of the same name,
     /// width and direction, wired to it.
     pub fn export(&mut self, inst: &str, port: &str) {
+        self.export_as(inst, port, port);
+    }
+
+    /// Makes port `port` of instance `inst` a top port named `name`, of the
+    /// same width and direction, wired to it (two instances' ports of one
+    /// name, such as two `s_open_*` channels, reach the top apart).
+    pub fn export_as(&mut self, inst: &str, port: &str, name: &str) {
         let Some(def) =
             self.insts.iter().find(|i| i.name == inst).and_then(|i| i.ports.iter().find(|p| p.name == port))
         else {
-            // Left for check() to report as an unknown end.
-            self.wire(&format!("{inst}.{port}"), port);
+            self.wire(&format!("{inst}.{port}"), name);
             return;
         };
-        let def = def.clone();
+        let mut def = def.clone();
+        def.name = name.into();
         self.ports.push(def.clone());
         match def.dir {
-            Dir::In => self.wire(port, &format!("{inst}.{port}")),
-            Dir::Out => self.wire(&format!("{inst}.{port}"), port),
+            Dir::In => self.wire(name, &format!("{inst}.{port}")),
+            Dir::Out => self.wire(&format!("{inst}.{port}"), name),
+        }
+    }
+
+    /// Exports every port `<prefix>_<x>` of `inst` as `<to>_<x>`.
+    pub fn export_channel(&mut self, inst: &str, prefix: &str, to: &str) {
+        let names: Vec<String> = self
+            .insts
+            .iter()
+            .find(|i| i.name == inst)
+            .map(|i| {
+                i.ports.iter().filter(|p| p.name.starts_with(&format!("{prefix}_"))).map(|p| p.name.clone()).collect()
+            })
+            .unwrap_or_default();
+        for n in names {
+            let top = format!("{to}{}", &n[prefix.len()..]);
+            self.export_as(inst, &n, &top);
         }
     }
 

@@ -6,6 +6,7 @@ pub mod config;
 pub mod cosim;
 pub mod dissector;
 pub mod gen;
+pub mod nic_vectors;
 pub mod pcap;
 pub mod reference;
 pub mod scenario;

@@ -31,6 +31,8 @@ use mrnic_reference::vectors::{self, AnyFile, FileOutcome, Outcome, ReferenceTar
 use mrnic_verif::blocks;
 use mrnic_verif::twin::Twin;
 
+use super::nic_vectors;
+
 #[derive(Subcommand)]
 pub enum VectorsCmd {
     /// Write every vector file for a config and seed (deterministic).
@@ -106,7 +108,8 @@ pub enum Side {
 /// The cycle-accurate model (`Side::Model`) or the Verilated RTL in
 /// lockstep with it (`Side::Rtl`): `path_selector`, `path_telemetry`,
 /// `dma_write_engine` and `rx_parser` (its bench drives any [`Block`]: on
-/// the RTL side, the twin); `rx` and `tx` wait for the pipeline top.
+/// the RTL side, the twin); `rx` and `tx` on the model's top, `mrnic_core`
+/// ([`nic_vectors`]; no RTL top yet).
 pub struct ModelTarget(pub Side);
 
 impl VectorTarget for ModelTarget {
@@ -139,9 +142,13 @@ impl VectorTarget for ModelTarget {
                     })
                     .collect(),
             ),
-            // rx and tx need the pipeline top (mrnic_core).
-            #[allow(unreachable_patterns)]
-            _ => FileOutcome::NotModelled,
+            // The top on the model (mrnic_core); its RTL is not generated yet.
+            AnyFile::Rx(f) | AnyFile::Tx(f) => match side {
+                Side::Model => {
+                    FileOutcome::Checked(f.vectors.iter().map(|(_, v)| nic_vectors::check(cfg, v)).collect())
+                }
+                Side::Rtl => FileOutcome::NotModelled,
+            },
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod blocks;
 pub mod coverage;
 pub mod designs;
 pub mod lockstep;
+pub mod nic;
 pub mod rtl;
 pub mod stimulus;
 pub mod trace;

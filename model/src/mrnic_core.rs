@@ -1,0 +1,242 @@
+//! `mrnic_core`: the NIC's top, a [`Netlist`] of every block and the top's
+//! glue blocks, defined once here; the model simulates it
+//! ([`crate::netlist::Sim`]) and the generator can print it.
+//!
+//! # What is wired
+//! - **Host side** (top ports): csr's AXI4-Lite (`s_axil_*`: MR table,
+//!   UDP port, counters); connection setup as one record per block that
+//!   holds connection state (`s_conn_*` to conn_table's `s_wr`, `s_open_*`
+//!   to tx_engine's per-path `s_open`, `s_ropen_*` to cpl_engine's
+//!   `s_open`); receives (`s_post_*` / `m_post_*` to recv_match, then
+//!   `s_rpost_*` to cpl_engine, which wakes a WRITE_IMM waiting for one);
+//!   work requests (`s_wr_*` to tx_engine); one completion queue
+//!   (`m_cqe_*`, [`crate::cqe_merge`]); `cfg_src_mac` / `cfg_src_ip` (levels:
+//!   the csr has no registers for them yet); `ts_hold` and `ts_now`
+//!   ([`crate::ts_counter`]); `cfg_enable` out (no block consumes it yet).
+//! - **Network side**: MAC RX `s_axis_*` into rx_parser, MAC TX `m_axis_*`
+//!   out of tx_engine (`tuser` = plane).
+//! - **Host memory**: one AXI4 master `m_axi_*`: dma_write_engine's write
+//!   channels and tx_engine's read channels (their names do not overlap).
+//! - **Inside**: tx_engine with path_telemetry (`m_trd`/`s_rd`,
+//!   `m_rd`/`s_trd`, `m_evt`/`s_evt`, `m_upd`/`s_upd`, `m_rto`/`s_rto`) and
+//!   path_selector (`m_psel`/`s_req`, `m_sel`/`s_psel`); csr's `m_mr` to
+//!   dma_write_engine; dma_write_engine's completions to cpl_engine
+//!   (`m_cpl`/`s_dma`); cpl_engine with recv_match (`m_consume`/`s_consume`,
+//!   `m_cons`/`s_cons`) and conn_table (`m_st`/`s_st`); `ts_now` to every
+//!   block that times; sack_gen's `rate_hint` from [`crate::rate_hint`],
+//!   which observes sack_gen's `s_pkt` and `m_new` handshakes; op_map into
+//!   conn_table's `s_lk_op`; every `stat_*` pulse to its csr counter
+//!   (rx_parser's ICRC drop to `stat_rx_bad_icrc`, the other 14 through
+//!   [`crate::rx_drop_or`]).
+//!
+//! # Not wired yet: the receive controller
+//! The receive controller (docs/architecture.md, `mrnic_core`, items 2 to
+//! 6: the NO_CONN sweep, one data packet at a time, the store-and-forward
+//! buffer, the check ports, the SACK hold, the PROBE walk) is being built.
+//! Every port it will drive or take is listed in [`PENDING`] and is, until
+//! it lands, a top port named `rxc_<instance>_<port>`, so the netlist
+//! checks and simulates and a bench ties those ports idle. With them idle
+//! a frame from the wire is parsed and then waits: nothing of the receive
+//! path runs, and a vector that needs it is reported as not covered, never
+//! as passed.
+
+use crate::netlist::{model_block, Netlist};
+use mrnic_proto::Config;
+
+/// Module name, shared with the Verilog.
+pub const NAME: &str = "mrnic_core";
+
+/// The blocks, in the order the netlist declares them.
+pub const BLOCKS: [&str; 10] = [
+    "csr",
+    "rx_parser",
+    "conn_table",
+    "sack_gen",
+    "recv_match",
+    "dma_write_engine",
+    "cpl_engine",
+    "tx_engine",
+    "path_telemetry",
+    "path_selector",
+];
+
+/// The top's glue blocks.
+pub const GLUE: [&str; 5] = ["ts_counter", "rate_hint", "rx_drop_or", "cqe_merge", "op_map"];
+
+/// The receive controller's side: `(instance, channel prefix or port)`,
+/// exported as `rxc_<instance>_<port>` until the controller drives them.
+pub const PENDING: &[(&str, &str)] = &[
+    ("rx_parser", "m_hdr"),
+    ("rx_parser", "m_axis"),
+    ("op_map", "opcode"),
+    ("conn_table", "s_lk"),
+    ("conn_table", "m_lk"),
+    ("conn_table", "m_nack"),
+    ("conn_table", "s_rd"),
+    ("conn_table", "m_rd"),
+    ("sack_gen", "s_pkt"),
+    ("sack_gen", "m_sack"),
+    ("sack_gen", "m_nack"),
+    ("sack_gen", "m_new"),
+    ("recv_match", "s_lookup"),
+    ("recv_match", "m_match"),
+    ("dma_write_engine", "s_req"),
+    ("dma_write_engine", "s_axis"),
+    ("cpl_engine", "s_new"),
+    ("tx_engine", "s_sack"),
+    ("tx_engine", "s_nack"),
+    ("tx_engine", "s_csack"),
+    ("tx_engine", "s_cnack"),
+    ("csr", "stat_rx_bad_hdr"),
+    ("csr", "stat_rx_access"),
+];
+
+/// The top port that stands for a pending instance port.
+pub fn pending_port(inst: &str, port: &str) -> String {
+    format!("rxc_{inst}_{port}")
+}
+
+/// Each block's `stat_*` pulse and the csr counter input it drives (the
+/// ICRC drop and rx_drop_or's OR included).
+const STATS: &[(&str, &str, &str)] = &[
+    ("rx_parser", "stat_drop_icrc", "stat_rx_bad_icrc"),
+    ("rx_drop_or", "stat_rx_decode_error", "stat_rx_decode_error"),
+    ("conn_table", "stat_no_conn", "stat_rx_no_conn"),
+    ("conn_table", "stat_ack_no_conn", "stat_ack_no_conn"),
+    ("conn_table", "stat_bad_path", "stat_rx_bad_path"),
+    ("dma_write_engine", "stat_frame_err", "stat_dma_frame_err"),
+    ("sack_gen", "stat_stale_gen", "stat_rx_stale_gen"),
+    ("sack_gen", "stat_psn_window", "stat_rx_psn_window"),
+    ("sack_gen", "stat_duplicate", "stat_rx_duplicate"),
+    ("sack_gen", "stat_sack", "stat_sacks_sent"),
+    ("cpl_engine", "stat_dma_err", "stat_cpl_dma_err"),
+    ("cpl_engine", "stat_order_err", "stat_cpl_order_err"),
+    ("cpl_engine", "stat_msg_err", "stat_cpl_msg_err"),
+    ("cpl_engine", "stat_recv_cpl", "stat_recv_completions"),
+    ("tx_engine", "stat_tx_data", "stat_tx_data"),
+    ("tx_engine", "stat_tx_retx", "stat_tx_retx"),
+    ("tx_engine", "stat_tx_probe", "stat_tx_probe"),
+    ("tx_engine", "stat_tx_answer", "stat_tx_answer"),
+    ("tx_engine", "stat_ring_full", "stat_tx_ring_full"),
+    ("tx_engine", "stat_sack_stale", "stat_sack_stale"),
+    ("tx_engine", "stat_nack_stale", "stat_nack_stale"),
+];
+
+/// The netlist of `mrnic_core` for `cfg`.
+pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
+    let mut n = Netlist::new(NAME);
+    for name in BLOCKS.iter().chain(GLUE.iter()) {
+        let b = model_block(name, cfg)?;
+        n.inst(name, *name, b.ports().to_vec());
+    }
+    n.port(crate::block::PortDef::input("rst", 1, "Clock and reset", "synchronous reset, active high"));
+    for name in BLOCKS.iter().chain(GLUE.iter()) {
+        if n.insts.iter().any(|i| i.name == *name && i.ports.iter().any(|p| p.name == "rst")) {
+            n.wire("rst", &format!("{name}.rst"));
+        }
+    }
+    n.wire("op_map.op", "conn_table.s_lk_op");
+    // The receive controller's side (less what is wired already), so the
+    // taps below can name the top ports that stand for it.
+    for (inst, prefix) in PENDING {
+        let names: Vec<String> = n
+            .insts
+            .iter()
+            .find(|i| i.name == *inst)
+            .map(|i| {
+                i.ports
+                    .iter()
+                    .filter(|p| p.name == *prefix || p.name.starts_with(&format!("{prefix}_")))
+                    .map(|p| p.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if names.is_empty() {
+            return Err(format!("mrnic_core: `{inst}` has no port `{prefix}` or `{prefix}_*`"));
+        }
+        for p in names {
+            let sink = crate::netlist::Sink::In(inst.to_string(), p.clone());
+            if n.drives.iter().any(|(s, _)| *s == sink) {
+                continue;
+            }
+            n.export_as(inst, &p, &pending_port(inst, &p));
+        }
+    }
+    // Time.
+    n.export("ts_counter", "ts_hold");
+    n.export("ts_counter", "ts_now");
+    for sink in ["path_telemetry.ts_now", "tx_engine.ts_now", "rate_hint.ts_now"] {
+        n.wire("ts_counter.ts_now", sink);
+    }
+    // The fair-share hint observes sack_gen's two handshakes.
+    for (tap, valid, ready, conn) in [
+        (
+            "tap_pkt",
+            pending_port("sack_gen", "s_pkt_valid"),
+            "sack_gen.s_pkt_ready".to_string(),
+            pending_port("sack_gen", "s_pkt_conn"),
+        ),
+        (
+            "tap_new",
+            "sack_gen.m_new_valid".to_string(),
+            pending_port("sack_gen", "m_new_ready"),
+            "sack_gen.m_new_conn".to_string(),
+        ),
+    ] {
+        n.wire(&valid, &format!("rate_hint.{tap}_valid"));
+        n.wire(&ready, &format!("rate_hint.{tap}_ready"));
+        n.wire(&conn, &format!("rate_hint.{tap}_conn"));
+    }
+    n.wire("rate_hint.rate_hint", "sack_gen.rate_hint");
+    // Configuration.
+    n.wire("csr.cfg_udp_port", "rx_parser.cfg_udp_port");
+    n.wire("csr.cfg_udp_port", "tx_engine.cfg_udp_port");
+    n.export("csr", "cfg_enable");
+    n.export("tx_engine", "cfg_src_mac");
+    n.export("tx_engine", "cfg_src_ip");
+    n.channel("csr", "m_mr", "dma_write_engine", "s_mr");
+    // Transmit side.
+    n.channel("tx_engine", "m_trd", "path_telemetry", "s_rd");
+    n.channel("path_telemetry", "m_rd", "tx_engine", "s_trd");
+    n.channel("tx_engine", "m_evt", "path_telemetry", "s_evt");
+    n.channel("path_telemetry", "m_upd", "tx_engine", "s_upd");
+    n.channel("path_telemetry", "m_rto", "tx_engine", "s_rto");
+    n.channel("tx_engine", "m_psel", "path_selector", "s_req");
+    n.channel("path_selector", "m_sel", "tx_engine", "s_psel");
+    // Receive side behind the controller.
+    n.channel("dma_write_engine", "m_cpl", "cpl_engine", "s_dma");
+    n.channel("cpl_engine", "m_consume", "recv_match", "s_consume");
+    n.channel("recv_match", "m_cons", "cpl_engine", "s_cons");
+    n.channel("cpl_engine", "m_st", "conn_table", "s_st");
+    // Completions.
+    n.channel("tx_engine", "m_cqe", "cqe_merge", "s_tx");
+    n.channel("cpl_engine", "m_cqe", "cqe_merge", "s_rx");
+    n.export_channel("cqe_merge", "m_cqe", "m_cqe");
+    // Counters.
+    for r in crate::rx_drop_or::reasons() {
+        let p = format!("stat_drop_{}", r.name());
+        n.wire(&format!("rx_parser.{p}"), &format!("rx_drop_or.{p}"));
+    }
+    for (inst, from, to) in STATS {
+        n.wire(&format!("{inst}.{from}"), &format!("csr.{to}"));
+    }
+    // Host, network and memory ports.
+    for (inst, prefix, top) in [
+        ("conn_table", "s_wr", "s_conn"),
+        ("tx_engine", "s_open", "s_open"),
+        ("cpl_engine", "s_open", "s_ropen"),
+        ("recv_match", "s_post", "s_post"),
+        ("recv_match", "m_post", "m_post"),
+        ("cpl_engine", "s_post", "s_rpost"),
+        ("tx_engine", "s_wr", "s_wr"),
+        ("csr", "s_axil", "s_axil"),
+        ("rx_parser", "s_axis", "s_axis"),
+        ("tx_engine", "m_axis", "m_axis"),
+        ("dma_write_engine", "m_axi", "m_axi"),
+        ("tx_engine", "m_axi", "m_axi"),
+    ] {
+        n.export_channel(inst, prefix, top);
+    }
+    n.check().map_err(|e| e.to_string())?;
+    Ok(n)
+}

@@ -1,0 +1,442 @@
+//! A bench for the NIC top, `mrnic_core`: the model's netlist simulation
+//! with host memory on its AXI4 master, driven only through the top's
+//! ports, as a host driver and a MAC would.
+//!
+//! - Host memory: one [`Pages`] memory behind an [`AxiWriteSlave`]
+//!   (dma_write_engine's writes, logged burst by burst) and an
+//!   [`AxiReadSlave`] (tx_engine's payload reads), each with its own
+//!   latency and random backpressure.
+//! - The host: AXI4-Lite writes and reads of the csr ([`NicRig::axil_write`],
+//!   [`NicRig::axil_read`], [`NicRig::register_mr`]) and one valid/ready
+//!   transaction at a time on any input channel ([`NicRig::send`]).
+//! - The MAC: frames in on `s_axis_*` ([`NicRig::send_frame`]); frames out
+//!   of `m_axis_*` and completions out of `m_cqe_*` collected every cycle,
+//!   under random backpressure.
+//!
+//! The receive controller's ports (`rxc_*`, see `mrnic_model::mrnic_core`)
+//! are held idle until the controller drives them.
+
+use mrnic_model::block::{port_index, zero_values, Bits, Block, Dir, PortDef};
+use mrnic_model::cqe_merge::Cqe;
+use mrnic_model::mrnic_core;
+use mrnic_model::netlist::{model_block, Sim};
+use mrnic_proto::Config;
+
+use crate::axi::{AxiReadSlave, AxiWriteSlave, Pages};
+use crate::coverage::Coverage;
+use crate::stimulus::{set_u64, Rng};
+
+/// Cycles a single transaction may wait for its `ready` before the bench
+/// gives up (a stuck top is reported, never waited on forever).
+pub const STALL_LIMIT: u64 = 200_000;
+
+/// A frame the top sent: its bytes and the plane (`m_axis_tuser`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameOut {
+    pub bytes: Vec<u8>,
+    pub plane: u8,
+}
+
+/// How hard the bench presses on the top's outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pressure {
+    /// Percent of cycles `m_axis_tready` / `m_cqe_ready` are low.
+    pub out_busy: u32,
+    /// Percent of cycles `m_axi_awready` / `m_axi_wready` / `m_axi_arready`
+    /// are low.
+    pub axi_busy: u32,
+    /// Memory answers at most this many cycles late.
+    pub axi_latency: u64,
+}
+
+impl Default for Pressure {
+    fn default() -> Pressure {
+        Pressure { out_busy: 20, axi_busy: 20, axi_latency: 8 }
+    }
+}
+
+/// Port indices the bench reads every cycle.
+#[derive(Debug, Clone, Copy)]
+struct Keys {
+    axis: (usize, usize),
+    tdata: usize,
+    tkeep: usize,
+    tlast: usize,
+    tuser: usize,
+    cqe: (usize, usize),
+    /// conn, stream, wr_id, status, opcode, byte_len, imm_valid, imm.
+    cqe_fields: [usize; 8],
+    axi: [(usize, usize); 5],
+    /// The host's readies: m_axis_tready, m_cqe_ready, m_axi_awready,
+    /// m_axi_wready, m_post_ready.
+    readies: [usize; 5],
+}
+
+impl Keys {
+    fn new(ports: &[PortDef]) -> Result<Keys, String> {
+        let i = |n: &str| port_index(ports, n).ok_or_else(|| format!("mrnic_core has no port `{n}`"));
+        let mut cqe_fields = [0; 8];
+        for (k, n) in ["conn", "stream", "wr_id", "status", "opcode", "byte_len", "imm_valid", "imm"].iter().enumerate()
+        {
+            cqe_fields[k] = i(&format!("m_cqe_{n}"))?;
+        }
+        Ok(Keys {
+            axis: (i("m_axis_tvalid")?, i("m_axis_tready")?),
+            tdata: i("m_axis_tdata")?,
+            tkeep: i("m_axis_tkeep")?,
+            tlast: i("m_axis_tlast")?,
+            tuser: i("m_axis_tuser")?,
+            cqe: (i("m_cqe_valid")?, i("m_cqe_ready")?),
+            cqe_fields,
+            axi: [
+                (i("m_axi_awvalid")?, i("m_axi_awready")?),
+                (i("m_axi_wvalid")?, i("m_axi_wready")?),
+                (i("m_axi_bvalid")?, i("m_axi_bready")?),
+                (i("m_axi_arvalid")?, i("m_axi_arready")?),
+                (i("m_axi_rvalid")?, i("m_axi_rready")?),
+            ],
+            readies: [
+                i("m_axis_tready")?,
+                i("m_cqe_ready")?,
+                i("m_axi_awready")?,
+                i("m_axi_wready")?,
+                i("m_post_ready")?,
+            ],
+        })
+    }
+}
+
+/// The top, its host memory and what came out of it.
+pub struct NicRig {
+    sim: Sim,
+    ports: Vec<PortDef>,
+    ins: Vec<Bits>,
+    outs: Vec<Bits>,
+    pub wmem: AxiWriteSlave,
+    pub rmem: AxiReadSlave,
+    rng: Rng,
+    press: Pressure,
+    cov: Coverage,
+    pub cycle: u64,
+    beat_bytes: usize,
+    /// Frames out, in order.
+    pub frames: Vec<FrameOut>,
+    cur: Vec<u8>,
+    /// Completions out, in order.
+    pub cqes: Vec<Cqe>,
+    /// What a memory would refuse (4 KiB crossings, beat counts).
+    pub violations: Vec<String>,
+    /// Output handshakes so far (frames' beats, completions, AXI), to see
+    /// when the top has gone quiet.
+    activity: u64,
+    /// Cycles since the last output handshake.
+    quiet: u64,
+    rst: usize,
+    k: Keys,
+    out_ids: Vec<usize>,
+}
+
+impl NicRig {
+    /// The top for `cfg`, reset, with host memory answering after
+    /// `0..=press.axi_latency` cycles.
+    pub fn new(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
+        let net = mrnic_core::netlist(cfg)?;
+        let mut err = None;
+        let sim = Sim::new(&net, |i| {
+            model_block(i.kind, cfg).unwrap_or_else(|e| {
+                err = Some(e);
+                Box::new(mrnic_model::rx_drop_or::RxDropOr::default())
+            })
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        let sim = sim.map_err(|e| e.to_string())?;
+        let ports = sim.ports().to_vec();
+        let mut wmem = AxiWriteSlave::new(&ports, "m_axi_")?;
+        wmem.max_latency = press.axi_latency;
+        wmem.log = Some(Vec::new());
+        let mut rmem = AxiReadSlave::new(&ports, "m_axi_")?;
+        rmem.max_latency = press.axi_latency;
+        rmem.ar_busy_percent = press.axi_busy;
+        let mut rig = NicRig {
+            ins: zero_values(&ports),
+            outs: zero_values(&ports),
+            k: Keys::new(&ports)?,
+            out_ids: ports.iter().enumerate().filter(|(_, p)| p.dir == Dir::Out).map(|(i, _)| i).collect(),
+            beat_bytes: (cfg.hardware.datapath_bits / 8) as usize,
+            ports,
+            sim,
+            wmem,
+            rmem,
+            rng: Rng::new(seed),
+            press,
+            cov: Coverage::new(),
+            cycle: 0,
+            frames: Vec::new(),
+            cur: Vec::new(),
+            cqes: Vec::new(),
+            violations: Vec::new(),
+            activity: 0,
+            quiet: 0,
+            rst: 0,
+        };
+        rig.rst = rig.idx("rst")?;
+        rig.set("rst", 1)?;
+        rig.clock();
+        rig.clock();
+        rig.set("rst", 0)?;
+        Ok(rig)
+    }
+
+    fn idx(&self, name: &str) -> Result<usize, String> {
+        port_index(&self.ports, name).ok_or_else(|| format!("mrnic_core has no port `{name}`"))
+    }
+
+    /// Holds input `name` at `v` from now on.
+    pub fn set(&mut self, name: &str, v: u64) -> Result<(), String> {
+        let i = self.idx(name)?;
+        if self.ports[i].dir != Dir::In {
+            return Err(format!("`{name}` is an output of mrnic_core"));
+        }
+        set_u64(&mut self.ins[i], self.ports[i].width, v);
+        Ok(())
+    }
+
+    /// Output `name` after the last cycle's `eval`.
+    pub fn get(&self, name: &str) -> Result<u64, String> {
+        Ok(self.outs[self.idx(name)?].as_u64())
+    }
+
+    /// An instance's port after the last cycle's `eval` (for a bench that
+    /// looks inside, such as a report of where a packet stopped).
+    pub fn probe(&self, inst: &str, port: &str) -> Option<u64> {
+        self.sim.probe(inst, port).map(|b| b.as_u64())
+    }
+
+    /// The host memory both AXI slaves serve.
+    pub fn memory(&mut self) -> &mut Pages {
+        &mut self.wmem.memory
+    }
+
+    /// One cycle: the memory and the host's readies, `eval`, everything
+    /// the outputs handed over, the edge.
+    pub fn clock(&mut self) {
+        let k = self.k;
+        let (o, a) = (self.press.out_busy, self.press.axi_busy);
+        for (i, p) in k.readies.into_iter().zip([o, o, a, a, 0]) {
+            let v = !self.rng.percent(p) as u64;
+            set_u64(&mut self.ins[i], 1, v);
+        }
+        let in_reset = self.ins[self.rst].bit(0);
+        self.wmem.drive(&mut self.rng, self.cycle, &mut self.ins, in_reset);
+        self.rmem.drive(&mut self.rng, self.cycle, &mut self.ins, &self.wmem.memory);
+        self.sim.eval(&self.ins, &mut self.outs);
+        // Outputs joined to the inputs: one port-indexed list for the
+        // slaves (eval ignores the entries of outputs in its inputs).
+        for &i in &self.out_ids {
+            self.ins[i].clone_from(&self.outs[i]);
+        }
+        let hs = |v: &[Bits], (a, b): (usize, usize)| v[a].bit(0) && v[b].bit(0);
+        let before = self.activity;
+        let k = self.k;
+        if hs(&self.ins, k.axis) {
+            self.beat();
+        }
+        if hs(&self.ins, k.cqe) {
+            self.cqe();
+        }
+        for pair in k.axi {
+            self.activity += hs(&self.ins, pair) as u64;
+        }
+        if !in_reset {
+            self.wmem.observe(&mut self.rng, self.cycle, &self.ins, false, &mut self.cov, &mut self.violations);
+            self.rmem.observe(&mut self.rng, self.cycle, &self.ins, &mut self.violations);
+        } else {
+            self.rmem.reset();
+        }
+        if self.activity != before {
+            self.quiet = 0;
+        } else {
+            self.quiet += 1;
+        }
+        self.sim.tick(&self.ins);
+        self.cycle += 1;
+    }
+
+    fn beat(&mut self) {
+        self.activity += 1;
+        let k = self.k;
+        let (data, keep) = (&self.ins[k.tdata], &self.ins[k.tkeep]);
+        for lane in 0..self.beat_bytes as u32 {
+            if keep.bit(lane) {
+                self.cur.push((data.0[(lane / 8) as usize] >> (8 * (lane % 8))) as u8);
+            }
+        }
+        if self.ins[k.tlast].bit(0) {
+            let plane = self.ins[k.tuser].as_u64() as u8;
+            self.frames.push(FrameOut { bytes: std::mem::take(&mut self.cur), plane });
+        }
+    }
+
+    fn cqe(&mut self) {
+        self.activity += 1;
+        let f = |i: usize| self.ins[self.k.cqe_fields[i]].as_u64();
+        self.cqes.push(Cqe {
+            conn: f(0) as u32,
+            stream: f(1) as u32,
+            wr_id: f(2),
+            status: f(3) as u8,
+            opcode: f(4) as u8,
+            byte_len: f(5) as u32,
+            imm: (f(6) == 1).then(|| f(7) as u32),
+        });
+    }
+
+    /// One transaction on input channel `prefix` (`s_wr`, `s_open`, ...):
+    /// `valid` and the fields held until `ready`.
+    pub fn send(&mut self, prefix: &str, fields: &[(&str, u64)]) -> Result<(), String> {
+        for (n, v) in fields {
+            self.set(&format!("{prefix}_{n}"), *v)?;
+        }
+        let ready = self.idx(&format!("{prefix}_ready"))?;
+        self.handshake(&format!("{prefix}_valid"), ready, prefix)
+    }
+
+    /// Raises `valid`, clocks until output `ready` was high, lowers it.
+    fn handshake(&mut self, valid: &str, ready: usize, what: &str) -> Result<(), String> {
+        self.set(valid, 1)?;
+        let start = self.cycle;
+        loop {
+            self.clock();
+            if self.outs[ready].bit(0) {
+                return self.set(valid, 0);
+            }
+            if self.cycle - start > STALL_LIMIT {
+                self.set(valid, 0)?;
+                return Err(format!("{what}: not taken in {STALL_LIMIT} cycles (cycle {})", self.cycle));
+            }
+        }
+    }
+
+    /// Waits until output `name` is high (after a cycle's `eval`), clocking.
+    fn wait_high(&mut self, name: &str) -> Result<(), String> {
+        let i = self.idx(name)?;
+        let start = self.cycle;
+        loop {
+            self.clock();
+            if self.outs[i].bit(0) {
+                return Ok(());
+            }
+            if self.cycle - start > STALL_LIMIT {
+                return Err(format!("`{name}` not high in {STALL_LIMIT} cycles (cycle {})", self.cycle));
+            }
+        }
+    }
+
+    /// An AXI4-Lite write of the csr; the write response's code.
+    pub fn axil_write(&mut self, addr: u32, data: u32) -> Result<u8, String> {
+        self.set("s_axil_awaddr", addr as u64)?;
+        self.set("s_axil_wdata", data as u64)?;
+        self.set("s_axil_wstrb", 0xf)?;
+        let (aw, w) = (self.idx("s_axil_awready")?, self.idx("s_axil_wready")?);
+        let (mut aw_done, mut w_done) = (false, false);
+        let start = self.cycle;
+        while !(aw_done && w_done) {
+            self.set("s_axil_awvalid", !aw_done as u64)?;
+            self.set("s_axil_wvalid", !w_done as u64)?;
+            self.clock();
+            aw_done |= self.outs[aw].bit(0);
+            w_done |= self.outs[w].bit(0);
+            if self.cycle - start > STALL_LIMIT {
+                return Err(format!("csr write {addr:#x}: address or data not taken"));
+            }
+        }
+        self.set("s_axil_awvalid", 0)?;
+        self.set("s_axil_wvalid", 0)?;
+        self.set("s_axil_bready", 1)?;
+        self.wait_high("s_axil_bvalid")?;
+        self.set("s_axil_bready", 0)?;
+        Ok(self.get("s_axil_bresp")? as u8)
+    }
+
+    /// An AXI4-Lite read of the csr: (data, response code).
+    pub fn axil_read(&mut self, addr: u32) -> Result<(u32, u8), String> {
+        self.set("s_axil_araddr", addr as u64)?;
+        self.set("s_axil_arvalid", 1)?;
+        self.wait_high("s_axil_arready")?;
+        self.set("s_axil_arvalid", 0)?;
+        self.set("s_axil_rready", 1)?;
+        self.wait_high("s_axil_rvalid")?;
+        self.set("s_axil_rready", 0)?;
+        Ok((self.get("s_axil_rdata")? as u32, self.get("s_axil_rresp")? as u8))
+    }
+
+    /// The csr register `name`'s offset.
+    pub fn reg(&self, cfg: &Config, name: &str) -> Result<u32, String> {
+        let p = mrnic_model::csr::CsrParams::from_config(cfg).map_err(|e| e.to_string())?;
+        mrnic_model::csr::regmap(&p)
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.offset)
+            .ok_or_else(|| format!("no csr register {name}"))
+    }
+
+    /// Installs (or with `free`, removes) a memory region through the
+    /// csr's staging registers and `MR_COMMIT`, as a driver does.
+    pub fn register_mr(&mut self, cfg: &Config, key: u32, base: u64, len: u64, access: u8) -> Result<(), String> {
+        for (name, v) in [
+            ("MR_KEY", key),
+            ("MR_BASE_LO", base as u32),
+            ("MR_BASE_HI", (base >> 32) as u32),
+            ("MR_LEN_LO", len as u32),
+            ("MR_LEN_HI", (len >> 32) as u32),
+            ("MR_ACCESS", access as u32),
+            ("MR_COMMIT", 1),
+        ] {
+            let a = self.reg(cfg, name)?;
+            let resp = self.axil_write(a, v)?;
+            if resp != 0 {
+                return Err(format!("csr write {name} answered {resp}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A frame from the MAC of `plane`, beat by beat (every byte kept).
+    pub fn send_frame(&mut self, bytes: &[u8], plane: u8) -> Result<(), String> {
+        let (td, tk) = (self.idx("s_axis_tdata")?, self.idx("s_axis_tkeep")?);
+        let ready = self.idx("s_axis_tready")?;
+        let chunks: Vec<&[u8]> = bytes.chunks(self.beat_bytes.max(1)).collect();
+        self.set("s_axis_tid", plane as u64)?;
+        for (k, c) in chunks.iter().enumerate() {
+            let mut d = Bits::zero(self.ports[td].width);
+            for (lane, b) in c.iter().enumerate() {
+                d.0[lane / 8] |= (*b as u64) << (8 * (lane % 8));
+            }
+            self.ins[td] = d;
+            let mut keep = Bits::zero(self.ports[tk].width);
+            for lane in 0..c.len() {
+                keep.0[lane / 64] |= 1 << (lane % 64);
+            }
+            self.ins[tk] = keep;
+            self.set("s_axis_tlast", (k + 1 == chunks.len()) as u64)?;
+            self.handshake("s_axis_tvalid", ready, &format!("frame beat {k}"))?;
+        }
+        Ok(())
+    }
+
+    /// Clocks until nothing has left the top for `quiet` cycles and host
+    /// memory has nothing outstanding; false if `limit` cycles pass first.
+    pub fn drain(&mut self, quiet: u64, limit: u64) -> bool {
+        let start = self.cycle;
+        self.quiet = 0;
+        while self.cycle - start < limit {
+            self.clock();
+            if self.quiet >= quiet && self.wmem.outstanding() == 0 && self.rmem.outstanding() == 0 {
+                return true;
+            }
+        }
+        false
+    }
+}
