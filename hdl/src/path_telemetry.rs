@@ -651,7 +651,9 @@ fn build(p: &PathTelemetryParams) -> Module {
         "fire",
         1,
         "a timeout is applied",
-        kd(kind::TIMEOUT).logic_or(kd(kind::TIMER).logic_and(&e_armed).logic_and(&dl_reached)),
+        kd(kind::TIMEOUT)
+            .logic_or(kd(kind::TIMER).logic_and(&e_armed).logic_and(&dl_reached))
+            .logic_or(kd(kind::SILENT).logic_and(e["state"].expr().eq(st(model::GOOD)))),
     );
     let lfsr_port = b.w("lfsr_port", 16, "0xC000 | lfsr[13:0]", cat(&[lit(2, 3), lfsr.q.slice(13, 0)]));
     let lfsr_fresh = b.w(
@@ -787,9 +789,11 @@ fn build(p: &PathTelemetryParams) -> Module {
         ),
     ];
     let nack = vec![if_then(&e_active, vec![ns("retries", lit(4, 0)), ns("rto_deadline", dl_rto_e.expr())])];
-    // Timeout on the ticked state. (The reference's trailing "no probe and
-    // timer idle -> restart the RTO" cannot happen: the only branch without a
-    // probe leaves the path DEAD, whose timer always runs.)
+    // Timeout on the ticked state. Every branch that asks for a PROBE
+    // restarts the RTO (its srtt, rttvar and min_rtt are the entry's). (The
+    // reference's "no probe and timer idle -> restart the RTO" cannot
+    // happen: the only branch without a probe leaves the path DEAD, whose
+    // timer always runs.)
     let reentropy = |v: &mut Vec<Stmt>| {
         v.push(ns("sport", fresh.expr()));
         v.push(ns("gen", e["gen"].expr() + lit(8, 1)));
@@ -801,11 +805,16 @@ fn build(p: &PathTelemetryParams) -> Module {
         ns("deficit", lit(16, 0)),
         set(&act, a(A::ALL_LOST | A::PROBE)),
         set(&clr, lit(1, 1)),
+        ns("rto_deadline", dl_rto_e.expr()),
     ];
     reentropy(&mut to_suspect);
-    let mut suspect_again = vec![ns("retries", retries_inc.expr()), set(&act, a(A::ALL_LOST | A::PROBE))];
+    let mut suspect_again = vec![
+        ns("retries", retries_inc.expr()),
+        set(&act, a(A::ALL_LOST | A::PROBE)),
+        ns("rto_deadline", dl_rto_e.expr()),
+    ];
     reentropy(&mut suspect_again);
-    let mut dead_again = vec![set(&act, a(A::ALL_LOST | A::PROBE))];
+    let mut dead_again = vec![set(&act, a(A::ALL_LOST | A::PROBE)), ns("rto_deadline", dl_rto_e.expr())];
     reentropy(&mut dead_again);
     let timeout_body = vec![
         set(&fired, lit(1, 1)),
@@ -818,7 +827,11 @@ fn build(p: &PathTelemetryParams) -> Module {
                     vec![if_else(
                         retries_inc.expr().ge(lit(4, u64::from(k.suspect_after_rtos))),
                         to_suspect,
-                        vec![ns("retries", retries_inc.expr()), set(&act, a(A::PROBE))],
+                        vec![
+                            ns("retries", retries_inc.expr()),
+                            set(&act, a(A::PROBE)),
+                            ns("rto_deadline", dl_rto_e.expr()),
+                        ],
                     )],
                 ),
                 (
@@ -842,6 +855,7 @@ fn build(p: &PathTelemetryParams) -> Module {
             None,
         ),
     ];
+    // SILENT shares the arm: its ticked state is the entry's own.
     let tick = vec![ns("state", st1.expr()), if_then(&fire, timeout_body.clone())];
     let arms = vec![
         (vec![lit(4, u64::from(kind::OPEN))], open),
@@ -852,7 +866,7 @@ fn build(p: &PathTelemetryParams) -> Module {
         (vec![lit(4, u64::from(kind::PROBE_REPLY))], probe_reply),
         (vec![lit(4, u64::from(kind::NACK))], nack),
         (vec![lit(4, u64::from(kind::TIMEOUT))], timeout_body),
-        (vec![lit(4, u64::from(kind::TICK)), lit(4, u64::from(kind::TIMER))], tick),
+        (vec![lit(4, u64::from(kind::TICK)), lit(4, u64::from(kind::TIMER)), lit(4, u64::from(kind::SILENT))], tick),
     ];
     body.push(case(&ev["kind"], arms, Some(Vec::new())));
     b.m.comb(body);
@@ -937,7 +951,7 @@ fn build(p: &PathTelemetryParams) -> Module {
             kind::OPEN => vec![g],
             kind::ACK if old == g => vec![g, sk],
             kind::PROBE_REPLY if old == su || old == de => vec![su, g],
-            kind::TIMEOUT | kind::TIMER if old == g => vec![g, su],
+            kind::TIMEOUT | kind::TIMER | kind::SILENT if old == g => vec![g, su],
             kind::TIMEOUT if old == sk => vec![sk, su],
             kind::TIMER if old == sk => vec![sk, g, su],
             kind::TIMEOUT | kind::TIMER if old == su => vec![su, de],
@@ -956,8 +970,8 @@ fn build(p: &PathTelemetryParams) -> Module {
     b.m.assert(
         "a_state_transition",
         "an event moves a path only along docs/spec.md's state machine: OPEN to GOOD; ACK with a CE cut GOOD to \
-         SKIP; TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP to SUSPECT after the RTOs, SUSPECT \
-         to DEAD after the failures; PROBE_REPLY SUSPECT/DEAD to SUSPECT or GOOD; any other change is illegal",
+         SKIP; TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP (SILENT GOOD) to SUSPECT after \
+         the RTOs, SUSPECT to DEAD after the failures; PROBE_REPLY SUSPECT/DEAD to SUSPECT or GOOD; any other change is illegal",
         crate::formal::implies(&exec_valid, legal),
     );
     let ex_at = |k: u8| exec_valid.expr().logic_and(kd(k));
@@ -971,6 +985,7 @@ fn build(p: &PathTelemetryParams) -> Module {
         (kind::NACK, "nack"),
         (kind::TIMEOUT, "timeout"),
         (kind::TICK, "tick"),
+        (kind::SILENT, "silent"),
     ] {
         b.m.cover(&format!("c_exec_{name}"), &format!("a {} event executes", name.to_uppercase()), ex_at(k));
     }
@@ -1034,7 +1049,7 @@ fn build(p: &PathTelemetryParams) -> Module {
         mux(lfsr.q.bit(0), (lfsr.q.expr() >> lit(1, 1)) ^ lit(16, u64::from(LFSR_TAPS)), lfsr.q.expr() >> lit(1, 1)),
     );
     b.m.next(if_then(
-        exec_valid.expr().logic_and(kd(kind::TIMER)).logic_and(&fired),
+        exec_valid.expr().logic_and(kd(kind::TIMER).logic_or(kd(kind::SILENT))).logic_and(&fired),
         vec![set(&lfsr.next, &lfsr_next)],
     ));
 

@@ -26,10 +26,14 @@
 //! | TIMEOUT | 7 | `on_timeout(fresh_sport = sport)` | `now`, `sport` |
 //! | TICK | 8 | `on_tick` | `now` |
 //! | TIMER | 9 | the per-path body of the reference's `TxConn::on_timer`: `on_tick`, then `on_timeout` with the block's fresh port if the timer is armed and `rto_deadline` is reached | `now` |
-//! | 10..=15 | | no operation: the entry is written back unchanged, nothing is emitted | |
+//! | SILENT | 10 | the reference sender's `silent_losses`: `on_timeout` with the block's fresh port if the path is GOOD (`usable`), else nothing | `now` |
+//! | 11..=15 | | no operation: the entry is written back unchanged, nothing is emitted | |
 //!
 //! TIMER is what the RTO scanner injects (with `now = ts_now`); the other
-//! kinds come from outside on `s_evt_*`.
+//! kinds come from outside on `s_evt_*`. SILENT is tx_engine's: a loss it
+//! found on a path that has not answered since the packet left counts as
+//! a timeout of that path, so a path that went silent turns SUSPECT within
+//! a few packet times instead of after three RTOs.
 //!
 //! # Re-entropy: the fresh source port
 //! A TIMER that fires takes [`fresh_sport`]`(lfsr, old)`: `0xC000 |
@@ -140,6 +144,10 @@ pub mod kind {
     pub const TIMEOUT: u8 = 7;
     pub const TICK: u8 = 8;
     pub const TIMER: u8 = 9;
+    /// A packet of the path was lost while the path acknowledged nothing
+    /// since it left (tx_engine's loss detection): one timeout of the path
+    /// if it is GOOD, with the block's fresh port.
+    pub const SILENT: u8 = 10;
 }
 
 /// Action bits of `m_upd_act` / `m_rto_act` (the reference's `PathAction`).
@@ -582,6 +590,10 @@ pub fn execute(e: &Entry, ev: &Event, lfsr: u16, k: &Consts) -> Outcome {
                 timeout(&mut n, &mut o, now, fresh, k);
             }
         }
+        kind::SILENT if e.state == GOOD => {
+            let fresh = fresh_sport(lfsr, n.sport);
+            timeout(&mut n, &mut o, now, fresh, k);
+        }
         _ => {}
     }
     o.entry = n;
@@ -689,7 +701,9 @@ fn timeout(n: &mut Entry, o: &mut Outcome, now: u32, fresh: u16, k: &Consts) {
     if probe {
         o.act |= act::PROBE;
     }
-    if !probe && !n.timer_armed() {
+    // A PROBE's timeout restarts the timer (the reference's rule: the
+    // scanner would otherwise fire again while the PROBE waits to leave).
+    if probe || !n.timer_armed() {
         n.rto_deadline = now.wrapping_add(rto(n.srtt, n.rttvar, n.min_rtt, k));
     }
 }
@@ -899,7 +913,7 @@ pub fn ports(p: &PathTelemetryParams) -> Vec<PortDef> {
             "s_evt_kind",
             KIND_BITS,
             EVT,
-            "OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9",
+            "OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10",
         ),
         PortDef::input("s_evt_conn", cw, EVT, "connection"),
         PortDef::input("s_evt_path", pw, EVT, "path of the connection"),
@@ -1146,7 +1160,7 @@ impl PathTelemetry {
                     act: o.act,
                 });
             }
-            step_lfsr = ev.kind == kind::TIMER && o.fired;
+            step_lfsr = (ev.kind == kind::TIMER || ev.kind == kind::SILENT) && o.fired;
             write = Some((addr, o.entry));
         }
 

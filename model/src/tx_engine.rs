@@ -49,6 +49,26 @@
 //!   sent before an acknowledged one are queued for retransmission (RACK on
 //!   tx_seq), and work requests complete in msn order per stream on
 //!   `m_cqe_*`, each exactly once.
+//! - **Ack clocking** (the reference's `NicConfig::ack_clocking` rules, its
+//!   default; `reference/DESIGN.md`, spec 5.3), all of them:
+//!   ACKREQ at the end of a message, when the packet fills its path's or
+//!   the connection's window, when nothing is left to cut, and every
+//!   `sack_every_packets` packets of the connection; the connection limit
+//!   `min(cwnd, rate_hint x line x max(srtt, 5/4 min_rtt))` and its AIMD
+//!   step of one MTU per path; RACK across paths (a packet older than the
+//!   newest acknowledged first transmission and unacknowledged for
+//!   `max(srtt, rack_rtt) + max(srtt/2, 4 rttvar)` is lost) and the tail
+//!   timer that PROBEs every path with an overdue packet; retry
+//!   accounting (a loss is charged to the packet only when the path its
+//!   copy left by delivered after it left, otherwise it is one timeout of
+//!   that path: a SILENT event to path_telemetry; re-queueing after a
+//!   path timeout is never charged); retransmissions leave their own path
+//!   once it has timed out or its plane is marked; per-NIC plane health
+//!   (a path turning SUSPECT or DEAD marks its plane for
+//!   `dead_probe_interval`, an answered PROBE clears it, new data and
+//!   rerouted retransmissions avoid marked planes unless no GOOD path is
+//!   left); and the RTO held while a PROBE waits (path_telemetry restarts
+//!   the timer with every timeout that asks for a PROBE).
 //! - **Telemetry feedback**: `s_upd_*` sets a pending credit-clear bit per
 //!   path (raised in the connection's next `m_psel_clr`) and acts on `act`;
 //!   `s_rto_*` (a timeout) takes the new `sport`/`gen` into the mirror and
@@ -102,11 +122,19 @@
 //! it starts, and works `L` cycles later; it holds the unit, after the
 //! cycle it starts in, for: a SACK `L + 2 + 2 * span` (`span` = psns
 //! outstanding on the path: one pass acknowledges, one marks losses
-//! against the new acked_seq), a NACK `L + 2`, an update `L + 1`, a
+//! against the new acked_seq), then its three later stages, `L + 1` each
+//! plus a cycle per ring slot read: RACK across paths (on each path with
+//! packets outstanding, from its oldest until the first first
+//! transmission that is not overdue: usually one slot), the tail timer
+//! (the same walk, when nothing is left to cut) and completed_msn; a
+//! stage after which SILENT events were sent waits until path_telemetry
+//! has answered them (`L + 2` cycles after the last handshake) and their
+//! `m_rto` records have been applied. A NACK takes `L + 2`, an update `L + 1`, a
 //! timeout `L + 1` (`+ tx_ring_depth` with ALL_LOST), an RNR or window
 //! probe timer entry `L + 1` when its deadline is reached, live or stale
 //! (nothing searches the RNR queue: a stale entry is recognised at the
-//! head by its tag), a connection failure `PATHS * tx_ring_depth` (the
+//! head by its tag), a tail timer `L + 1` plus the slots read until an
+//! overdue one per path, a connection failure `PATHS * tx_ring_depth` (the
 //! ring clear). Steps never overlap, so no read needs forwarding. Then the
 //! completion walk: one work request per cycle into the
 //! [`CQE_FIFO`]-entry completion FIFO (held while it is full): after a
@@ -115,15 +143,23 @@
 //! one for the culprit and one per stream (`STREAMS + requests + 1`).
 //!
 //! # Memories (sizes for `small` / `default`)
-//! - retransmit rings, `CONNS * PATHS * tx_ring_depth` slots of about 107
-//!   bits (stream, work-queue slot, offset, length, tx_ts, retx and RNR
-//!   counts, tx_seq, flags): 4096 / 4,194,304 slots (0.4 / 449 Mbit);
+//! - retransmit rings, `CONNS * PATHS * tx_ring_depth` slots of about
+//!   `125 + PB` bits (stream, work-queue slot, offset, length, the 32-bit
+//!   send timestamp whose low 16 bits are tx_ts, retx and RNR counts,
+//!   tx_seq, the physical path `phys` (PB), flags queued / rnr / resent /
+//!   charge): 4096 / 4,194,304 slots (0.5 / 541 Mbit);
 //! - work queues, `CONNS * STREAMS * tx_wq_depth` requests of about 380
 //!   bits: 512 / 1,048,576 (0.2 / 398 Mbit);
 //! - per connection a retransmit queue of up to `PATHS * tx_ring_depth`
 //!   (path, psn) entries and a PROBE queue of `PATHS`;
-//! - the path mirror, `CONNS * PATHS` x about 150 bits, and the connection
-//!   context, `CONNS` x about 330 bits.
+//! - the path mirror, `CONNS * PATHS` x about 240 bits: the fields the
+//!   engine writes (about 150) plus, for ack clocking, srtt 20, rttvar 16
+//!   and min_rtt 20 (path_telemetry's, kept by the same update: `m_rd_*`
+//!   does not carry them), `last_progress` 32 and `timed_out` 1;
+//! - the connection context, `CONNS` x about 470 bits: about 330 plus
+//!   min_rtt 20, `rack_sent` 32 + valid, `rack_rtt` 32, `since_ackreq`
+//!   `bitlen(sack_every_packets)` and `tail_at` 32 + valid;
+//! - per NIC, plane health: `planes` x (32 + valid) bits of registers.
 //!
 //! `default`'s rings and work queues cannot be on chip; like recv_match's
 //! slots they need host memory behind a cache, or smaller depths.
@@ -152,6 +188,20 @@
 //!   saturation, where the reference does not touch it.
 //! - Constants the reference NIC takes as knobs are fixed to its defaults:
 //!   RNR back-off `rto_min`, [`RNR_RETRY`], [`RETRY_LIMIT`].
+//! - Timers fire when a scanner finds them: the tail timer up to `CONNS`
+//!   cycles after its deadline (one connection compared per cycle), as
+//!   path_telemetry's RTOs; the reference fires both at the deadline.
+//! - The reference holds a path's RTO while any PROBE of it waits to
+//!   leave. Here a timeout that asks for a PROBE restarts the timer
+//!   (path_telemetry), and PROBEs start ahead of data ([`PROBE_ROOM`]); a
+//!   tail or window PROBE waiting does not hold the RTO (it waits for the
+//!   unit a few cycles at most).
+//! - A plane is marked with the timestamp at which the engine takes the
+//!   `m_rto` record (a few cycles after path_telemetry's timeout).
+//! - A PROBE reply that asks for the next PROBE (`m_upd`) and a silent
+//!   loss's timeout (`m_rto`) of the same SACK queue their PROBEs in the
+//!   order the engine takes the records (timeouts first), not the
+//!   reference's (reply first).
 
 use std::fmt;
 
@@ -494,6 +544,13 @@ pub const EVT_FIFO: usize = 4;
 /// Frames (data or PROBE) built and waiting for their payload or for the
 /// output, besides the one on `m_axis`.
 pub const FRAME_QUEUE: usize = 2;
+/// Header-only entries of the frame queue beyond [`FRAME_QUEUE`], for
+/// PROBEs alone: a PROBE does not wait behind data frames for a place in
+/// the queue, so it is committed (PROBE_SENT restarts the path's timer)
+/// within a few cycles of the timeout that asked for it, as the reference
+/// suspends a path's RTO while its PROBE waits and path_telemetry's
+/// scanner does not know of the wait.
+pub const PROBE_ROOM: usize = 2;
 /// Entries of the work request input FIFO.
 pub const WR_FIFO: usize = 2;
 /// Entries of the completion FIFO.
@@ -514,6 +571,29 @@ fn seq_before(a: u32, b: u32) -> bool {
 /// `a` is after `b` in 32-bit serial arithmetic.
 fn seq32_after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
+}
+
+/// How long past its send a packet of path `m` is overdue (the
+/// reference's `overdue_wait`): the path's srtt, or the connection's latest
+/// RTT if longer, plus a reordering allowance of half the srtt or 4 rttvar.
+fn overdue_wait(m: &PathM, rack_rtt: u32) -> u32 {
+    m.srtt.max(rack_rtt).wrapping_add((m.srtt / 2).max(4 * m.rttvar))
+}
+
+/// path_telemetry's RFC 6298 update of srtt, rttvar and min_rtt on an RTT
+/// sample, on the engine's copy.
+fn rtt_sample(m: &mut PathM, rtt: u32, k: &tel::Consts) {
+    let r = rtt.min(pt::SRTT.max() as u32);
+    if m.min_rtt == tel::MIN_RTT_NONE {
+        m.srtt = r;
+        m.rttvar = (r / 2).min(pt::RTTVAR.max() as u32);
+        m.min_rtt = r.min(tel::MIN_RTT_NONE - 1);
+    } else {
+        let err = r.abs_diff(m.srtt);
+        m.srtt = tel::ewma(m.srtt, r, k.srtt_shift).min(pt::SRTT.max() as u32);
+        m.rttvar = tel::ewma(m.rttvar, err, k.rttvar_shift).min(pt::RTTVAR.max() as u32);
+        m.min_rtt = m.min_rtt.min(r);
+    }
 }
 
 /// A work request as it arrives on `s_wr_*`.
@@ -777,6 +857,19 @@ struct Slot {
     rnr_tag: u32,
     tx_seq: u32,
     queued: bool,
+    /// Retransmitted at least once for loss (charged or not): its
+    /// acknowledgement may answer an earlier copy, so it gives no RTT
+    /// sample and counts for RACK only when it triggered the SACK.
+    resent: bool,
+    /// The queued retransmission is charged to `retx_count` (the path the
+    /// lost copy left by acknowledged something after it left, or a
+    /// BAD_HDR NACK), see [`charged`].
+    charge: bool,
+    /// Path whose port and plane the last transmission left by.
+    phys: u32,
+    /// 32-bit timestamp of the last transmission (`tx_ts` is its low 16
+    /// bits): RACK across paths and the tail timer compare it.
+    sent: u32,
 }
 
 /// The fields of a path the engine writes itself (path_telemetry holds
@@ -798,6 +891,20 @@ struct PathM {
     probe_seq: u32,
     /// Pending SWRR credit clear, raised on the next `m_psel_clr`.
     clr: bool,
+    /// path_telemetry's srtt, rttvar and min_rtt, kept by the same RFC 6298
+    /// update on the RTT samples the engine sends it (ACK events): the
+    /// overdue time of RACK across paths and of the tail timer needs them,
+    /// and `m_rd_*` does not carry them.
+    srtt: u32,
+    rttvar: u32,
+    min_rtt: u32,
+    /// Timestamp of the path's last acknowledgement or answered PROBE (or
+    /// of the first send after it was empty): a loss is charged to the
+    /// packet only when this is after the lost copy left.
+    last_progress: u32,
+    /// GOOD or SKIP with `retries > 0`: the path timed out since its last
+    /// progress, so its retransmissions go elsewhere.
+    timed_out: bool,
 }
 
 /// Connection-level congestion state (the reference's `ConnCc`).
@@ -808,6 +915,8 @@ struct Cc {
     ecn_ewma: u8,
     hold_until: u32,
     srtt: u32,
+    /// Smallest RTT sample of any path ([`MIN_RTT_NONE`] before the first).
+    min_rtt: u32,
     rate_hint: u16,
     cap: u32,
     inflight_bytes: u64,
@@ -833,6 +942,39 @@ struct Conn {
     /// from its context alone.
     pend_streams: u32,
     window_probe_at: Option<u32>,
+    /// Send timestamp of the newest first transmission acknowledged on any
+    /// path (RACK across paths), and how long it took.
+    rack_sent: Option<u32>,
+    rack_rtt: u32,
+    /// Data packets since the last one that asked for a SACK.
+    since_ackreq: u32,
+    /// Tail timer: when nothing is left to cut, the earliest time an
+    /// outstanding packet is overdue (its paths are then PROBEd).
+    tail_at: Option<u32>,
+}
+
+/// A SACK's stages after its first pass ([`TxEngine::sack_stage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SackStage {
+    /// RACK across paths, from this path on.
+    Overdue(u32),
+    /// The tail timer.
+    Tail,
+    /// completed_msn and the completion walk.
+    Finish,
+}
+
+/// A SACK between its stages: what the later ones need of it.
+#[derive(Debug, Clone)]
+struct SackCont {
+    conn: u32,
+    stage: SackStage,
+    /// SILENT events were sent: the next stage waits until path_telemetry
+    /// has answered them and their records have been acted on.
+    wait: bool,
+    touched: Vec<bool>,
+    stream_id: u32,
+    completed_msn: u32,
 }
 
 /// What a decision is going to send.
@@ -940,6 +1082,17 @@ pub struct TxEngine {
     rnr_next_tag: u32,
     /// Window probes, in deadline order: (conn, at).
     wprobe: std::collections::VecDeque<(u32, u32)>,
+    /// Plane health, one register per plane for the whole NIC: avoided
+    /// for new data and rerouted retransmissions until this timestamp.
+    planes: Vec<Option<u32>>,
+    /// A SACK between the stages of its loss detection.
+    sack_cont: Option<SackCont>,
+    /// The tail-timer scanner: the connection it compares next, and a hit
+    /// waiting for the acknowledgement unit.
+    tail_scan: u32,
+    tail_hit: Option<u32>,
+    /// path_telemetry has answered every event sent (computed each cycle).
+    tel_settled: bool,
     // Input registers.
     wr_fifo: std::collections::VecDeque<WorkReq>,
     open_reg: Option<Open>,
@@ -972,6 +1125,8 @@ pub struct TxEngine {
     /// SACKs the acknowledgement unit has started (observability for
     /// tests that run the reference alongside).
     pub sacks_started: u64,
+    /// Tail timers served (observability, as `sacks_started`).
+    pub tails_fired: u64,
 }
 
 impl fmt::Debug for TxEngine {
@@ -980,6 +1135,13 @@ impl fmt::Debug for TxEngine {
             .field("sched", &self.sched)
             .field("ack_busy", &self.ack_busy)
             .field("frames", &self.frames.len())
+            .field("sack_cont", &self.sack_cont.as_ref().map(|k| (k.stage, k.wait)))
+            .field("settled", &self.tel_settled)
+            .field("evt", &(self.evt_fifo.len(), self.pend_evt.len(), self.evt_quiet))
+            .field(
+                "regs",
+                &(self.rto_reg.is_some(), self.upd_reg.is_some(), self.sack_reg.is_some(), self.walk.is_some()),
+            )
             .field("init", &self.init)
             .finish_non_exhaustive()
     }
@@ -1001,6 +1163,11 @@ impl TxEngine {
             rnr: Default::default(),
             rnr_next_tag: 0,
             wprobe: Default::default(),
+            planes: vec![None; p.cfg.transport.planes as usize],
+            sack_cont: None,
+            tail_scan: 0,
+            tail_hit: None,
+            tel_settled: false,
             wr_fifo: Default::default(),
             open_reg: None,
             sack_reg: None,
@@ -1024,6 +1191,7 @@ impl TxEngine {
             init: true,
             init_addr: 0,
             sacks_started: 0,
+            tails_fired: 0,
             p,
         }
     }
@@ -1078,7 +1246,7 @@ impl TxEngine {
     }
 
     fn ack_idle(&self) -> bool {
-        self.ack_busy == 0 && self.pend_evt.is_empty() && self.walk.is_none()
+        self.ack_busy == 0 && self.pend_evt.is_empty() && self.walk.is_none() && self.sack_cont.is_none()
     }
 
     /// Outputs from registered state (no input reaches an output
@@ -1208,6 +1376,16 @@ impl TxEngine {
             self.cnack_reg = inp.cnack;
         }
 
+        // path_telemetry has answered every event sent: nothing to send, its
+        // last answer would have shown by now, and none is waiting.
+        self.tel_settled = self.evt_fifo.is_empty()
+            && self.pend_evt.is_empty()
+            && self.evt_quiet >= self.p.read_latency + 2
+            && inp.rto.is_none()
+            && inp.upd.is_none()
+            && self.rto_reg.is_none()
+            && self.upd_reg.is_none();
+
         // Scheduler handshakes and decisions.
         let mut evt_pushed = false;
         match std::mem::replace(&mut self.sched, Sched::Idle) {
@@ -1259,6 +1437,16 @@ impl TxEngine {
             }
         } else if matches!(self.sched, Sched::Idle) {
             self.ack_step(ts);
+        }
+
+        // The tail-timer scanner: one connection's deadline compared per
+        // cycle; a hit waits for the acknowledgement unit.
+        if self.tail_hit.is_none() {
+            let c = self.tail_scan;
+            if self.tail_due(c, ts) {
+                self.tail_hit = Some(c);
+            }
+            self.tail_scan = (c + 1) % self.p.conns;
         }
 
         // Connection setup: one OPEN event.
@@ -1475,7 +1663,8 @@ impl TxEngine {
     /// A decision may start: nothing else touches the rings, the telemetry
     /// has executed every event sent (`L` cycles after the last `m_evt`
     /// handshake, and its updates have been taken), and the frame queue
-    /// has room.
+    /// has room: [`FRAME_QUEUE`] frames for a data decision, [`PROBE_ROOM`]
+    /// more for a PROBE (see [`Self::start`]).
     fn may_start(&self, inp: &Inputs) -> bool {
         self.ack_idle()
             && self.sack_reg.is_none()
@@ -1487,7 +1676,7 @@ impl TxEngine {
             && inp.rto.is_none()
             && self.evt_fifo.is_empty()
             && self.evt_quiet >= self.p.read_latency
-            && self.frames.len() < FRAME_QUEUE
+            && self.frames.len() < FRAME_QUEUE + PROBE_ROOM
     }
 
     /// Picks the next connection with work and starts its decision; a
@@ -1497,9 +1686,13 @@ impl TxEngine {
     /// same order as a scan, which a FIFO of ready connections would not
     /// keep (a connection that stays ready would lose its turn to ones
     /// queued after it), and the decisions must stay the reference's.
+    /// With [`FRAME_QUEUE`] frames queued only PROBEs may start: the
+    /// encoder then looks at the connections' PROBE bits alone.
     fn start(&mut self, ts: u32) -> bool {
         let n = self.p.conns;
-        let Some(c) = (0..n).map(|k| (self.rr_conn + k) % n).find(|&c| self.conn_has_work(c)) else {
+        let probes_only = self.frames.len() >= FRAME_QUEUE;
+        let ready = |c: u32| self.conn_has_work(c) && (!probes_only || self.conns[c as usize].probe_q != 0);
+        let Some(c) = (0..n).map(|k| (self.rr_conn + k) % n).find(|&c| ready(c)) else {
             return false;
         };
         self.rr_conn = (c + 1) % n;
@@ -1568,6 +1761,11 @@ impl TxEngine {
     fn decide(&mut self, c: u32, v: &TelView, ts: u32) {
         let np = self.conns[c as usize].npaths;
         let good = |p: u32| v.paths[p as usize].state == tel::GOOD;
+        // Plane health: paths on a marked plane are left out, unless that
+        // leaves no GOOD path (an AND on the eligibility bits).
+        let healthy =
+            (0..np).filter(|&p| self.plane_ok(self.paths[self.pidx(c, p)].plane, ts)).fold(0u32, |m, p| m | 1 << p);
+        let allowed = if (0..np).any(|p| good(p) && healthy & 1 << p != 0) { healthy } else { u32::MAX };
         // Queued retransmissions: a head acknowledged or moved to an RNR
         // back-off since it was queued is popped, one per cycle (the queue
         // is a FIFO with one read port), and the decision looks at the
@@ -1577,11 +1775,19 @@ impl TxEngine {
         if let Some(&(path, psn)) = self.conns[c as usize].retx.front() {
             match self.ring[self.ridx(c, path, psn)] {
                 Some(s) if s.queued => {
-                    elig = if good(path) {
+                    // On its own path if GOOD, not timing out (silent since
+                    // its last acknowledgement) and on a healthy plane;
+                    // else through the selector among the other GOOD
+                    // paths; with none, on its own path if GOOD.
+                    let own = self.paths[self.pidx(c, path)];
+                    elig = if good(path) && !own.timed_out && self.plane_ok(own.plane, ts) {
                         1 << path
                     } else {
-                        (0..np).filter(|&p| p != path && good(p)).fold(0, |m, p| m | 1 << p)
+                        (0..np).filter(|&p| p != path && good(p)).fold(0, |m, p| m | 1 << p) & allowed
                     };
+                    if elig == 0 && good(path) {
+                        elig = 1 << path;
+                    }
                     if elig != 0 {
                         plan = Some(Plan::Retx { path, psn });
                     }
@@ -1606,7 +1812,7 @@ impl TxEngine {
                 let m = &self.paths[self.pidx(c, p)];
                 let cwnd_ok = ((vw.inflight as u64) << shift) < vw.cwnd as u64;
                 let ring_ok = seq_diff(m.next_psn, m.cum_acked) < self.p.ring_depth;
-                if good(p) && cwnd_ok && conn_ok {
+                if good(p) && cwnd_ok && conn_ok && allowed & 1 << p != 0 {
                     if ring_ok {
                         elig |= 1 << p;
                     } else {
@@ -1646,7 +1852,8 @@ impl TxEngine {
                 self.conns[c as usize].retx.pop_front();
                 let ri = self.ridx(c, path, psn);
                 let mut slot = self.ring[ri].expect("a queued slot stays until acked; acks wait for the decision");
-                if !slot.rnr_resend && slot.retx_count >= RETRY_LIMIT {
+                let charged = !slot.rnr_resend && slot.charge;
+                if charged && slot.retx_count >= RETRY_LIMIT {
                     self.fail(c, Some((slot.stream, slot.wq)), status::TRANSPORT_RETRY_EXCEEDED);
                     return;
                 }
@@ -1654,14 +1861,17 @@ impl TxEngine {
                 let mut f = self.fields(c, &w, slot.stream, path, psn, slot.offset, slot.len, ts);
                 f.retx = true;
                 f.ackreq = true;
-                if slot.rnr_resend {
-                    slot.rnr_resend = false;
-                } else {
+                if charged {
                     slot.retx_count += 1;
                 }
+                slot.resent |= !slot.rnr_resend;
+                slot.rnr_resend = false;
+                slot.charge = false;
+                slot.phys = phys;
                 let pi = self.pidx(c, path);
                 slot.tx_seq = self.paths[pi].tx_seq;
                 slot.tx_ts = ts as u16;
+                slot.sent = ts;
                 slot.queued = false;
                 slot.rnr_wait = false;
                 self.ring[ri] = Some(slot);
@@ -1689,7 +1899,6 @@ impl TxEngine {
                 let pi = self.pidx(c, path);
                 let psn = self.paths[pi].next_psn;
                 let mut f = self.fields(c, &w, stream, path, psn, offset, len, ts);
-                f.ackreq = f.eom || full_after[path as usize];
                 let ri = self.ridx(c, path, psn);
                 self.ring[ri] = Some(Slot {
                     stream,
@@ -1698,9 +1907,15 @@ impl TxEngine {
                     len,
                     tx_ts: ts as u16,
                     tx_seq: self.paths[pi].tx_seq,
+                    phys: path,
+                    sent: ts,
                     ..Default::default()
                 });
                 let m = &mut self.paths[pi];
+                if m.next_psn == m.cum_acked {
+                    // The path was empty: its silence starts now.
+                    m.last_progress = ts;
+                }
                 m.next_psn = (m.next_psn + 1) & SEQ_MASK;
                 m.tx_seq = m.tx_seq.wrapping_add(1);
                 let wm = &mut self.wq[wi];
@@ -1714,6 +1929,27 @@ impl TxEngine {
                     }
                 }
                 self.conns[c as usize].cc.inflight_bytes += len as u64;
+                // Ask for a SACK (the receiver then acknowledges every path
+                // with packets not yet acknowledged) at the end of a
+                // message, when this packet fills its path's or the
+                // connection's window, when nothing is left to cut, and
+                // every `sack_every_packets` packets of the connection.
+                let m = self.paths[pi];
+                let k = &mut self.conns[c as usize];
+                let conn_full = k.cc.inflight_bytes >= k.cc.cap as u64;
+                let drained = k.pend_streams == 0;
+                if drained && k.tail_at.is_none() {
+                    k.tail_at = Some(ts.wrapping_add(overdue_wait(&m, k.rack_rtt)));
+                }
+                k.since_ackreq = k.since_ackreq.saturating_add(1);
+                f.ackreq = f.eom
+                    || full_after[path as usize]
+                    || conn_full
+                    || drained
+                    || k.since_ackreq >= self.p.cfg.timers.sack_every_packets;
+                if f.ackreq {
+                    k.since_ackreq = 0;
+                }
                 self.evt_fifo.push_back(tel::Event {
                     kind: tel::kind::SEND,
                     conn: c,
@@ -1800,9 +2036,16 @@ impl TxEngine {
     /// The work of one step; false when there was none.
     fn ack_work(&mut self, ts: u32) -> bool {
         if let Some(r) = self.rto_reg.take() {
-            self.on_rto(&r);
+            self.on_rto(&r, ts);
         } else if let Some(u) = self.upd_reg.take() {
             self.on_upd(&u);
+        } else if let Some(k) = &self.sack_cont {
+            // A SACK's next stage; after SILENT events, once path_telemetry
+            // has answered them (their m_rto records acted on above).
+            if k.wait && !self.tel_settled {
+                return false;
+            }
+            self.sack_stage(ts);
         } else if let Some(s) = self.sack_reg.take() {
             self.sacks_started += 1;
             self.on_sack(&s, ts);
@@ -1838,11 +2081,62 @@ impl TxEngine {
                 self.ack_busy = 1;
                 return true;
             }
-            return false;
+            return self.tail_work(ts);
         } else {
-            return false;
+            return self.tail_work(ts);
         }
         true
+    }
+
+    /// Whether connection `c`'s tail timer is due.
+    fn tail_due(&self, c: u32, ts: u32) -> bool {
+        let k = &self.conns[c as usize];
+        k.open && k.failed.is_none() && k.tail_at.is_some_and(|t| tel::ts_reached(ts, t))
+    }
+
+    /// The tail timer the scanner found, if still due: nothing is left to
+    /// cut, so no later packet will show the outstanding ones lost; every
+    /// path with an overdue packet is PROBEd (a tail loss probe: its SACK
+    /// shows exactly what is missing). One ring read per slot looked at.
+    fn tail_work(&mut self, ts: u32) -> bool {
+        let Some(c) = self.tail_hit.take() else { return false };
+        if !self.tail_due(c, ts) {
+            // Re-armed or cleared since the scanner saw it.
+            self.ack_busy = 1;
+            return true;
+        }
+        self.tails_fired += 1;
+        self.conns[c as usize].tail_at = None;
+        let mut cost = 1;
+        for p in 0..self.conns[c as usize].npaths {
+            let m = self.paths[self.pidx(c, p)];
+            if m.probe_pending || self.conns[c as usize].probe_q & 1 << p != 0 {
+                continue;
+            }
+            let wait = overdue_wait(&m, self.conns[c as usize].rack_rtt);
+            let mut overdue = false;
+            for d in 0..seq_diff(m.next_psn, m.cum_acked) {
+                cost += 1;
+                let slot = self.ring[self.ridx(c, p, (m.cum_acked + d) & SEQ_MASK)];
+                if slot.is_some_and(|s| !s.queued && !s.rnr_wait && ts.wrapping_sub(s.sent) as i32 >= wait as i32) {
+                    overdue = true;
+                    break;
+                }
+            }
+            if overdue {
+                self.queue_probe(c, p);
+            }
+        }
+        self.ack_busy = cost;
+        true
+    }
+
+    /// Whether paths on `plane` may be chosen at `ts` (plane health).
+    fn plane_ok(&self, plane: u8, ts: u32) -> bool {
+        match self.planes.get(plane as usize) {
+            Some(Some(t)) => tel::ts_reached(ts, *t),
+            _ => true,
+        }
     }
 
     fn act(&mut self, c: u32, path: u32, act: u8) {
@@ -1864,7 +2158,7 @@ impl TxEngine {
         }
     }
 
-    fn on_rto(&mut self, r: &tel::Rto) {
+    fn on_rto(&mut self, r: &tel::Rto, ts: u32) {
         if !self.conns[r.conn as usize].open || self.conns[r.conn as usize].failed.is_some() {
             return;
         }
@@ -1874,6 +2168,17 @@ impl TxEngine {
         m.sport = r.sport;
         m.gen = r.gen;
         m.probe_pending = false;
+        m.timed_out = r.state == tel::GOOD || r.state == tel::SKIP;
+        if r.state == tel::SUSPECT || r.state == tel::DEAD {
+            // The NIC avoids the path's plane for every connection until a
+            // PROBE there is answered or the mark expires.
+            let until = ts.wrapping_add(self.k.dead_probe_interval);
+            if let Some(u) = self.planes.get_mut(m.plane as usize) {
+                if u.is_none_or(|t| seq32_after(until, t)) {
+                    *u = Some(until);
+                }
+            }
+        }
         self.act(r.conn, r.path, r.act);
         self.ack_busy = 1 + if r.act & tel::act::ALL_LOST != 0 { self.p.ring_depth } else { 0 };
     }
@@ -1885,6 +2190,10 @@ impl TxEngine {
     fn on_upd(&mut self, u: &tel::Upd) {
         let pi = self.pidx(u.conn, u.path);
         self.paths[pi].state = u.state;
+        if u.state == tel::SUSPECT || u.state == tel::DEAD {
+            // Back to GOOD only through PROBE replies, which clear retries.
+            self.paths[pi].timed_out = false;
+        }
         if u.clr {
             self.paths[pi].clr = true;
         }
@@ -1905,6 +2214,8 @@ impl TxEngine {
             if let Some(s) = self.ring[ri].as_mut() {
                 if !s.queued {
                     s.queued = true;
+                    // The path failed, not the packet: not charged.
+                    s.charge = false;
                     s.rnr_wait = false;
                     self.conns[c as usize].retx.push_back((path, psn));
                 }
@@ -1914,7 +2225,10 @@ impl TxEngine {
         // clear) and are skipped when they reach the head.
     }
 
-    /// The reference's `TxConn::on_sack`.
+    /// The reference's `TxConn::on_sack`, first pass: acknowledge, the ACK
+    /// event, connection AIMD, PROBE reply, losses on the path by tx_seq.
+    /// The rest (RACK across paths, the tail timer, completed_msn and the
+    /// completions) follows in [`Self::sack_stage`].
     fn on_sack(&mut self, h: &SackIn, ts: u32) {
         let c = h.conn;
         let k = &self.conns[c as usize];
@@ -1944,6 +2258,7 @@ impl TxEngine {
         let mut acked: Vec<i64> = (0..rel.max(0)).collect();
         acked.extend((0..256).filter(|&i| bm.get(i)).map(|i| rel + 1 + i as i64).filter(|&r| r >= 0 && r < span));
         let (mut pkts, mut bytes, mut rtt_ok, mut max_seq) = (0u32, 0u32, false, m.acked_seq);
+        let (mut rack_sent, mut rack_rtt) = (k.rack_sent, k.rack_rtt);
         let mut touched = vec![false; self.p.streams as usize];
         for r in acked {
             let psn = (m.cum_acked + r as u32) & SEQ_MASK;
@@ -1952,16 +2267,26 @@ impl TxEngine {
             touched[slot.stream as usize] = true;
             pkts += 1;
             bytes += slot.len;
-            if slot.retx_count == 0 && slot.tx_ts == h.echo_ts {
+            if !slot.resent && slot.tx_ts == h.echo_ts {
                 rtt_ok = true;
             }
-            if seq32_after(slot.tx_seq.wrapping_add(1), max_seq) {
+            // A retransmitted packet's acknowledgement may answer an earlier
+            // copy: only when it triggered this SACK is its last
+            // transmission known to be the one acknowledged.
+            let known = !slot.resent || slot.tx_ts == h.echo_ts;
+            if known && slot.rnr_count == 0 && rack_sent.is_none_or(|r| seq32_after(slot.sent, r)) {
+                rack_sent = Some(slot.sent);
+                rack_rtt = ts.wrapping_sub(slot.sent);
+            }
+            if known && seq32_after(slot.tx_seq.wrapping_add(1), max_seq) {
                 max_seq = slot.tx_seq.wrapping_add(1);
             }
             self.conns[c as usize].cc.inflight_bytes -= slot.len as u64;
             let wi = self.widx(c, slot.stream, slot.wq);
             self.wq[wi].outstanding -= 1;
         }
+        self.conns[c as usize].rack_sent = rack_sent;
+        self.conns[c as usize].rack_rtt = rack_rtt;
         let probe_reply = m.probe_pending && h.echo_ts == m.probe_ts && h.dport == m.sport;
         let rtt = (rtt_ok || probe_reply).then(|| (ts as u16).wrapping_sub(h.echo_ts) as u32);
         let new_base = (0..span as u32)
@@ -1987,10 +2312,23 @@ impl TxEngine {
         if seq32_after(max_seq, pm.acked_seq) {
             pm.acked_seq = max_seq;
         }
+        if let Some(r) = rtt {
+            rtt_sample(pm, r, &self.k);
+        }
+        if pkts > 0 || probe_reply {
+            // An answered PROBE left by this path's own port: it delivers.
+            pm.last_progress = ts;
+        }
+        if pkts > 0 {
+            pm.timed_out = false;
+        }
         let mut lost_before = pm.acked_seq;
         self.conn_ack(c, ts, pkts, bytes, h, rtt);
         if probe_reply {
             self.paths[pi].probe_pending = false;
+            if let Some(u) = self.planes.get_mut(m.plane as usize) {
+                *u = None;
+            }
             if seq32_after(m.probe_seq, lost_before) {
                 lost_before = m.probe_seq;
             }
@@ -2002,35 +2340,188 @@ impl TxEngine {
                 ..Default::default()
             });
         }
-        // RACK: an unacked packet sent before an acknowledged one is lost.
+        // RACK on tx_seq: an unacked packet sent before an acknowledged one
+        // is lost.
         let m = self.paths[pi];
+        let mut silent = Vec::new();
         for d in 0..seq_diff(m.next_psn, m.cum_acked) {
             let psn = (m.cum_acked + d) & SEQ_MASK;
             let ri = self.ridx(c, path, psn);
-            if let Some(s) = self.ring[ri].as_mut() {
+            if let Some(s) = self.ring[ri] {
                 if !s.queued && !s.rnr_wait && seq32_after(lost_before, s.tx_seq) {
-                    s.queued = true;
-                    self.conns[c as usize].retx.push_back((path, psn));
+                    self.lost(c, path, psn, &mut silent);
                 }
             }
         }
-        if h.stream_id < self.p.streams {
-            let si = self.sidx(c, h.stream_id);
-            if seq_before(self.streams[si].remote_completed, h.completed_msn) {
-                self.streams[si].remote_completed = h.completed_msn;
-                self.conns[c as usize].window_probe_at = None;
+        let wait = self.silent_timeouts(c, &silent, ts);
+        self.sack_cont = Some(SackCont {
+            conn: c,
+            stage: SackStage::Overdue(0),
+            wait,
+            touched,
+            stream_id: h.stream_id,
+            completed_msn: h.completed_msn,
+        });
+    }
+
+    /// Slot `(path, psn)` is found lost: queued for retransmission, and
+    /// charged to the packet only if the path its copy left by delivered
+    /// something since; otherwise that path goes on `silent`.
+    fn lost(&mut self, c: u32, path: u32, psn: u32, silent: &mut Vec<u32>) {
+        let ri = self.ridx(c, path, psn);
+        let Some(s) = self.ring[ri].as_mut() else { return };
+        let progress = self.paths[(c * self.p.paths + s.phys) as usize].last_progress;
+        s.queued = true;
+        s.charge = seq32_after(progress, s.sent);
+        if !s.charge {
+            silent.push(s.phys);
+        }
+        self.conns[c as usize].retx.push_back((path, psn));
+    }
+
+    /// Packets lost on paths that have not answered since they left: each
+    /// is one timeout of that path (a SILENT event: path_telemetry applies
+    /// the timeout if the path is GOOD, with its fresh-port LFSR, and
+    /// answers on `m_rto`). True when events were sent: the SACK's next
+    /// stage then waits for their answers, so that their actions (every
+    /// packet re-queued, a PROBE, the plane marked) come first, as inside
+    /// the reference's `on_sack`.
+    fn silent_timeouts(&mut self, c: u32, silent: &[u32], ts: u32) -> bool {
+        for &p in silent {
+            self.pend_evt.push_back(tel::Event {
+                kind: tel::kind::SILENT,
+                conn: c,
+                path: p,
+                now: ts,
+                ..Default::default()
+            });
+        }
+        !silent.is_empty()
+    }
+
+    /// A SACK's next stage (one per call, each holding the unit a cycle per
+    /// ring slot it reads): RACK across paths, path by path, stopping
+    /// after a path that showed silent losses; then the tail timer; then
+    /// the stream's completed_msn and the completion walk.
+    fn sack_stage(&mut self, ts: u32) {
+        let Some(mut k) = self.sack_cont.take() else { return };
+        let c = k.conn;
+        self.ack_busy = 1;
+        if self.conns[c as usize].failed.is_some() {
+            return;
+        }
+        k.wait = false;
+        match k.stage {
+            SackStage::Overdue(first) => {
+                let np = self.conns[c as usize].npaths;
+                let mut p = first;
+                if let Some(rack) = self.conns[c as usize].rack_sent {
+                    while p < np {
+                        let mut silent = Vec::new();
+                        self.ack_busy += self.overdue(c, p, rack, ts, &mut silent);
+                        p += 1;
+                        if self.silent_timeouts(c, &silent, ts) {
+                            k.wait = true;
+                            break;
+                        }
+                    }
+                }
+                k.stage = if p < np && self.conns[c as usize].rack_sent.is_some() {
+                    SackStage::Overdue(p)
+                } else {
+                    SackStage::Tail
+                };
+                self.sack_cont = Some(k);
+            }
+            SackStage::Tail => {
+                self.ack_busy += self.arm_tail(c);
+                k.stage = SackStage::Finish;
+                self.sack_cont = Some(k);
+            }
+            SackStage::Finish => {
+                if k.stream_id < self.p.streams {
+                    let si = self.sidx(c, k.stream_id);
+                    if seq_before(self.streams[si].remote_completed, k.completed_msn) {
+                        self.streams[si].remote_completed = k.completed_msn;
+                        self.conns[c as usize].window_probe_at = None;
+                    }
+                }
+                self.complete(c, k.touched);
             }
         }
-        self.complete(c, touched);
+    }
+
+    /// RACK across paths on path `p` (the reference's `detect_overdue`
+    /// body): a packet unacknowledged `overdue_wait` after it left, while
+    /// a packet sent later on any path was acknowledged, is lost. First
+    /// transmissions leave in psn order, so the walk stops at the first
+    /// one that is not. Returns the ring slots read.
+    fn overdue(&mut self, c: u32, p: u32, rack: u32, ts: u32, silent: &mut Vec<u32>) -> u32 {
+        let m = self.paths[self.pidx(c, p)];
+        if m.next_psn == m.cum_acked {
+            return 0;
+        }
+        let wait = overdue_wait(&m, self.conns[c as usize].rack_rtt);
+        let mut reads = 0;
+        for d in 0..seq_diff(m.next_psn, m.cum_acked) {
+            reads += 1;
+            let psn = (m.cum_acked + d) & SEQ_MASK;
+            let Some(s) = self.ring[self.ridx(c, p, psn)] else { continue };
+            if s.queued || s.rnr_wait {
+                continue;
+            }
+            let overdue = ts.wrapping_sub(s.sent) as i32 >= wait as i32;
+            if seq32_after(rack, s.sent) && overdue {
+                self.lost(c, p, psn, silent);
+            } else if !s.resent {
+                break;
+            }
+        }
+        reads
+    }
+
+    /// Arms the tail timer when nothing is left to cut and packets are
+    /// outstanding: at the earliest time one of them is overdue (the
+    /// reference's `arm_tail`). Returns the ring slots read.
+    fn arm_tail(&mut self, c: u32) -> u32 {
+        self.conns[c as usize].tail_at = None;
+        if self.conns[c as usize].pend_streams > 0 {
+            return 0;
+        }
+        let rack_rtt = self.conns[c as usize].rack_rtt;
+        let mut at: Option<u32> = None;
+        let mut reads = 0;
+        for p in 0..self.conns[c as usize].npaths {
+            let m = self.paths[self.pidx(c, p)];
+            let wait = overdue_wait(&m, rack_rtt);
+            for d in 0..seq_diff(m.next_psn, m.cum_acked) {
+                reads += 1;
+                let Some(s) = self.ring[self.ridx(c, p, (m.cum_acked + d) & SEQ_MASK)] else { continue };
+                if s.queued || s.rnr_wait {
+                    continue;
+                }
+                let t = s.sent.wrapping_add(wait);
+                if at.is_none_or(|a| (t.wrapping_sub(a) as i32) < 0) {
+                    at = Some(t);
+                }
+                if !s.resent {
+                    break;
+                }
+            }
+        }
+        self.conns[c as usize].tail_at = at;
+        reads
     }
 
     /// Connection-level AIMD, RTT and cap (the reference's `conn_ack`).
     fn conn_ack(&mut self, c: u32, ts: u32, pkts: u32, bytes: u32, h: &SackIn, rtt: Option<u32>) {
         let k = self.k;
         let conn_max = self.p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64) as u32;
+        let npaths = self.conns[c as usize].npaths;
         let cc = &mut self.conns[c as usize].cc;
         if let Some(r) = rtt {
             cc.srtt = tel::ewma(cc.srtt, r, k.srtt_shift).max(1);
+            cc.min_rtt = cc.min_rtt.min(r.max(1));
         }
         if pkts > 0 {
             let m = h.ecn_cnt.min(pkts).min(256);
@@ -2047,8 +2538,10 @@ impl TxEngine {
         } else {
             cc.acked_bytes = (cc.acked_bytes as u64 + bytes as u64).min(pt::ACKED_BYTES.max()) as u32;
             if cc.acked_bytes >= cc.cwnd {
+                // One MTU per window and path: the connection grows as fast
+                // as its paths do together.
                 cc.acked_bytes -= cc.cwnd;
-                cc.cwnd = (cc.cwnd as u64 + k.mtu as u64).min(conn_max as u64) as u32;
+                cc.cwnd = (cc.cwnd as u64 + k.mtu as u64 * npaths as u64).min(conn_max as u64) as u32;
             }
         }
         cc.rate_hint = h.rate_hint;
@@ -2056,10 +2549,16 @@ impl TxEngine {
         self.conns[c as usize].cc.cap = self.cap(&snapshot);
     }
 
-    /// min(cwnd, rate_hint x line rate x srtt), at least one MTU.
+    /// min(cwnd, rate_hint x line rate x max(srtt, 5/4 min_rtt)), at least
+    /// one MTU (min_rtt is srtt before the first sample). The quarter of
+    /// the base RTT on top covers acknowledgements that come in bunches; it
+    /// is taken over min_rtt, as a margin over srtt would grow the queue
+    /// it measures.
     fn cap(&self, cc: &Cc) -> u32 {
         let line = ((self.p.cfg.cc.line_rate_gbps as u64 * self.p.cfg.timers.ts_unit_ns as u64) / 8).max(1);
-        let share = (cc.rate_hint as u64 * line * cc.srtt as u64) >> 16;
+        let base = if cc.min_rtt == tel::MIN_RTT_NONE { cc.srtt } else { cc.min_rtt } as u64;
+        let rtt = (cc.srtt as u64).max(base + (base >> 2));
+        let share = (cc.rate_hint as u64 * line * rtt) >> 16;
         share.min(cc.cwnd as u64).max(self.k.mtu as u64) as u32
     }
 
@@ -2090,6 +2589,10 @@ impl TxEngine {
             }
         };
         self.pend_evt.push_back(tel::Event { kind: tel::kind::NACK, conn: c, path, now: ts, ..Default::default() });
+        // The path delivers: its timeout run ends (path_telemetry clears
+        // retries of a GOOD or SKIP path).
+        let pi = self.pidx(c, path);
+        self.paths[pi].timed_out = false;
         let wr = Some((slot.stream, slot.wq));
         match h.code {
             c_ if c_ == mrnic_proto::NackCode::Rnr as u8 => {
@@ -2113,7 +2616,10 @@ impl TxEngine {
             c_ if c_ == mrnic_proto::NackCode::Access as u8 => self.fail(c, wr, status::REMOTE_ACCESS),
             c_ if c_ == mrnic_proto::NackCode::BadHdr as u8 => {
                 if !slot.queued {
-                    self.ring[ri].as_mut().expect("present").queued = true;
+                    // It arrived damaged: a loss of this packet, charged.
+                    let s = self.ring[ri].as_mut().expect("present");
+                    s.queued = true;
+                    s.charge = true;
                     self.conns[c as usize].retx.push_back((path, h.psn));
                 }
             }
@@ -2230,7 +2736,8 @@ impl TxEngine {
             let k = self.k;
             let conn_max = self.p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64);
             let cwnd = (k.init_cwnd as u64 * self.p.paths as u64).min(conn_max) as u32;
-            let mut cc = Cc { cwnd, srtt: k.initial_rtt, rate_hint: u16::MAX, ..Default::default() };
+            let mut cc =
+                Cc { cwnd, srtt: k.initial_rtt, min_rtt: tel::MIN_RTT_NONE, rate_hint: u16::MAX, ..Default::default() };
             cc.cap = self.cap(&cc);
             self.conns[c as usize] = Conn {
                 open: true,
@@ -2249,8 +2756,17 @@ impl TxEngine {
             }
         }
         let pi = self.pidx(c, o.path);
-        self.paths[pi] =
-            PathM { sport: o.sport, plane: o.plane, next_psn: o.psn, cum_acked: o.psn, ..Default::default() };
+        let srtt = self.k.open_srtt();
+        self.paths[pi] = PathM {
+            sport: o.sport,
+            plane: o.plane,
+            next_psn: o.psn,
+            cum_acked: o.psn,
+            srtt,
+            rttvar: (srtt / 2).min(pt::RTTVAR.max() as u32),
+            min_rtt: tel::MIN_RTT_NONE,
+            ..Default::default()
+        };
         let r = self.p.ring_depth as usize;
         self.ring[pi * r..(pi + 1) * r].fill(None);
         self.evt_fifo.push_back(tel::Event {

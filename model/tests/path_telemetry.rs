@@ -128,7 +128,8 @@ fn act_bits(a: rp::PathAction) -> u8 {
 
 /// The golden function: the reference's `apply` for the kinds it has,
 /// `PathEntry::new` for OPEN, `on_tick` + conditional `on_timeout` for
-/// TIMER. Returns (entry, action bits, fired).
+/// TIMER, `on_timeout` of a `usable` path for SILENT (the reference
+/// sender's `silent_losses`). Returns (entry, action bits, fired).
 fn golden(e: &Entry, ev: &Event, lfsr: u16, p: &PathParams) -> (Entry, u8, bool) {
     let r = to_ref(e);
     let now = ev.now;
@@ -160,6 +161,10 @@ fn golden(e: &Entry, ev: &Event, lfsr: u16, p: &PathParams) -> (Entry, u8, bool)
                 return (from_ref(&n), act_bits(a), true);
             }
             return (from_ref(&t), 0, false);
+        }
+        kind::SILENT if r.usable() => {
+            let (n, a) = rp::on_timeout(&r, now, fresh_sport(lfsr, r.sport), p);
+            return (from_ref(&n), act_bits(a), true);
         }
         _ => return (*e, 0, false),
     };
@@ -217,6 +222,7 @@ fn random_event(rng: &mut Rng, p: &PathTelemetryParams, conns: u32, paths: u32, 
         15 => kind::TICK,
         16 => kind::TIMER,
         17 => 10 + rng.below(6) as u8,
+        18 => kind::SILENT,
         _ => kind::ACK,
     };
     let span = if rng.chance(90) { 16 } else { 512 };
@@ -347,6 +353,7 @@ proptest! {
                 || (from, to) == (GOOD, SKIP) && k == kind::ACK
                 || (from, to) == (SKIP, GOOD) && (k == kind::TICK || k == kind::TIMER)
                 || (from == GOOD || from == SKIP) && to == SUSPECT && (k == kind::TIMEOUT || k == kind::TIMER)
+                || (from, to) == (GOOD, SUSPECT) && k == kind::SILENT
                 || (from, to) == (SUSPECT, DEAD) && (k == kind::TIMEOUT || k == kind::TIMER)
                 || (from, to) == (SUSPECT, GOOD) && k == kind::PROBE_REPLY
                 || from == DEAD && (to == SUSPECT || to == GOOD) && k == kind::PROBE_REPLY;
@@ -359,7 +366,7 @@ proptest! {
                     prop_assert!(o.entry.state != GOOD && o.entry.state != SKIP);
                 }
             }
-            if o.fired && ev.kind == kind::TIMER {
+            if o.fired && (ev.kind == kind::TIMER || ev.kind == kind::SILENT) {
                 lfsr = lfsr_step(lfsr);
             }
             e = o.entry;
@@ -428,7 +435,7 @@ impl Golden {
         }
         if fired {
             self.rto.push_back(Rto { conn: ev.conn, path: ev.path, state: n.state, sport: n.sport, gen: n.gen, act });
-            if ev.kind == kind::TIMER {
+            if ev.kind == kind::TIMER || ev.kind == kind::SILENT {
                 self.lfsr = lfsr_step(self.lfsr);
             }
         }
@@ -620,7 +627,7 @@ fn back_to_back_updates_of_one_entry_are_all_applied() {
                 });
                 let cur = expect.get(&(ev.conn, ev.path)).copied().unwrap_or_default();
                 let (n, _, fired) = golden(&cur, ev, lfsr, &rp);
-                if fired && ev.kind == kind::TIMER {
+                if fired && (ev.kind == kind::TIMER || ev.kind == kind::SILENT) {
                     lfsr = lfsr_step(lfsr);
                 }
                 expect.insert((ev.conn, ev.path), n);

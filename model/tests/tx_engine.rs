@@ -739,24 +739,26 @@ mod against_reference {
     /// reference sender is driven alongside: polled at each of the
     /// engine's decisions (at the same timestamp) and given each SACK when
     /// the engine applies it. Every data frame must equal its packet byte
-    /// for byte, and the completions must agree.
-    fn run(seed: u64) {
-        // The peer acknowledges every packet, so no path waits for a
-        // timeout: the PROBE after an RTO comes from path_telemetry's
-        // scanner, which sweeps the table at its own pace, while the
-        // reference's timers fire at the deadline; timed runs of the two
-        // agree only where no timer fires (the retransmission tests cover
-        // the rest).
+    /// for byte, and the completions must agree. With `loss` (percent),
+    /// frames to the peer and SACKs back are dropped at random: the
+    /// engine's loss detection (RACK on tx_seq and across paths, silent
+    /// paths' timeouts, the tail probe, retry accounting, rerouting) must
+    /// then make the reference's choices too; the reference's timers run
+    /// when the engine's fire (path_telemetry's scanner, the tail timer).
+    /// Returns the retransmissions and PROBEs sent.
+    fn run(seed: u64, loss: u64) -> (usize, usize) {
+        // The peer acknowledges every packet (even seeds) or every 8th and
+        // each ACKREQ (odd seeds: the sender's ACKREQ rules then decide
+        // when SACKs come).
         let mut cfg = small();
-        cfg.timers.sack_every_packets = 1;
+        cfg.timers.sack_every_packets = if seed % 2 == 0 { 1 } else { 8 };
         let mut rig = Rig::new(cfg.clone(), seed);
         let mut rng = Rng::new(seed ^ 0x5eed);
         rig.press = Pressure { axis: rng.below(50), cqe: rng.below(50), ar: rng.below(40), r_gap: rng.below(40) };
         let unit = cfg.timers.ts_unit_ns as u64;
         let paths = 1 + rng.below(4) as u8;
-        // tx_engine implements the sending rules without ack clocking
-        // (NicConfig::ack_clocking; not yet ported to the engine).
-        let nic = |addr, seed| Nic::new(NicConfig { ack_clocking: false, ..NicConfig::new(cfg.clone(), addr, seed) });
+        // The reference with its default rules (ack clocking on).
+        let nic = |addr, seed| Nic::new(NicConfig::new(cfg.clone(), addr, seed));
         let mut a = nic(A, seed);
         let mut b = nic(B, seed ^ 1);
         a.reg_mr(MEM_BASE, MEM_LEN as u64, Access::LOCAL).unwrap();
@@ -839,6 +841,8 @@ mod against_reference {
         let mut ref_cqes = Vec::new();
         let mut seen_frames = 0;
         let mut sacks_started = 0;
+        let mut tails_fired = 0;
+        let mut timers = 0;
         let mut sack_log: VecDeque<WirePacket> = VecDeque::new();
         let delay = 100 + rng.below(1500);
         for _ in 0..600_000u64 {
@@ -850,6 +854,9 @@ mod against_reference {
             // Feed the model's SACK input from the delayed queue.
             while to_model.front().is_some_and(|(t, _)| *t <= now) {
                 let (_, p) = to_model.pop_front().unwrap();
+                if rng.chance(loss) {
+                    continue;
+                }
                 if let Some(s) = sack_in(conn, &p) {
                     rig.sacks.push_back(s);
                     sack_log.push_back(p);
@@ -857,6 +864,9 @@ mod against_reference {
             }
             while to_b.front().is_some_and(|(t, _)| *t <= now) {
                 let (_, p) = to_b.pop_front().unwrap();
+                if rng.chance(loss) {
+                    continue;
+                }
                 b.handle_packet(ts_ns, &p);
                 while let Some(ans) = b.poll_transmit(ts_ns) {
                     to_model.push_back((now + delay + rng.below(50), ans));
@@ -887,6 +897,14 @@ mod against_reference {
                 a.handle_packet(ts_ns, &p);
                 ref_cqes.extend(a.poll_cq(64));
             }
+            if rig.tx.tails_fired > tails_fired || rig.pt.timers_injected > timers {
+                // The engine's tail timer fired, or path_telemetry's scanner
+                // found a timer due: the reference's, armed at the same
+                // time, is due too.
+                tails_fired = rig.tx.tails_fired;
+                timers = rig.pt.timers_injected;
+                a.on_timer(ts_ns);
+            }
             for f in &rig.frames[seen_frames..] {
                 to_b.push_back((rig.cycle + delay, wire_of(f)));
             }
@@ -900,7 +918,14 @@ mod against_reference {
             assert_eq!(m.bytes, r.bytes, "seed {seed}: packet {k} bytes");
         }
         assert_eq!(ref_cqes.len(), posted, "seed {seed}: the reference completes every request");
-        eprintln!("seed {seed}: {paths} paths, {posted} requests, {} packets, {} cycles", frames.len(), rig.cycle);
+        let retx = rig.stats.iter().filter(|(_, s)| s.tx_retx).count();
+        let probes = rig.stats.iter().filter(|(_, s)| s.tx_probe).count();
+        eprintln!(
+            "seed {seed} loss {loss}%: {paths} paths, {posted} requests, {} packets ({retx} retransmitted, {probes} \
+             probes), {} cycles",
+            frames.len(),
+            rig.cycle
+        );
         for (m, r) in rig.cqes.iter().zip(&ref_cqes) {
             let op = matches!(r.opcode, CqOpcode::Send) as u8;
             assert_eq!(
@@ -909,14 +934,27 @@ mod against_reference {
                 "seed {seed}: completion"
             );
         }
+        (retx, probes)
     }
 
     #[test]
     fn random_requests_with_backpressure_match_the_reference_sender() {
         let n = std::env::var("MRNIC_TX_SEEDS").ok().and_then(|v| v.parse().ok()).unwrap_or(6u64);
         for seed in 1..=n {
-            run(seed);
+            run(seed, 0);
         }
+    }
+
+    #[test]
+    fn lossy_runs_match_the_reference_sender() {
+        let n = std::env::var("MRNIC_TX_SEEDS").ok().and_then(|v| v.parse().ok()).unwrap_or(6u64);
+        let (mut retx, mut probes) = (0, 0);
+        for seed in 1..=n {
+            let (r, p) = run(seed, 1 + seed % 8);
+            retx += r;
+            probes += p;
+        }
+        assert!(retx > 0 && probes > 0, "the losses reach the retransmission and probe rules: {retx}, {probes}");
     }
 }
 

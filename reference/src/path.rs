@@ -445,7 +445,12 @@ pub fn on_timeout(e: &PathEntry, now: u32, fresh_sport: u16, p: &PathParams) -> 
             a.probe = true;
         }
     }
-    if !a.probe && !n.timer_armed() {
+    // A timeout that asks for a PROBE restarts the timer: the sender holds
+    // the path's RTO while the PROBE waits to leave, and its departure
+    // sets the deadline again (`on_probe_sent`), so the value is never
+    // seen here; a timer block that does not know of the wait (the
+    // hardware's scanner) would otherwise fire again and again.
+    if a.probe || !n.timer_armed() {
         n.rto_deadline = now.wrapping_add(rto(&n, p));
     }
     (n, a)

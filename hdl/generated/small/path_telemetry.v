@@ -24,7 +24,7 @@ module path_telemetry #(
   /* Update events */
   input  wire                     s_evt_valid,        // an event is offered
   output wire                     s_evt_ready,        // event accepted this cycle if valid
-  input  wire [3:0]               s_evt_kind,         // OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9
+  input  wire [3:0]               s_evt_kind,         // OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10
   input  wire [$clog2(CONNS)-1:0] s_evt_conn,         // connection
   input  wire [$clog2(PATHS)-1:0] s_evt_path,         // path of the connection
   input  wire [31:0]              s_evt_now,          // timestamp the event applies at
@@ -1022,7 +1022,7 @@ module path_telemetry #(
   // Timeouts: state after the SKIP expiry (TICK, TIMER), fire condition, fresh port.
   assign tick_kind = (ev_kind == 4'd8) || (ev_kind == 4'd9);
   assign ticked_state = (tick_kind && (e_state == 2'd1)) && hold_reached ? 2'd0 : e_state;
-  assign fire = (ev_kind == 4'd7) || (((ev_kind == 4'd9) && e_armed) && deadline_reached);
+  assign fire = ((ev_kind == 4'd7) || (((ev_kind == 4'd9) && e_armed) && deadline_reached)) || ((ev_kind == 4'd10) && (e_state == 2'd0));
   assign lfsr_port = {2'd3, lfsr_reg[13:0]};
   assign lfsr_fresh = lfsr_port ^ {15'd0, lfsr_port == e_sport};
   assign fresh_sport = ev_kind == 4'd7 ? ev_sport : lfsr_fresh;
@@ -1170,11 +1170,13 @@ module path_telemetry #(
               n_deficit = 16'd0;
               ex_act = 4'd3;
               ex_clr = 1'b1;
+              n_rto_deadline = deadline_rto_e;
               n_sport = fresh_sport;
               n_gen = e_gen + 8'd1;
             end else begin
               n_retries = retries_inc;
               ex_act = 4'd1;
+              n_rto_deadline = deadline_rto_e;
             end
           end
           2'd2: begin
@@ -1187,18 +1189,20 @@ module path_telemetry #(
             end else begin
               n_retries = retries_inc;
               ex_act = 4'd3;
+              n_rto_deadline = deadline_rto_e;
               n_sport = fresh_sport;
               n_gen = e_gen + 8'd1;
             end
           end
           2'd3: begin
             ex_act = 4'd3;
+            n_rto_deadline = deadline_rto_e;
             n_sport = fresh_sport;
             n_gen = e_gen + 8'd1;
           end
         endcase
       end
-      4'd8, 4'd9: begin
+      4'd8, 4'd9, 4'd10: begin
         n_state = ticked_state;
         if (fire) begin
           ex_fired = 1'b1;
@@ -1212,11 +1216,13 @@ module path_telemetry #(
                 n_deficit = 16'd0;
                 ex_act = 4'd3;
                 ex_clr = 1'b1;
+                n_rto_deadline = deadline_rto_e;
                 n_sport = fresh_sport;
                 n_gen = e_gen + 8'd1;
               end else begin
                 n_retries = retries_inc;
                 ex_act = 4'd1;
+                n_rto_deadline = deadline_rto_e;
               end
             end
             2'd2: begin
@@ -1229,12 +1235,14 @@ module path_telemetry #(
               end else begin
                 n_retries = retries_inc;
                 ex_act = 4'd3;
+                n_rto_deadline = deadline_rto_e;
                 n_sport = fresh_sport;
                 n_gen = e_gen + 8'd1;
               end
             end
             2'd3: begin
               ex_act = 4'd3;
+              n_rto_deadline = deadline_rto_e;
               n_sport = fresh_sport;
               n_gen = e_gen + 8'd1;
             end
@@ -1441,7 +1449,7 @@ module path_telemetry #(
     fw0_valid_next = p1_valid_reg;
     fw0_addr_next = exec_addr;
     fw0_entry_next = new_entry;
-    if ((p1_valid_reg && (ev_kind == 4'd9)) && ex_fired) begin
+    if ((p1_valid_reg && ((ev_kind == 4'd9) || (ev_kind == 4'd10))) && ex_fired) begin
       lfsr_next = lfsr_step;
     end
     if (inject) begin
@@ -1676,8 +1684,8 @@ module path_telemetry #(
       // table: nothing is in flight while the clear sweep writes the table
       a_table_sweep_alone: assert (!init_reg || !((((pending_reg || p1_valid_reg) || s1_valid_reg) || r1_valid_reg) || fw0_valid_reg));
 
-      // an event moves a path only along docs/spec.md's state machine: OPEN to GOOD; ACK with a CE cut GOOD to SKIP; TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP to SUSPECT after the RTOs, SUSPECT to DEAD after the failures; PROBE_REPLY SUSPECT/DEAD to SUSPECT or GOOD; any other change is illegal
-      a_state_transition: assert (!p1_valid_reg || ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'b0 || (((ev_kind == 4'd0) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd1)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd2)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd3)) && (n_state == 2'd0))) || (((ev_kind == 4'd1) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd1) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd1) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd1) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd2) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd2) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd2) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd2) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd3) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd3) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd3) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd3) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd4) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd1)))) || (((ev_kind == 4'd4) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd4) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd4) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd5) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd5) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd5) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd0)))) || (((ev_kind == 4'd5) && (e_state == 2'd3)) && ((n_state == 2'd2) || (n_state == 2'd0)))) || (((ev_kind == 4'd6) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd6) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd6) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd6) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd7) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd2)))) || (((ev_kind == 4'd7) && (e_state == 2'd1)) && ((n_state == 2'd1) || (n_state == 2'd2)))) || (((ev_kind == 4'd7) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd3)))) || (((ev_kind == 4'd7) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd8) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd8) && (e_state == 2'd1)) && ((n_state == 2'd1) || (n_state == 2'd0)))) || (((ev_kind == 4'd8) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd8) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd9) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd2)))) || (((ev_kind == 4'd9) && (e_state == 2'd1)) && (((n_state == 2'd1) || (n_state == 2'd0)) || (n_state == 2'd2)))) || (((ev_kind == 4'd9) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd3)))) || (((ev_kind == 4'd9) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd10) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd10) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd10) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd10) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd11) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd11) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd11) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd11) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd12) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd12) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd12) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd12) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd13) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd13) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd13) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd13) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd14) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd14) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd14) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd14) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd15) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd15) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd15) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd15) && (e_state == 2'd3)) && (n_state == 2'd3))));
+      // an event moves a path only along docs/spec.md's state machine: OPEN to GOOD; ACK with a CE cut GOOD to SKIP; TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP (SILENT GOOD) to SUSPECT after the RTOs, SUSPECT to DEAD after the failures; PROBE_REPLY SUSPECT/DEAD to SUSPECT or GOOD; any other change is illegal
+      a_state_transition: assert (!p1_valid_reg || ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'b0 || (((ev_kind == 4'd0) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd1)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd2)) && (n_state == 2'd0))) || (((ev_kind == 4'd0) && (e_state == 2'd3)) && (n_state == 2'd0))) || (((ev_kind == 4'd1) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd1) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd1) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd1) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd2) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd2) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd2) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd2) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd3) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd3) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd3) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd3) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd4) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd1)))) || (((ev_kind == 4'd4) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd4) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd4) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd5) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd5) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd5) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd0)))) || (((ev_kind == 4'd5) && (e_state == 2'd3)) && ((n_state == 2'd2) || (n_state == 2'd0)))) || (((ev_kind == 4'd6) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd6) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd6) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd6) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd7) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd2)))) || (((ev_kind == 4'd7) && (e_state == 2'd1)) && ((n_state == 2'd1) || (n_state == 2'd2)))) || (((ev_kind == 4'd7) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd3)))) || (((ev_kind == 4'd7) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd8) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd8) && (e_state == 2'd1)) && ((n_state == 2'd1) || (n_state == 2'd0)))) || (((ev_kind == 4'd8) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd8) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd9) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd2)))) || (((ev_kind == 4'd9) && (e_state == 2'd1)) && (((n_state == 2'd1) || (n_state == 2'd0)) || (n_state == 2'd2)))) || (((ev_kind == 4'd9) && (e_state == 2'd2)) && ((n_state == 2'd2) || (n_state == 2'd3)))) || (((ev_kind == 4'd9) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd10) && (e_state == 2'd0)) && ((n_state == 2'd0) || (n_state == 2'd2)))) || (((ev_kind == 4'd10) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd10) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd10) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd11) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd11) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd11) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd11) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd12) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd12) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd12) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd12) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd13) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd13) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd13) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd13) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd14) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd14) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd14) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd14) && (e_state == 2'd3)) && (n_state == 2'd3))) || (((ev_kind == 4'd15) && (e_state == 2'd0)) && (n_state == 2'd0))) || (((ev_kind == 4'd15) && (e_state == 2'd1)) && (n_state == 2'd1))) || (((ev_kind == 4'd15) && (e_state == 2'd2)) && (n_state == 2'd2))) || (((ev_kind == 4'd15) && (e_state == 2'd3)) && (n_state == 2'd3))));
 
       // a OPEN event executes
       c_exec_open: cover (p1_valid_reg && (ev_kind == 4'd0));
@@ -1705,6 +1713,9 @@ module path_telemetry #(
 
       // a TICK event executes
       c_exec_tick: cover (p1_valid_reg && (ev_kind == 4'd8));
+
+      // a SILENT event executes
+      c_exec_silent: cover (p1_valid_reg && (ev_kind == 4'd10));
 
       // an event executes on an entry the previous cycle's event wrote (forwarding in use)
       c_back_to_back: cover ((p1_valid_reg && fw0_valid_reg) && (fw0_addr_reg == exec_addr));
