@@ -196,6 +196,9 @@
 //!   (path_telemetry), and PROBEs start ahead of data ([`PROBE_ROOM`]); a
 //!   tail or window PROBE waiting does not hold the RTO (it waits for the
 //!   unit a few cycles at most).
+//! - CE steering (`NicConfig::ce_steering`, default on, issue 7) is not
+//!   ported: a CE cut still makes the path SKIP (path_telemetry) and cuts
+//!   the connection window. The tests send no CE marks.
 //! - A plane is marked with the timestamp at which the engine takes the
 //!   `m_rto` record (a few cycles after path_telemetry's timeout).
 //! - A PROBE reply that asks for the next PROBE (`m_upd`) and a silent
@@ -975,6 +978,9 @@ struct SackCont {
     touched: Vec<bool>,
     stream_id: u32,
     completed_msn: u32,
+    /// The tail timer's stages (RACK across paths, then its PROBEs), not a
+    /// SACK's.
+    tail: bool,
 }
 
 /// What a decision is going to send.
@@ -2107,7 +2113,26 @@ impl TxEngine {
         }
         self.tails_fired += 1;
         self.conns[c as usize].tail_at = None;
-        let mut cost = 1;
+        // RACK's reordering timer first (RFC 8985): a packet overdue while
+        // a later one was acknowledged is lost now; the stages then PROBE
+        // the paths whose overdue packets have no such evidence.
+        self.sack_cont = Some(SackCont {
+            conn: c,
+            stage: SackStage::Overdue(0),
+            wait: false,
+            touched: Vec::new(),
+            stream_id: u32::MAX,
+            completed_msn: 0,
+            tail: true,
+        });
+        self.ack_busy = 1;
+        true
+    }
+
+    /// The tail timer's PROBEs: every path with an overdue packet and no
+    /// PROBE pending or queued. Returns the ring slots read.
+    fn probe_tail(&mut self, c: u32, ts: u32) -> u32 {
+        let mut cost = 0;
         for p in 0..self.conns[c as usize].npaths {
             let m = self.paths[self.pidx(c, p)];
             if m.probe_pending || self.conns[c as usize].probe_q & 1 << p != 0 {
@@ -2127,8 +2152,7 @@ impl TxEngine {
                 self.queue_probe(c, p);
             }
         }
-        self.ack_busy = cost;
-        true
+        cost
     }
 
     /// Whether paths on `plane` may be chosen at `ts` (plane health).
@@ -2241,6 +2265,7 @@ impl TxEngine {
             return;
         }
         let path = h.path_id;
+        let k_np = k.npaths;
         let pi = self.pidx(c, path);
         let m = self.paths[pi];
         let span = seq_diff(m.next_psn, m.cum_acked) as i64;
@@ -2259,6 +2284,9 @@ impl TxEngine {
         acked.extend((0..256).filter(|&i| bm.get(i)).map(|i| rel + 1 + i as i64).filter(|&r| r >= 0 && r < span));
         let (mut pkts, mut bytes, mut rtt_ok, mut max_seq) = (0u32, 0u32, false, m.acked_seq);
         let (mut rack_sent, mut rack_rtt) = (k.rack_sent, k.rack_rtt);
+        // Physical paths known to have delivered a packet this SACK
+        // acknowledges (a bit each).
+        let mut delivered = 0u32;
         let mut touched = vec![false; self.p.streams as usize];
         for r in acked {
             let psn = (m.cum_acked + r as u32) & SEQ_MASK;
@@ -2277,6 +2305,9 @@ impl TxEngine {
             if known && slot.rnr_count == 0 && rack_sent.is_none_or(|r| seq32_after(slot.sent, r)) {
                 rack_sent = Some(slot.sent);
                 rack_rtt = ts.wrapping_sub(slot.sent);
+            }
+            if known {
+                delivered |= 1 << slot.phys;
             }
             if known && seq32_after(slot.tx_seq.wrapping_add(1), max_seq) {
                 max_seq = slot.tx_seq.wrapping_add(1);
@@ -2315,14 +2346,20 @@ impl TxEngine {
         if let Some(r) = rtt {
             rtt_sample(pm, r, &self.k);
         }
-        if pkts > 0 || probe_reply {
-            // An answered PROBE left by this path's own port: it delivers.
-            pm.last_progress = ts;
-        }
         if pkts > 0 {
             pm.timed_out = false;
         }
         let mut lost_before = pm.acked_seq;
+        // Progress is credited to the paths the acknowledged copies left
+        // by, not to the path whose sequence they carry (a rerouted
+        // retransmission must not make a dead path look alive); an
+        // answered PROBE left by this path's own port.
+        for p in 0..k_np {
+            if delivered & 1 << p != 0 || (probe_reply && p == path) {
+                let i = self.pidx(c, p);
+                self.paths[i].last_progress = ts;
+            }
+        }
         self.conn_ack(c, ts, pkts, bytes, h, rtt);
         if probe_reply {
             self.paths[pi].probe_pending = false;
@@ -2361,6 +2398,7 @@ impl TxEngine {
             touched,
             stream_id: h.stream_id,
             completed_msn: h.completed_msn,
+            tail: false,
         });
     }
 
@@ -2432,6 +2470,9 @@ impl TxEngine {
                     SackStage::Tail
                 };
                 self.sack_cont = Some(k);
+            }
+            SackStage::Tail if k.tail => {
+                self.ack_busy += self.probe_tail(c, ts);
             }
             SackStage::Tail => {
                 self.ack_busy += self.arm_tail(c);
