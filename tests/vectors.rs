@@ -43,11 +43,10 @@ fn the_reference_passes_the_committed_vectors() {
     assert!(pass > 50 && fail == 0, "{out}");
 }
 
-/// tx vectors the model fails today, each for a rule it lacks: tx_engine
-/// does not implement the reference's ack-clocked sending yet
-/// (`NicConfig::ack_clocking`), whose tail probe (`TxConn::tail_at`) sends a
-/// PROBE on each path when the last packet of a drained queue is overdue.
-const KNOWN_TX_FAILURES: &[(&str, &str)] = &[("tx-003", "first packet not sent: Probe")];
+/// tx vectors the model fails today, each for a rule it lacks: none since
+/// tx_engine has the reference's ack-clocked sending (tx-003, the tail
+/// probe, failed before it).
+const KNOWN_TX_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn the_model_passes_every_modelled_block() {
