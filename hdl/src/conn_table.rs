@@ -304,7 +304,20 @@ fn build(p: &ConnTableParams) -> Module {
     );
     let is_ack = w_(&mut m, "is_ack", 1, "a SACK or NACK lookup (op 2 or 3)", lk_q.bit(lk_off["op"].0 + 1));
     let is_data = w_(&mut m, "is_data", 1, "a DATA lookup", k("op").eq(lit(2, 0)));
-    let ok = w_(&mut m, "ok", 1, "the packet goes on", hit.expr().logic_and(is_ack.expr().logic_or(&path_ok)));
+    let from_peer = w_(
+        &mut m,
+        "from_peer",
+        1,
+        "the packet's IPv4 source is the connection's peer (a connection is bound to its address)",
+        cf(&ctx, &conn::REMOTE_ADDR).eq(k("src_addr")),
+    );
+    let ok = w_(
+        &mut m,
+        "ok",
+        1,
+        "the packet goes on",
+        hit.expr().logic_and(&from_peer).logic_and(is_ack.expr().logic_or(&path_ok)),
+    );
     let no_conn = w_(
         &mut m,
         "no_conn",
@@ -317,7 +330,27 @@ fn build(p: &ConnTableParams) -> Module {
         "bad_path",
         1,
         "DATA or PROBE on a path the connection does not have",
-        lk_valid.expr().logic_and(is_ack.expr().logic_not()).logic_and(&hit).logic_and(path_ok.expr().logic_not()),
+        lk_valid
+            .expr()
+            .logic_and(is_ack.expr().logic_not())
+            .logic_and(&hit)
+            .logic_and(&from_peer)
+            .logic_and(path_ok.expr().logic_not()),
+    );
+    let from_other = hit.expr().logic_and(from_peer.expr().logic_not());
+    let bad_src = w_(
+        &mut m,
+        "bad_src",
+        1,
+        "DATA or PROBE for a connection from a source that is not its peer: dropped, not answered",
+        lk_valid.expr().logic_and(is_ack.expr().logic_not()).logic_and(&from_other),
+    );
+    let ack_bad_src = w_(
+        &mut m,
+        "ack_bad_src",
+        1,
+        "SACK or NACK for a connection from a source that is not its peer: dropped",
+        lk_valid.expr().logic_and(&is_ack).logic_and(&from_other),
     );
     let ack_no_conn = w_(
         &mut m,
@@ -410,7 +443,14 @@ fn build(p: &ConnTableParams) -> Module {
     m.assign(&rd_fire, port("s_rd_valid").expr().logic_and(port("s_rd_ready")));
 
     let no_conn_c = no_conn.expr();
-    for (n, e) in [("no_conn", no_conn), ("ack_no_conn", ack_no_conn), ("bad_path", bad_path)] {
+    let bad_src_c = bad_src.expr();
+    for (n, e) in [
+        ("no_conn", no_conn),
+        ("ack_no_conn", ack_no_conn),
+        ("bad_path", bad_path),
+        ("bad_src", bad_src),
+        ("ack_bad_src", ack_bad_src),
+    ] {
         let r = m.reg(&format!("stat_{n}"), 1, 0, "counter pulse, one cycle after the answer");
         m.next(set(&r.next, e));
         m.assign(port(&format!("stat_{n}")), &r.q);
@@ -447,16 +487,18 @@ fn build(p: &ConnTableParams) -> Module {
     // is a SACK or NACK.
     m.assert(
         "a_lk_ok_open",
-        "a lookup answered ok names an open connection by its whole local id, on a path it has (DATA, PROBE)",
+        "a lookup answered ok names an open connection by its whole local id, comes from its peer's address, on a path it has (DATA, PROBE)",
         crate::formal::implies(
             lk_valid.expr().logic_and(&ok),
             cf(&stored, &conn::VALID)
                 .logic_and(cf(&stored, &conn::LOCAL_ID).eq(k("dst_conn")))
+                .logic_and(cf(&stored, &conn::REMOTE_ADDR).eq(k("src_addr")))
                 .logic_and(is_ack.expr().logic_or(k("path_id").lt(zext(cf(&stored, &conn::PATHS), 8)))),
         ),
     );
     m.cover("c_lk_ok", "a lookup is answered ok", lk_valid.expr().logic_and(&ok));
     m.cover("c_lk_no_conn", "a lookup is answered with NO_CONN", no_conn_c);
+    m.cover("c_lk_bad_src", "a lookup of an open connection from another source is dropped", bad_src_c);
     m.cover(
         "c_lk_after_write",
         "a lookup answered in the cycle after a context write to its slot (through forwarding)",

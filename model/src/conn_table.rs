@@ -21,6 +21,13 @@
 //!     UDP source port and plane) naming the unknown id, with the packet's
 //!     path id, generation, psn, tx_ts echoed, and its stream and msn
 //!     (PROBE: 0 and 0);
+//!   - DATA or PROBE for an open connection from an IPv4 source that is not
+//!     its peer (`src_addr` != `remote_addr`): `stat_bad_src`
+//!     (`rx_bad_src`), dropped, not answered: a connection is bound to its
+//!     peer's address, so a spoofed source can neither write nor aim our
+//!     answers; SACK or NACK from such a source: `stat_ack_bad_src`
+//!     (`ack_bad_src`), dropped (a spoofed SACK would complete sends never
+//!     delivered);
 //!   - DATA or PROBE on a path at or above the connection's `paths`:
 //!     `stat_bad_path` (`rx_bad_path`); DATA is answered with a BAD_HDR (4)
 //!     NACK to the peer (`remote_addr`, `remote_id`) at the trigger's port
@@ -200,7 +207,7 @@ impl ConnTableParams {
             ("tx_ts", 16, "the header's tx_ts (echoed in a NACK)"),
             ("sport", 16, "the packet's UDP source port: where a NACK goes"),
             ("plane", 3, "the plane it arrived on"),
-            ("src_addr", 32, "its IPv4 source: where a NO_CONN NACK goes"),
+            ("src_addr", 32, "its IPv4 source: must be the peer's; where a NO_CONN NACK goes"),
         ]
     }
 
@@ -208,7 +215,7 @@ impl ConnTableParams {
         let mut v = vec![
             ("op", 2, "the lookup's op"),
             ("hit", 1, "an open connection has this id"),
-            ("ok", 1, "the packet goes on (hit, and for DATA/PROBE a valid path)"),
+            ("ok", 1, "the packet goes on (hit, from the peer, and for DATA/PROBE a valid path)"),
             ("conn", self.conn_bits, "connection slot (dst_conn's low bits)"),
         ];
         v.extend(Self::ctx_fields());
@@ -264,6 +271,8 @@ pub fn ports(p: &ConnTableParams) -> Vec<PortDef> {
         ("stat_no_conn", "pulse: DATA or PROBE for no connection (rx_no_conn)"),
         ("stat_ack_no_conn", "pulse: SACK or NACK for no connection (ack_no_conn)"),
         ("stat_bad_path", "pulse: DATA or PROBE on a path the connection does not have (rx_bad_path)"),
+        ("stat_bad_src", "pulse: DATA or PROBE for a connection from a source not its peer (rx_bad_src)"),
+        ("stat_ack_bad_src", "pulse: SACK or NACK for a connection from a source not its peer (ack_bad_src)"),
     ] {
         v.push(PortDef::output(n, 1, "Counters", c));
     }
@@ -355,6 +364,8 @@ pub struct Stats {
     pub no_conn: bool,
     pub ack_no_conn: bool,
     pub bad_path: bool,
+    pub bad_src: bool,
+    pub ack_bad_src: bool,
 }
 
 /// Inputs of one cycle.
@@ -389,6 +400,7 @@ pub struct Outputs {
 pub fn decide(p: &ConnTableParams, ctx: &Ctx, streams: &[StreamState], k: &Lookup) -> (LkResult, Option<Nack>, Stats) {
     let hit = ctx.valid && ctx.local_id == k.dst_conn;
     let path_ok = u32::from(k.path_id) < u32::from(ctx.paths);
+    let from_peer = ctx.remote_addr == k.src_addr;
     let mut st = Stats::default();
     let data = k.op == OP_DATA;
     let nack = |dst_addr, dst_conn, code| {
@@ -408,10 +420,14 @@ pub fn decide(p: &ConnTableParams, ctx: &Ctx, streams: &[StreamState], k: &Looku
     };
     let (ok, n) = if k.op >= OP_ACK {
         st.ack_no_conn = !hit;
-        (hit, None)
+        st.ack_bad_src = hit && !from_peer;
+        (hit && from_peer, None)
     } else if !hit {
         st.no_conn = true;
         (false, nack(k.src_addr, k.dst_conn, NACK_NO_CONN))
+    } else if !from_peer {
+        st.bad_src = true;
+        (false, None)
     } else if !path_ok {
         st.bad_path = true;
         (false, if data { nack(ctx.remote_addr, ctx.remote_id, NACK_BAD_HDR) } else { None })
@@ -707,7 +723,7 @@ crate::port_ids!(pub(crate) struct Ids {
     s_rd_valid, s_rd_ready, s_rd_conn,
     m_rd_valid, m_rd_ready, m_rd_conn, m_rd_entry_valid, m_rd_local_id, m_rd_remote_id, m_rd_remote_addr,
     m_rd_paths,
-    stat_no_conn, stat_ack_no_conn, stat_bad_path,
+    stat_no_conn, stat_ack_no_conn, stat_bad_path, stat_bad_src, stat_ack_bad_src,
 });
 
 impl Block for ConnTable {
@@ -741,6 +757,8 @@ impl Block for ConnTable {
             (ids.stat_no_conn, st.no_conn as u64),
             (ids.stat_ack_no_conn, st.ack_no_conn as u64),
             (ids.stat_bad_path, st.bad_path as u64),
+            (ids.stat_bad_src, st.bad_src as u64),
+            (ids.stat_ack_bad_src, st.ack_bad_src as u64),
             (ids.m_lk_op, r.op as u64),
             (ids.m_lk_hit, r.hit as u64),
             (ids.m_lk_ok, r.ok as u64),

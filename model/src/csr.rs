@@ -229,6 +229,16 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "SACKs dropped: a psn never sent or no such path (tx_engine stat_sack_stale)",
     ),
     ("stat_nack_stale", "CNT_NACK_STALE", "NACKs dropped: their psn was not outstanding (tx_engine stat_nack_stale)"),
+    (
+        "stat_rx_bad_src",
+        "CNT_RX_BAD_SRC",
+        "data and PROBEs for a connection from an IPv4 source not its peer, dropped (conn_table stat_bad_src)",
+    ),
+    (
+        "stat_ack_bad_src",
+        "CNT_ACK_BAD_SRC",
+        "SACKs and NACKs for a connection from an IPv4 source not its peer, dropped (conn_table stat_ack_bad_src)",
+    ),
 ];
 
 /// Byte offset of the first counter.

@@ -182,6 +182,7 @@ fn agrees_with_the_reference_before_the_connection() {
         b.drain();
         let before = *nic.counters();
         let (mut want_no_conn, mut want_bad_path, mut want_ack) = (0u64, 0u64, 0u64);
+        let (mut want_bad_src, mut want_ack_bad_src) = (0u64, 0u64);
         for i in 0..600 {
             // Open ids, ids whose slot is open but whose high bits differ
             // (the tag must catch them), and free slots.
@@ -202,10 +203,12 @@ fn agrees_with_the_reference_before_the_connection() {
                 1 => Header::Sack(SackHeader { dst_conn: dst, path_id: 0, ..SackHeader::default() }),
                 _ => Header::Data(data(dst, path, &mut r)),
             };
-            // From the peer when the id is open: the reference drops a
-            // packet from anywhere else (rx_bad_src), which this block does
-            // not check yet (docs/robustness.md).
-            let src = nic.conn_info(dst).map_or(40 + r.below(30) as u32, |c| c.params.remote);
+            // Mostly from the peer when the id is open, sometimes from
+            // another address (rx_bad_src / ack_bad_src).
+            let src = match nic.conn_info(dst) {
+                Some(c) if r.below(5) > 0 => c.params.remote,
+                _ => 40 + r.below(30) as u32,
+            };
             let meta = WirePacket {
                 src,
                 dst: local_addr,
@@ -231,11 +234,15 @@ fn agrees_with_the_reference_before_the_connection() {
             let no_conn = c1.rx_no_conn - c0.rx_no_conn;
             let bad_path = c1.rx_bad_path - c0.rx_bad_path;
             let ack = c1.ack_no_conn - c0.ack_no_conn;
+            let bad_src = c1.rx_bad_src - c0.rx_bad_src;
+            let ack_bad_src = c1.ack_bad_src - c0.ack_bad_src;
+            want_bad_src += bad_src;
+            want_ack_bad_src += ack_bad_src;
             want_no_conn += no_conn;
             want_bad_path += bad_path;
             want_ack += ack;
             assert_eq!(res.hit, nic.conn_info(dst).is_some(), "{i}: {h:?}");
-            assert_eq!(res.ok, no_conn + bad_path + ack == 0, "{i}: {h:?}");
+            assert_eq!(res.ok, no_conn + bad_path + ack + bad_src + ack_bad_src == 0, "{i}: {h:?}");
             if res.ok || matches!(h, Header::Sack(_)) {
                 assert_eq!(b.nacks.len(), n0, "{i}: no NACK from the table for {h:?}");
                 continue;
@@ -253,10 +260,13 @@ fn agrees_with_the_reference_before_the_connection() {
         let after = nic.counters();
         assert_eq!(after.rx_no_conn - before.rx_no_conn, want_no_conn);
         assert!(want_no_conn > 50 && want_bad_path > 20 && want_ack > 10, "{want_no_conn} {want_bad_path} {want_ack}");
+        assert!(want_bad_src > 20 && want_ack_bad_src > 5, "{want_bad_src} {want_ack_bad_src}");
         let count = |f: fn(&Stats) -> bool| b.stats.iter().filter(|s| f(s)).count() as u64;
         assert_eq!(count(|s| s.no_conn), want_no_conn);
         assert_eq!(count(|s| s.bad_path), want_bad_path);
         assert_eq!(count(|s| s.ack_no_conn), want_ack);
+        assert_eq!(count(|s| s.bad_src), want_bad_src);
+        assert_eq!(count(|s| s.ack_bad_src), want_ack_bad_src);
     }
 }
 
@@ -395,11 +405,11 @@ fn back_to_back_writes_and_lookups_of_one_slot() {
         let l = p.read_latency as i64;
         for offset in -2..=l + 2 {
             let mut b = Bench::new(p);
-            let old = Ctx { valid: true, local_id: 3, remote_id: 10, remote_addr: 1, paths: 2 };
+            let old = Ctx { valid: true, local_id: 3, remote_id: 10, remote_addr: 2, paths: 2 };
             let new = Ctx { remote_id: 11, remote_addr: 2, paths: 4, ..old };
             b.step(&Inputs { wr: Some(old), ..Inputs::default() });
             b.drain();
-            let lk = Lookup { op: OP_DATA, dst_conn: 3, path_id: 3, ..Lookup::default() };
+            let lk = Lookup { op: OP_DATA, dst_conn: 3, path_id: 3, src_addr: 2, ..Lookup::default() };
             let start = b.cycle as i64;
             let lk_at = start + 2;
             for c in start..start + 2 * l + 8 {

@@ -299,4 +299,18 @@
 #define MRNIC_CNT_NACK_STALE_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
 #define MRNIC_CNT_NACK_STALE_COUNT_MASK 0xffffffffu
 
+/* CNT_RX_BAD_SRC (W1C): data and PROBEs for a connection from an IPv4 source not its peer, dropped (conn_table stat_bad_src) */
+#define MRNIC_CNT_RX_BAD_SRC_OFFSET 0x0dcu
+#define MRNIC_CNT_RX_BAD_SRC_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_BAD_SRC_RESET 0x00000000u
+#define MRNIC_CNT_RX_BAD_SRC_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_BAD_SRC_COUNT_MASK 0xffffffffu
+
+/* CNT_ACK_BAD_SRC (W1C): SACKs and NACKs for a connection from an IPv4 source not its peer, dropped (conn_table stat_ack_bad_src) */
+#define MRNIC_CNT_ACK_BAD_SRC_OFFSET 0x0e0u
+#define MRNIC_CNT_ACK_BAD_SRC_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_ACK_BAD_SRC_RESET 0x00000000u
+#define MRNIC_CNT_ACK_BAD_SRC_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_ACK_BAD_SRC_COUNT_MASK 0xffffffffu
+
 #endif /* MRNIC_REGS_H */

@@ -49,14 +49,14 @@ module conn_table #(
   input  wire [15:0] s_lk_tx_ts,      // the header's tx_ts (echoed in a NACK)
   input  wire [15:0] s_lk_sport,      // the packet's UDP source port: where a NACK goes
   input  wire [2:0]  s_lk_plane,      // the plane it arrived on
-  input  wire [31:0] s_lk_src_addr,   // its IPv4 source: where a NO_CONN NACK goes
+  input  wire [31:0] s_lk_src_addr,   // its IPv4 source: must be the peer's; where a NO_CONN NACK goes
 
   /* Lookup result */
   output wire        m_lk_valid,        // a result is offered
   input  wire        m_lk_ready,        // taken this cycle if valid
   output wire [1:0]  m_lk_op,           // the lookup's op
   output wire        m_lk_hit,          // an open connection has this id
-  output wire        m_lk_ok,           // the packet goes on (hit, and for DATA/PROBE a valid path)
+  output wire        m_lk_ok,           // the packet goes on (hit, from the peer, and for DATA/PROBE a valid path)
   output wire [3:0]  m_lk_conn,         // connection slot (dst_conn's low bits)
   output wire [23:0] m_lk_remote_id,    // the peer's connection id (dst_conn of what we send)
   output wire [31:0] m_lk_remote_addr,  // the peer's IPv4 address
@@ -97,7 +97,9 @@ module conn_table #(
   /* Counters */
   output wire        stat_no_conn,      // pulse: DATA or PROBE for no connection (rx_no_conn)
   output wire        stat_ack_no_conn,  // pulse: SACK or NACK for no connection (ack_no_conn)
-  output wire        stat_bad_path      // pulse: DATA or PROBE on a path the connection does not have (rx_bad_path)
+  output wire        stat_bad_path,     // pulse: DATA or PROBE on a path the connection does not have (rx_bad_path)
+  output wire        stat_bad_src,      // pulse: DATA or PROBE for a connection from a source not its peer (rx_bad_src)
+  output wire        stat_ack_bad_src   // pulse: SACK or NACK for a connection from a source not its peer (ack_bad_src)
 );
 
   // output FIFO entries: power of 2 >= READ_LATENCY + 2
@@ -152,9 +154,12 @@ module conn_table #(
   wire         path_ok;                                      // path_id below the connection's path count
   wire         is_ack;                                       // a SACK or NACK lookup (op 2 or 3)
   wire         is_data;                                      // a DATA lookup
+  wire         from_peer;                                    // the packet's IPv4 source is the connection's peer (a connection is bound to its address)
   wire         ok;                                           // the packet goes on
   wire         no_conn;                                      // DATA or PROBE for no connection
   wire         bad_path;                                     // DATA or PROBE on a path the connection does not have
+  wire         bad_src;                                      // DATA or PROBE for a connection from a source that is not its peer: dropped, not answered
+  wire         ack_bad_src;                                  // SACK or NACK for a connection from a source that is not its peer: dropped
   wire         ack_no_conn;                                  // SACK or NACK for no connection
   wire         nack_push;                                    // this lookup is answered with a NACK
   wire [2:0]   lk_inflight;                                  // requests in the read pipeline
@@ -198,6 +203,8 @@ module conn_table #(
   reg          stat_no_conn_reg, stat_no_conn_next;          // counter pulse, one cycle after the answer
   reg          stat_ack_no_conn_reg, stat_ack_no_conn_next;  // counter pulse, one cycle after the answer
   reg          stat_bad_path_reg, stat_bad_path_next;        // counter pulse, one cycle after the answer
+  reg          stat_bad_src_reg, stat_bad_src_next;          // counter pulse, one cycle after the answer
+  reg          stat_ack_bad_src_reg, stat_ack_bad_src_next;  // counter pulse, one cycle after the answer
 
   // connection contexts {paths, remote_addr, remote_id, local_id, valid}, the copy that serves receive lookups; written by the clear sweep or s_wr
   (* ram_style = "block", ramstyle = "M20K" *)
@@ -241,9 +248,12 @@ module conn_table #(
   assign path_ok = p1_lk_reg[33:26] < {2'd0, lk_ctx[86:81]};
   assign is_ack = p1_lk_reg[1];
   assign is_data = p1_lk_reg[1:0] == 2'd0;
-  assign ok = hit && (is_ack || path_ok);
+  assign from_peer = lk_ctx[80:49] == p1_lk_reg[164:133];
+  assign ok = (hit && from_peer) && (is_ack || path_ok);
   assign no_conn = (p1_valid_reg && !is_ack) && !hit;
-  assign bad_path = ((p1_valid_reg && !is_ack) && hit) && !path_ok;
+  assign bad_path = (((p1_valid_reg && !is_ack) && hit) && from_peer) && !path_ok;
+  assign bad_src = (p1_valid_reg && !is_ack) && (hit && !from_peer);
+  assign ack_bad_src = (p1_valid_reg && is_ack) && (hit && !from_peer);
   assign ack_no_conn = (p1_valid_reg && is_ack) && !hit;
   assign nack_push = no_conn || (bad_path && is_data);
   assign lk_inflight = {2'd0, p1_valid_reg};
@@ -328,6 +338,8 @@ module conn_table #(
   assign stat_no_conn = stat_no_conn_reg;
   assign stat_ack_no_conn = stat_ack_no_conn_reg;
   assign stat_bad_path = stat_bad_path_reg;
+  assign stat_bad_src = stat_bad_src_reg;
+  assign stat_ack_bad_src = stat_ack_bad_src_reg;
 
   always @(posedge clk) begin
     if (init_reg || wr_fire) begin
@@ -441,6 +453,8 @@ module conn_table #(
     stat_no_conn_next = stat_no_conn_reg;
     stat_ack_no_conn_next = stat_ack_no_conn_reg;
     stat_bad_path_next = stat_bad_path_reg;
+    stat_bad_src_next = stat_bad_src_reg;
+    stat_ack_bad_src_next = stat_ack_bad_src_reg;
 
     if (init_reg) begin
       init_addr_next = init_addr_reg + 4'd1;
@@ -517,6 +531,8 @@ module conn_table #(
     stat_no_conn_next = no_conn;
     stat_ack_no_conn_next = ack_no_conn;
     stat_bad_path_next = bad_path;
+    stat_bad_src_next = bad_src;
+    stat_ack_bad_src_next = ack_bad_src;
   end
 
   always @(posedge clk) begin
@@ -558,6 +574,8 @@ module conn_table #(
     stat_no_conn_reg <= stat_no_conn_next;
     stat_ack_no_conn_reg <= stat_ack_no_conn_next;
     stat_bad_path_reg <= stat_bad_path_next;
+    stat_bad_src_reg <= stat_bad_src_next;
+    stat_ack_bad_src_reg <= stat_ack_bad_src_next;
 
     if (rst) begin
       init_reg <= 1'b1;
@@ -578,6 +596,8 @@ module conn_table #(
       stat_no_conn_reg <= 1'b0;
       stat_ack_no_conn_reg <= 1'b0;
       stat_bad_path_reg <= 1'b0;
+      stat_bad_src_reg <= 1'b0;
+      stat_ack_bad_src_reg <= 1'b0;
     end
   end
 
@@ -797,14 +817,17 @@ module conn_table #(
       // the lookup and transmit copies of a context are the same word
       a_ctx_copies_agree: assert (f_ctx_lk_copy == f_ctx_tx_copy);
 
-      // a lookup answered ok names an open connection by its whole local id, on a path it has (DATA, PROBE)
-      a_lk_ok_open: assert (!(p1_valid_reg && ok) || ((f_ctx_lk_stored[0] && (f_ctx_lk_stored[24:1] == p1_lk_reg[25:2])) && (is_ack || (p1_lk_reg[33:26] < {2'd0, f_ctx_lk_stored[86:81]}))));
+      // a lookup answered ok names an open connection by its whole local id, comes from its peer's address, on a path it has (DATA, PROBE)
+      a_lk_ok_open: assert (!(p1_valid_reg && ok) || (((f_ctx_lk_stored[0] && (f_ctx_lk_stored[24:1] == p1_lk_reg[25:2])) && (f_ctx_lk_stored[80:49] == p1_lk_reg[164:133])) && (is_ack || (p1_lk_reg[33:26] < {2'd0, f_ctx_lk_stored[86:81]}))));
 
       // a lookup is answered ok
       c_lk_ok: cover (p1_valid_reg && ok);
 
       // a lookup is answered with NO_CONN
       c_lk_no_conn: cover (no_conn);
+
+      // a lookup of an open connection from another source is dropped
+      c_lk_bad_src: cover (bad_src);
 
       // a lookup answered in the cycle after a context write to its slot (through forwarding)
       c_lk_after_write: cover (p1_valid_reg && (fw0_wr_valid_reg && (fw0_wr_addr_reg == p1_lk_reg[5:2])));

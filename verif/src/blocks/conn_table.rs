@@ -7,7 +7,9 @@
 //! ([`Mode::hot_slots`]) so a lookup often follows a write of its slot
 //! within the read latency (the forwarding path). Opens outnumber closes,
 //! so the table fills; path counts and path ids straddle each other (bad
-//! paths). Stream writes mix single-stream updates and clears.
+//! paths). Peer addresses come from a pool of two ([`PEER_ADDRS`]), so
+//! lookups of open connections come from the peer or from another source.
+//! Stream writes mix single-stream updates and clears.
 
 use mrnic_model::block::Bits;
 use mrnic_model::conn_table::{self as ct, ConnTableParams, NACK_BAD_HDR, NACK_NO_CONN};
@@ -16,9 +18,10 @@ use super::{hs, idx, shared, Shared};
 use crate::coverage::Coverage;
 use crate::stimulus::{Rng, Traffic, Txn};
 
-/// A SACK/NACK lookup that hits but is refused: the table checks paths
-/// only for DATA and PROBE (must stay 0).
-pub const IMPOSSIBLE: &str = "lookup ACK: hit, refused (impossible, must stay 0)";
+/// Peer addresses: connections are opened with one of these and lookups
+/// mostly come from one of them, so a lookup that names an open connection
+/// comes from its peer about half the time (the rest is a spoofed source).
+pub const PEER_ADDRS: [u64; 2] = [0x0a00_0001, 0x0a00_0002];
 
 /// How the generators pick; tests change it through the handle
 /// [`traffic`] returns.
@@ -70,7 +73,8 @@ pub fn traffic(p: &ConnTableParams, seed: u64) -> (Traffic, Shared<Mode>) {
             let s = slot(&p1, &m, rng);
             t.set_u64("entry_valid", rng.percent(85) as u64)
                 .set_u64("local_id", pool_id(&p1, s, rng.below(2) as u32) as u64)
-                .set_u64("paths", if rng.percent(90) { rng.below(5) } else { rng.below(64) });
+                .set_u64("paths", if rng.percent(90) { rng.below(5) } else { rng.below(64) })
+                .set_u64("remote_addr", PEER_ADDRS[rng.below(2) as usize]);
         })
         .source("s_st_", move |rng, t| {
             let Some(m) = random(&m2, t) else { return };
@@ -82,7 +86,11 @@ pub fn traffic(p: &ConnTableParams, seed: u64) -> (Traffic, Shared<Mode>) {
             let id = if rng.percent(90) { pool_id(&p3, s, rng.below(3) as u32) } else { rng.below(1 << 24) as u32 };
             t.set_u64("op", rng.below(4))
                 .set_u64("dst_conn", id as u64)
-                .set_u64("path_id", if rng.percent(90) { rng.below(5) } else { rng.below(256) });
+                .set_u64("path_id", if rng.percent(90) { rng.below(5) } else { rng.below(256) })
+                .set_u64(
+                    "src_addr",
+                    if rng.percent(95) { PEER_ADDRS[rng.below(2) as usize] } else { rng.below(1 << 32) },
+                );
         })
         .source("s_rd_", move |rng, t| {
             let Some(m) = random(&m4, t) else { return };
@@ -102,7 +110,7 @@ pub struct Monitor {
     nack: [usize; 3],
     rd: [usize; 3],
     rd_out: [usize; 3],
-    stats: [usize; 3],
+    stats: [usize; 5],
     /// Per slot: the id open there (as written), and the cycle of its
     /// last write.
     open: Vec<Option<u64>>,
@@ -112,7 +120,7 @@ pub struct Monitor {
     outcome: [[usize; 3]; 3],
     tag_miss: usize,
     nack_code: [usize; 2],
-    stat_bins: [usize; 3],
+    stat_bins: [usize; 5],
     wr_bins: [usize; 2],
     st_bins: [usize; 2],
     rd_bins: [usize; 2],
@@ -137,7 +145,7 @@ impl Monitor {
         let ports = ct::ports(p);
         let i = |n: &str| idx(&ports, n);
         let ops = ["DATA", "PROBE", "ACK"];
-        let outs = ["hit, goes on", "hit, bad path", "no connection"];
+        let outs = ["hit, goes on", "hit, refused (bad path or source)", "no connection"];
         Monitor {
             p: *p,
             wr: ["s_wr_valid", "s_wr_ready", "s_wr_local_id", "s_wr_entry_valid"].map(i),
@@ -147,18 +155,15 @@ impl Monitor {
             nack: ["m_nack_valid", "m_nack_ready", "m_nack_code"].map(i),
             rd: ["s_rd_valid", "s_rd_ready", "s_rd_conn"].map(i),
             rd_out: ["m_rd_valid", "m_rd_ready", "m_rd_entry_valid"].map(i),
-            stats: ["stat_no_conn", "stat_ack_no_conn", "stat_bad_path"].map(i),
+            stats: ["stat_no_conn", "stat_ack_no_conn", "stat_bad_path", "stat_bad_src", "stat_ack_bad_src"].map(i),
             open: vec![None; p.conns as usize],
             written: vec![None; p.conns as usize],
             cycle: 0,
-            outcome: ops.map(|o| {
-                outs.map(
-                    |r| if o == "ACK" && r == outs[1] { c.bin(IMPOSSIBLE) } else { c.bin(format!("lookup {o}: {r}")) },
-                )
-            }),
+            outcome: ops.map(|o| outs.map(|r| c.bin(format!("lookup {o}: {r}")))),
             tag_miss: c.bin("lookup: slot open under another id (tag miss)"),
             nack_code: [c.bin("NACK NO_CONN sent"), c.bin("NACK BAD_HDR sent")],
-            stat_bins: ["no_conn", "ack_no_conn", "bad_path"].map(|n| c.bin(format!("counter: {n}"))),
+            stat_bins: ["no_conn", "ack_no_conn", "bad_path", "bad_src", "ack_bad_src"]
+                .map(|n| c.bin(format!("counter: {n}"))),
             wr_bins: [c.bin("write: close"), c.bin("write: open")],
             st_bins: [c.bin("stream write: one stream"), c.bin("stream write: clear")],
             rd_bins: [c.bin("read: closed slot"), c.bin("read: open slot")],
