@@ -19,7 +19,9 @@
 use std::collections::HashMap;
 
 use mrnic_model::block::Dir as ModelDir;
-use mrnic_model::sack_gen::{self as model, ParamError, SackGenParams, NACK_BAD_HDR, PSN_BITS};
+use mrnic_model::sack_gen::{
+    self as model, ParamError, SackGenParams, NACK_BAD_HDR, PROBE_ANSWERS_PER_RTO_MIN, PROBE_COUNT_BITS, PSN_BITS,
+};
 use mrnic_proto::Config;
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
@@ -263,7 +265,8 @@ fn build(p: &SackGenParams) -> Module {
         ew,
         &entries_p,
         MemStyle::Block,
-        "per-(connection, path) receive state {bytes, pkts, ecn_cnt, gen, bitmap, cum_psn}; written by the clear \
+        "per-(connection, path) receive state {probe_answers, probe_epoch, reply_plane, reply_port, last_ts, bytes, \
+         pkts, ecn_cnt, gen, bitmap, cum_psn}; written by the clear \
          sweep (no beat enters until it ends) or by the update stage",
     );
     let new_entry = m.wire("new_entry", ew, "the entry after the update");
@@ -318,6 +321,9 @@ fn build(p: &SackGenParams) -> Module {
     // ---- update stage: fields ----
     let (o_bm, o_gen, o_ecn, o_pk, o_by) =
         (PSN_BITS, PSN_BITS + 256, PSN_BITS + 264, PSN_BITS + 272, PSN_BITS + 272 + pb);
+    let o_ts = o_by + bb;
+    let (o_port, o_plane, o_epoch, o_cnt) = (o_ts + 16, o_ts + 32, o_ts + 35, o_ts + 67);
+    let cw = PROBE_COUNT_BITS;
     let w_ = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
         let s = m.wire(n, w, c);
         m.assign(&s, e);
@@ -329,18 +335,28 @@ fn build(p: &SackGenParams) -> Module {
     let ecn = w_(&mut m, "cur_ecn", 8, "CE marks since the last SACK", cur.slice(o_ecn + 7, o_ecn));
     let pkts = w_(&mut m, "cur_pkts", pb, "packets since the last SACK", cur.slice(o_pk + pb - 1, o_pk));
     let bytes = w_(&mut m, "cur_bytes", bb, "bytes since the last SACK", cur.slice(o_by + bb - 1, o_by));
+    let last_ts = w_(&mut m, "cur_last_ts", 16, "tx_ts of the last accepted packet", cur.slice(o_ts + 15, o_ts));
+    let r_port =
+        w_(&mut m, "cur_reply_port", 16, "where the path's answers go: UDP port", cur.slice(o_port + 15, o_port));
+    let r_plane =
+        w_(&mut m, "cur_reply_plane", 3, "where the path's answers go: plane", cur.slice(o_plane + 2, o_plane));
+    let epoch =
+        w_(&mut m, "cur_probe_epoch", 32, "start of the PROBE budget's period", cur.slice(o_epoch + 31, o_epoch));
+    let answers =
+        w_(&mut m, "cur_probe_answers", cw, "PROBEs answered in the period", cur.slice(o_cnt + cw - 1, o_cnt));
     let op = pick_slice("op");
     let k_psn = pick_slice("psn");
     let k_gen = pick_slice("gen");
     let is_open = w_(&mut m, "is_open", 1, "OPEN beat", pick_valid.expr().logic_and(op.clone().eq(lit(2, 2))));
     let is_probe = w_(&mut m, "is_probe", 1, "PROBE beat", pick_valid.expr().logic_and(op.clone().eq(lit(2, 1))));
-    let is_data = w_(
+    let is_flush = w_(
         &mut m,
-        "is_data",
+        "is_flush",
         1,
-        "DATA beat (op 0; 3 counts as DATA, as in the model)",
-        pick_valid.expr().logic_and(op.clone().eq(lit(2, 1)).logic_not()).logic_and(op.eq(lit(2, 2)).logic_not()),
+        "FLUSH beat: SACK the path's pending packets",
+        pick_valid.expr().logic_and(op.clone().eq(lit(2, 3))),
     );
+    let is_data = w_(&mut m, "is_data", 1, "DATA beat", pick_valid.expr().logic_and(op.eq(lit(2, 0))));
     let gd = w_(&mut m, "gen_dist", 8, "packet generation - entry generation, 8-bit signed", k_gen.clone() - &gen);
     let adopt =
         w_(&mut m, "gen_newer", 1, "signed distance > 0", gd.bit(7).logic_not().logic_and(gd.expr().ne(lit(8, 0))));
@@ -389,6 +405,57 @@ fn build(p: &SackGenParams) -> Module {
             .logic_and(far.expr().logic_not())
             .logic_and(dup.expr().logic_not())
             .logic_and(pick_slice("bad").logic_not()),
+    );
+
+    // PROBE admission, decided by a PROBE's first beat (the reference's
+    // admit_probe): the psn window, then the budget of answers per period.
+    let probe_first =
+        w_(&mut m, "probe_first", 1, "the first beat of a PROBE", is_probe.expr().logic_and(pick_slice("first")));
+    let probe_psn = w_(
+        &mut m,
+        "probe_psn_bad",
+        1,
+        "a PROBE whose psn is outside [cum_psn, cum_psn + 256]",
+        probe_first.expr().logic_and(d.expr().gt(lit(PSN_BITS, 256))),
+    );
+    let elapsed = w_(&mut m, "probe_elapsed", 32, "ts_now - the period's start", port("ts_now").expr() - &epoch);
+    let expired = w_(
+        &mut m,
+        "probe_period_over",
+        1,
+        "the budget's period is over: a new one starts at ts_now",
+        probe_first
+            .expr()
+            .logic_and(probe_psn.expr().logic_not())
+            .logic_and(elapsed.expr().ge(lit(32, u64::from(p.rto_min)))),
+    );
+    let answers_now =
+        w_(&mut m, "probe_answers_now", cw, "answers in the current period", mux(&expired, lit(cw, 0), &answers));
+    let limited = w_(
+        &mut m,
+        "probe_limited",
+        1,
+        "a PROBE past its path's budget",
+        probe_first
+            .expr()
+            .logic_and(probe_psn.expr().logic_not())
+            .logic_and(answers_now.expr().ge(lit(cw, u64::from(PROBE_ANSWERS_PER_RTO_MIN)))),
+    );
+    let admit = w_(
+        &mut m,
+        "probe_admit",
+        1,
+        "a PROBE's first beat admitted: answered, and the budget charged",
+        probe_first.expr().logic_and(probe_psn.expr().logic_not()).logic_and(limited.expr().logic_not()),
+    );
+    let probe_ok = m.reg("probe_ok", 1, 0, "the verdict of the last PROBE's first beat, for its other beats");
+    m.next(if_then(&probe_first, vec![set(&probe_ok.next, &admit)]));
+    let probe_ans = w_(
+        &mut m,
+        "probe_answered",
+        1,
+        "an admitted PROBE beat: adopts the generation and answers",
+        is_probe.expr().logic_and(mux(pick_slice("first"), &admit, &probe_ok.q)),
     );
 
     // Trailing ones of the bitmap: a tree finding the lowest 0 bit.
@@ -455,7 +522,7 @@ fn build(p: &SackGenParams) -> Module {
         "upd_gen",
         8,
         "generation after the update",
-        mux(is_open.expr().logic_or(&is_probe).logic_or(live.expr().logic_and(&adopt)), k_gen.clone(), &gen),
+        mux(is_open.expr().logic_or(&probe_ans).logic_or(live.expr().logic_and(&adopt)), k_gen.clone(), &gen),
     );
     let ecn1 = w_(
         &mut m,
@@ -484,13 +551,59 @@ fn build(p: &SackGenParams) -> Module {
                 .logic_or(bytes_sum.expr().ge(lit(sw, u64::from(p.sack_bytes)))),
         ),
     );
-    let sack = w_(&mut m, "sack", 1, "this beat answers with a SACK", is_probe.expr().logic_or(&dup).logic_or(&due));
+    let flush_sack = w_(
+        &mut m,
+        "flush_sack",
+        1,
+        "a FLUSH of a path with packets not yet acknowledged",
+        is_flush.expr().logic_and(pkts.expr().ne(lit(pb, 0))),
+    );
+    let sack = w_(
+        &mut m,
+        "sack",
+        1,
+        "this beat answers with a SACK",
+        probe_ans.expr().logic_or(&dup).logic_or(&due).logic_or(&flush_sack),
+    );
+    let to_reply = is_data.expr().logic_or(&probe_ans);
+    let port1 = w_(
+        &mut m,
+        "upd_reply_port",
+        16,
+        "reply port after the update: every DATA beat's and an admitted PROBE's source port",
+        mux(&is_open, lit(16, 0), mux(to_reply.clone(), pick_slice("sport"), &r_port)),
+    );
+    let plane1 = w_(
+        &mut m,
+        "upd_reply_plane",
+        3,
+        "reply plane after the update",
+        mux(&is_open, lit(3, 0), mux(to_reply, pick_slice("plane"), &r_plane)),
+    );
+    let ts1 = mux(&is_open, lit(16, 0), mux(&ok, pick_slice("tx_ts"), &last_ts));
+    let epoch1 = mux(&is_open, lit(32, 0), mux(&expired, port("ts_now").expr(), &epoch));
+    let answers1 = mux(&is_open, lit(cw, 0), mux(&admit, answers_now.expr() + lit(cw, 1), &answers));
     let nack = w_(&mut m, "nack", 1, "this beat answers with a BAD_HDR NACK", stale.expr().logic_or(&far));
     let clear = sack.expr().logic_or(&is_open);
     let pkts2 = mux(clear.clone(), lit(pb, 0), mux(&ok, pkts_sum.slice(pb - 1, 0), &pkts));
     let bytes2 = mux(clear.clone(), lit(bb, 0), mux(&ok, bytes_sum.slice(bb - 1, 0), &bytes));
     let ecn2 = mux(clear, lit(8, 0), &ecn1);
-    m.assign(&new_entry, cat(&[bytes2, pkts2, ecn2, gen1.expr(), bm1.expr(), cum1.expr()]));
+    m.assign(
+        &new_entry,
+        cat(&[
+            answers1,
+            epoch1,
+            plane1.expr(),
+            port1.expr(),
+            ts1,
+            bytes2,
+            pkts2,
+            ecn2,
+            gen1.expr(),
+            bm1.expr(),
+            cum1.expr(),
+        ]),
+    );
 
     // ---- outputs ----
     let mut val: HashMap<&str, Expr> = HashMap::new();
@@ -498,6 +611,7 @@ fn build(p: &SackGenParams) -> Module {
         val.insert(n, pick_slice(n));
     }
     val.insert("echo_ts", pick_slice("tx_ts"));
+    let sack_echo = mux(&is_flush, &last_ts, pick_slice("tx_ts"));
     val.insert("rate_hint", port("rate_hint").expr());
     val.insert("cum_psn", cum1.expr());
     val.insert("bitmap", bm1.expr());
@@ -517,6 +631,9 @@ fn build(p: &SackGenParams) -> Module {
             .rev()
             .map(|(n, _, _)| match (*ch, *n) {
                 ("sack", "path_gen") => gen1.expr(),
+                ("sack", "echo_ts") => sack_echo.clone(),
+                ("sack", "sport") => port1.expr(),
+                ("sack", "plane") => plane1.expr(),
                 (_, "path_gen") => k_gen.clone(),
                 _ => val[n].clone(),
             })
@@ -544,9 +661,14 @@ fn build(p: &SackGenParams) -> Module {
     m.assign(port("s_pkt_ready"), ready);
     m.assign(&pkt_fire, port("s_pkt_valid").expr().logic_and(port("s_pkt_ready")));
 
-    for (n, e) in
-        [("stale_gen", stale.expr()), ("psn_window", far.expr()), ("duplicate", dup.expr()), ("sack", sack.expr())]
-    {
+    for (n, e) in [
+        ("stale_gen", stale.expr()),
+        ("psn_window", far.expr()),
+        ("duplicate", dup.expr()),
+        ("sack", sack.expr()),
+        ("probe_psn", probe_psn.expr()),
+        ("probe_limited", limited.expr()),
+    ] {
         let r = m.reg(&format!("stat_{n}"), 1, 0, "counter pulse, one cycle after the update");
         m.next(set(&r.next, e));
         m.assign(port(&format!("stat_{n}")), &r.q);
@@ -602,6 +724,31 @@ fn build(p: &SackGenParams) -> Module {
     m.cover("c_dup", "a duplicate is recognised", dup.expr());
     m.cover("c_open", "an OPEN beat completes", is_open.expr());
     m.cover("c_probe", "a PROBE beat completes", is_probe.expr());
+    // A path answers at most PROBE_ANSWERS_PER_RTO_MIN PROBEs per period,
+    // and only PROBEs inside its psn window: an answer is charged while the
+    // period's count is below the budget, and never for a psn outside.
+    m.assert(
+        "a_probe_budget",
+        "a PROBE is admitted only while its path's answers in the period are below the budget, and counts one",
+        crate::formal::implies(
+            &admit,
+            answers_now
+                .expr()
+                .lt(lit(cw, u64::from(PROBE_ANSWERS_PER_RTO_MIN)))
+                .logic_and(d.expr().le(lit(PSN_BITS, 256))),
+        ),
+    );
+    m.assert(
+        "a_probe_refused_silent",
+        "a PROBE beat not admitted (its first beat refused) answers nothing and keeps the generation",
+        crate::formal::implies(
+            is_probe.expr().logic_and(probe_ans.expr().logic_not()),
+            sack.expr().logic_not().logic_and(gen1.expr().eq(&gen)),
+        ),
+    );
+    m.cover("c_probe_limited", "a PROBE past its budget is refused", limited.expr());
+    m.cover("c_probe_psn", "a PROBE outside the psn window is refused", probe_psn.expr());
+    m.cover("c_flush_sack", "a FLUSH acknowledges a path's pending packets", flush_sack.expr());
     m.cover("c_nack", "a beat answers with a NACK", nack.expr());
     let f_seen = m.formal_wire("f_seen_beat", 1, "a beat has been through the update stage");
     m.formal_seq(vec![crate::ir::if_else(

@@ -239,6 +239,16 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "CNT_ACK_BAD_SRC",
         "SACKs and NACKs for a connection from an IPv4 source not its peer, dropped (conn_table stat_ack_bad_src)",
     ),
+    (
+        "stat_rx_probe_psn",
+        "CNT_RX_PROBE_PSN",
+        "PROBEs with a psn outside their path's window, unanswered (sack_gen stat_probe_psn)",
+    ),
+    (
+        "stat_rx_probe_limited",
+        "CNT_RX_PROBE_LIMITED",
+        "PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited)",
+    ),
 ];
 
 /// Byte offset of the first counter.

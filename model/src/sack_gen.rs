@@ -8,8 +8,10 @@
 //! Every data packet that passed the connection and path-id checks enters on
 //! `s_pkt_*` with `s_pkt_op = DATA`; PROBEs with `PROBE` (one beat per SACK
 //! the probe must elicit: the stage before repeats it once per active
-//! stream); a connection set-up writes an entry with `OPEN` (cum_psn =
-//! `s_pkt_psn`, generation `s_pkt_gen`, everything else 0). `s_pkt_bad`
+//! stream, `s_pkt_first` = 1 on the first beat only, the beats of one PROBE
+//! back to back); a connection set-up writes an entry with `OPEN` (cum_psn =
+//! `s_pkt_psn`, generation `s_pkt_gen`, everything else 0); `FLUSH` asks
+//! for a SACK of a path's pending packets (below). `s_pkt_bad`
 //! says that a later check (header sanity, message table, placement) refused
 //! the packet; that stage sends its NACK, this block only keeps the
 //! reference's order of checks around it. For a DATA beat, exactly as the
@@ -30,8 +32,31 @@
 //!    SACK when ACKREQ, CE, packets >= `timers.sack_every_packets` or bytes
 //!    >= `timers.sack_every_bytes`.
 //!
-//! Every SACK carries the entry after the update and clears `ecn_cnt`,
-//! packets and bytes. `dst_conn` (the peer's id), `completed_msn` (the
+//! Every DATA beat (stale, duplicate and refused ones too) first records its
+//! UDP source port and plane as the path's reply address, as the reference's
+//! `rp.reply_port` / `rp.reply_plane`; an accepted one records its `tx_ts`
+//! as the path's `last_ts`.
+//!
+//! A PROBE's first beat decides for the whole PROBE, as the reference's
+//! `RxConn::admit_probe`: a psn outside `[cum_psn, cum_psn + 256]` is
+//! refused (`stat_probe_psn`); otherwise the path's answer budget
+//! (`PROBE_ANSWERS_PER_RTO_MIN` = 8 per `rto_min`: a 32-bit epoch stamp
+//! from `ts_now` and a 4-bit count in the entry) is charged, and a PROBE
+//! past it is refused (`stat_probe_limited`). The verdict is kept in a
+//! register for the PROBE's other beats. An admitted beat adopts the
+//! generation, records the reply address and answers with a SACK; a refused
+//! one changes nothing else and answers nothing.
+//!
+//! `FLUSH` (the reference's `ack_clocking` rule: after a new packet with
+//! ACKREQ, every other path of the connection with packets not yet
+//! acknowledged is acknowledged too; the stage before sends one FLUSH beat
+//! per other path, in path order, after the packet's own beat): a SACK when
+//! the path's packet count is not 0, echoing the path's `last_ts`, to its
+//! stored reply address, with the beat's `stream_id` and `completed_msn`;
+//! otherwise nothing.
+//!
+//! Every SACK carries the entry after the update, goes to the path's reply
+//! address and clears `ecn_cnt`, packets and bytes. `dst_conn` (the peer's id), `completed_msn` (the
 //! stream's oldest incomplete msn after this packet, from the completion
 //! stage) and the reply port and plane come with the packet and are passed
 //! through; `rate_hint` is sampled in the update cycle.
@@ -39,7 +64,8 @@
 //! # Timing (read latency `L` = `hardware.table_read_latency`, 1 or 2)
 //! ```text
 //! cycle a       s_pkt handshake; table read at conn * PATHS + path
-//! cycle a+L     read data (or forwarded entry) -> update -> table written at
+//! cycle a+L     read data (or forwarded entry) -> update (ts_now and
+//!               rate_hint sampled here) -> table written at
 //!               the edge ending this cycle; answers pushed into the FIFOs
 //! cycle a+L+1   m_sack / m_nack / m_new valid; stat_* pulses
 //! ```
@@ -79,10 +105,17 @@ const PSN_HALF: u32 = 1 << (PSN_BITS - 1);
 /// NACK code BAD_HDR.
 pub const NACK_BAD_HDR: u64 = 4;
 
+/// Width of the stored PROBE answer count (0..=PROBE_ANSWERS_PER_RTO_MIN).
+pub const PROBE_COUNT_BITS: u32 = 4;
+
 /// `s_pkt_op` values.
 pub const OP_DATA: u32 = 0;
 pub const OP_PROBE: u32 = 1;
 pub const OP_OPEN: u32 = 2;
+pub const OP_FLUSH: u32 = 3;
+
+/// PROBE answers per path per `rto_min`.
+pub use mrnic_proto::config::PROBE_ANSWERS_PER_RTO_MIN;
 
 /// A config the block cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,6 +142,8 @@ pub struct SackGenParams {
     pub pkts_bits: u32,
     /// Width of the stored byte count (it stays below `sack_bytes`).
     pub bytes_bits: u32,
+    /// `timers.rto_min_us` in timestamp units: the PROBE budget's period.
+    pub rto_min: u32,
 }
 
 fn bits_for(max: u64) -> u32 {
@@ -123,10 +158,18 @@ impl SackGenParams {
             cfg.hardware.table_read_latency,
             cfg.timers.sack_every_packets,
             cfg.timers.sack_every_bytes,
+            cfg.us_to_ts(cfg.timers.rto_min_us).clamp(1, u32::MAX as u64) as u32,
         )
     }
 
-    pub fn new(conns: u32, paths: u32, read_latency: u32, pkts: u32, bytes: u32) -> Result<SackGenParams, ParamError> {
+    pub fn new(
+        conns: u32,
+        paths: u32,
+        read_latency: u32,
+        pkts: u32,
+        bytes: u32,
+        rto_min: u32,
+    ) -> Result<SackGenParams, ParamError> {
         let bad = |field, value: u32, why: &str| Err(ParamError { field, value: value as u64, why: why.into() });
         if conns < 2 || !conns.is_power_of_two() || conns > 1 << 24 {
             return bad("transport.connections", conns, "must be a power of 2 in 2..=2^24");
@@ -156,6 +199,7 @@ impl SackGenParams {
             sack_bytes: bytes,
             pkts_bits: bits_for(pkts as u64 - 1),
             bytes_bits: bits_for(bytes as u64 - 1),
+            rto_min: rto_min.max(1),
         })
     }
 
@@ -164,9 +208,10 @@ impl SackGenParams {
         self.conns * self.paths
     }
 
-    /// Width of a table word: cum_psn, bitmap, gen, ecn_cnt, packets, bytes.
+    /// Width of a table word: cum_psn, bitmap, gen, ecn_cnt, packets,
+    /// bytes, last_ts, reply port and plane, PROBE epoch and count.
     pub fn entry_bits(&self) -> u32 {
-        PSN_BITS + 256 + 8 + 8 + self.pkts_bits + self.bytes_bits
+        PSN_BITS + 256 + 8 + 8 + self.pkts_bits + self.bytes_bits + 16 + 16 + 3 + 32 + PROBE_COUNT_BITS
     }
 
     pub fn fifo_depth(&self) -> u32 {
@@ -228,7 +273,7 @@ impl SackGenParams {
     /// Fields of the input channel (`s_pkt_<name>`), in order.
     pub fn pkt_fields(&self) -> Vec<(&'static str, u32, &'static str)> {
         vec![
-            ("op", 2, "0 DATA, 1 PROBE, 2 OPEN (set up the entry)"),
+            ("op", 2, "0 DATA, 1 PROBE, 2 OPEN (set up the entry), 3 FLUSH (SACK the path's pending packets)"),
             ("conn", self.conn_bits, "local connection index"),
             ("path_id", self.path_bits, "path"),
             ("psn", PSN_BITS, "path_psn (OPEN: the initial cum_psn)"),
@@ -244,6 +289,7 @@ impl SackGenParams {
             ("completed_msn", 24, "the stream's completed_msn for a SACK this packet causes"),
             ("sport", 16, "UDP source port"),
             ("plane", 3, "plane it arrived on"),
+            ("first", 1, "PROBE: the first beat of the PROBE (decides for all its beats)"),
         ]
     }
 }
@@ -254,6 +300,12 @@ pub fn ports(p: &SackGenParams) -> Vec<PortDef> {
     let mut v = vec![
         PortDef::input("rst", 1, "Clock and reset", "synchronous reset, active high; starts the table clear sweep"),
         PortDef::input("rate_hint", 16, "Rate hint", "fair-share hint SACKs carry, Q0.16 of line rate"),
+        PortDef::input(
+            "ts_now",
+            32,
+            "Rate hint",
+            "the NIC's timestamp (timers.ts_unit_ns units): the PROBE budget's clock",
+        ),
         PortDef::input("s_pkt_valid", 1, "Packet input", "a packet is offered"),
         PortDef::output("s_pkt_ready", 1, "Packet input", "packet accepted this cycle if valid"),
     ];
@@ -276,6 +328,8 @@ pub fn ports(p: &SackGenParams) -> Vec<PortDef> {
         ("stat_psn_window", "pulse: a psn beyond the window (rx_psn_window)"),
         ("stat_duplicate", "pulse: a duplicate psn (rx_duplicate)"),
         ("stat_sack", "pulse: a SACK was generated (sacks_sent)"),
+        ("stat_probe_psn", "pulse: a PROBE with a psn outside [cum_psn, cum_psn + 256], refused (rx_probe_psn)"),
+        ("stat_probe_limited", "pulse: a PROBE past its path's answer budget, refused (rx_probe_limited)"),
     ] {
         v.push(PortDef::output(n, 1, "Counters", c));
     }
@@ -291,6 +345,15 @@ pub struct Entry {
     pub ecn_cnt: u8,
     pub pkts: u32,
     pub bytes: u32,
+    /// tx_ts of the last accepted packet (a FLUSH SACK echoes it).
+    pub last_ts: u16,
+    /// Where this path's answers go: the last DATA's (or admitted PROBE's)
+    /// UDP source port and plane.
+    pub reply_port: u16,
+    pub reply_plane: u8,
+    /// Start of the PROBE budget's period, and PROBEs answered in it.
+    pub probe_epoch: u32,
+    pub probe_answers: u8,
 }
 
 /// One input beat, typed.
@@ -312,10 +375,11 @@ pub struct Pkt {
     pub completed_msn: u32,
     pub sport: u16,
     pub plane: u8,
+    pub first: bool,
 }
 
 impl Pkt {
-    fn values(&self) -> [u64; 16] {
+    fn values(&self) -> [u64; 17] {
         [
             self.op as u64,
             self.conn as u64,
@@ -333,6 +397,7 @@ impl Pkt {
             self.completed_msn as u64,
             self.sport as u64,
             self.plane as u64,
+            self.first as u64,
         ]
     }
 }
@@ -386,6 +451,7 @@ pub struct NewBit {
 pub struct Inputs {
     pub rst: bool,
     pub rate_hint: u16,
+    pub ts_now: u32,
     pub pkt_valid: bool,
     pub pkt: Pkt,
     pub sack_ready: bool,
@@ -400,6 +466,8 @@ pub struct Stats {
     pub psn_window: bool,
     pub duplicate: bool,
     pub sack: bool,
+    pub probe_psn: bool,
+    pub probe_limited: bool,
 }
 
 /// Outputs of one cycle (a function of registers only).
@@ -420,13 +488,44 @@ pub struct Verdict {
     pub nack: Option<Nack>,
     pub new: Option<NewBit>,
     pub stats: Stats,
+    /// The PROBE verdict register after this beat.
+    pub probe_ok: bool,
+}
+
+/// The clock-sampled levels an update uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Levels {
+    pub rate_hint: u16,
+    pub ts_now: u32,
+    /// The PROBE verdict register (the first beat's decision).
+    pub probe_ok: bool,
+}
+
+/// A PROBE's first beat: the reference's `RxConn::admit_probe` on the
+/// entry (psn window, then the budget, charged when admitted).
+fn admit_probe(p: &SackGenParams, e: &mut Entry, k: &Pkt, ts_now: u32, st: &mut Stats) -> bool {
+    if k.psn.wrapping_sub(e.cum_psn) & PSN_MASK > Bitmap256::BITS {
+        st.probe_psn = true;
+        return false;
+    }
+    if ts_now.wrapping_sub(e.probe_epoch) >= p.rto_min {
+        e.probe_epoch = ts_now;
+        e.probe_answers = 0;
+    }
+    if e.probe_answers >= PROBE_ANSWERS_PER_RTO_MIN {
+        st.probe_limited = true;
+        return false;
+    }
+    e.probe_answers += 1;
+    true
 }
 
 /// The update of one entry by one beat: the reference's receive-path rules.
-pub fn update(p: &SackGenParams, e: &Entry, k: &Pkt, rate_hint: u16) -> Verdict {
+pub fn update(p: &SackGenParams, e: &Entry, k: &Pkt, lv: Levels) -> Verdict {
     let mut e = *e;
-    let mut v = Verdict::default();
-    let sack = |e: &mut Entry, st: &mut Stats| {
+    let mut v = Verdict { probe_ok: lv.probe_ok, ..Verdict::default() };
+    let rate_hint = lv.rate_hint;
+    let sack = |e: &mut Entry, st: &mut Stats, echo_ts: u16| {
         let s = Sack {
             conn: k.conn,
             dst_conn: k.dst_conn,
@@ -435,12 +534,12 @@ pub fn update(p: &SackGenParams, e: &Entry, k: &Pkt, rate_hint: u16) -> Verdict 
             cum_psn: e.cum_psn,
             stream_id: k.stream_id,
             completed_msn: k.completed_msn,
-            echo_ts: k.tx_ts,
+            echo_ts,
             ecn_cnt: e.ecn_cnt,
             rate_hint,
             bitmap: e.bitmap,
-            sport: k.sport,
-            plane: k.plane,
+            sport: e.reply_port,
+            plane: e.reply_plane,
         };
         e.ecn_cnt = 0;
         e.pkts = 0;
@@ -465,10 +564,25 @@ pub fn update(p: &SackGenParams, e: &Entry, k: &Pkt, rate_hint: u16) -> Verdict 
             e = Entry { cum_psn: k.psn & PSN_MASK, gen: k.gen, ..Entry::default() };
         }
         OP_PROBE => {
-            e.gen = k.gen;
-            v.sack = sack(&mut e, &mut v.stats);
+            if k.first {
+                v.probe_ok = admit_probe(p, &mut e, k, lv.ts_now, &mut v.stats);
+            }
+            if v.probe_ok {
+                e.gen = k.gen;
+                e.reply_port = k.sport;
+                e.reply_plane = k.plane;
+                v.sack = sack(&mut e, &mut v.stats, k.tx_ts);
+            }
+        }
+        OP_FLUSH => {
+            if e.pkts > 0 {
+                let ts = e.last_ts;
+                v.sack = sack(&mut e, &mut v.stats, ts);
+            }
         }
         _ => {
+            e.reply_port = k.sport;
+            e.reply_plane = k.plane;
             let g = k.gen.wrapping_sub(e.gen) as i8;
             if g > 0 {
                 e.gen = k.gen;
@@ -496,7 +610,7 @@ pub fn update(p: &SackGenParams, e: &Entry, k: &Pkt, rate_hint: u16) -> Verdict 
             };
             if dup {
                 v.stats.duplicate = true;
-                v.sack = sack(&mut e, &mut v.stats);
+                v.sack = sack(&mut e, &mut v.stats, k.tx_ts);
             } else if !k.bad {
                 if d > 0 {
                     e.bitmap.set(d - 1);
@@ -515,8 +629,9 @@ pub fn update(p: &SackGenParams, e: &Entry, k: &Pkt, rate_hint: u16) -> Verdict 
                 });
                 e.pkts += 1;
                 e.bytes += k.payload_len as u32;
+                e.last_ts = k.tx_ts;
                 if k.ackreq || k.ce || e.pkts >= p.sack_pkts || e.bytes >= p.sack_bytes {
-                    v.sack = sack(&mut e, &mut v.stats);
+                    v.sack = sack(&mut e, &mut v.stats, k.tx_ts);
                 }
             }
         }
@@ -558,6 +673,8 @@ pub struct SackGen {
     stats: Stats,
     init: bool,
     init_addr: u32,
+    /// The PROBE verdict register: the first beat's decision, for the rest.
+    probe_ok: bool,
     ix: PortIx,
 }
 
@@ -585,6 +702,7 @@ impl SackGen {
             stats: Stats::default(),
             init: true,
             init_addr: 0,
+            probe_ok: false,
             p,
         }
     }
@@ -631,7 +749,8 @@ impl SackGen {
                 Some((_, e)) => *e,
                 None => self.rd[l - 1],
             };
-            let v = update(&self.p, &e, &req.pkt, inp.rate_hint);
+            let lv = Levels { rate_hint: inp.rate_hint, ts_now: inp.ts_now, probe_ok: self.probe_ok };
+            let v = update(&self.p, &e, &req.pkt, lv);
             write = Some((req.index, v.entry));
             verdict = Some(v);
         }
@@ -661,6 +780,7 @@ impl SackGen {
             self.stats = Stats::default();
             self.init = true;
             self.init_addr = 0;
+            self.probe_ok = false;
             return;
         }
         if self.init {
@@ -682,6 +802,7 @@ impl SackGen {
         }
         self.stats = Stats::default();
         if let Some(v) = verdict {
+            self.probe_ok = v.probe_ok;
             self.sacks.extend(v.sack);
             self.nacks.extend(v.nack);
             self.news.extend(v.new);
@@ -709,10 +830,11 @@ fn field(b: &Bits, width: u32) -> u64 {
 struct PortIx {
     rst: usize,
     rate_hint: usize,
+    ts_now: usize,
     pkt_valid: usize,
     pkt_ready: usize,
     /// `s_pkt_*` in [`SackGenParams::pkt_fields`] order.
-    pkt: [usize; 16],
+    pkt: [usize; 17],
     /// m_sack_ready, m_nack_ready, m_new_ready.
     ready: [usize; 3],
     sack_valid: usize,
@@ -724,7 +846,7 @@ struct PortIx {
     nack: [usize; 11],
     new_valid: usize,
     new: [usize; 6],
-    stats: [usize; 4],
+    stats: [usize; 6],
 }
 
 impl PortIx {
@@ -739,6 +861,7 @@ impl PortIx {
         PortIx {
             rst: i("rst"),
             rate_hint: i("rate_hint"),
+            ts_now: i("ts_now"),
             pkt_valid: i("s_pkt_valid"),
             pkt_ready: i("s_pkt_ready"),
             pkt: arr(list("s_pkt_", p.pkt_fields())),
@@ -750,7 +873,15 @@ impl PortIx {
             nack: arr(list("m_nack_", p.nack_fields())),
             new_valid: i("m_new_valid"),
             new: arr(list("m_new_", p.new_fields())),
-            stats: ["stat_stale_gen", "stat_psn_window", "stat_duplicate", "stat_sack"].map(i),
+            stats: [
+                "stat_stale_gen",
+                "stat_psn_window",
+                "stat_duplicate",
+                "stat_sack",
+                "stat_probe_psn",
+                "stat_probe_limited",
+            ]
+            .map(i),
         }
     }
 }
@@ -814,7 +945,14 @@ impl Block for SackGen {
         for (&i, v) in ix.new.iter().zip(wv) {
             set(i, v);
         }
-        let st = [o.stats.stale_gen, o.stats.psn_window, o.stats.duplicate, o.stats.sack];
+        let st = [
+            o.stats.stale_gen,
+            o.stats.psn_window,
+            o.stats.duplicate,
+            o.stats.sack,
+            o.stats.probe_psn,
+            o.stats.probe_limited,
+        ];
         for (&i, v) in ix.stats.iter().zip(st) {
             set(i, v as u64);
         }
@@ -824,13 +962,14 @@ impl Block for SackGen {
     fn tick(&mut self, inputs: &[Bits]) {
         let ix = &self.ix;
         let get = |i: usize| field(&inputs[i], self.ports[i].width);
-        let mut f = [0u64; 16];
+        let mut f = [0u64; 17];
         for (v, &i) in f.iter_mut().zip(&ix.pkt) {
             *v = get(i);
         }
         let inp = Inputs {
             rst: get(ix.rst) == 1,
             rate_hint: get(ix.rate_hint) as u16,
+            ts_now: get(ix.ts_now) as u32,
             pkt_valid: get(ix.pkt_valid) == 1,
             pkt: Pkt {
                 op: f[0] as u32,
@@ -849,6 +988,7 @@ impl Block for SackGen {
                 completed_msn: f[13] as u32,
                 sport: f[14] as u16,
                 plane: f[15] as u8,
+                first: f[16] == 1,
             },
             sack_ready: get(ix.ready[0]) == 1,
             nack_ready: get(ix.ready[1]) == 1,
@@ -860,6 +1000,6 @@ impl Block for SackGen {
 
 /// The input field values of a beat, in [`SackGenParams::pkt_fields`] order
 /// (for vector files and the RTL bench).
-pub fn pkt_values(k: &Pkt) -> [u64; 16] {
+pub fn pkt_values(k: &Pkt) -> [u64; 17] {
     k.values()
 }

@@ -1,8 +1,11 @@
-//! `sack_gen` against the reference receiver (`RxConn::on_data` and
-//! `on_probe`): random psn sequences with duplicates, holes, a full bitmap,
-//! psns beyond the window, wraparound near 2^24, stale and newer
-//! generations, CE marks and refused packets; random idle cycles and
-//! backpressure on every output. Every SACK and NACK and the final state of
+//! `sack_gen` against the reference receiver (`RxConn::on_data`,
+//! `admit_probe` and `on_probe`, with ack clocking): random psn sequences
+//! with duplicates, holes, a full bitmap, psns beyond the window, wraparound
+//! near 2^24, stale and newer generations, CE marks, refused packets,
+//! ACKREQs (answered on every path with packets pending, through FLUSH
+//! beats as the stage before sends them), PROBEs inside and outside the
+//! window and past their budget; random idle cycles and backpressure on
+//! every output. Every SACK and NACK and the final state of
 //! every entry must match; plus cycle-level tests of back-to-back updates of
 //! one entry and of sustained throughput.
 
@@ -94,9 +97,7 @@ struct Ref {
 
 impl Ref {
     fn new(cfg: &Config, rx_psn: u32) -> Ref {
-        // sack_gen answers an ACKREQ for its own path only: the rules
-        // without ack clocking (NicConfig::ack_clocking; not yet ported).
-        let params = Params::new(&NicConfig { ack_clocking: false, ..NicConfig::new(cfg.clone(), 1, 1) });
+        let params = Params::new(&NicConfig::new(cfg.clone(), 1, 1));
         let mut mem = Memory::new(16);
         let rkey = mem.register(0, 1 << 20, Access::REMOTE_WRITE).unwrap();
         let rx = (0..CONNS).map(|c| RxConn::new(c, 77 + c, 2, cfg.transport.paths_per_conn as u8, rx_psn, 1)).collect();
@@ -114,8 +115,11 @@ impl Ref {
         }
     }
 
-    /// Runs one event; returns the model's input beat for it.
-    fn run(&mut self, e: &Ev, ts: u16) -> Pkt {
+    /// Runs one event at time `now` (timestamp units); returns the model's
+    /// input beats for it (a packet, then FLUSH beats after an accepted
+    /// ACKREQ), each with the `ts_now` of its update.
+    fn run(&mut self, e: &Ev, now: u32) -> Vec<Beat> {
+        let ts = now as u16;
         let rp = self.rx[e.conn as usize].paths[e.path as usize];
         let psn = match e.psn {
             Psn::Ahead(k) => rp.cum_psn.wrapping_add(k),
@@ -141,14 +145,17 @@ impl Ref {
             out: &mut self.out,
             lfsr: &mut self.lfsr,
             addr: 1,
-            ts32_now: 0,
+            ts32_now: now,
             rate_hint: RATE,
             planes: &mut self.planes,
         };
         let rx = &mut self.rx[e.conn as usize];
+        let mut accepted = false;
         if e.probe {
-            let h = ProbeHeader { tx_ts: ts, dst_conn: e.conn, path_id: e.path as u8, path_gen: gen, path_psn: 0 };
-            rx.on_probe(&meta, &h, &mut ctx);
+            let h = ProbeHeader { tx_ts: ts, dst_conn: e.conn, path_id: e.path as u8, path_gen: gen, path_psn: psn };
+            if rx.admit_probe(&h, &mut ctx) {
+                rx.on_probe(&meta, &h, &mut ctx);
+            }
         } else {
             let h = DataHeader {
                 flags: Flags { som: true, eom: true, ackreq: e.ackreq, ..Flags::default() },
@@ -173,6 +180,7 @@ impl Ref {
                 || c.rx_bad_len != before.rx_bad_len;
             if !refused {
                 self.acc[e.conn as usize] += 1;
+                accepted = true;
             }
             if c.rx_bad_len != before.rx_bad_len {
                 // The NACK of a later check: not this block's to send.
@@ -182,7 +190,7 @@ impl Ref {
                 );
             }
         }
-        Pkt {
+        let pkt = Pkt {
             op: if e.probe { OP_PROBE } else { OP_DATA },
             conn: e.conn,
             path_id: e.path,
@@ -199,8 +207,27 @@ impl Ref {
             completed_msn: self.acc[e.conn as usize],
             sport: meta.sport,
             plane: meta.plane,
+            first: e.probe,
+        };
+        let mut beats = vec![(pkt, now)];
+        if accepted && e.ackreq {
+            // What the stage before sends after a new packet with ACKREQ:
+            // one FLUSH per other path, in order.
+            let paths = self.rx[e.conn as usize].paths.len() as u32;
+            for q in (0..paths).filter(|&q| q != e.path) {
+                let flush = Pkt { op: OP_FLUSH, path_id: q, tx_ts: 0, sport: 0, plane: 0, first: false, ..pkt };
+                beats.push((flush, now));
+            }
         }
+        beats
     }
+}
+
+/// A beat and the `ts_now` the block sees when it updates.
+type Beat = (Pkt, u32);
+
+fn plain(pkts: Vec<Pkt>) -> Vec<Beat> {
+    pkts.into_iter().map(|p| (p, 0)).collect()
 }
 
 #[derive(Default)]
@@ -212,11 +239,24 @@ struct Seen {
     window: u32,
     dup: u32,
     sack_pulses: u32,
+    probe_psn: u32,
+    probe_limited: u32,
+}
+
+impl Seen {
+    fn count(&mut self, st: &Stats) {
+        self.stale += st.stale_gen as u32;
+        self.window += st.psn_window as u32;
+        self.dup += st.duplicate as u32;
+        self.sack_pulses += st.sack as u32;
+        self.probe_psn += st.probe_psn as u32;
+        self.probe_limited += st.probe_limited as u32;
+    }
 }
 
 /// Drives `beats` through a fresh block with the given idle and
 /// backpressure percentages; runs until drained.
-fn drive(p: SackGenParams, beats: &[Pkt], seed: u64, idle: u64, ready: u64) -> (SackGen, Seen) {
+fn drive(p: SackGenParams, beats: &[Beat], seed: u64, idle: u64, ready: u64) -> (SackGen, Seen) {
     let mut dut = SackGen::new(p);
     let mut x = seed | 1;
     let mut rnd = move || {
@@ -228,16 +268,26 @@ fn drive(p: SackGenParams, beats: &[Pkt], seed: u64, idle: u64, ready: u64) -> (
     let mut seen = Seen::default();
     let mut next = 0;
     let mut cycle = 0;
+    // (cycle of the update, ts_now it must see), in handshake order.
+    let mut updates: VecDeque<(usize, u32)> = VecDeque::new();
     while next < beats.len() || !dut.idle() {
         cycle += 1;
         assert!(cycle < 100_000 + 20 * beats.len(), "stuck");
         let o = dut.outputs();
         let valid = next < beats.len() && rnd() >= idle;
+        let ts_now = match updates.front() {
+            Some(&(c, ts)) if c == cycle => {
+                updates.pop_front();
+                ts
+            }
+            _ => 0,
+        };
         let inp = Inputs {
             rst: cycle == 1,
             rate_hint: RATE,
+            ts_now,
             pkt_valid: valid,
-            pkt: if valid { beats[next] } else { Pkt::default() },
+            pkt: if valid { beats[next].0 } else { Pkt::default() },
             sack_ready: rnd() < ready,
             nack_ready: rnd() < ready,
             new_ready: rnd() < ready,
@@ -251,21 +301,15 @@ fn drive(p: SackGenParams, beats: &[Pkt], seed: u64, idle: u64, ready: u64) -> (
         if inp.new_ready {
             seen.news.extend(o.new);
         }
-        seen.stale += o.stats.stale_gen as u32;
-        seen.window += o.stats.psn_window as u32;
-        seen.dup += o.stats.duplicate as u32;
-        seen.sack_pulses += o.stats.sack as u32;
+        seen.count(&o.stats);
         if valid && o.pkt_ready && !inp.rst {
+            updates.push_back((cycle + p.read_latency as usize, beats[next].1));
             next += 1;
         }
         dut.clock(&inp);
     }
     // The last cycle's pulses.
-    let o = dut.outputs();
-    seen.stale += o.stats.stale_gen as u32;
-    seen.window += o.stats.psn_window as u32;
-    seen.dup += o.stats.duplicate as u32;
-    seen.sack_pulses += o.stats.sack as u32;
+    seen.count(&dut.outputs().stats);
     (dut, seen)
 }
 
@@ -279,14 +323,16 @@ fn opens(p: &SackGenParams, rx_psn: u32) -> Vec<Pkt> {
     v
 }
 
-fn check_against_reference(cfg: &Config, rx_psn: u32, events: &[Ev], seed: u64, idle: u64, ready: u64) {
+/// Runs `events` `step` timestamp units apart through the reference and
+/// the block; every answer, counter and entry must agree.
+fn check_against_reference(cfg: &Config, rx_psn: u32, events: &[Ev], step: u32, seed: u64, idle: u64, ready: u64) {
     let p = SackGenParams::from_config(cfg).unwrap();
     let mut r = Ref::new(cfg, rx_psn);
-    let mut beats = opens(&p, rx_psn);
+    let mut beats = plain(opens(&p, rx_psn));
     for (i, e) in events.iter().enumerate() {
         let mut e = *e;
         e.path %= p.paths;
-        beats.push(r.run(&e, i as u16));
+        beats.extend(r.run(&e, i as u32 * step));
     }
     let (dut, seen) = drive(p, &beats, seed, idle, ready);
     let mut want_sacks = Vec::new();
@@ -336,6 +382,8 @@ fn check_against_reference(cfg: &Config, rx_psn: u32, events: &[Ev], seed: u64, 
     assert_eq!(seen.window as u64, r.counters.rx_psn_window);
     assert_eq!(seen.dup as u64, r.counters.rx_duplicate);
     assert_eq!(seen.sack_pulses as u64, r.counters.sacks_sent);
+    assert_eq!(seen.probe_psn as u64, r.counters.rx_probe_psn);
+    assert_eq!(seen.probe_limited as u64, r.counters.rx_probe_limited);
     for conn in 0..CONNS {
         for path in 0..p.paths {
             let e = dut.entry(conn, path);
@@ -347,6 +395,11 @@ fn check_against_reference(cfg: &Config, rx_psn: u32, events: &[Ev], seed: u64, 
                 ecn_cnt: rp.ecn_cnt,
                 pkts: rp.pkts,
                 bytes: rp.bytes,
+                last_ts: rp.last_ts,
+                reply_port: rp.reply_port,
+                reply_plane: rp.reply_plane,
+                probe_epoch: rp.probe_epoch,
+                probe_answers: rp.probe_answers,
             };
             assert_eq!(*e, want, "entry ({conn}, {path}) (seed {seed})");
         }
@@ -363,11 +416,76 @@ proptest! {
         latency in 1u32..=2,
         paths in prop_oneof![Just(1u32), Just(4u32)],
         sack in prop_oneof![Just((8u32, 16384u32)), Just((64, 4096)), Just((1, 1))],
+        step in prop_oneof![Just(1u32), 0u32..2000],
         seed in any::<u64>(),
         idle in 0u64..50,
         ready in 30u64..=100,
     ) {
-        check_against_reference(&cfg(paths, latency, sack.0, sack.1), rx_psn, &events, seed, idle, ready);
+        check_against_reference(&cfg(paths, latency, sack.0, sack.1), rx_psn, &events, step, seed, idle, ready);
+    }
+}
+
+/// A PROBE flood on one path: the first `PROBE_ANSWERS_PER_RTO_MIN` in an
+/// `rto_min` are answered, the rest refused until the period ends; PROBEs
+/// outside `[cum_psn, cum_psn + 256]` are refused without charging the
+/// budget; every beat of a refused PROBE is silent.
+#[test]
+fn probe_budget_and_window_match_the_reference() {
+    let c = cfg(4, 2, 8, 16384);
+    let p = SackGenParams::from_config(&c).unwrap();
+    let probe =
+        |psn| Ev { probe: true, conn: 0, path: 1, psn, gen_delta: 0, ce: false, ackreq: false, bad: false, len: 0 };
+    let mut events = vec![];
+    for k in 0..40u32 {
+        events.push(probe(if k % 7 == 3 { Psn::Far(300 + k) } else { Psn::Ahead(k % 5) }));
+    }
+    // 40 events 50 units apart span about 1.3 rto_min (1562 units on small).
+    for (seed, idle, ready) in [(1, 0, 100), (2, 30, 40)] {
+        check_against_reference(&c, 77, &events, 50, seed, idle, ready);
+    }
+    let mut r = Ref::new(&c, 77);
+    let mut beats = plain(opens(&p, 77));
+    for (i, e) in events.iter().enumerate() {
+        beats.extend(r.run(e, i as u32 * 50));
+    }
+    assert!(r.counters.rx_probe_limited >= 10, "{:?}", r.counters);
+    assert!(r.counters.rx_probe_psn >= 5, "{:?}", r.counters);
+    let (_, seen) = drive(p, &beats, 3, 0, 100);
+    assert_eq!(seen.probe_limited as u64, r.counters.rx_probe_limited);
+    // A repeated beat of a refused PROBE (first = 0) stays silent; one of
+    // an admitted PROBE answers.
+    let mut twice: Vec<Beat> = vec![];
+    for (k, &(b, ts)) in beats.iter().enumerate() {
+        twice.push((b, ts));
+        if b.op == OP_PROBE && k % 2 == 0 {
+            twice.push((Pkt { first: false, stream_id: 1, ..b }, ts));
+        }
+    }
+    let (_, seen2) = drive(p, &twice, 4, 10, 90);
+    let extra = seen2.sacks.len() - seen.sacks.len();
+    assert!(extra > 0 && extra < twice.len() - beats.len(), "{extra}");
+}
+
+/// After a new packet with ACKREQ, FLUSH beats SACK the other paths with
+/// packets pending, echoing each path's last tx_ts, to each path's own
+/// reply port; paths with nothing pending stay silent.
+#[test]
+fn ackreq_flushes_the_other_paths() {
+    let c = cfg(4, 1, 64, 1 << 20);
+    let data = |path, k, ackreq| Ev {
+        probe: false,
+        conn: 1,
+        path,
+        psn: Psn::Ahead(k),
+        gen_delta: 0,
+        ce: false,
+        ackreq,
+        bad: false,
+        len: 100,
+    };
+    let events = vec![data(0, 0, false), data(2, 0, false), data(2, 0, false), data(1, 0, true), data(3, 0, true)];
+    for (seed, idle, ready) in [(1, 0, 100), (2, 40, 50)] {
+        check_against_reference(&c, 9, &events, 3, seed, idle, ready);
     }
 }
 
@@ -393,13 +511,13 @@ fn full_bitmap_advances_in_one_step_across_the_wrap() {
     events.push(Ev { psn: Psn::Ahead(0), ackreq: true, ..events[0] });
     events.push(Ev { psn: Psn::Behind(1), ..events[0] }); // duplicate
     for (seed, idle, ready) in [(1, 0, 100), (2, 30, 40)] {
-        check_against_reference(&c, 0xff_ff00, &events, seed, idle, ready);
+        check_against_reference(&c, 0xff_ff00, &events, 1, seed, idle, ready);
     }
     let p = SackGenParams::from_config(&c).unwrap();
     let mut r = Ref::new(&c, 0xff_ff00);
-    let mut beats = opens(&p, 0xff_ff00);
+    let mut beats = plain(opens(&p, 0xff_ff00));
     for (i, e) in events.iter().enumerate() {
-        beats.push(r.run(e, i as u16));
+        beats.extend(r.run(e, i as u32));
     }
     let (dut, _) = drive(p, &beats, 3, 0, 100);
     assert_eq!(dut.entry(1, 3).cum_psn, (0xff_ff00 + 257) & 0xff_ffff);
@@ -448,20 +566,23 @@ fn back_to_back_same_entry_one_per_cycle() {
 fn backpressure_changes_nothing_but_timing() {
     let c = cfg(4, 2, 4, 3000);
     let p = SackGenParams::from_config(&c).unwrap();
-    let mut beats = opens(&p, 5);
+    let mut beats = plain(opens(&p, 5));
     let mut x = 99u32;
     for i in 0..600u32 {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        beats.push(Pkt {
-            conn: (x >> 8) % CONNS,
-            path_id: (x >> 12) % 4,
-            psn: 5 + (i / 3) + ((x >> 16) % 5),
-            ce: (x >> 20) % 9 == 0,
-            ackreq: (x >> 24) % 11 == 0,
-            payload_len: ((x >> 4) % 1500) as u16,
-            tx_ts: i as u16,
-            ..Pkt::default()
-        });
+        beats.push((
+            Pkt {
+                conn: (x >> 8) % CONNS,
+                path_id: (x >> 12) % 4,
+                psn: 5 + (i / 3) + ((x >> 16) % 5),
+                ce: (x >> 20) % 9 == 0,
+                ackreq: (x >> 24) % 11 == 0,
+                payload_len: ((x >> 4) % 1500) as u16,
+                tx_ts: i as u16,
+                ..Pkt::default()
+            },
+            0,
+        ));
     }
     let (_, free) = drive(p, &beats, 7, 0, 100);
     for seed in 1..5 {
@@ -493,6 +614,7 @@ fn block_interface_matches_typed() {
         let inp = Inputs {
             rst: cycle == 0,
             rate_hint: 9,
+            ts_now: 0,
             pkt_valid: cycle % 3 != 2,
             pkt,
             sack_ready: cycle % 4 != 0,

@@ -14,6 +14,15 @@ pub const MAX_PATHS_PER_CONN: u32 = 32;
 /// Planes a NIC port set can span (the 3-bit plane field of the path table).
 pub const MAX_PLANES: u32 = 8;
 
+/// PROBEs a path answers per `timers.rto_min_us`. A sender has at most one
+/// PROBE outstanding per path and sends the next one on its answer (SUSPECT
+/// recovery, `good_after_probes` in a row) or on a timeout (never sooner
+/// than `rto_min`), so an honest path needs about `good_after_probes + 1`
+/// per `rto_min`, twice that when the fabric duplicates; 8 leaves room and
+/// bounds what a flood makes the NIC send (each answer is one SACK per
+/// active stream). The receive state keeps the count in 4 bits.
+pub const PROBE_ANSWERS_PER_RTO_MIN: u8 = 8;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {

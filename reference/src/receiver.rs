@@ -43,14 +43,9 @@ pub struct RxPath {
     pub probe_answers: u8,
 }
 
-/// PROBEs a path answers per `timers.rto_min_us`. A sender has at most one
-/// PROBE outstanding per path and sends the next one on its answer (SUSPECT
-/// recovery, `good_after_probes` in a row) or on a timeout (never sooner
-/// than `rto_min`), so an honest path needs about `good_after_probes + 1`
-/// per `rto_min`, twice that when the fabric duplicates; 8 leaves room and
-/// bounds what a flood makes the NIC send (each answer is one SACK per
-/// active stream).
-pub const PROBE_ANSWERS_PER_RTO_MIN: u8 = 8;
+/// PROBEs a path answers per `timers.rto_min_us` (defined with the config,
+/// so the cycle model uses the same number).
+pub use mrnic_proto::config::PROBE_ANSWERS_PER_RTO_MIN;
 
 /// What a message's packets say it is; all of them must agree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

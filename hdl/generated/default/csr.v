@@ -73,7 +73,9 @@ module csr #(
   input  wire              stat_sack_stale,        // one event this cycle, counted in CNT_SACK_STALE
   input  wire              stat_nack_stale,        // one event this cycle, counted in CNT_NACK_STALE
   input  wire              stat_rx_bad_src,        // one event this cycle, counted in CNT_RX_BAD_SRC
-  input  wire              stat_ack_bad_src        // one event this cycle, counted in CNT_ACK_BAD_SRC
+  input  wire              stat_ack_bad_src,       // one event this cycle, counted in CNT_ACK_BAD_SRC
+  input  wire              stat_rx_probe_psn,      // one event this cycle, counted in CNT_RX_PROBE_PSN
+  input  wire              stat_rx_probe_limited   // one event this cycle, counted in CNT_RX_PROBE_LIMITED
 );
 
   // Parameter rules. Verilog-2005 has no $error: a failing rule instantiates a
@@ -122,6 +124,8 @@ module csr #(
   reg  [31:0] cnt_nack_stale_reg, cnt_nack_stale_next;              // NACKs dropped: their psn was not outstanding (tx_engine stat_nack_stale)
   reg  [31:0] cnt_rx_bad_src_reg, cnt_rx_bad_src_next;              // data and PROBEs for a connection from an IPv4 source not its peer, dropped (conn_table stat_bad_src)
   reg  [31:0] cnt_ack_bad_src_reg, cnt_ack_bad_src_next;            // SACKs and NACKs for a connection from an IPv4 source not its peer, dropped (conn_table stat_ack_bad_src)
+  reg  [31:0] cnt_rx_probe_psn_reg, cnt_rx_probe_psn_next;          // PROBEs with a psn outside their path's window, unanswered (sack_gen stat_probe_psn)
+  reg  [31:0] cnt_rx_probe_limited_reg, cnt_rx_probe_limited_next;  // PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited)
   reg         aw_full_reg, aw_full_next;                            // a write address is held
   reg  [7:0]  aw_addr_reg, aw_addr_next;                            // the held write address
   reg  [2:0]  aw_prot_reg, aw_prot_next;                            // the held write protection
@@ -182,6 +186,8 @@ module csr #(
   wire        wr_hit_cnt_nack_stale;                                // the held write address is CNT_NACK_STALE
   wire        wr_hit_cnt_rx_bad_src;                                // the held write address is CNT_RX_BAD_SRC
   wire        wr_hit_cnt_ack_bad_src;                               // the held write address is CNT_ACK_BAD_SRC
+  wire        wr_hit_cnt_rx_probe_psn;                              // the held write address is CNT_RX_PROBE_PSN
+  wire        wr_hit_cnt_rx_probe_limited;                          // the held write address is CNT_RX_PROBE_LIMITED
   wire        wr_hit;                                               // the held write address is mapped
   wire        wr_misaligned;                                        // the held write address is not 32-bit aligned
   wire [2:0]  wr_prot;                                              // protection of the access
@@ -239,6 +245,10 @@ module csr #(
   wire [31:0] cnt_rx_bad_src_kept;                                  // the counter after the clear
   wire [31:0] cnt_ack_bad_src_clr;                                  // bits cleared by a W1C write this cycle
   wire [31:0] cnt_ack_bad_src_kept;                                 // the counter after the clear
+  wire [31:0] cnt_rx_probe_psn_clr;                                 // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_probe_psn_kept;                                // the counter after the clear
+  wire [31:0] cnt_rx_probe_limited_clr;                             // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_probe_limited_kept;                            // the counter after the clear
   reg  [31:0] rd_value;                                             // value of the register at s_axil_araddr
   reg         rd_hit;                                               // s_axil_araddr is mapped
   wire        rd_misaligned;                                        // s_axil_araddr is not 32-bit aligned
@@ -303,7 +313,9 @@ module csr #(
   assign wr_hit_cnt_nack_stale = aw_addr_reg == 8'd216;
   assign wr_hit_cnt_rx_bad_src = aw_addr_reg == 8'd220;
   assign wr_hit_cnt_ack_bad_src = aw_addr_reg == 8'd224;
-  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err, wr_hit_cnt_rx_stale_gen, wr_hit_cnt_rx_psn_window, wr_hit_cnt_rx_duplicate, wr_hit_cnt_sacks_sent, wr_hit_cnt_ack_no_conn, wr_hit_cnt_rx_bad_path, wr_hit_cnt_cpl_dma_err, wr_hit_cnt_cpl_order_err, wr_hit_cnt_cpl_msg_err, wr_hit_cnt_recv_completions, wr_hit_cnt_tx_data, wr_hit_cnt_tx_retx, wr_hit_cnt_tx_probe, wr_hit_cnt_tx_answer, wr_hit_cnt_tx_ring_full, wr_hit_cnt_sack_stale, wr_hit_cnt_nack_stale, wr_hit_cnt_rx_bad_src, wr_hit_cnt_ack_bad_src};
+  assign wr_hit_cnt_rx_probe_psn = aw_addr_reg == 8'd228;
+  assign wr_hit_cnt_rx_probe_limited = aw_addr_reg == 8'd232;
+  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err, wr_hit_cnt_rx_stale_gen, wr_hit_cnt_rx_psn_window, wr_hit_cnt_rx_duplicate, wr_hit_cnt_sacks_sent, wr_hit_cnt_ack_no_conn, wr_hit_cnt_rx_bad_path, wr_hit_cnt_cpl_dma_err, wr_hit_cnt_cpl_order_err, wr_hit_cnt_cpl_msg_err, wr_hit_cnt_recv_completions, wr_hit_cnt_tx_data, wr_hit_cnt_tx_retx, wr_hit_cnt_tx_probe, wr_hit_cnt_tx_answer, wr_hit_cnt_tx_ring_full, wr_hit_cnt_sack_stale, wr_hit_cnt_nack_stale, wr_hit_cnt_rx_bad_src, wr_hit_cnt_ack_bad_src, wr_hit_cnt_rx_probe_psn, wr_hit_cnt_rx_probe_limited};
   assign wr_misaligned = aw_addr_reg[1:0] != 2'd0;
   assign wr_prot = aw_prot_reg;
   assign wr_refused = ((control_priv_only_reg && !wr_prot[0]) || (control_secure_only_reg && wr_prot[1])) || (control_data_only_reg && wr_prot[2]);
@@ -408,6 +420,14 @@ module csr #(
   // Saturating: an event at the top is not counted.
   assign cnt_ack_bad_src_clr = wr_ok && wr_hit_cnt_ack_bad_src ? wr_bits : 32'd0;
   assign cnt_ack_bad_src_kept = cnt_ack_bad_src_reg & ~cnt_ack_bad_src_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_rx_probe_psn_clr = wr_ok && wr_hit_cnt_rx_probe_psn ? wr_bits : 32'd0;
+  assign cnt_rx_probe_psn_kept = cnt_rx_probe_psn_reg & ~cnt_rx_probe_psn_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_rx_probe_limited_clr = wr_ok && wr_hit_cnt_rx_probe_limited ? wr_bits : 32'd0;
+  assign cnt_rx_probe_limited_kept = cnt_rx_probe_limited_reg & ~cnt_rx_probe_limited_clr;
 
   // Saturating: an event at the top is not counted.
   // A read executes at its handshake, on this cycle's register values.
@@ -571,6 +591,14 @@ module csr #(
         rd_value = cnt_ack_bad_src_reg;
         rd_hit = 1'b1;
       end
+      8'd228: begin
+        rd_value = cnt_rx_probe_psn_reg;
+        rd_hit = 1'b1;
+      end
+      8'd232: begin
+        rd_value = cnt_rx_probe_limited_reg;
+        rd_hit = 1'b1;
+      end
       default: rd_hit = 1'b0;
     endcase
   end
@@ -627,6 +655,8 @@ module csr #(
     cnt_nack_stale_next = cnt_nack_stale_reg;
     cnt_rx_bad_src_next = cnt_rx_bad_src_reg;
     cnt_ack_bad_src_next = cnt_ack_bad_src_reg;
+    cnt_rx_probe_psn_next = cnt_rx_probe_psn_reg;
+    cnt_rx_probe_limited_next = cnt_rx_probe_limited_reg;
     aw_full_next = aw_full_reg;
     aw_addr_next = aw_addr_reg;
     aw_prot_next = aw_prot_reg;
@@ -706,6 +736,8 @@ module csr #(
     cnt_nack_stale_next = stat_nack_stale && !(&cnt_nack_stale_kept) ? cnt_nack_stale_kept + 32'd1 : cnt_nack_stale_kept;
     cnt_rx_bad_src_next = stat_rx_bad_src && !(&cnt_rx_bad_src_kept) ? cnt_rx_bad_src_kept + 32'd1 : cnt_rx_bad_src_kept;
     cnt_ack_bad_src_next = stat_ack_bad_src && !(&cnt_ack_bad_src_kept) ? cnt_ack_bad_src_kept + 32'd1 : cnt_ack_bad_src_kept;
+    cnt_rx_probe_psn_next = stat_rx_probe_psn && !(&cnt_rx_probe_psn_kept) ? cnt_rx_probe_psn_kept + 32'd1 : cnt_rx_probe_psn_kept;
+    cnt_rx_probe_limited_next = stat_rx_probe_limited && !(&cnt_rx_probe_limited_kept) ? cnt_rx_probe_limited_kept + 32'd1 : cnt_rx_probe_limited_kept;
     if (b_valid_reg && s_axil_bready) begin
       b_valid_next = 1'b0;
     end
@@ -773,6 +805,8 @@ module csr #(
     cnt_nack_stale_reg <= cnt_nack_stale_next;
     cnt_rx_bad_src_reg <= cnt_rx_bad_src_next;
     cnt_ack_bad_src_reg <= cnt_ack_bad_src_next;
+    cnt_rx_probe_psn_reg <= cnt_rx_probe_psn_next;
+    cnt_rx_probe_limited_reg <= cnt_rx_probe_limited_next;
     aw_full_reg <= aw_full_next;
     aw_addr_reg <= aw_addr_next;
     aw_prot_reg <= aw_prot_next;
@@ -825,6 +859,8 @@ module csr #(
       cnt_nack_stale_reg <= 32'd0;
       cnt_rx_bad_src_reg <= 32'd0;
       cnt_ack_bad_src_reg <= 32'd0;
+      cnt_rx_probe_psn_reg <= 32'd0;
+      cnt_rx_probe_limited_reg <= 32'd0;
       aw_full_reg <= 1'b0;
       w_full_reg <= 1'b0;
       b_valid_reg <= 1'b0;

@@ -24,11 +24,12 @@ module sack_gen #(
 
   /* Rate hint */
   input  wire [15:0]  rate_hint,  // fair-share hint SACKs carry, Q0.16 of line rate
+  input  wire [31:0]  ts_now,     // the NIC's timestamp (timers.ts_unit_ns units): the PROBE budget's clock
 
   /* Packet input */
   input  wire         s_pkt_valid,          // a packet is offered
   output wire         s_pkt_ready,          // packet accepted this cycle if valid
-  input  wire [1:0]   s_pkt_op,             // 0 DATA, 1 PROBE, 2 OPEN (set up the entry)
+  input  wire [1:0]   s_pkt_op,             // 0 DATA, 1 PROBE, 2 OPEN (set up the entry), 3 FLUSH (SACK the path's pending packets)
   input  wire [11:0]  s_pkt_conn,           // local connection index
   input  wire [3:0]   s_pkt_path_id,        // path
   input  wire [23:0]  s_pkt_psn,            // path_psn (OPEN: the initial cum_psn)
@@ -44,6 +45,7 @@ module sack_gen #(
   input  wire [23:0]  s_pkt_completed_msn,  // the stream's completed_msn for a SACK this packet causes
   input  wire [15:0]  s_pkt_sport,          // UDP source port
   input  wire [2:0]   s_pkt_plane,          // plane it arrived on
+  input  wire         s_pkt_first,          // PROBE: the first beat of the PROBE (decides for all its beats)
 
   /* SACK output */
   output wire         m_sack_valid,          // an entry is offered
@@ -88,10 +90,12 @@ module sack_gen #(
   output wire [15:0]  m_new_payload_len,  // its payload bytes, to count once
 
   /* Counters */
-  output wire         stat_stale_gen,   // pulse: a packet of a stale generation (rx_stale_gen)
-  output wire         stat_psn_window,  // pulse: a psn beyond the window (rx_psn_window)
-  output wire         stat_duplicate,   // pulse: a duplicate psn (rx_duplicate)
-  output wire         stat_sack         // pulse: a SACK was generated (sacks_sent)
+  output wire         stat_stale_gen,     // pulse: a packet of a stale generation (rx_stale_gen)
+  output wire         stat_psn_window,    // pulse: a psn beyond the window (rx_psn_window)
+  output wire         stat_duplicate,     // pulse: a duplicate psn (rx_duplicate)
+  output wire         stat_sack,          // pulse: a SACK was generated (sacks_sent)
+  output wire         stat_probe_psn,     // pulse: a PROBE with a psn outside [cum_psn, cum_psn + 256], refused (rx_probe_psn)
+  output wire         stat_probe_limited  // pulse: a PROBE past its path's answer budget, refused (rx_probe_limited)
 );
 
   // receive-state entries: CONNS * PATHS
@@ -116,118 +120,138 @@ module sack_gen #(
     end
   endgenerate
 
-  reg          init_reg, init_next;                        // clear sweep running: one entry zeroed per cycle
-  reg  [15:0]  init_addr_reg, init_addr_next;              // entry the sweep zeroes this cycle
-  reg          p1_valid_reg, p1_valid_next;                // a beat is 1 cycle(s) past its handshake
-  reg  [183:0] p1_pkt_reg, p1_pkt_next;                    // the beat, fields as on s_pkt
-  reg          p2_valid_reg, p2_valid_next;                // a beat is 2 cycle(s) past its handshake
-  reg  [183:0] p2_pkt_reg, p2_pkt_next;                    // the beat, fields as on s_pkt
-  reg          fw0_valid_reg, fw0_valid_next;              // entry write 1 cycle(s) ago, for forwarding
-  reg  [15:0]  fw0_addr_reg, fw0_addr_next;                // its entry index
-  reg  [312:0] fw0_entry_reg, fw0_entry_next;              // the entry written
-  reg          fw1_valid_reg, fw1_valid_next;              // entry write 2 cycle(s) ago, for forwarding
-  reg  [15:0]  fw1_addr_reg, fw1_addr_next;                // its entry index
-  reg  [312:0] fw1_entry_reg, fw1_entry_next;              // the entry written
-  wire         pkt_fire;                                   // packet handshake
-  wire [2:0]   inflight;                                   // beats in the read pipeline
-  wire [15:0]  pkt_addr;                                   // entry index of the offered beat: {conn, path}
-  wire [15:0]  pick_addr;                                  // entry index of the update stage's beat
-  wire [312:0] new_entry;                                  // the entry after the update
-  reg  [312:0] rx_state_rd_reg;                            // read data of rx_state_mem, one cycle after the address
-  reg  [312:0] rx_state_pipe_reg, rx_state_pipe_next;      // block RAM output register (READ_LATENCY = 2)
-  wire [312:0] cur_entry;                                  // the update stage's entry before the update
-  wire         fw1_hit;                                    // this forwarding register holds the update stage's entry
-  wire         fw0_hit;                                    // this forwarding register holds the update stage's entry
-  wire [23:0]  cur_cum;                                    // cum_psn
-  wire [255:0] cur_bitmap;                                 // bitmap
-  wire [7:0]   cur_gen;                                    // newest generation
-  wire [7:0]   cur_ecn;                                    // CE marks since the last SACK
-  wire [2:0]   cur_pkts;                                   // packets since the last SACK
-  wire [13:0]  cur_bytes;                                  // bytes since the last SACK
-  wire         is_open;                                    // OPEN beat
-  wire         is_probe;                                   // PROBE beat
-  wire         is_data;                                    // DATA beat (op 0; 3 counts as DATA, as in the model)
-  wire [7:0]   gen_dist;                                   // packet generation - entry generation, 8-bit signed
-  wire         gen_newer;                                  // signed distance > 0
-  wire         stale;                                      // DATA of a generation older than one behind
-  wire         live;                                       // DATA past the generation check
-  wire [23:0]  psn_dist;                                   // psn - cum_psn mod 2^24
-  wire         psn_next;                                   // the psn is cum_psn
-  wire         far;                                        // live DATA beyond the window (d > 256)
-  wire [7:0]   bit_index;                                  // d - 1 mod 256: the bitmap bit of the psn (when 1 <= d <= 256)
-  wire         dup;                                        // live DATA already received: behind cum_psn or its bit set
-  wire         accept;                                     // live DATA inside the window, new, not refused later: sets a new bit
-  wire [255:0] ctz_l0_found;                               // bit i is 0
-  wire [127:0] ctz_l1_found;                               // a 0 bit in this node's span
-  wire [127:0] ctz_l1_idx;                                 // offset of the lowest 0 bit in the span
-  wire [63:0]  ctz_l2_found;                               // a 0 bit in this node's span
-  wire [127:0] ctz_l2_idx;                                 // offset of the lowest 0 bit in the span
-  wire [31:0]  ctz_l3_found;                               // a 0 bit in this node's span
-  wire [95:0]  ctz_l3_idx;                                 // offset of the lowest 0 bit in the span
-  wire [15:0]  ctz_l4_found;                               // a 0 bit in this node's span
-  wire [63:0]  ctz_l4_idx;                                 // offset of the lowest 0 bit in the span
-  wire [7:0]   ctz_l5_found;                               // a 0 bit in this node's span
-  wire [39:0]  ctz_l5_idx;                                 // offset of the lowest 0 bit in the span
-  wire [3:0]   ctz_l6_found;                               // a 0 bit in this node's span
-  wire [23:0]  ctz_l6_idx;                                 // offset of the lowest 0 bit in the span
-  wire [1:0]   ctz_l7_found;                               // a 0 bit in this node's span
-  wire [13:0]  ctz_l7_idx;                                 // offset of the lowest 0 bit in the span
-  wire         ctz_l8_found;                               // a 0 bit in this node's span
-  wire [7:0]   ctz_l8_idx;                                 // offset of the lowest 0 bit in the span
-  wire [8:0]   advance;                                    // psns cum_psn advances by: 1 + trailing ones (257 when the bitmap is full)
-  wire [23:0]  upd_cum;                                    // cum_psn after the update
-  wire [255:0] upd_bitmap;                                 // bitmap after the update
-  wire [7:0]   upd_gen;                                    // generation after the update
-  wire [7:0]   upd_ecn;                                    // ECN count with this packet's CE mark, saturating
-  wire [3:0]   pkts_sum;                                   // packets with this one
-  wire [16:0]  bytes_sum;                                  // bytes with this one
-  wire         sack_due;                                   // an accepted packet with ACKREQ, CE, or the packet or byte count reached
-  wire         sack;                                       // this beat answers with a SACK
-  wire         nack;                                       // this beat answers with a BAD_HDR NACK
-  wire [418:0] sack_push_data;                             // the update stage's entry for this FIFO
-  wire         sack_pop;                                   // output handshake
-  reg  [2:0]   sack_count_reg, sack_count_next;            // entries in the FIFO
-  reg  [1:0]   sack_wr_reg, sack_wr_next;                  // slot the next entry goes to
-  reg  [1:0]   sack_rd_reg, sack_rd_next;                  // slot of the head entry
-  reg  [418:0] sack0_reg, sack0_next;                      // FIFO slot
-  reg  [418:0] sack1_reg, sack1_next;                      // FIFO slot
-  reg  [418:0] sack2_reg, sack2_next;                      // FIFO slot
-  reg  [418:0] sack3_reg, sack3_next;                      // FIFO slot
-  reg  [418:0] sack_head;                                  // the FIFO's head entry
-  wire         sack_head_valid;                            // the FIFO holds an entry
-  wire [418:0] sack_shown;                                 // the head entry, zero while the FIFO is empty
-  wire [146:0] nack_push_data;                             // the update stage's entry for this FIFO
-  wire         nack_pop;                                   // output handshake
-  reg  [2:0]   nack_count_reg, nack_count_next;            // entries in the FIFO
-  reg  [1:0]   nack_wr_reg, nack_wr_next;                  // slot the next entry goes to
-  reg  [1:0]   nack_rd_reg, nack_rd_next;                  // slot of the head entry
-  reg  [146:0] nack0_reg, nack0_next;                      // FIFO slot
-  reg  [146:0] nack1_reg, nack1_next;                      // FIFO slot
-  reg  [146:0] nack2_reg, nack2_next;                      // FIFO slot
-  reg  [146:0] nack3_reg, nack3_next;                      // FIFO slot
-  reg  [146:0] nack_head;                                  // the FIFO's head entry
-  wire         nack_head_valid;                            // the FIFO holds an entry
-  wire [146:0] nack_shown;                                 // the head entry, zero while the FIFO is empty
-  wire [87:0]  new_push_data;                              // the update stage's entry for this FIFO
-  wire         new_pop;                                    // output handshake
-  reg  [2:0]   new_count_reg, new_count_next;              // entries in the FIFO
-  reg  [1:0]   new_wr_reg, new_wr_next;                    // slot the next entry goes to
-  reg  [1:0]   new_rd_reg, new_rd_next;                    // slot of the head entry
-  reg  [87:0]  new0_reg, new0_next;                        // FIFO slot
-  reg  [87:0]  new1_reg, new1_next;                        // FIFO slot
-  reg  [87:0]  new2_reg, new2_next;                        // FIFO slot
-  reg  [87:0]  new3_reg, new3_next;                        // FIFO slot
-  reg  [87:0]  new_head;                                   // the FIFO's head entry
-  wire         new_head_valid;                             // the FIFO holds an entry
-  wire [87:0]  new_shown;                                  // the head entry, zero while the FIFO is empty
-  reg          stat_stale_gen_reg, stat_stale_gen_next;    // counter pulse, one cycle after the update
-  reg          stat_psn_window_reg, stat_psn_window_next;  // counter pulse, one cycle after the update
-  reg          stat_duplicate_reg, stat_duplicate_next;    // counter pulse, one cycle after the update
-  reg          stat_sack_reg, stat_sack_next;              // counter pulse, one cycle after the update
+  reg          init_reg, init_next;                              // clear sweep running: one entry zeroed per cycle
+  reg  [15:0]  init_addr_reg, init_addr_next;                    // entry the sweep zeroes this cycle
+  reg          p1_valid_reg, p1_valid_next;                      // a beat is 1 cycle(s) past its handshake
+  reg  [184:0] p1_pkt_reg, p1_pkt_next;                          // the beat, fields as on s_pkt
+  reg          p2_valid_reg, p2_valid_next;                      // a beat is 2 cycle(s) past its handshake
+  reg  [184:0] p2_pkt_reg, p2_pkt_next;                          // the beat, fields as on s_pkt
+  reg          fw0_valid_reg, fw0_valid_next;                    // entry write 1 cycle(s) ago, for forwarding
+  reg  [15:0]  fw0_addr_reg, fw0_addr_next;                      // its entry index
+  reg  [383:0] fw0_entry_reg, fw0_entry_next;                    // the entry written
+  reg          fw1_valid_reg, fw1_valid_next;                    // entry write 2 cycle(s) ago, for forwarding
+  reg  [15:0]  fw1_addr_reg, fw1_addr_next;                      // its entry index
+  reg  [383:0] fw1_entry_reg, fw1_entry_next;                    // the entry written
+  wire         pkt_fire;                                         // packet handshake
+  wire [2:0]   inflight;                                         // beats in the read pipeline
+  wire [15:0]  pkt_addr;                                         // entry index of the offered beat: {conn, path}
+  wire [15:0]  pick_addr;                                        // entry index of the update stage's beat
+  wire [383:0] new_entry;                                        // the entry after the update
+  reg  [383:0] rx_state_rd_reg;                                  // read data of rx_state_mem, one cycle after the address
+  reg  [383:0] rx_state_pipe_reg, rx_state_pipe_next;            // block RAM output register (READ_LATENCY = 2)
+  wire [383:0] cur_entry;                                        // the update stage's entry before the update
+  wire         fw1_hit;                                          // this forwarding register holds the update stage's entry
+  wire         fw0_hit;                                          // this forwarding register holds the update stage's entry
+  wire [23:0]  cur_cum;                                          // cum_psn
+  wire [255:0] cur_bitmap;                                       // bitmap
+  wire [7:0]   cur_gen;                                          // newest generation
+  wire [7:0]   cur_ecn;                                          // CE marks since the last SACK
+  wire [2:0]   cur_pkts;                                         // packets since the last SACK
+  wire [13:0]  cur_bytes;                                        // bytes since the last SACK
+  wire [15:0]  cur_last_ts;                                      // tx_ts of the last accepted packet
+  wire [15:0]  cur_reply_port;                                   // where the path's answers go: UDP port
+  wire [2:0]   cur_reply_plane;                                  // where the path's answers go: plane
+  wire [31:0]  cur_probe_epoch;                                  // start of the PROBE budget's period
+  wire [3:0]   cur_probe_answers;                                // PROBEs answered in the period
+  wire         is_open;                                          // OPEN beat
+  wire         is_probe;                                         // PROBE beat
+  wire         is_flush;                                         // FLUSH beat: SACK the path's pending packets
+  wire         is_data;                                          // DATA beat
+  wire [7:0]   gen_dist;                                         // packet generation - entry generation, 8-bit signed
+  wire         gen_newer;                                        // signed distance > 0
+  wire         stale;                                            // DATA of a generation older than one behind
+  wire         live;                                             // DATA past the generation check
+  wire [23:0]  psn_dist;                                         // psn - cum_psn mod 2^24
+  wire         psn_next;                                         // the psn is cum_psn
+  wire         far;                                              // live DATA beyond the window (d > 256)
+  wire [7:0]   bit_index;                                        // d - 1 mod 256: the bitmap bit of the psn (when 1 <= d <= 256)
+  wire         dup;                                              // live DATA already received: behind cum_psn or its bit set
+  wire         accept;                                           // live DATA inside the window, new, not refused later: sets a new bit
+  wire         probe_first;                                      // the first beat of a PROBE
+  wire         probe_psn_bad;                                    // a PROBE whose psn is outside [cum_psn, cum_psn + 256]
+  wire [31:0]  probe_elapsed;                                    // ts_now - the period's start
+  wire         probe_period_over;                                // the budget's period is over: a new one starts at ts_now
+  wire [3:0]   probe_answers_now;                                // answers in the current period
+  wire         probe_limited;                                    // a PROBE past its path's budget
+  wire         probe_admit;                                      // a PROBE's first beat admitted: answered, and the budget charged
+  reg          probe_ok_reg, probe_ok_next;                      // the verdict of the last PROBE's first beat, for its other beats
+  wire         probe_answered;                                   // an admitted PROBE beat: adopts the generation and answers
+  wire [255:0] ctz_l0_found;                                     // bit i is 0
+  wire [127:0] ctz_l1_found;                                     // a 0 bit in this node's span
+  wire [127:0] ctz_l1_idx;                                       // offset of the lowest 0 bit in the span
+  wire [63:0]  ctz_l2_found;                                     // a 0 bit in this node's span
+  wire [127:0] ctz_l2_idx;                                       // offset of the lowest 0 bit in the span
+  wire [31:0]  ctz_l3_found;                                     // a 0 bit in this node's span
+  wire [95:0]  ctz_l3_idx;                                       // offset of the lowest 0 bit in the span
+  wire [15:0]  ctz_l4_found;                                     // a 0 bit in this node's span
+  wire [63:0]  ctz_l4_idx;                                       // offset of the lowest 0 bit in the span
+  wire [7:0]   ctz_l5_found;                                     // a 0 bit in this node's span
+  wire [39:0]  ctz_l5_idx;                                       // offset of the lowest 0 bit in the span
+  wire [3:0]   ctz_l6_found;                                     // a 0 bit in this node's span
+  wire [23:0]  ctz_l6_idx;                                       // offset of the lowest 0 bit in the span
+  wire [1:0]   ctz_l7_found;                                     // a 0 bit in this node's span
+  wire [13:0]  ctz_l7_idx;                                       // offset of the lowest 0 bit in the span
+  wire         ctz_l8_found;                                     // a 0 bit in this node's span
+  wire [7:0]   ctz_l8_idx;                                       // offset of the lowest 0 bit in the span
+  wire [8:0]   advance;                                          // psns cum_psn advances by: 1 + trailing ones (257 when the bitmap is full)
+  wire [23:0]  upd_cum;                                          // cum_psn after the update
+  wire [255:0] upd_bitmap;                                       // bitmap after the update
+  wire [7:0]   upd_gen;                                          // generation after the update
+  wire [7:0]   upd_ecn;                                          // ECN count with this packet's CE mark, saturating
+  wire [3:0]   pkts_sum;                                         // packets with this one
+  wire [16:0]  bytes_sum;                                        // bytes with this one
+  wire         sack_due;                                         // an accepted packet with ACKREQ, CE, or the packet or byte count reached
+  wire         flush_sack;                                       // a FLUSH of a path with packets not yet acknowledged
+  wire         sack;                                             // this beat answers with a SACK
+  wire [15:0]  upd_reply_port;                                   // reply port after the update: every DATA beat's and an admitted PROBE's source port
+  wire [2:0]   upd_reply_plane;                                  // reply plane after the update
+  wire         nack;                                             // this beat answers with a BAD_HDR NACK
+  wire [418:0] sack_push_data;                                   // the update stage's entry for this FIFO
+  wire         sack_pop;                                         // output handshake
+  reg  [2:0]   sack_count_reg, sack_count_next;                  // entries in the FIFO
+  reg  [1:0]   sack_wr_reg, sack_wr_next;                        // slot the next entry goes to
+  reg  [1:0]   sack_rd_reg, sack_rd_next;                        // slot of the head entry
+  reg  [418:0] sack0_reg, sack0_next;                            // FIFO slot
+  reg  [418:0] sack1_reg, sack1_next;                            // FIFO slot
+  reg  [418:0] sack2_reg, sack2_next;                            // FIFO slot
+  reg  [418:0] sack3_reg, sack3_next;                            // FIFO slot
+  reg  [418:0] sack_head;                                        // the FIFO's head entry
+  wire         sack_head_valid;                                  // the FIFO holds an entry
+  wire [418:0] sack_shown;                                       // the head entry, zero while the FIFO is empty
+  wire [146:0] nack_push_data;                                   // the update stage's entry for this FIFO
+  wire         nack_pop;                                         // output handshake
+  reg  [2:0]   nack_count_reg, nack_count_next;                  // entries in the FIFO
+  reg  [1:0]   nack_wr_reg, nack_wr_next;                        // slot the next entry goes to
+  reg  [1:0]   nack_rd_reg, nack_rd_next;                        // slot of the head entry
+  reg  [146:0] nack0_reg, nack0_next;                            // FIFO slot
+  reg  [146:0] nack1_reg, nack1_next;                            // FIFO slot
+  reg  [146:0] nack2_reg, nack2_next;                            // FIFO slot
+  reg  [146:0] nack3_reg, nack3_next;                            // FIFO slot
+  reg  [146:0] nack_head;                                        // the FIFO's head entry
+  wire         nack_head_valid;                                  // the FIFO holds an entry
+  wire [146:0] nack_shown;                                       // the head entry, zero while the FIFO is empty
+  wire [87:0]  new_push_data;                                    // the update stage's entry for this FIFO
+  wire         new_pop;                                          // output handshake
+  reg  [2:0]   new_count_reg, new_count_next;                    // entries in the FIFO
+  reg  [1:0]   new_wr_reg, new_wr_next;                          // slot the next entry goes to
+  reg  [1:0]   new_rd_reg, new_rd_next;                          // slot of the head entry
+  reg  [87:0]  new0_reg, new0_next;                              // FIFO slot
+  reg  [87:0]  new1_reg, new1_next;                              // FIFO slot
+  reg  [87:0]  new2_reg, new2_next;                              // FIFO slot
+  reg  [87:0]  new3_reg, new3_next;                              // FIFO slot
+  reg  [87:0]  new_head;                                         // the FIFO's head entry
+  wire         new_head_valid;                                   // the FIFO holds an entry
+  wire [87:0]  new_shown;                                        // the head entry, zero while the FIFO is empty
+  reg          stat_stale_gen_reg, stat_stale_gen_next;          // counter pulse, one cycle after the update
+  reg          stat_psn_window_reg, stat_psn_window_next;        // counter pulse, one cycle after the update
+  reg          stat_duplicate_reg, stat_duplicate_next;          // counter pulse, one cycle after the update
+  reg          stat_sack_reg, stat_sack_next;                    // counter pulse, one cycle after the update
+  reg          stat_probe_psn_reg, stat_probe_psn_next;          // counter pulse, one cycle after the update
+  reg          stat_probe_limited_reg, stat_probe_limited_next;  // counter pulse, one cycle after the update
 
-  // per-(connection, path) receive state {bytes, pkts, ecn_cnt, gen, bitmap, cum_psn}; written by the clear sweep (no beat enters until it ends) or by the update stage
+  // per-(connection, path) receive state {probe_answers, probe_epoch, reply_plane, reply_port, last_ts, bytes, pkts, ecn_cnt, gen, bitmap, cum_psn}; written by the clear sweep (no beat enters until it ends) or by the update stage
   (* ram_style = "block", ramstyle = "M20K" *)
-  reg [312:0] rx_state_mem [0:ENTRIES-1];
+  reg [383:0] rx_state_mem [0:ENTRIES-1];
 
   assign inflight = {2'd0, p1_valid_reg} + {2'd0, p2_valid_reg};
   assign pkt_addr = {s_pkt_conn, s_pkt_path_id};
@@ -243,9 +267,15 @@ module sack_gen #(
   assign cur_ecn = cur_entry[295:288];
   assign cur_pkts = cur_entry[298:296];
   assign cur_bytes = cur_entry[312:299];
+  assign cur_last_ts = cur_entry[328:313];
+  assign cur_reply_port = cur_entry[344:329];
+  assign cur_reply_plane = cur_entry[347:345];
+  assign cur_probe_epoch = cur_entry[379:348];
+  assign cur_probe_answers = cur_entry[383:380];
   assign is_open = p2_valid_reg && (p2_pkt_reg[1:0] == 2'd2);
   assign is_probe = p2_valid_reg && (p2_pkt_reg[1:0] == 2'd1);
-  assign is_data = (p2_valid_reg && !(p2_pkt_reg[1:0] == 2'd1)) && !(p2_pkt_reg[1:0] == 2'd2);
+  assign is_flush = p2_valid_reg && (p2_pkt_reg[1:0] == 2'd3);
+  assign is_data = p2_valid_reg && (p2_pkt_reg[1:0] == 2'd0);
   assign gen_dist = p2_pkt_reg[49:42] - cur_gen;
   assign gen_newer = !gen_dist[7] && (gen_dist != 8'd0);
   assign stale = (is_data && gen_dist[7]) && (gen_dist != 8'd255);
@@ -256,6 +286,14 @@ module sack_gen #(
   assign bit_index = psn_dist[7:0] - 8'd1;
   assign dup = live && (psn_dist[23] || ((!psn_next && !far) && cur_bitmap[bit_index]));
   assign accept = ((live && !far) && !dup) && !p2_pkt_reg[52];
+  assign probe_first = is_probe && p2_pkt_reg[184];
+  assign probe_psn_bad = probe_first && (psn_dist > 24'd256);
+  assign probe_elapsed = ts_now - cur_probe_epoch;
+  assign probe_period_over = (probe_first && !probe_psn_bad) && (probe_elapsed >= 32'd781);
+  assign probe_answers_now = probe_period_over ? 4'd0 : cur_probe_answers;
+  assign probe_limited = (probe_first && !probe_psn_bad) && (probe_answers_now >= 4'd8);
+  assign probe_admit = (probe_first && !probe_psn_bad) && !probe_limited;
+  assign probe_answered = is_probe && (p2_pkt_reg[184] ? probe_admit : probe_ok_reg);
 
   // Trailing ones of the bitmap: a priority tree over its complement, level k nodes span 2^k bits.
   assign ctz_l0_found = ~cur_bitmap;
@@ -278,15 +316,18 @@ module sack_gen #(
   assign advance = (ctz_l8_found ? {1'b0, ctz_l8_idx} : 9'd256) + 9'd1;
   assign upd_cum = is_open ? p2_pkt_reg[41:18] : (accept && psn_next ? cur_cum + {15'd0, advance} : cur_cum);
   assign upd_bitmap = is_open ? 256'd0 : (accept ? (psn_next ? cur_bitmap >> advance : cur_bitmap | (256'd1 << bit_index)) : cur_bitmap);
-  assign upd_gen = (is_open || is_probe) || (live && gen_newer) ? p2_pkt_reg[49:42] : cur_gen;
+  assign upd_gen = (is_open || probe_answered) || (live && gen_newer) ? p2_pkt_reg[49:42] : cur_gen;
   assign upd_ecn = (live && p2_pkt_reg[50]) && (cur_ecn != 8'd255) ? cur_ecn + 8'd1 : cur_ecn;
   assign pkts_sum = {1'b0, cur_pkts} + 4'd1;
   assign bytes_sum = {3'd0, cur_bytes} + {1'b0, p2_pkt_reg[68:53]};
   assign sack_due = accept && (((p2_pkt_reg[51] || p2_pkt_reg[50]) || (pkts_sum >= 4'd8)) || (bytes_sum >= 17'h4000));
-  assign sack = (is_probe || dup) || sack_due;
+  assign flush_sack = is_flush && (cur_pkts != 3'd0);
+  assign sack = ((probe_answered || dup) || sack_due) || flush_sack;
+  assign upd_reply_port = is_open ? 16'd0 : (is_data || probe_answered ? p2_pkt_reg[180:165] : cur_reply_port);
+  assign upd_reply_plane = is_open ? 3'd0 : (is_data || probe_answered ? p2_pkt_reg[183:181] : cur_reply_plane);
   assign nack = stale || far;
-  assign new_entry = {sack || is_open ? 14'd0 : (accept ? bytes_sum[13:0] : cur_bytes), sack || is_open ? 3'd0 : (accept ? pkts_sum[2:0] : cur_pkts), sack || is_open ? 8'd0 : upd_ecn, upd_gen, upd_bitmap, upd_cum};
-  assign sack_push_data = {p2_pkt_reg[183:181], p2_pkt_reg[180:165], upd_bitmap, rate_hint, upd_ecn, p2_pkt_reg[116:101], p2_pkt_reg[164:141], p2_pkt_reg[76:69], upd_cum, upd_gen, p2_pkt_reg[17:14], p2_pkt_reg[140:117], p2_pkt_reg[13:2]};
+  assign new_entry = {is_open ? 4'd0 : (probe_admit ? probe_answers_now + 4'd1 : cur_probe_answers), is_open ? 32'd0 : (probe_period_over ? ts_now : cur_probe_epoch), upd_reply_plane, upd_reply_port, is_open ? 16'd0 : (accept ? p2_pkt_reg[116:101] : cur_last_ts), sack || is_open ? 14'd0 : (accept ? bytes_sum[13:0] : cur_bytes), sack || is_open ? 3'd0 : (accept ? pkts_sum[2:0] : cur_pkts), sack || is_open ? 8'd0 : upd_ecn, upd_gen, upd_bitmap, upd_cum};
+  assign sack_push_data = {upd_reply_plane, upd_reply_port, upd_bitmap, rate_hint, upd_ecn, is_flush ? cur_last_ts : p2_pkt_reg[116:101], p2_pkt_reg[164:141], p2_pkt_reg[76:69], upd_cum, upd_gen, p2_pkt_reg[17:14], p2_pkt_reg[140:117], p2_pkt_reg[13:2]};
   assign sack_pop = m_sack_valid && m_sack_ready;
 
   always @* begin
@@ -369,10 +410,12 @@ module sack_gen #(
   assign stat_psn_window = stat_psn_window_reg;
   assign stat_duplicate = stat_duplicate_reg;
   assign stat_sack = stat_sack_reg;
+  assign stat_probe_psn = stat_probe_psn_reg;
+  assign stat_probe_limited = stat_probe_limited_reg;
 
   always @(posedge clk) begin
     if (init_reg || p2_valid_reg) begin
-      rx_state_mem[init_reg ? init_addr_reg : pick_addr] <= init_reg ? 313'd0 : new_entry;
+      rx_state_mem[init_reg ? init_addr_reg : pick_addr] <= init_reg ? 384'd0 : new_entry;
     end
   end
 
@@ -397,6 +440,7 @@ module sack_gen #(
     fw1_addr_next = fw1_addr_reg;
     fw1_entry_next = fw1_entry_reg;
     rx_state_pipe_next = rx_state_pipe_reg;
+    probe_ok_next = probe_ok_reg;
     sack_count_next = sack_count_reg;
     sack_wr_next = sack_wr_reg;
     sack_rd_next = sack_rd_reg;
@@ -422,10 +466,12 @@ module sack_gen #(
     stat_psn_window_next = stat_psn_window_reg;
     stat_duplicate_next = stat_duplicate_reg;
     stat_sack_next = stat_sack_reg;
+    stat_probe_psn_next = stat_probe_psn_reg;
+    stat_probe_limited_next = stat_probe_limited_reg;
 
     rx_state_pipe_next = rx_state_rd_reg;
     p1_valid_next = pkt_fire;
-    p1_pkt_next = {s_pkt_plane, s_pkt_sport, s_pkt_completed_msn, s_pkt_dst_conn, s_pkt_tx_ts, s_pkt_msn, s_pkt_stream_id, s_pkt_payload_len, s_pkt_bad, s_pkt_ackreq, s_pkt_ce, s_pkt_gen, s_pkt_psn, s_pkt_path_id, s_pkt_conn, s_pkt_op};
+    p1_pkt_next = {s_pkt_first, s_pkt_plane, s_pkt_sport, s_pkt_completed_msn, s_pkt_dst_conn, s_pkt_tx_ts, s_pkt_msn, s_pkt_stream_id, s_pkt_payload_len, s_pkt_bad, s_pkt_ackreq, s_pkt_ce, s_pkt_gen, s_pkt_psn, s_pkt_path_id, s_pkt_conn, s_pkt_op};
     p2_valid_next = p1_valid_reg;
     p2_pkt_next = p1_pkt_reg;
     if (init_reg) begin
@@ -440,6 +486,9 @@ module sack_gen #(
     fw1_valid_next = fw0_valid_reg;
     fw1_addr_next = fw0_addr_reg;
     fw1_entry_next = fw0_entry_reg;
+    if (probe_first) begin
+      probe_ok_next = probe_admit;
+    end
     if (sack) begin
       case (sack_wr_reg)
         2'd0: sack0_next = sack_push_data;
@@ -498,6 +547,8 @@ module sack_gen #(
     stat_psn_window_next = far;
     stat_duplicate_next = dup;
     stat_sack_next = sack;
+    stat_probe_psn_next = probe_psn_bad;
+    stat_probe_limited_next = probe_limited;
   end
 
   always @(posedge clk) begin
@@ -514,6 +565,7 @@ module sack_gen #(
     fw1_addr_reg <= fw1_addr_next;
     fw1_entry_reg <= fw1_entry_next;
     rx_state_pipe_reg <= rx_state_pipe_next;
+    probe_ok_reg <= probe_ok_next;
     sack_count_reg <= sack_count_next;
     sack_wr_reg <= sack_wr_next;
     sack_rd_reg <= sack_rd_next;
@@ -539,6 +591,8 @@ module sack_gen #(
     stat_psn_window_reg <= stat_psn_window_next;
     stat_duplicate_reg <= stat_duplicate_next;
     stat_sack_reg <= stat_sack_next;
+    stat_probe_psn_reg <= stat_probe_psn_next;
+    stat_probe_limited_reg <= stat_probe_limited_next;
 
     if (rst) begin
       init_reg <= 1'b1;
@@ -547,6 +601,7 @@ module sack_gen #(
       p2_valid_reg <= 1'b0;
       fw0_valid_reg <= 1'b0;
       fw1_valid_reg <= 1'b0;
+      probe_ok_reg <= 1'b0;
       sack_count_reg <= 3'd0;
       sack_wr_reg <= 2'd0;
       sack_rd_reg <= 2'd0;
@@ -560,17 +615,19 @@ module sack_gen #(
       stat_psn_window_reg <= 1'b0;
       stat_duplicate_reg <= 1'b0;
       stat_sack_reg <= 1'b0;
+      stat_probe_psn_reg <= 1'b0;
+      stat_probe_limited_reg <= 1'b0;
     end
   end
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
   reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
-  wire [312:0] f_rx_state_stored;      // word of rx_state_mem at the tracked address
+  wire [383:0] f_rx_state_stored;      // word of rx_state_mem at the tracked address
   wire [255:0] f_new_bit;              // the accepted psn's bit
   reg          f_seen_beat;            // a beat has been through the update stage
   reg          f_past_s_pkt_stall;     // s_pkt: valid and not ready last cycle
-  reg  [183:0] f_past_s_pkt_payload;   // s_pkt: payload last cycle
+  reg  [184:0] f_past_s_pkt_payload;   // s_pkt: payload last cycle
   reg          f_past_m_sack_stall;    // m_sack: valid and not ready last cycle
   reg  [418:0] f_past_m_sack_payload;  // m_sack: payload last cycle
   reg          f_past_m_nack_stall;    // m_nack: valid and not ready last cycle
@@ -599,7 +656,7 @@ module sack_gen #(
   end
 
   always @(posedge clk) begin
-    f_past_s_pkt_payload <= {s_pkt_op, s_pkt_conn, s_pkt_path_id, s_pkt_psn, s_pkt_gen, s_pkt_ce, s_pkt_ackreq, s_pkt_bad, s_pkt_payload_len, s_pkt_stream_id, s_pkt_msn, s_pkt_tx_ts, s_pkt_dst_conn, s_pkt_completed_msn, s_pkt_sport, s_pkt_plane};
+    f_past_s_pkt_payload <= {s_pkt_op, s_pkt_conn, s_pkt_path_id, s_pkt_psn, s_pkt_gen, s_pkt_ce, s_pkt_ackreq, s_pkt_bad, s_pkt_payload_len, s_pkt_stream_id, s_pkt_msn, s_pkt_tx_ts, s_pkt_dst_conn, s_pkt_completed_msn, s_pkt_sport, s_pkt_plane, s_pkt_first};
   end
 
   always @(posedge clk) begin
@@ -682,6 +739,21 @@ module sack_gen #(
       // a PROBE beat completes
       c_probe: cover (is_probe);
 
+      // a PROBE is admitted only while its path's answers in the period are below the budget, and counts one
+      a_probe_budget: assert (!probe_admit || ((probe_answers_now < 4'd8) && (psn_dist <= 24'd256)));
+
+      // a PROBE beat not admitted (its first beat refused) answers nothing and keeps the generation
+      a_probe_refused_silent: assert (!(is_probe && !probe_answered) || (!sack && (upd_gen == cur_gen)));
+
+      // a PROBE past its budget is refused
+      c_probe_limited: cover (probe_limited);
+
+      // a PROBE outside the psn window is refused
+      c_probe_psn: cover (probe_psn_bad);
+
+      // a FLUSH acknowledges a path's pending packets
+      c_flush_sack: cover (flush_sack);
+
       // a beat answers with a NACK
       c_nack: cover (nack);
 
@@ -692,7 +764,7 @@ module sack_gen #(
       asm_s_pkt_valid_held: assume (!f_past_s_pkt_stall || s_pkt_valid);
 
       // s_pkt: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_pkt_payload_stable: assume (!f_past_s_pkt_stall || ({s_pkt_op, s_pkt_conn, s_pkt_path_id, s_pkt_psn, s_pkt_gen, s_pkt_ce, s_pkt_ackreq, s_pkt_bad, s_pkt_payload_len, s_pkt_stream_id, s_pkt_msn, s_pkt_tx_ts, s_pkt_dst_conn, s_pkt_completed_msn, s_pkt_sport, s_pkt_plane} == f_past_s_pkt_payload));
+      asm_s_pkt_payload_stable: assume (!f_past_s_pkt_stall || ({s_pkt_op, s_pkt_conn, s_pkt_path_id, s_pkt_psn, s_pkt_gen, s_pkt_ce, s_pkt_ackreq, s_pkt_bad, s_pkt_payload_len, s_pkt_stream_id, s_pkt_msn, s_pkt_tx_ts, s_pkt_dst_conn, s_pkt_completed_msn, s_pkt_sport, s_pkt_plane, s_pkt_first} == f_past_s_pkt_payload));
 
       // m_sack: valid stays high until its handshake (this block keeps it)
       a_m_sack_valid_held: assert (!f_past_m_sack_stall || m_sack_valid);

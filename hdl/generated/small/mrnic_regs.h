@@ -313,4 +313,18 @@
 #define MRNIC_CNT_ACK_BAD_SRC_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
 #define MRNIC_CNT_ACK_BAD_SRC_COUNT_MASK 0xffffffffu
 
+/* CNT_RX_PROBE_PSN (W1C): PROBEs with a psn outside their path's window, unanswered (sack_gen stat_probe_psn) */
+#define MRNIC_CNT_RX_PROBE_PSN_OFFSET 0x0e4u
+#define MRNIC_CNT_RX_PROBE_PSN_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_PROBE_PSN_RESET 0x00000000u
+#define MRNIC_CNT_RX_PROBE_PSN_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_PROBE_PSN_COUNT_MASK 0xffffffffu
+
+/* CNT_RX_PROBE_LIMITED (W1C): PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited) */
+#define MRNIC_CNT_RX_PROBE_LIMITED_OFFSET 0x0e8u
+#define MRNIC_CNT_RX_PROBE_LIMITED_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_PROBE_LIMITED_RESET 0x00000000u
+#define MRNIC_CNT_RX_PROBE_LIMITED_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_PROBE_LIMITED_COUNT_MASK 0xffffffffu
+
 #endif /* MRNIC_REGS_H */

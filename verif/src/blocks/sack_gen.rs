@@ -5,13 +5,16 @@
 //! in five jumps ahead (bitmap bits, later filled), one in twenty is beyond
 //! the window, one in twenty a duplicate; generations mostly current, some
 //! newer (adopted), some older (one behind accepted, older stale). OPENs
-//! restart an entry. [`Directed`] packets go first: the tests queue edge
+//! restart an entry. PROBEs (one in ten, mostly inside the window, most
+//! of them first beats) on a `ts_now` that counts one unit per four cycles, so
+//! hot paths run past their answer budget within a period; FLUSHes ask
+//! for a path's pending packets. [`Directed`] packets go first: the tests queue edge
 //! cases there (a full bitmap).
 
 use std::collections::VecDeque;
 
 use mrnic_model::block::Bits;
-use mrnic_model::sack_gen::{self as sg, SackGenParams, OP_DATA, OP_OPEN, OP_PROBE};
+use mrnic_model::sack_gen::{self as sg, SackGenParams, OP_DATA, OP_FLUSH, OP_OPEN, OP_PROBE};
 
 use super::{hs, idx, shared, Shared};
 use crate::coverage::Coverage;
@@ -49,6 +52,7 @@ pub fn traffic(p: &SackGenParams, seed: u64) -> (Traffic, Shared<Directed>) {
         .idle(20)
         .backpressure(30)
         .random_resets(1)
+        .input_u64("ts_now", |_, cycle| (cycle / 4) & 0xffff_ffff)
         .source("s_pkt_", move |rng, t| packet(&p, &mut s1.borrow_mut(), rng, t))
         .monitor(move |c| Monitor::declare(&p, c), Monitor::observe);
     (t, st)
@@ -65,14 +69,20 @@ fn packet(p: &SackGenParams, s: &mut Directed, rng: &mut Rng, t: &mut Txn) {
             return;
         }
         None => {
-            let conn = if rng.percent(60) { rng.below(2) } else { rng.below(p.conns as u64) } as u32;
-            let path = rng.below(p.paths as u64) as u32;
+            let r = rng.below(100);
+            // Half the PROBEs go to one path, so it runs past its budget.
+            let (conn, path) = if (3..=10).contains(&r) && rng.percent(50) {
+                (0, 0)
+            } else {
+                let conn = if rng.percent(60) { rng.below(2) } else { rng.below(p.conns as u64) } as u32;
+                (conn, rng.below(p.paths as u64) as u32)
+            };
             let k = (conn * p.paths + path) as usize;
             let (next, gen) = s.shadow[k];
-            let r = rng.below(100);
             let (op, psn, g) = match r {
                 0..=2 => (OP_OPEN, rng.next_u64() & PSN_MASK, rng.next_u64() as u8),
-                3..=5 => (OP_PROBE, next, gen),
+                3..=10 => (OP_PROBE, if rng.percent(85) { next } else { next + 257 + rng.below(1000) }, gen),
+                11..=15 => (OP_FLUSH, next, gen),
                 _ => {
                     let psn = match rng.below(100) {
                         0..=69 => next,
@@ -99,7 +109,9 @@ fn packet(p: &SackGenParams, s: &mut Directed, rng: &mut Rng, t: &mut Txn) {
                     s.shadow[k].1 = g;
                 }
             }
-            t.set_u64("ce", rng.percent(5) as u64).set_u64("bad", rng.percent(3) as u64);
+            t.set_u64("ce", rng.percent(5) as u64)
+                .set_u64("bad", rng.percent(3) as u64)
+                .set_u64("first", rng.percent(80) as u64);
             Pkt { op, conn, path, psn: psn as u32, gen: g, ackreq: rng.percent(10) }
         }
     };
@@ -118,9 +130,9 @@ pub struct Monitor {
     sack: [usize; 3],
     nack: [usize; 2],
     new: [usize; 2],
-    stats: [usize; 4],
-    ops: [usize; 3],
-    stat_bins: [usize; 4],
+    stats: [usize; 6],
+    ops: [usize; 4],
+    stat_bins: [usize; 6],
     sack_bin: usize,
     nack_bin: usize,
     new_bin: usize,
@@ -137,10 +149,25 @@ impl Monitor {
             sack: ["m_sack_valid", "m_sack_ready", "m_sack_bitmap"].map(i),
             nack: ["m_nack_valid", "m_nack_ready"].map(i),
             new: ["m_new_valid", "m_new_ready"].map(i),
-            stats: ["stat_stale_gen", "stat_psn_window", "stat_duplicate", "stat_sack"].map(i),
-            ops: ["DATA", "PROBE", "OPEN"].map(|o| c.bin(format!("packet: {o}"))),
-            stat_bins: ["stale generation (NACK)", "psn beyond the window (NACK)", "duplicate psn", "SACK decided"]
-                .map(|s| c.bin(format!("counter: {s}"))),
+            stats: [
+                "stat_stale_gen",
+                "stat_psn_window",
+                "stat_duplicate",
+                "stat_sack",
+                "stat_probe_psn",
+                "stat_probe_limited",
+            ]
+            .map(i),
+            ops: ["DATA", "PROBE", "OPEN", "FLUSH"].map(|o| c.bin(format!("packet: {o}"))),
+            stat_bins: [
+                "stale generation (NACK)",
+                "psn beyond the window (NACK)",
+                "duplicate psn",
+                "SACK decided",
+                "PROBE outside the psn window (refused)",
+                "PROBE past its budget (refused)",
+            ]
+            .map(|s| c.bin(format!("counter: {s}"))),
             sack_bin: c.bin("SACK sent"),
             nack_bin: c.bin("NACK BAD_HDR sent"),
             new_bin: c.bin("new bitmap bit (m_new)"),
@@ -154,10 +181,7 @@ impl Monitor {
             return;
         }
         if hs(v, self.pkt[0], self.pkt[1]) {
-            let op = v[self.pkt[2]].as_u64() as usize;
-            if op < 3 {
-                c.hit(self.ops[op]);
-            }
+            c.hit(self.ops[v[self.pkt[2]].as_u64() as usize & 3]);
         }
         if hs(v, self.sack[0], self.sack[1]) {
             c.hit(self.sack_bin);
