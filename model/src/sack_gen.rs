@@ -294,6 +294,16 @@ impl SackGenParams {
     }
 }
 
+/// The counter pulses (name, meaning), in port order.
+pub const STATS: [(&str, &str); 6] = [
+    ("stat_stale_gen", "pulse: a packet of a stale generation (rx_stale_gen)"),
+    ("stat_psn_window", "pulse: a psn beyond the window (rx_psn_window)"),
+    ("stat_duplicate", "pulse: a duplicate psn (rx_duplicate)"),
+    ("stat_sack", "pulse: a SACK was generated (sacks_sent)"),
+    ("stat_probe_psn", "pulse: a PROBE with a psn outside [cum_psn, cum_psn + 256], refused (rx_probe_psn)"),
+    ("stat_probe_limited", "pulse: a PROBE past its path's answer budget, refused (rx_probe_limited)"),
+];
+
 /// Port list, in declaration order: rst, rate_hint, s_pkt (valid, ready,
 /// fields), m_sack, m_nack, m_new (valid, ready, fields), stat pulses.
 pub fn ports(p: &SackGenParams) -> Vec<PortDef> {
@@ -323,14 +333,7 @@ pub fn ports(p: &SackGenParams) -> Vec<PortDef> {
             v.push(PortDef::output(format!("m_{ch}_{n}"), w, group, c));
         }
     }
-    for (n, c) in [
-        ("stat_stale_gen", "pulse: a packet of a stale generation (rx_stale_gen)"),
-        ("stat_psn_window", "pulse: a psn beyond the window (rx_psn_window)"),
-        ("stat_duplicate", "pulse: a duplicate psn (rx_duplicate)"),
-        ("stat_sack", "pulse: a SACK was generated (sacks_sent)"),
-        ("stat_probe_psn", "pulse: a PROBE with a psn outside [cum_psn, cum_psn + 256], refused (rx_probe_psn)"),
-        ("stat_probe_limited", "pulse: a PROBE past its path's answer budget, refused (rx_probe_limited)"),
-    ] {
+    for (n, c) in STATS {
         v.push(PortDef::output(n, 1, "Counters", c));
     }
     v
@@ -873,15 +876,7 @@ impl PortIx {
             nack: arr(list("m_nack_", p.nack_fields())),
             new_valid: i("m_new_valid"),
             new: arr(list("m_new_", p.new_fields())),
-            stats: [
-                "stat_stale_gen",
-                "stat_psn_window",
-                "stat_duplicate",
-                "stat_sack",
-                "stat_probe_psn",
-                "stat_probe_limited",
-            ]
-            .map(i),
+            stats: STATS.map(|(n, _)| i(n)),
         }
     }
 }

@@ -149,15 +149,7 @@ impl Monitor {
             sack: ["m_sack_valid", "m_sack_ready", "m_sack_bitmap"].map(i),
             nack: ["m_nack_valid", "m_nack_ready"].map(i),
             new: ["m_new_valid", "m_new_ready"].map(i),
-            stats: [
-                "stat_stale_gen",
-                "stat_psn_window",
-                "stat_duplicate",
-                "stat_sack",
-                "stat_probe_psn",
-                "stat_probe_limited",
-            ]
-            .map(i),
+            stats: sg::STATS.map(|(n, _)| i(n)),
             ops: ["DATA", "PROBE", "OPEN", "FLUSH"].map(|o| c.bin(format!("packet: {o}"))),
             stat_bins: [
                 "stale generation (NACK)",
