@@ -104,11 +104,15 @@ const STATS: &[(&str, &str, &str)] = &[
     ("conn_table", "stat_no_conn", "stat_rx_no_conn"),
     ("conn_table", "stat_ack_no_conn", "stat_ack_no_conn"),
     ("conn_table", "stat_bad_path", "stat_rx_bad_path"),
+    ("conn_table", "stat_bad_src", "stat_rx_bad_src"),
+    ("conn_table", "stat_ack_bad_src", "stat_ack_bad_src"),
     ("dma_write_engine", "stat_frame_err", "stat_dma_frame_err"),
     ("sack_gen", "stat_stale_gen", "stat_rx_stale_gen"),
     ("sack_gen", "stat_psn_window", "stat_rx_psn_window"),
     ("sack_gen", "stat_duplicate", "stat_rx_duplicate"),
     ("sack_gen", "stat_sack", "stat_sacks_sent"),
+    ("sack_gen", "stat_probe_psn", "stat_rx_probe_psn"),
+    ("sack_gen", "stat_probe_limited", "stat_rx_probe_limited"),
     ("cpl_engine", "stat_dma_err", "stat_cpl_dma_err"),
     ("cpl_engine", "stat_order_err", "stat_cpl_order_err"),
     ("cpl_engine", "stat_msg_err", "stat_cpl_msg_err"),
@@ -165,7 +169,7 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     // Time.
     n.export("ts_counter", "ts_hold");
     n.export("ts_counter", "ts_now");
-    for sink in ["path_telemetry.ts_now", "tx_engine.ts_now", "rate_hint.ts_now"] {
+    for sink in ["path_telemetry.ts_now", "tx_engine.ts_now", "rate_hint.ts_now", "sack_gen.ts_now"] {
         n.wire("ts_counter.ts_now", sink);
     }
     // The fair-share hint observes sack_gen's two handshakes.
