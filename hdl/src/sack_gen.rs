@@ -371,6 +371,13 @@ fn build(p: &SackGenParams) -> Module {
         w_(&mut m, "live", 1, "DATA past the generation check", is_data.expr().logic_and(stale.expr().logic_not()));
     let d = w_(&mut m, "psn_dist", PSN_BITS, "psn - cum_psn mod 2^24", k_psn.clone() - &cum);
     let behind = d.bit(PSN_BITS - 1);
+    let near = w_(
+        &mut m,
+        "psn_near",
+        1,
+        "the psn lies within 256 of cum_psn, ahead or behind: only such a packet may move the generation",
+        d.expr().le(lit(PSN_BITS, 256)).logic_or((cum.expr() - &k_psn).le(lit(PSN_BITS, 256))),
+    );
     let d_zero = w_(&mut m, "psn_next", 1, "the psn is cum_psn", d.expr().eq(lit(PSN_BITS, 0)));
     let far = w_(
         &mut m,
@@ -522,7 +529,11 @@ fn build(p: &SackGenParams) -> Module {
         "upd_gen",
         8,
         "generation after the update",
-        mux(is_open.expr().logic_or(&probe_ans).logic_or(live.expr().logic_and(&adopt)), k_gen.clone(), &gen),
+        mux(
+            is_open.expr().logic_or(&probe_ans).logic_or(live.expr().logic_and(&adopt).logic_and(&near)),
+            k_gen.clone(),
+            &gen,
+        ),
     );
     let ecn1 = w_(
         &mut m,

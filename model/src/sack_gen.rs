@@ -16,8 +16,10 @@
 //! the packet; that stage sends its NACK, this block only keeps the
 //! reference's order of checks around it. For a DATA beat, exactly as the
 //! reference's `RxConn::on_data` (the tests run both):
-//! 1. generation: a newer one (signed 8-bit distance > 0) is adopted, one
-//!    behind is accepted, older is stale: NACK BAD_HDR on `m_nack_*`,
+//! 1. generation: a newer one (signed 8-bit distance > 0) is adopted when
+//!    the psn lies within 256 of cum_psn, ahead or behind (a packet far
+//!    outside the window cannot make live data stale), one behind is
+//!    accepted, older is stale: NACK BAD_HDR on `m_nack_*`,
 //!    `stat_stale_gen`, nothing else changes;
 //! 2. a CE mark counts into `ecn_cnt` (saturating at 255), even if the
 //!    packet is refused later;
@@ -587,18 +589,20 @@ pub fn update(p: &SackGenParams, e: &Entry, k: &Pkt, lv: Levels) -> Verdict {
             e.reply_port = k.sport;
             e.reply_plane = k.plane;
             let g = k.gen.wrapping_sub(e.gen) as i8;
-            if g > 0 {
-                e.gen = k.gen;
-            } else if g < -1 {
+            if g < -1 {
                 v.stats.stale_gen = true;
                 v.nack = nack;
                 v.entry = e;
                 return v;
             }
+            let d = k.psn.wrapping_sub(e.cum_psn) & PSN_MASK;
+            let near = d <= 256 || e.cum_psn.wrapping_sub(k.psn) & PSN_MASK <= 256;
+            if g > 0 && near {
+                e.gen = k.gen;
+            }
             if k.ce {
                 e.ecn_cnt = e.ecn_cnt.saturating_add(1);
             }
-            let d = k.psn.wrapping_sub(e.cum_psn) & PSN_MASK;
             let dup = if d >= PSN_HALF {
                 true
             } else if d == 0 {

@@ -151,19 +151,23 @@ impl RxConn {
         rp.reply_port = meta.sport;
         rp.reply_plane = meta.plane;
         // Generations: newer ones are adopted; one behind is still in flight
-        // from before a re-entropy and accepted; older ones are stale.
+        // from before a re-entropy and accepted; older ones are stale. A
+        // newer one is adopted only from a psn within one window of cum_psn
+        // (ahead or behind), where the path's sender can be: a packet far
+        // outside (NACKed or a duplicate) cannot make live data stale.
         let g = h.path_gen.wrapping_sub(rp.gen) as i8;
-        if g > 0 {
-            rp.gen = h.path_gen;
-        } else if g < -1 {
+        if g < -1 {
             c.counters.rx_stale_gen += 1;
             self.nack(pid, h, NackCode::BadHdr, c);
             return;
         }
+        let d = seq_diff(h.path_psn, rp.cum_psn);
+        if g > 0 && (d <= Bitmap256::BITS || seq_diff(rp.cum_psn, h.path_psn) <= Bitmap256::BITS) {
+            rp.gen = h.path_gen;
+        }
         if meta.ecn == ECN_CE {
             rp.ecn_cnt = rp.ecn_cnt.saturating_add(1);
         }
-        let d = seq_diff(h.path_psn, rp.cum_psn);
         let duplicate = if d >= SEQ_HALF {
             true
         } else if d == 0 {

@@ -162,6 +162,7 @@ module sack_gen #(
   wire         stale;                                            // DATA of a generation older than one behind
   wire         live;                                             // DATA past the generation check
   wire [23:0]  psn_dist;                                         // psn - cum_psn mod 2^24
+  wire         psn_near;                                         // the psn lies within 256 of cum_psn, ahead or behind: only such a packet may move the generation
   wire         psn_next;                                         // the psn is cum_psn
   wire         far;                                              // live DATA beyond the window (d > 256)
   wire [7:0]   bit_index;                                        // d - 1 mod 256: the bitmap bit of the psn (when 1 <= d <= 256)
@@ -281,6 +282,7 @@ module sack_gen #(
   assign stale = (is_data && gen_dist[7]) && (gen_dist != 8'd255);
   assign live = is_data && !stale;
   assign psn_dist = p2_pkt_reg[41:18] - cur_cum;
+  assign psn_near = (psn_dist <= 24'd256) || ((cur_cum - p2_pkt_reg[41:18]) <= 24'd256);
   assign psn_next = psn_dist == 24'd0;
   assign far = (live && !psn_dist[23]) && (psn_dist > 24'd256);
   assign bit_index = psn_dist[7:0] - 8'd1;
@@ -316,7 +318,7 @@ module sack_gen #(
   assign advance = (ctz_l8_found ? {1'b0, ctz_l8_idx} : 9'd256) + 9'd1;
   assign upd_cum = is_open ? p2_pkt_reg[41:18] : (accept && psn_next ? cur_cum + {15'd0, advance} : cur_cum);
   assign upd_bitmap = is_open ? 256'd0 : (accept ? (psn_next ? cur_bitmap >> advance : cur_bitmap | (256'd1 << bit_index)) : cur_bitmap);
-  assign upd_gen = (is_open || probe_answered) || (live && gen_newer) ? p2_pkt_reg[49:42] : cur_gen;
+  assign upd_gen = (is_open || probe_answered) || ((live && gen_newer) && psn_near) ? p2_pkt_reg[49:42] : cur_gen;
   assign upd_ecn = (live && p2_pkt_reg[50]) && (cur_ecn != 8'd255) ? cur_ecn + 8'd1 : cur_ecn;
   assign pkts_sum = {1'b0, cur_pkts} + 4'd1;
   assign bytes_sum = {3'd0, cur_bytes} + {1'b0, p2_pkt_reg[68:53]};

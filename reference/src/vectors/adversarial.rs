@@ -340,8 +340,9 @@ pub fn generate_checked(cfg: &Config, seed: u64, first_index: usize) -> (Vec<Nic
     );
     push(
         "psns far outside the window (rx_psn 1000): window + 1 ahead and 2^23 - 1 ahead (NACK BAD_HDR, \
-         rx_psn_window); exactly the window ahead is placed; 2^23 behind and one behind are duplicates (SACK, \
-         rx_duplicate), nothing placed",
+         rx_psn_window); the same and 2^23 behind with a newer generation are refused or duplicates and do not \
+         move the path's generation (the live one is not made stale); exactly the window ahead is placed; 2^23 \
+         behind and one behind are duplicates (SACK, rx_duplicate), nothing placed",
         1000,
         &|a, rng, k| {
             let d = bytes(rng, 8);
@@ -349,6 +350,12 @@ pub fn generate_checked(cfg: &Config, seed: u64, first_index: usize) -> (Vec<Nic
             let w = |psn: u32| D::write(k, WBASE, psn, 0, 8);
             a.data("window + 1 ahead", bad, &[("rx_psn_window", 1)], w(1000 + window + 1), &d);
             a.data("2^23 - 1 ahead", bad, &[("rx_psn_window", 1)], w(1000 + SEQ_HALF - 1), &d);
+            let live = a.c.gen;
+            a.c.gen = live.wrapping_add(5);
+            a.data("far ahead, newer generation", bad, &[("rx_psn_window", 1)], w(1000 + window + 1), &d);
+            let behind = w(1000u32.wrapping_sub(SEQ_HALF));
+            a.data("far behind, newer generation", Expect::Sack, &[("rx_duplicate", 1)], behind, &d);
+            a.c.gen = live;
             a.data("window ahead", Expect::Placed, &[], w(1000 + window), &d);
             a.data("2^23 behind", Expect::Sack, &[("rx_duplicate", 1)], w(1000u32.wrapping_sub(SEQ_HALF)), &d);
             a.data("one behind", Expect::Sack, &[("rx_duplicate", 1)], w(999), &d);
