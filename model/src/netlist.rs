@@ -261,6 +261,12 @@ impl<K> Netlist<K> {
             if self.insts[..k].iter().any(|j| j.name == i.name) {
                 return Err(self.err(format!("two instances named `{}`", i.name)));
             }
+            // A block with two ports of one name could not be wired or printed.
+            for (q, p) in i.ports.iter().enumerate() {
+                if i.ports[..q].iter().any(|o| o.name == p.name) {
+                    return Err(self.err(format!("`{}` has two ports named `{}`", i.name, p.name)));
+                }
+            }
         }
         for (k, (sink, d)) in self.drives.iter().enumerate() {
             if self.drives[..k].iter().any(|(s, _)| s == sink) {

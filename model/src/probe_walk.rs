@@ -78,9 +78,7 @@ impl ProbeWalkParams {
 pub fn ports(p: &ProbeWalkParams) -> Vec<PortDef> {
     let mut v = vec![PortDef::input("rst", 1, "Clock and reset", "synchronous reset, active high")];
     channel_ports(&mut v, "s_probe", true, "PROBE passed by conn_table", &p.probe_fields());
-    let mut f = p.sack.pkt_fields();
-    f.push(("first", 1, "the first beat of this PROBE"));
-    channel_ports(&mut v, "m_pkt", false, "Beats to sack_gen s_pkt", &f);
+    channel_ports(&mut v, "m_pkt", false, "Beats to sack_gen s_pkt", &p.sack.pkt_fields());
     v
 }
 

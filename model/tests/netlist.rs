@@ -84,6 +84,11 @@ fn bad_wiring_is_refused_with_its_place() {
         n.check().unwrap_err().to_string()
     };
     assert!(err(&|n| n.wire("x", "b.a")).contains("`b.a` is driven twice"));
+    assert!(err(&|n| {
+        let p = n.insts[0].ports[0].clone();
+        n.insts[0].ports.push(p);
+    })
+    .contains("has two ports named"));
     assert!(err(&|n| n.drives.retain(|(s, _)| *s != mrnic_model::netlist::Sink::In("b".into(), "a".into())))
         .contains("`b.a` is not driven"));
     assert!(err(&|n| n.port(PortDef::output("w", 8, "Out", "open"))).contains("top output `w` is not driven"));
@@ -238,5 +243,23 @@ fn rx_front_simulated_as_a_netlist_matches_the_blocks_wired_by_hand() {
             csr.tick(&cin);
         }
         assert!(drops > 0, "{}: the run dropped an ICRC frame", cfg.name);
+    }
+}
+
+/// Every block a top can instantiate has each port name once (a block that
+/// appends a field its neighbour's list already has would not wire).
+#[test]
+fn every_model_block_names_each_port_once() {
+    use mrnic_model::mrnic_core::{BLOCKS, GLUE};
+    let controller = ["mr_check", "msg_check", "rx_buffer", "conn_search", "probe_walk"];
+    for cfg in ["small", "default"] {
+        let cfg = mrnic_proto::Config::builtin(cfg).unwrap();
+        for name in BLOCKS.iter().chain(GLUE.iter()).chain(controller.iter()) {
+            let b = mrnic_model::netlist::model_block(name, &cfg).unwrap();
+            let ports = b.ports();
+            for (k, p) in ports.iter().enumerate() {
+                assert!(!ports[..k].iter().any(|o| o.name == p.name), "{name}: port `{}` twice", p.name);
+            }
+        }
     }
 }
