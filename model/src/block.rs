@@ -173,6 +173,23 @@ pub fn zero_values(ports: &[PortDef]) -> Vec<Bits> {
     ports.iter().map(|p| Bits::zero(p.width)).collect()
 }
 
+/// One clock of `b` driven by port name, every other input 0: returns the
+/// cycle's outputs (evaluated before the edge), then clocks the edge. For
+/// tests that drive a block by hand; `ports` is `b.ports()` (passed in so a
+/// caller keeps its own copy instead of cloning one per cycle).
+pub fn cycle_named<S: AsRef<str>>(b: &mut dyn Block, ports: &[PortDef], set: &[(S, u64)]) -> Vec<Bits> {
+    let mut v = zero_values(ports);
+    for (n, x) in set {
+        let n = n.as_ref();
+        let i = port_index(ports, n).unwrap_or_else(|| panic!("{}: no port {n}", b.name()));
+        v[i] = Bits::from_u64(ports[i].width, *x);
+    }
+    let mut o = v.clone();
+    b.eval(&v, &mut o);
+    b.tick(&v);
+    o
+}
+
 /// Index of a port by name.
 pub fn port_index(ports: &[PortDef], name: &str) -> Option<usize> {
     ports.iter().position(|p| p.name == name)

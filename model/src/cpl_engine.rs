@@ -146,19 +146,17 @@ impl CplEngineParams {
     }
 
     pub fn new_fields(&self) -> Fields {
-        vec![
+        let mut f = vec![
             ("conn", self.conn_bits, "connection slot"),
             ("stream", self.stream_bits, "stream"),
             ("msn", 24, "message"),
             ("payload_len", 16, "payload bytes, counted once"),
             ("tag", 16, "the tag its placement got at dma_write_engine"),
-            ("send", 1, "SEND or SEND_IMM (else WRITE or WRITE_IMM)"),
-            ("msg_len", 32, "message length"),
-            ("imm_valid", 1, "the message carries immediate data"),
-            ("imm", 32, "the immediate"),
-            ("rq_seq", 24, "SEND: the receive it consumes"),
-            ("conn_id", 24, "the local connection id (CQE conn)"),
-        ]
+        ];
+        f.extend(message_fields());
+        f.push(("rq_seq", 24, "SEND: the receive it consumes"));
+        f.push(("conn_id", 24, "the local connection id (CQE conn)"));
+        f
     }
 
     pub fn dma_fields(&self) -> Fields {
@@ -223,6 +221,17 @@ impl CplEngineParams {
             ("active", 1, "a message was accepted on the stream"),
         ]
     }
+}
+
+/// What every packet of a message says of it, and must say alike: its kind,
+/// length and immediate (here and in [`crate::msg_check`]).
+pub fn message_fields() -> Fields {
+    vec![
+        ("send", 1, "SEND or SEND_IMM (else WRITE or WRITE_IMM)"),
+        ("msg_len", 32, "message length"),
+        ("imm_valid", 1, "the message carries immediate data"),
+        ("imm", 32, "the immediate"),
+    ]
 }
 
 /// Port list, in declaration order.

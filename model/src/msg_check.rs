@@ -114,17 +114,15 @@ impl MsgCheckParams {
 
     /// The fields of a packet's message, shared by `s_chk` and `s_acc`.
     fn msg_fields(&self) -> Fields {
-        vec![
+        let mut f = vec![
             ("conn", self.conn_bits, "connection slot"),
             ("stream", 8, "the header's stream_id (checked against the streams)"),
             ("msn", 24, "message"),
-            ("send", 1, "SEND or SEND_IMM (else WRITE or WRITE_IMM)"),
-            ("rq_seq", 24, "SEND: the receive it consumes"),
-            ("msg_len", 32, "message length"),
-            ("imm_valid", 1, "the message carries immediate data"),
-            ("imm", 32, "the immediate"),
-            ("len", 16, "payload bytes"),
-        ]
+        ];
+        f.extend(crate::cpl_engine::message_fields());
+        f.push(("rq_seq", 24, "SEND: the receive it consumes"));
+        f.push(("len", 16, "payload bytes"));
+        f
     }
 
     pub fn chk_fields(&self) -> Fields {

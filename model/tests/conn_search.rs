@@ -9,7 +9,7 @@
 //! dropped and counted, never stalling `s_nc`, under `m_nack`
 //! backpressure, and reopened slots are seen by the next sweep.
 
-use mrnic_model::block::{port_index, zero_values, Bits, Block, Dir, PortDef};
+use mrnic_model::block::{cycle_named, port_index, Bits, Dir, PortDef};
 use mrnic_model::netlist::{model_block, Netlist, Sim};
 use mrnic_proto::packet::ECN_ECT0;
 use mrnic_proto::{Config, Header, NackCode, NackHeader};
@@ -56,14 +56,7 @@ impl Top {
     }
 
     fn cycle(&mut self, set: &[(&str, u64)]) -> Vec<Bits> {
-        let mut v = zero_values(&self.ports);
-        for (n, x) in set {
-            let i = self.ix(n);
-            v[i] = Bits::from_u64(self.ports[i].width, *x);
-        }
-        let mut o = v.clone();
-        self.sim.eval(&v, &mut o);
-        self.sim.tick(&v);
+        let o = cycle_named(&mut self.sim, &self.ports, set);
         let s = o[self.ix("stat_ack_no_conn")].as_u64();
         self.stats += s;
         o

@@ -6,7 +6,7 @@
 //! stale keys, one byte in or out of either end, wrapping 2^64, message
 //! lengths around the region's, under random answer backpressure.
 
-use mrnic_model::block::{port_index, zero_values, Bits, Block, PortDef};
+use mrnic_model::block::{cycle_named, port_index, PortDef};
 use mrnic_model::dma_write_engine::{self as dma, MrEntry};
 use mrnic_model::mr_check::*;
 use mrnic_proto::Config;
@@ -22,14 +22,7 @@ struct Rig {
 impl Rig {
     /// One cycle; returns (s_chk_ready, m_chk answer if valid).
     fn cycle(&mut self, set: &[(&str, u64)]) -> (bool, Option<u8>) {
-        let mut v = zero_values(&self.ports);
-        for (n, x) in set {
-            let i = port_index(&self.ports, n).unwrap_or_else(|| panic!("no port {n}"));
-            v[i] = Bits::from_u64(self.ports[i].width, *x);
-        }
-        let mut o = v.clone();
-        self.b.eval(&v, &mut o);
-        self.b.tick(&v);
+        let o = cycle_named(&mut self.b, &self.ports, set);
         self.cycles += 1;
         let get = |n: &str| o[port_index(&self.ports, n).unwrap()].as_u64();
         (get("s_chk_ready") == 1, (get("m_chk_valid") == 1).then(|| get("m_chk_status") as u8))

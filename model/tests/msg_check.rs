@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use mrnic_model::block::{port_index, zero_values, Bits, Block, PortDef};
+use mrnic_model::block::{cycle_named, port_index, Bits, PortDef};
 use mrnic_model::msg_check::*;
 use mrnic_proto::packet::ECN_ECT0;
 use mrnic_proto::{decode_datagram, Config, DataHeader, Flags, Header, Placement};
@@ -31,15 +31,7 @@ struct Rig {
 
 impl Rig {
     fn cycle(&mut self, set: &[(String, u64)]) -> Vec<Bits> {
-        let mut v = zero_values(&self.ports);
-        for (n, x) in set {
-            let i = port_index(&self.ports, n).unwrap_or_else(|| panic!("no port {n}"));
-            v[i] = Bits::from_u64(self.ports[i].width, *x);
-        }
-        let mut o = v.clone();
-        self.b.eval(&v, &mut o);
-        self.b.tick(&v);
-        o
+        cycle_named(&mut self.b, &self.ports, set)
     }
 
     fn get(&self, o: &[Bits], n: &str) -> u64 {

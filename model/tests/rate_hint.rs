@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use mrnic_model::block::{port_index, zero_values, Bits, Block, PortDef};
+use mrnic_model::block::{cycle_named, port_index, PortDef};
 use mrnic_model::rate_hint::*;
 use mrnic_proto::Config;
 use mrnic_reference::fixed::recip16;
@@ -21,15 +21,9 @@ struct Rig {
 
 impl Rig {
     fn cycle(&mut self, set: &[(&str, u64)]) -> u16 {
-        let mut v = zero_values(&self.ports);
-        v[port_index(&self.ports, "ts_now").unwrap()] = Bits::from_u64(32, self.ts as u64);
-        for (n, x) in set {
-            let i = port_index(&self.ports, n).unwrap();
-            v[i] = Bits::from_u64(self.ports[i].width, *x);
-        }
-        let mut o = v.clone();
-        self.b.eval(&v, &mut o);
-        self.b.tick(&v);
+        let mut set = set.to_vec();
+        set.push(("ts_now", self.ts as u64));
+        let o = cycle_named(&mut self.b, &self.ports, &set);
         o[port_index(&self.ports, "rate_hint").unwrap()].as_u64() as u16
     }
 }
