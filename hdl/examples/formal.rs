@@ -38,13 +38,10 @@ fn main() -> ExitCode {
     let cfg = match Config::builtin(&config) {
         // A quick look at a smaller table (named apart, so no result is
         // mistaken for the config's own).
-        Ok(mut c) if connections.is_some() => {
-            let n = connections.unwrap_or_default();
-            c.transport.connections = n;
-            c.name = format!("{}_conns{n}", c.name);
-            c
-        }
-        Ok(c) => c,
+        Ok(c) => match connections {
+            Some(n) => mrnic_hdl::proof::proof_config(&c, n),
+            None => c,
+        },
         Err(e) => {
             eprintln!("formal: {e}");
             return ExitCode::from(2);
@@ -64,7 +61,6 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let dir = out.join(&cfg.name);
     let mut outcomes = Vec::new();
     for b in &blocks {
         for t in &b.tasks {
@@ -72,17 +68,20 @@ fn main() -> ExitCode {
             if only.as_ref().is_some_and(|o| !id.starts_with(o.as_str())) {
                 continue;
             }
-            let h = header(&cfg, b.module.name());
-            if let Err(e) = write_task(&dir, &b.module, &h, t, &tools) {
+            // A cover task may run on a proof configuration (Task::connections).
+            let (task_cfg, module) = b.target(&cfg, t);
+            let dir = out.join(&task_cfg.name);
+            let h = header(task_cfg, module.name());
+            if let Err(e) = write_task(&dir, module, &h, t, &tools) {
                 eprintln!("formal: writing {id} under {}: {e}", dir.display());
                 return ExitCode::FAILURE;
             }
             if write_only {
-                println!("{id}: {}: {}", t.mode.describe(), mrnic_hdl::proof::command(&dir, &b.module, t));
+                println!("{id}: {}: {}", t.mode.describe(), mrnic_hdl::proof::command(&dir, module, t));
                 continue;
             }
-            eprintln!("formal: {id}: {} ({}) ...", t.mode.describe(), tools.solver);
-            let o = run_task(&dir, &b.module, t);
+            eprintln!("formal: {id}: {} on {} ({}) ...", t.mode.describe(), task_cfg.name, tools.solver);
+            let o = run_task(&dir, module, t);
             eprintln!("formal: {id}: {:?} in {:.1} s", o.status, o.seconds);
             outcomes.push(o);
         }

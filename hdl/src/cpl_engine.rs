@@ -690,7 +690,9 @@ fn build(p: &CplEngineParams) -> Module {
 /// How the properties of [`generate`]'s module are checked (see
 /// [`crate::proof`]): every assertion by k-induction (k covers the table
 /// read latency between an operation's read and its act), the covers past
-/// the reset sweep of the stream words (`CONNS * STREAMS` cycles). Both
+/// the reset sweep of the stream words (`CONNS * STREAMS` cycles), on the
+/// proof configuration's table ([`crate::proof::COVER_CONNECTIONS`]: 8
+/// cycles instead of 64). Both
 /// keep the tables as arrays: the message slots (`CONNS * STREAMS *
 /// MSG_DEPTH` words of 170 bits) are far too many flip-flops.
 pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
@@ -703,6 +705,8 @@ pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
         arrays: true,
         without: &[],
         lean_on_proven: false,
+        connections: None,
     };
-    vec![task("prove", Mode::Prove(4)), task("cover", Mode::Cover(84))]
+    let tasks = vec![task("prove", Mode::Prove(4)), task("cover", Mode::Cover(84))];
+    crate::proof::cover_on_proof_config(tasks, crate::proof::COVER_CONNECTIONS, 28)
 }

@@ -1017,6 +1017,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             arrays: false,
             without: &[],
             lean_on_proven: false,
+            connections: None,
         },
         Task {
             name: "prove_region",
@@ -1026,6 +1027,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             arrays: false,
             without: &[],
             lean_on_proven: false,
+            connections: None,
         },
         Task {
             name: "bmc",
@@ -1040,6 +1042,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             arrays: false,
             without: &[],
             lean_on_proven: false,
+            connections: None,
         },
         Task {
             name: "cover",
@@ -1049,6 +1052,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             arrays: false,
             without: &[],
             lean_on_proven: false,
+            connections: None,
         },
     ]
 }

@@ -760,6 +760,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             arrays: false,
             without: FAIR_ASSUMES,
             lean_on_proven: false,
+            connections: None,
         },
         Task {
             name: "fair",
@@ -778,6 +779,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             // stored credits) prune the search; `prove` proves them without
             // the fixed-request assumption.
             lean_on_proven: true,
+            connections: None,
         },
         Task {
             name: "cover",
@@ -787,6 +789,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             arrays: false,
             without: &[],
             lean_on_proven: false,
+            connections: None,
         },
     ]
 }

@@ -80,80 +80,134 @@ pub struct Task {
     /// task restricts itself to, and k-induction can lean on it (the
     /// forwarding and table rules that the fairness step needs, say).
     pub lean_on_proven: bool,
+    /// A cover task only: run on the block generated for the proof
+    /// configuration with this many connections ([`proof_config`]) instead
+    /// of the config's own. Every table indexed by connection shrinks, and
+    /// with it the reset's clear sweep (one word per cycle), which otherwise
+    /// takes most of the depth before any cover can be reached. Assertions
+    /// are always checked on the config's own RTL (`hdl/tests/formal.rs`
+    /// refuses this on any other task).
+    pub connections: Option<u32>,
 }
 
 /// A block ready for proof: its module (with properties) and tasks.
 pub struct BlockProof {
     pub module: Module,
     pub tasks: Vec<Task>,
+    /// The block generated for each proof configuration a task names
+    /// ([`Task::connections`]), with that config.
+    pub proof_configs: Vec<(Config, Module)>,
+}
+
+impl BlockProof {
+    /// The config and module `task` runs on: `cfg` and [`Self::module`],
+    /// or the proof configuration the task names.
+    pub fn target<'a>(&'a self, cfg: &'a Config, task: &Task) -> (&'a Config, &'a Module) {
+        let want = task.connections.map(|n| proof_config(cfg, n).name);
+        match want.and_then(|name| self.proof_configs.iter().find(|(c, _)| c.name == name)) {
+            Some((c, m)) => (c, m),
+            None => (cfg, &self.module),
+        }
+    }
+}
+
+/// `cfg` with `connections` connections (when it has more), named
+/// `<name>_conns<N>` so no result is mistaken for the config's own. Only
+/// the connection count changes: path, stream, ring and window sizes, and
+/// every field width but the connection index, stay.
+pub fn proof_config(cfg: &Config, connections: u32) -> Config {
+    let mut c = cfg.clone();
+    if connections < cfg.transport.connections {
+        c.transport.connections = connections;
+        c.name = format!("{}_conns{connections}", cfg.name);
+    }
+    c
+}
+
+/// The connection count of the proof configuration the cover tasks of the
+/// blocks with per-connection tables run on: 2 is the smallest with a
+/// connection index bit, so "another connection" still exists.
+pub const COVER_CONNECTIONS: u32 = 2;
+
+/// `tasks` with the cover task run on the proof configuration with
+/// `connections` connections, to `depth` cycles ([`Task::connections`]).
+pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32) -> Vec<Task> {
+    for t in tasks.iter_mut().filter(|t| matches!(t.mode, Mode::Cover(_))) {
+        t.connections = Some(connections);
+        t.mode = Mode::Cover(depth);
+    }
+    tasks
 }
 
 /// The blocks with properties, generated for `cfg`: every block the
 /// generator builds. A new block adds one line here (its module and its
 /// `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
-    fn one<E: std::fmt::Display>(
-        name: &str,
-        m: Result<Module, E>,
-        tasks: fn(&[String]) -> Vec<Task>,
-    ) -> Result<BlockProof, String> {
-        let module = m.map_err(|e| format!("{name}: {e}"))?;
-        Ok(BlockProof { tasks: tasks(&asserts(&module)), module })
+    let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
+        let module = generate(cfg).map_err(|e| format!("{name}: {e}"))?;
+        let tasks = tasks(&asserts(&module));
+        let mut proof_configs: Vec<(Config, Module)> = Vec::new();
+        for n in tasks.iter().filter_map(|t| t.connections) {
+            let c = proof_config(cfg, n);
+            if c.name != cfg.name && !proof_configs.iter().any(|(p, _)| p.name == c.name) {
+                let m = generate(&c).map_err(|e| format!("{name} ({}): {e}", c.name))?;
+                proof_configs.push((c, m));
+            }
+        }
+        Ok::<_, String>(BlockProof { module, tasks, proof_configs })
+    };
+    // One entry per block: its name, its generator (error as text) and its tasks.
+    macro_rules! block {
+        ($block:ident) => {
+            one(
+                stringify!($block),
+                |c: &Config| crate::$block::generate(c).map_err(|e| e.to_string()),
+                crate::$block::formal_tasks,
+            )?
+        };
     }
     Ok(vec![
-        one("rx_parser", crate::rx_parser::generate(cfg), crate::rx_parser::formal_tasks)?,
-        one("path_telemetry", crate::path_telemetry::generate(cfg), crate::path_telemetry::formal_tasks)?,
-        one("path_selector", crate::path_selector::generate(cfg), crate::path_selector::formal_tasks)?,
-        one("dma_write_engine", crate::dma_write_engine::generate(cfg), crate::dma_write_engine::formal_tasks)?,
-        one("recv_match", crate::recv_match::generate(cfg), crate::recv_match::formal_tasks)?,
-        one("sack_gen", crate::sack_gen::generate(cfg), crate::sack_gen::formal_tasks)?,
-        one("csr", crate::csr::generate(cfg), crate::csr::formal_tasks)?,
-        one("conn_table", crate::conn_table::generate(cfg), crate::conn_table::formal_tasks)?,
-        one("cpl_engine", crate::cpl_engine::generate(cfg), crate::cpl_engine::formal_tasks)?,
+        block!(rx_parser),
+        block!(path_telemetry),
+        block!(path_selector),
+        block!(dma_write_engine),
+        block!(recv_match),
+        block!(sack_gen),
+        block!(csr),
+        block!(conn_table),
+        block!(cpl_engine),
     ])
 }
 
 /// The tasks of a block with a read-modify-write table
-/// ([`crate::formal::table_rmw`]) whose `*_no_lost_update` rule
-/// k-induction does not close in reasonable time (the solver must see
-/// through the whole update function between the read and the write-back):
-/// every other assertion by k-induction with `k`, that rule by BMC to
-/// `bmc_depth` cycles (memories as arrays, see [`Task::arrays`]), the
-/// covers to `cover_depth`.
-pub fn prove_table_bmc_cover(asserts: &[String], k: u32, bmc_depth: u32, cover_depth: u32) -> Vec<Task> {
+/// ([`crate::formal::table_rmw`]) behind a wide update function: every
+/// assertion but the table's `*_no_lost_update` rule by k-induction with
+/// `k` (`prove`, memories as flip-flops), that rule by its own k-induction
+/// (`prove_table`) with the memory kept as an SMT array and leaning on the
+/// rules `prove` proves (the sweep runs alone, the FIFOs, the handshakes),
+/// and the covers to `cover_depth`. As an array the table is one
+/// select/store term, so the step "the entry written back is what the next
+/// read of that entry returns" is congruence for the solver; with the table
+/// mapped to flip-flops (64 words of a few hundred bits on `small`) the
+/// same step did not finish in 10 minutes.
+pub fn prove_table_and_cover(asserts: &[String], k: u32, cover_depth: u32) -> Vec<Task> {
     let table = |l: &String| l.ends_with("_no_lost_update");
-    vec![
+    let mut tasks = prove_and_cover(k, cover_depth, true);
+    tasks[0].asserts = Some(asserts.iter().filter(|l| !table(l)).cloned().collect());
+    tasks.insert(
+        1,
         Task {
-            name: "prove",
+            name: "prove_table",
             mode: Mode::Prove(k),
-            asserts: Some(asserts.iter().filter(|l| !table(l)).cloned().collect()),
-            why_bounded: "",
-            arrays: false,
-            without: &[],
-            lean_on_proven: false,
-        },
-        Task {
-            name: "bmc",
-            mode: Mode::Bmc(bmc_depth),
             asserts: Some(asserts.iter().filter(|l| table(l)).cloned().collect()),
-            why_bounded: "from an arbitrary state the induction step must show that the entry written back (a \
-                          function of the whole update logic) is what the next read of that entry returns; the \
-                          solver did not finish that in 10 minutes here, so the rule is checked from reset, past \
-                          the table's clear sweep",
-            arrays: true,
-            without: &[],
-            lean_on_proven: false,
-        },
-        Task {
-            name: "cover",
-            mode: Mode::Cover(cover_depth),
-            asserts: None,
             why_bounded: "",
             arrays: true,
             without: &[],
-            lean_on_proven: false,
+            lean_on_proven: true,
+            connections: None,
         },
-    ]
+    );
+    tasks
 }
 
 /// The usual tasks of a block whose assertions all close by k-induction:
@@ -169,6 +223,7 @@ pub fn prove_and_cover(k: u32, cover_depth: u32, arrays: bool) -> Vec<Task> {
             arrays: false,
             without: &[],
             lean_on_proven: false,
+            connections: None,
         },
         Task {
             name: "cover",
@@ -178,6 +233,7 @@ pub fn prove_and_cover(k: u32, cover_depth: u32, arrays: bool) -> Vec<Task> {
             arrays,
             without: &[],
             lean_on_proven: false,
+            connections: None,
         },
     ]
 }
@@ -435,13 +491,11 @@ pub fn table(blocks: &[BlockProof], outcomes: &[Outcome]) -> String {
                 (Status::Fail, false) => "not reached (other failure)".to_string(),
                 (Status::Unknown, false) => "UNKNOWN (induction did not close)".to_string(),
             };
-            rows.push([
-                o.block.clone(),
-                p.label.clone(),
-                o.task.mode.describe(),
-                result,
-                format!("{:.1} s", o.seconds),
-            ]);
+            let mode = match o.task.connections {
+                Some(n) => format!("{} ({n} connections)", o.task.mode.describe()),
+                None => o.task.mode.describe(),
+            };
+            rows.push([o.block.clone(), p.label.clone(), mode, result, format!("{:.1} s", o.seconds)]);
         }
     }
     let heads = ["block", "property", "mode", "result", "task time"];

@@ -95,6 +95,27 @@ fn every_property_is_labelled_commented_and_formal_only() {
                 .count();
             assert!(n >= 1, "{}: {a} is checked by no task", m.name());
         }
+        // Only a cover task may run on a proof configuration: what is proven
+        // or checked is about the config's own RTL.
+        for t in b.tasks.iter().filter(|t| t.connections.is_some()) {
+            assert!(
+                matches!(t.mode, Mode::Cover(_)),
+                "{}: task {} checks assertions on another config",
+                m.name(),
+                t.name
+            );
+            let (c, pm) = b.target(&cfg, t);
+            assert_ne!(c.name, cfg.name, "{}: task {} names no smaller table", m.name(), t.name);
+            // The same text but for numbers (widths, CONNS, sweep bounds;
+            // a 1-bit connection index prints without its `[0:0]`), so no
+            // logic or property comes or goes with the table's size.
+            let text = |m: &Module| {
+                let v = m.to_verilog(&header(&cfg, m.name())).unwrap();
+                let v: String = v.chars().filter(|ch| !ch.is_ascii_digit() && !ch.is_whitespace()).collect();
+                v.replace("[:]", "").replace("[]", "")
+            };
+            assert!(text(pm) == text(m), "{}: the proof configuration's RTL differs in more than numbers", m.name());
+        }
         // A task that assumes the assertions it does not check leans only
         // on ones proven by k-induction under no more assumptions than it
         // has itself, by a task that leans on nothing.
@@ -193,6 +214,7 @@ fn dma_write_engine_rejections_prove_and_the_unchecked_engine_fails() {
         arrays: false,
         without: &[],
         lean_on_proven: false,
+        connections: None,
     };
     let o = run("dma_write_engine_broken", &cfg, &bad, &bmc, &tools);
     assert_eq!(o.status, Status::Fail, "the engine without its bounds check must fail; replay: {}", o.command);
