@@ -378,6 +378,12 @@ fn readme(cfg: &Config, names: &[&str]) -> String {
          joins the block list, the last block).\n",
         h.clock_mhz
     );
+    s += "The `parameter`s of each module (`CONNS`, `PATHS`, ...) state the sizes it was generated \
+          for; the port widths read as expressions of them, but every internal width, depth and \
+          unrolled loop is built in. An instance that overrides one to another value stops \
+          elaboration (`illegal_parameter_combination_generated_values`) rather than build a \
+          module with ports of one size and registers of another: for other sizes, write a config \
+          and run `mrnic gen` again.\n\n";
     s += "## Use it\n\n";
     s += "- **Vivado:** `read_verilog [split [read -nonewline [open files.f]] \"\\n\"]` from this folder (or add \
           the files to a project), `read_xdc constraints/mrnic_core.xdc`, then \

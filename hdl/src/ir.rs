@@ -346,6 +346,9 @@ impl Instance {
     }
 }
 
+/// The label of [`Module::generated_values_rule`].
+pub(crate) const GENERATED_VALUES: &str = "generated_values";
+
 /// A Verilog module under construction. See the crate docs for a walk-through.
 ///
 /// Builder methods never fail: names, widths and drivers are checked by
@@ -422,6 +425,33 @@ impl Module {
     /// short identifier that names the rule in tool error messages.
     pub fn param_check(&mut self, label: &str, cond: ParamExpr, message: &str) {
         self.checks.push(ParamCheck { label: label.to_string(), cond, message: message.to_string() });
+    }
+
+    /// The rule every module with parameters gets, after its own: each
+    /// `parameter` keeps the value the module was generated for. The
+    /// generator computes every internal width, depth and unrolled loop from
+    /// the config in Rust, so only the ports' widths follow a parameter
+    /// expression; an instance overriding `CONNS` would get ports of one size
+    /// and registers of another, and tools would truncate silently. With this
+    /// rule an override stops elaboration instead; another size is
+    /// `mrnic gen` with another config.
+    pub(crate) fn generated_values_rule(&self) -> Option<ParamCheck> {
+        let fixed: Vec<&ParamDecl> = self.params.iter().filter(|p| !p.local).collect();
+        let cond = fixed
+            .iter()
+            .map(|p| {
+                ParamExpr::Ref { name: p.name.clone(), value: p.value.eval().unwrap_or(0) as u64 }.eq(p.value.clone())
+            })
+            .reduce(|a, b| a.and(b))?;
+        let values: Vec<String> = fixed.iter().map(|p| format!("{} = {}", p.name, p.value)).collect();
+        Some(ParamCheck {
+            label: GENERATED_VALUES.to_string(),
+            cond,
+            message: format!(
+                "generated for {}; its internal sizes are built in, so regenerate (mrnic gen) rather than override",
+                values.join(", ")
+            ),
+        })
     }
 
     /// Starts a port group; ports declared after this are listed under the

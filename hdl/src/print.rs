@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::check::{procedural_nets, CheckErrors};
 use crate::expr::{Expr, LValue, UnOp};
-use crate::ir::{Item, MemDecl, Module, NetKind, Stmt, PAST_VALID, RESET_FIRST};
+use crate::ir::{Item, MemDecl, Module, NetKind, ParamCheck, Stmt, PAST_VALID, RESET_FIRST};
 
 /// What the file header says about where a file came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,12 +264,13 @@ impl Printer {
                 self.line(1, &format!("localparam {} = {};", p.name, p.value));
             }
         }
-        if !m.checks.is_empty() {
+        let rules: Vec<ParamCheck> = m.checks.iter().cloned().chain(m.generated_values_rule()).collect();
+        if !rules.is_empty() {
             self.out.push('\n');
             self.comment(1, "Parameter rules. Verilog-2005 has no $error: a failing rule instantiates a");
             self.comment(1, "module that does not exist, which stops every tool at elaboration.");
             self.line(1, "generate");
-            for k in &m.checks {
+            for k in &rules {
                 self.line(2, &format!("if (!({})) begin : g_check_{}", k.cond, k.label));
                 self.comment(3, &k.message);
                 self.line(3, &format!("illegal_parameter_combination_{} u_illegal ();", k.label));

@@ -85,6 +85,10 @@ module csr #(
       // ADDR_W is fixed by the register map; regenerate the block for another map
       illegal_parameter_combination_addr_w u_illegal ();
     end
+    if (!(ADDR_W == 8)) begin : g_check_generated_values
+      // generated for ADDR_W = 8; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [31:0] scratch_reg, scratch_next;                            // SCRATCH: free for software

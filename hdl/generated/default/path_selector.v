@@ -52,6 +52,10 @@ module path_selector #(
       // READ_LATENCY must be 1 or 2, and FIFO_DEPTH at least READ_LATENCY + 2
       illegal_parameter_combination_read_latency u_illegal ();
     end
+    if (!(((CONNS == 4096) && (PATHS == 16)) && (READ_LATENCY == 2))) begin : g_check_generated_values
+      // generated for CONNS = 4096, PATHS = 16, READ_LATENCY = 2; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg          init_reg, init_next;                // clear sweep running: one credit word zeroed per cycle

@@ -116,6 +116,10 @@ module cpl_engine #(
       // READ_LATENCY must be 1 or 2
       illegal_parameter_combination_read_latency u_illegal ();
     end
+    if (!(((((CONNS == 16) && (STREAMS == 4)) && (MSG_DEPTH == 8)) && (READ_LATENCY == 1)) && (PENDING == 16))) begin : g_check_generated_values
+      // generated for CONNS = 16, STREAMS = 4, MSG_DEPTH = 8, READ_LATENCY = 1, PENDING = 16; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [2:0]   state_reg, state_next;                    // 0 INIT, 1 IDLE, 2 COUNT_RD, 3 DRAIN, 4 DRAIN_RD, 5 WAIT_CONS, 6 POST_RD, 7 OPEN

@@ -104,6 +104,10 @@ module dma_write_engine #(
       // OUTSTANDING must be a power of 2 from 2 to 256
       illegal_parameter_combination_outstanding u_illegal ();
     end
+    if (!((((((DATA_W == 64) && (MR_ENTRIES == 16)) && (READ_LATENCY == 1)) && (MAX_BURST == 64)) && (OUTSTANDING == 8)) && (ID_W == 4))) begin : g_check_generated_values
+      // generated for DATA_W = 64, MR_ENTRIES = 16, READ_LATENCY = 1, MAX_BURST = 64, OUTSTANDING = 8, ID_W = 4; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg          init_reg, init_next;                // clear sweep running: one MR slot zeroed per cycle

@@ -97,6 +97,10 @@ module path_telemetry #(
       // CONNS * PATHS must be at most 2^20
       illegal_parameter_combination_entries u_illegal ();
     end
+    if (!(((CONNS == 16) && (PATHS == 4)) && (READ_LATENCY == 1))) begin : g_check_generated_values
+      // generated for CONNS = 16, PATHS = 4, READ_LATENCY = 1; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg          init_reg, init_next;                  // clear sweep running: one table address zeroed per cycle

@@ -82,6 +82,10 @@ module rx_parser #(
       // DATA_WIDTH must be a power of 2 from 64 to 1024
       illegal_parameter_combination_data_width u_illegal ();
     end
+    if (!(DATA_WIDTH == 64)) begin : g_check_generated_values
+      // generated for DATA_WIDTH = 64; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [7:0]   in_idx_reg, in_idx_next;            // beat index of the next input beat (saturates at the oversize beat)

@@ -118,6 +118,10 @@ module sack_gen #(
       // SACK_PKTS and SACK_BYTES must be at least 1
       illegal_parameter_combination_sack_rules u_illegal ();
     end
+    if (!(((((CONNS == 16) && (PATHS == 4)) && (READ_LATENCY == 1)) && (SACK_PKTS == 8)) && (SACK_BYTES == 16384))) begin : g_check_generated_values
+      // generated for CONNS = 16, PATHS = 4, READ_LATENCY = 1, SACK_PKTS = 8, SACK_BYTES = 16384; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg          init_reg, init_next;                              // clear sweep running: one entry zeroed per cycle

@@ -29,6 +29,10 @@ module edge_sync #(
       // SYNC_STAGES must be at least 2
       illegal_parameter_combination_sync_stages_min u_illegal ();
     end
+    if (!(SYNC_STAGES == 2)) begin : g_check_generated_values
+      // generated for SYNC_STAGES = 2; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [SYNC_STAGES-1:0] sync_reg, sync_next;  // shift register, newest sample in bit 0

@@ -46,6 +46,10 @@ module event_log #(
       // WIDTH must be 1 to 32
       illegal_parameter_combination_width_range u_illegal ();
     end
+    if (!(((WIDTH == 8) && (DEPTH == 16)) && (SYNC_STAGES == 2))) begin : g_check_generated_values
+      // generated for WIDTH = 8, DEPTH = 16, SYNC_STAGES = 2; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   wire              event_rise;                 // event_in went high

@@ -37,6 +37,10 @@ module tour #(
       // W must be at least 8
       illegal_parameter_combination_w_min u_illegal ();
     end
+    if (!(W == 8)) begin : g_check_generated_values
+      // generated for W = 8; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [W-1:0] held_reg, held_next;  // a sampled when sel is 3; no reset needed
