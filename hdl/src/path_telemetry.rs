@@ -94,9 +94,7 @@ struct B {
 impl B {
     /// A named wire driven by `e`.
     fn w(&mut self, name: &str, width: u32, comment: &str, e: impl Into<Expr>) -> Signal {
-        let s = self.m.wire(name, width, comment);
-        self.m.assign(&s, e);
-        s
+        wire_of(&mut self.m, name, width, comment, e)
     }
 
     /// `now` is at or after `deadline` (32-bit wrapping signed distance).
@@ -105,28 +103,8 @@ impl B {
         self.w(name, 1, "the deadline is reached (distance below 2^31)", d.expr().lt(lit(32, 1 << 31)))
     }
 
-    /// `avg + ((sample - avg) >>> shift)` on `width`-bit values, as the
-    /// model's `ewma`: up by `(sample - avg) >> shift`, or down by
-    /// `ceil((avg - sample) / 2^shift)` (the arithmetic shift rounds toward
-    /// minus infinity). The result lies between `avg` and `sample`.
     fn ewma(&mut self, name: &str, width: u32, avg: Expr, sample: Expr, shift: u32) -> Signal {
-        let ge =
-            self.w(&format!("{name}_up"), 1, "the sample is at or above the average", sample.clone().ge(avg.clone()));
-        let up = self.w(&format!("{name}_rise"), width, "sample - average", sample.clone() - avg.clone());
-        let dn = self.w(&format!("{name}_fall"), width, "average - sample", avg.clone() - sample);
-        let mask = lit(width, (1u64 << shift) - 1);
-        let step_dn = self.w(
-            &format!("{name}_fall_step"),
-            width,
-            "ceil((average - sample) / 2^shift)",
-            (dn.expr() >> lit(4, u64::from(shift))) + zext((dn.expr() & mask).ne(lit(width, 0)), width),
-        );
-        self.w(
-            name,
-            width,
-            "EWMA result",
-            mux(&ge, avg.clone() + (up.expr() >> lit(4, u64::from(shift))), avg - step_dn.expr()),
-        )
+        ewma(&mut self.m, name, width, avg, sample, shift)
     }
 
     /// `max(srtt + 4 rttvar, 2 min_rtt)` clamped to [rto_min, rto_max], 32 bits.
@@ -155,15 +133,53 @@ impl B {
         self.w(name, 32, "RTO, timestamp units", zext(&cl, 32))
     }
 
-    /// The reciprocal ROM `floor(65536 / max(a, 1))` for an 8-bit address.
     fn recip_rom(&mut self, name: &str, addr: &Signal) -> Signal {
-        let out = self.m.wire(name, 17, "reciprocal ROM: floor(65536 / addr), addr 0 reading as 1");
-        let arms = (0..256u32)
-            .map(|a| (vec![lit(8, u64::from(a))], vec![set(&out, lit(17, u64::from(recip16(a))))]))
-            .collect();
-        self.m.comb(vec![case(addr, arms, None)]);
-        out
+        recip_rom(&mut self.m, name, addr)
     }
+}
+
+/// A named wire of `m` driven by `e`.
+fn wire_of(m: &mut Module, name: &str, width: u32, comment: &str, e: impl Into<Expr>) -> Signal {
+    let s = m.wire(name, width, comment);
+    m.assign(&s, e);
+    s
+}
+
+/// `avg + ((sample - avg) >>> shift)` on `width`-bit values, as the
+/// model's `ewma`: up by `(sample - avg) >> shift`, or down by
+/// `ceil((avg - sample) / 2^shift)` (the arithmetic shift rounds toward
+/// minus infinity). The result lies between `avg` and `sample`. Shared
+/// with tx_engine's connection-level estimators.
+pub fn ewma(m: &mut Module, name: &str, width: u32, avg: Expr, sample: Expr, shift: u32) -> Signal {
+    let ge =
+        wire_of(m, &format!("{name}_up"), 1, "the sample is at or above the average", sample.clone().ge(avg.clone()));
+    let up = wire_of(m, &format!("{name}_rise"), width, "sample - average", sample.clone() - avg.clone());
+    let dn = wire_of(m, &format!("{name}_fall"), width, "average - sample", avg.clone() - sample);
+    let mask = lit(width, (1u64 << shift) - 1);
+    let step_dn = wire_of(
+        m,
+        &format!("{name}_fall_step"),
+        width,
+        "ceil((average - sample) / 2^shift)",
+        (dn.expr() >> lit(4, u64::from(shift))) + zext((dn.expr() & mask).ne(lit(width, 0)), width),
+    );
+    wire_of(
+        m,
+        name,
+        width,
+        "EWMA result",
+        mux(&ge, avg.clone() + (up.expr() >> lit(4, u64::from(shift))), avg - step_dn.expr()),
+    )
+}
+
+/// The reciprocal ROM `floor(65536 / max(a, 1))` for an 8-bit address
+/// (the model's `recip16`). Shared with tx_engine's ECN fraction.
+pub fn recip_rom(m: &mut Module, name: &str, addr: &Signal) -> Signal {
+    let out = m.wire(name, 17, "reciprocal ROM: floor(65536 / addr), addr 0 reading as 1");
+    let arms =
+        (0..256u32).map(|a| (vec![lit(8, u64::from(a))], vec![set(&out, lit(17, u64::from(recip16(a))))])).collect();
+    m.comb(vec![case(addr, arms, None)]);
+    out
 }
 
 fn evt_layout(p: &PathTelemetryParams) -> Vec<(&'static str, u32, u32)> {

@@ -1,4 +1,5 @@
-//! `tx_engine` RTL, first piece: the frame builder.
+//! `tx_engine` RTL, first pieces: the frame builder, the path choice and
+//! the connection congestion step.
 //!
 //! The generator of the cycle model [`mrnic_model::tx_engine`] is not built
 //! yet (there is no `tx_engine` row in [`crate::gen::BLOCKS`]);
@@ -33,16 +34,35 @@
 //!   that offset is odd), so the digest is complete at the edge the last
 //!   read beat arrives, when the model starts the frame.
 //!
+//!
+//! and the first piece of the scheduler:
+//!
+//! - [`path_choice`]: the decision's path choice (plane health, the paths
+//!   a retransmission or new data may take, the ring's hold, the paths
+//!   one more packet fills), the model's
+//!   [`choose`](mrnic_model::tx_engine::choose), which the model's decision
+//!   calls too;
+//!
+//! and the first piece of the acknowledgement unit:
+//!
+//! - [`conn_cc`] (with [`conn_cap`]): the connection-level AIMD, RTT
+//!   estimators and cap on a SACK, the model's
+//!   [`conn_cc_ack`](mrnic_model::tx_engine::conn_cc_ack), which the
+//!   model's SACK handling calls too.
+//!
 //! `hdl/tests/tx_engine.rs` runs each of them under Icarus against the
-//! model's header and frame functions: random field values, and random
-//! payloads (odd lengths, odd offsets) read in 8- and 64-byte beats.
+//! model's functions: random field values, random payloads (odd lengths,
+//! odd offsets) read in 8- and 64-byte beats, random decisions around
+//! every boundary of the choice, and random SACKs around every boundary of
+//! the congestion step.
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
 use mrnic_proto::packet::{ECN_ECT0, ETHERTYPE_IPV4, IPPROTO_UDP, NET_OVERHEAD};
 
-use crate::expr::{cat, lit, mux, zext, Expr, Signal};
+use crate::expr::{cat, lit, mux, repl, zext, Expr, Signal};
 use crate::ir::Module;
+use mrnic_model::tx_engine::TxEngineParams;
 
 /// `e` cut or zero-extended to `w` bits, as [`Field::set`] drops the bits
 /// above the field.
@@ -498,4 +518,418 @@ pub fn digest_beat(
     let aligned = mux(swap, cat(&[bs.slice(7, 0), bs.slice(15, 8)]), &bs);
     let sum1 = ones_add(m, &format!("{name}_sum"), sum.expr(), aligned);
     (raw1, sum1)
+}
+
+// -------------------------------------------------------------- path choice
+
+/// Sizes the path choice is built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChoiceSizes {
+    /// Paths per connection (`PATHS`).
+    pub paths: u32,
+    /// Plane marks the NIC keeps (`transport.planes`).
+    pub planes: u32,
+    /// `log2(mtu)`: a packet in flight counts as one MTU of the window.
+    pub mtu_shift: u32,
+    /// Retransmit ring slots per path.
+    pub ring_depth: u32,
+}
+
+impl ChoiceSizes {
+    pub fn of(p: &TxEngineParams) -> ChoiceSizes {
+        ChoiceSizes {
+            paths: p.paths,
+            planes: p.cfg.transport.planes,
+            mtu_shift: p.cfg.transport.mtu.trailing_zeros(),
+            ring_depth: p.ring_depth,
+        }
+    }
+
+    /// Bits of a path index.
+    pub fn path_bits(&self) -> u32 {
+        crate::expr::index_bits(self.paths)
+    }
+}
+
+/// The inputs of one decision's path choice, as nets. Per-path fields are packed,
+/// path 0 in the low bits, at proto's table widths (as `s_trd_*` packs
+/// them); plane marks likewise, plane 0 in the low bits.
+#[derive(Clone, Debug)]
+pub struct ChoiceIn {
+    /// Paths of the connection, `path_bits + 1` bits: paths at or above
+    /// it take no part.
+    pub npaths: Signal,
+    pub state: Signal,
+    pub plane: Signal,
+    pub timed_out: Signal,
+    pub inflight: Signal,
+    pub cwnd: Signal,
+    pub next_psn: Signal,
+    pub cum_acked: Signal,
+    /// A bit per plane: the plane is marked unhealthy ...
+    pub mark_valid: Signal,
+    /// ... until this timestamp (32 bits per plane).
+    pub mark_until: Signal,
+    pub ts: Signal,
+    /// The connection is below its cap.
+    pub conn_ok: Signal,
+    /// Path of the packet a retransmission would resend.
+    pub retx_path: Signal,
+}
+
+/// The path choice: a bit per path, as the model's [`Choice`](mrnic_model::tx_engine::Choice).
+#[derive(Clone, Debug)]
+pub struct ChoiceOut {
+    pub retx_elig: Signal,
+    pub new_elig: Signal,
+    pub ring_held: Signal,
+    pub full_after: Signal,
+}
+
+/// The decision's path choice (the model's
+/// [`choose`](mrnic_model::tx_engine::choose)), combinational: plane
+/// health from the NIC's marks (a plane marked until after `ts` is left
+/// out unless that leaves no GOOD path), the paths a retransmission may
+/// take, the paths new data may take and whether the ring alone holds one
+/// back, and the paths one more packet fills. A comparator per path and
+/// per (path, plane); no adder wider than a psn. Wires are named
+/// `<name>_*`.
+pub fn path_choice(m: &mut Module, name: &str, sz: &ChoiceSizes, inp: &ChoiceIn) -> ChoiceOut {
+    use mrnic_proto::tables::path as pt;
+    let n = sz.paths;
+    let pb = sz.path_bits();
+    let (sw, plw, iw, cw, qw) = (pt::STATE.width, pt::PLANE.width, pt::INFLIGHT.width, pt::CWND.width, 24);
+    let field = |e: &Signal, i: u32, w: u32| e.slice(w * i + w - 1, w * i);
+    let bits = |v: Vec<Expr>| cat(&v.into_iter().rev().collect::<Vec<_>>());
+    let mut w = |nm: &str, width: u32, c: &str, e: Expr| {
+        let s = m.wire(&format!("{name}_{nm}"), width, c);
+        m.assign(&s, e);
+        s
+    };
+    // A plane is marked while its deadline is ahead: `ts - until`
+    // negative as a 32-bit serial number.
+    let marked: Vec<Expr> = (0..sz.planes)
+        .map(|q| {
+            let left = inp.ts.expr() - field(&inp.mark_until, q, 32);
+            inp.mark_valid.bit(q).logic_and(left.ge(lit(32, 1 << 31)))
+        })
+        .collect();
+    let marked = w("marked", sz.planes, "per plane: marked and its deadline not reached", bits(marked));
+    let exists = w(
+        "exists",
+        n,
+        "per path: below npaths",
+        bits((0..n).map(|i| lit(pb + 1, u64::from(i)).lt(&inp.npaths)).collect()),
+    );
+    let good = w(
+        "good",
+        n,
+        "per path: GOOD",
+        bits((0..n).map(|i| exists.bit(i).logic_and(field(&inp.state, i, sw).eq(lit(sw, 0)))).collect()),
+    );
+    let healthy = w(
+        "healthy",
+        n,
+        "per path: its plane is not marked",
+        bits(
+            (0..n)
+                .map(|i| {
+                    let hit = (0..sz.planes)
+                        .map(|q| field(&inp.plane, i, plw).eq(lit(plw, u64::from(q))).logic_and(marked.bit(q)))
+                        .reduce(|a, b| a.logic_or(b))
+                        .expect("at least one plane");
+                    exists.bit(i).logic_and(hit.logic_not())
+                })
+                .collect(),
+        ),
+    );
+    let any_gh =
+        w("any_good_healthy", 1, "a GOOD path on a healthy plane", (good.expr() & healthy.expr()).ne(lit(n, 0)));
+    let allowed =
+        w("allowed", n, "healthy paths, or all when none is GOOD", mux(&any_gh, &healthy, repl(n, lit(1, 1))));
+    // Retransmission of a packet of path `retx_path`.
+    let r = inp.retx_path.expr();
+    let own = w(
+        "own",
+        n,
+        "the retransmitted packet's own path (one-hot)",
+        bits((0..n).map(|i| r.clone().eq(lit(pb, u64::from(i)))).collect()),
+    );
+    let own_ok = w(
+        "own_ok",
+        1,
+        "its own path is GOOD, not timed out and healthy",
+        (own.expr() & good.expr() & !inp.timed_out.expr() & healthy.expr()).ne(lit(n, 0)),
+    );
+    let others = w("others", n, "other GOOD allowed paths", !own.expr() & good.expr() & allowed.expr());
+    let own_good = w("own_good", n, "its own path if GOOD", own.expr() & good.expr());
+    let retx_elig = w(
+        "retx_any",
+        n,
+        "paths the retransmission may take, retx_path taken as valid",
+        mux(&own_ok, &own_good, mux(others.expr().ne(lit(n, 0)), &others, &own_good)),
+    );
+    // A packet of no path of the connection (never queued) may take none.
+    let own_valid =
+        w("own_valid", 1, "retx_path is a path of the connection", (own.expr() & exists.expr()).ne(lit(n, 0)));
+    let retx_elig = w("retx_elig", n, "paths the retransmission may take", mux(&own_valid, &retx_elig, lit(n, 0)));
+    // New data.
+    let sh = sz.mtu_shift;
+    let ww = (iw + sh).max(cw) + 1;
+    let scaled = |e: Expr| zext(cat(&[e, lit(sh, 0)]), ww);
+    let mut cand = Vec::new();
+    let mut ring_ok = Vec::new();
+    let mut full = Vec::new();
+    for i in 0..n {
+        let infl = field(&inp.inflight, i, iw);
+        let cwnd = zext(field(&inp.cwnd, i, cw), ww);
+        let cwnd_ok = scaled(infl.clone()).lt(cwnd.clone());
+        cand.push(good.bit(i).logic_and(cwnd_ok).logic_and(&inp.conn_ok).logic_and(allowed.bit(i)));
+        let span = field(&inp.next_psn, i, qw) - field(&inp.cum_acked, i, qw);
+        ring_ok.push(span.lt(lit(qw, u64::from(sz.ring_depth))));
+        let max = pt::INFLIGHT.max();
+        let plus = mux(infl.clone().eq(lit(iw, max)), lit(iw, max), infl + lit(iw, 1));
+        full.push(exists.bit(i).logic_and(scaled(plus).ge(cwnd)));
+    }
+    let cand = w("cand", n, "per path: new data fits but for the ring", bits(cand));
+    let ring_ok = w("ring_ok", n, "per path: a free ring slot", bits(ring_ok));
+    let new_elig = w("new_elig", n, "paths new data may take", cand.expr() & ring_ok.expr());
+    let ring_held =
+        w("ring_held", 1, "a path held back by its ring alone", (cand.expr() & !ring_ok.expr()).ne(lit(n, 0)));
+    let full_after = w("full_after", n, "paths one more packet fills", bits(full));
+    ChoiceOut { retx_elig, new_elig, ring_held, full_after }
+}
+
+// --------------------------------------------- connection congestion (SACK)
+
+/// Sizes and constants of the connection-level congestion step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcSizes {
+    /// Bits of a path index (`npaths` has one more).
+    pub path_bits: u32,
+    /// Bits of a SACK's acknowledged packet count (at most a ring's slots).
+    pub pkts_bits: u32,
+    pub mtu: u32,
+    pub min_cwnd: u32,
+    /// `cc.conn_max_cwnd_bytes`, at most `u32::MAX`.
+    pub conn_max: u32,
+    /// Bytes per timestamp unit at line rate (the cap's constant factor).
+    pub line: u64,
+    pub srtt_shift: u32,
+    pub ecn_shift: u32,
+}
+
+impl CcSizes {
+    pub fn of(p: &TxEngineParams) -> CcSizes {
+        let k = mrnic_model::path_telemetry::Consts::from_config(&p.cfg);
+        CcSizes {
+            path_bits: p.path_bits,
+            pkts_bits: 32 - p.ring_depth.leading_zeros(),
+            mtu: k.mtu,
+            min_cwnd: k.min_cwnd,
+            conn_max: p.cfg.cc.conn_max_cwnd_bytes.min(u64::from(u32::MAX)) as u32,
+            line: mrnic_model::tx_engine::line_bytes_per_ts(p),
+            srtt_shift: k.srtt_shift,
+            ecn_shift: k.ecn_shift,
+        }
+    }
+}
+
+/// A connection's congestion state as nets (the model's
+/// [`Cc`](mrnic_model::tx_engine::Cc) less the rate hint and cap, which a
+/// SACK replaces, and the bytes in flight, which it does not touch).
+#[derive(Clone, Debug)]
+pub struct CcState {
+    /// 32 bits.
+    pub cwnd: Signal,
+    /// proto's `ACKED_BYTES` width (24).
+    pub acked_bytes: Signal,
+    /// 8 bits.
+    pub ecn_ewma: Signal,
+    /// 32 bits.
+    pub hold_until: Signal,
+    /// 32 bits.
+    pub srtt: Signal,
+    /// proto's `MIN_RTT` width (20), all ones before the first sample.
+    pub min_rtt: Signal,
+}
+
+/// What a SACK gives the step, as nets.
+#[derive(Clone, Debug)]
+pub struct CcAckIn {
+    pub ts: Signal,
+    /// [`CcSizes::pkts_bits`].
+    pub pkts: Signal,
+    /// 32 bits.
+    pub bytes: Signal,
+    /// 8 bits.
+    pub ecn_cnt: Signal,
+    /// 16 bits.
+    pub rate_hint: Signal,
+    pub rtt_valid: Signal,
+    /// 16 bits.
+    pub rtt: Signal,
+    /// `path_bits + 1` bits.
+    pub npaths: Signal,
+}
+
+/// The state after the SACK, and the new cap (32 bits).
+#[derive(Clone, Debug)]
+pub struct CcOut {
+    pub state: CcState,
+    pub cap: Signal,
+}
+
+/// A named wire of `m` driven by `e`.
+fn wire(m: &mut Module, name: &str, width: u32, comment: &str, e: impl Into<Expr>) -> Signal {
+    let s = m.wire(name, width, comment);
+    m.assign(&s, e);
+    s
+}
+
+/// The larger of two equally wide values.
+fn max_of(a: Expr, b: Expr) -> Expr {
+    mux(a.clone().lt(b.clone()), b, a)
+}
+
+/// The smaller of two equally wide values.
+fn min_of(a: Expr, b: Expr) -> Expr {
+    mux(a.clone().lt(b.clone()), a, b)
+}
+
+/// The connection's send cap (the model's
+/// [`conn_cap`](mrnic_model::tx_engine::conn_cap)): `min(cwnd, rate_hint
+/// x line x max(srtt, 5/4 base) >> 16)`, at least one MTU, `base` being
+/// min_rtt, or srtt before the first sample. Two multipliers: by the
+/// line constant and by the RTT. 32 bits.
+pub fn conn_cap(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, rate_hint: &Signal) -> Signal {
+    use mrnic_model::path_telemetry::MIN_RTT_NONE;
+    let mrw = st.min_rtt.width();
+    let none = st.min_rtt.expr().eq(lit(mrw, u64::from(MIN_RTT_NONE)));
+    let base = wire(
+        m,
+        &format!("{name}_base"),
+        34,
+        "min_rtt, srtt before a sample",
+        mux(none, zext(&st.srtt, 34), zext(&st.min_rtt, 34)),
+    );
+    let rtt = wire(
+        m,
+        &format!("{name}_rtt"),
+        34,
+        "max(srtt, 5/4 base)",
+        max_of(zext(&st.srtt, 34), base.expr() + (base.expr() >> lit(2, 2))),
+    );
+    let lw = 64 - sz.line.leading_zeros();
+    let w = 16 + lw + 34;
+    let rate =
+        wire(m, &format!("{name}_rate"), 16 + lw, "rate_hint x line", zext(rate_hint, 16 + lw) * lit(16 + lw, sz.line));
+    let prod = wire(m, &format!("{name}_prod"), w, "rate_hint x line x rtt", zext(&rate, w) * zext(&rtt, w));
+    let share = wire(m, &format!("{name}_share"), w, "the rate hint's share of the window", prod.expr() >> lit(5, 16));
+    let low = wire(m, &format!("{name}_min"), w, "min(share, cwnd)", min_of(share.expr(), zext(&st.cwnd, w)));
+    let mtu = u64::from(sz.mtu);
+    wire(m, name, 32, "the connection's cap, bytes", mux(low.expr().lt(lit(w, mtu)), lit(32, mtu), low.slice(31, 0)))
+}
+
+/// Connection-level AIMD, RTT and cap on a SACK (the model's
+/// [`conn_cc_ack`](mrnic_model::tx_engine::conn_cc_ack)), combinational:
+/// the srtt EWMA and min_rtt on an RTT sample, the ECN fraction through
+/// the reciprocal ROM and its EWMA, a CE cut by `cwnd x ecn_ewma / 512`
+/// at most once per srtt, else the acknowledged bytes and one MTU per path
+/// per window of them, then [`conn_cap`]. Wires are named `<name>_*`.
+pub fn conn_cc(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, a: &CcAckIn) -> CcOut {
+    use crate::path_telemetry::{ewma, recip_rom};
+    use mrnic_proto::tables::path as pt;
+    let n = |s: &str| format!("{name}_{s}");
+    // RTT sample.
+    let srtt_ew = ewma(m, &n("srtt_ewma"), 32, st.srtt.expr(), zext(&a.rtt, 32), sz.srtt_shift);
+    let srtt_s = max_of(srtt_ew.expr(), lit(32, 1));
+    let srtt = wire(m, &n("srtt"), 32, "srtt after the sample", mux(&a.rtt_valid, srtt_s, &st.srtt));
+    let mrw = st.min_rtt.width();
+    let r1 = zext(max_of(a.rtt.expr(), lit(16, 1)), mrw);
+    let min_rtt = wire(
+        m,
+        &n("min_rtt"),
+        mrw,
+        "min_rtt after the sample",
+        mux(&a.rtt_valid, min_of(st.min_rtt.expr(), r1), &st.min_rtt),
+    );
+    // ECN fraction: min(ecn_cnt, pkts) (ecn_cnt < 256) times 65536 / pkts.
+    let pw = sz.pkts_bits.max(9);
+    let pk = zext(&a.pkts, pw);
+    let pkts_nz = wire(m, &n("pkts_nz"), 1, "the SACK acknowledged a packet", pk.clone().ne(lit(pw, 0)));
+    let marked = wire(m, &n("marked"), pw, "min(ecn_cnt, pkts)", min_of(zext(&a.ecn_cnt, pw), pk.clone()));
+    let addr = wire(
+        m,
+        &n("recip_addr"),
+        8,
+        "pkts as the ROM's address",
+        if sz.pkts_bits <= 8 { zext(&a.pkts, 8) } else { a.pkts.slice(7, 0) },
+    );
+    let rom = recip_rom(m, &n("recip_rom"), &addr);
+    let recip = wire(m, &n("recip"), 17, "65536 / clamp(pkts, 1, 256)", mux(pk.ge(lit(pw, 256)), lit(17, 256), &rom));
+    let prod = wire(m, &n("frac_prod"), 25, "marked x recip", zext(&marked, 25) * zext(&recip, 25));
+    let full = wire(m, &n("frac_full"), 25, "marked x recip >> 8", prod.expr() >> lit(4, 8));
+    let frac = wire(
+        m,
+        &n("frac"),
+        8,
+        "ECN fraction, Q0.8, at most 255",
+        mux(full.expr().gt(lit(25, 255)), lit(8, 255), full.slice(7, 0)),
+    );
+    let ecn_ew = ewma(m, &n("ecn_ewma_new"), 8, st.ecn_ewma.expr(), frac.expr(), sz.ecn_shift);
+    let ecn = wire(m, &n("ecn_ewma"), 8, "ecn_ewma after the SACK", mux(&pkts_nz, &ecn_ew, &st.ecn_ewma));
+    // CE: the cut, at most once per srtt.
+    let ce = wire(m, &n("ce"), 1, "the SACK reports CE marks", a.ecn_cnt.expr().ne(lit(8, 0)));
+    let left = wire(m, &n("hold_left"), 32, "ts - hold_until", a.ts.expr() - st.hold_until.expr());
+    let reached = wire(m, &n("hold_reached"), 1, "the hold is over", left.expr().lt(lit(32, 1 << 31)));
+    let cut_prod = wire(m, &n("cut_prod"), 40, "cwnd x ecn_ewma", zext(&st.cwnd, 40) * zext(&ecn, 40));
+    let cut = wire(m, &n("cut"), 40, "cwnd x ecn_ewma / 512", cut_prod.expr() >> lit(4, 9));
+    let diff = wire(m, &n("cut_cwnd"), 40, "cwnd - cut", zext(&st.cwnd, 40) - cut.expr());
+    let min_cwnd = u64::from(sz.min_cwnd);
+    let cwnd_cut = mux(diff.expr().lt(lit(40, min_cwnd)), lit(32, min_cwnd), diff.slice(31, 0));
+    let hold = wire(m, &n("hold_next"), 32, "ts + srtt", a.ts.expr() + max_of(srtt.expr(), lit(32, 1)));
+    // No CE: acknowledged bytes, saturating; a window of them grows cwnd.
+    let abw = pt::ACKED_BYTES.width;
+    let amax = pt::ACKED_BYTES.max();
+    let sum = wire(m, &n("acked_sum"), 33, "acked_bytes + bytes", zext(&st.acked_bytes, 33) + zext(&a.bytes, 33));
+    let acked = wire(
+        m,
+        &n("acked_sat"),
+        abw,
+        "acked bytes, saturated",
+        mux(sum.expr().gt(lit(33, amax)), lit(abw, amax), sum.slice(abw - 1, 0)),
+    );
+    let grow = wire(m, &n("grow"), 1, "a window of bytes acknowledged", zext(&acked, 32).ge(&st.cwnd));
+    let step = wire(m, &n("step"), 33, "one MTU per path", zext(&a.npaths, 33) * lit(33, u64::from(sz.mtu)));
+    let plus = wire(m, &n("cwnd_plus"), 33, "cwnd + step", zext(&st.cwnd, 33) + step.expr());
+    let cmax = u64::from(sz.conn_max);
+    let grown = wire(
+        m,
+        &n("grown"),
+        32,
+        "cwnd + step, capped",
+        mux(plus.expr().gt(lit(33, cmax)), lit(32, cmax), plus.slice(31, 0)),
+    );
+    // cwnd <= acked < 2^24 when it grows: the low bits subtract exactly.
+    let acked_left = acked.expr() - st.cwnd.slice(abw - 1, 0);
+    let cut_now = wire(m, &n("cut_now"), 1, "CE and the hold over", ce.expr().logic_and(&reached));
+    let cwnd = wire(
+        m,
+        &n("cwnd"),
+        32,
+        "cwnd after the SACK",
+        mux(&cut_now, cwnd_cut, mux(ce.expr().logic_not().logic_and(&grow), &grown, &st.cwnd)),
+    );
+    let acked_bytes = wire(
+        m,
+        &n("acked_bytes"),
+        abw,
+        "acked_bytes after the SACK",
+        mux(&cut_now, lit(abw, 0), mux(&ce, &st.acked_bytes, mux(&grow, acked_left, &acked))),
+    );
+    let hold_until = wire(m, &n("hold_until"), 32, "hold_until after the SACK", mux(&cut_now, &hold, &st.hold_until));
+    let state = CcState { cwnd, acked_bytes, ecn_ewma: ecn, hold_until, srtt, min_rtt };
+    let cap = conn_cap(m, &n("cap"), sz, &state, &a.rate_hint);
+    CcOut { state, cap }
 }

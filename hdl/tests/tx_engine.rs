@@ -7,8 +7,10 @@
 //! against the model's `build_frame` of the model's header, every byte
 //! compared every cycle; a second harness streams random payloads through
 //! the payload digest (8- and 64-byte beats) and compares the IPv4 header,
-//! the UDP header and the ICRC with the model's frame every cycle. The
-//! check modules lint clean under Verilator with
+//! the UDP header and the ICRC with the model's frame every cycle; a third
+//! replays random decisions through the path choice against the model's
+//! `choose`, a fourth random SACKs through the connection congestion step
+//! against the model's `conn_cc_ack`. The check modules lint clean under Verilator with
 //! every warning, compile under `iverilog -g2005` and synthesize under Yosys
 //! without latches.
 //!
@@ -21,7 +23,9 @@
 mod common;
 
 use common::{have, iverilog_compile, replay, verilator_lint, yosys_no_latches, Rng, Scratch};
-use mrnic_hdl::tx_engine::{data_header, frame, frame_bytes, nack_header, probe_header, sack_header, NetFields};
+use mrnic_hdl::tx_engine::{
+    data_header, frame, frame_bytes, nack_header, probe_header, sack_header, CcSizes, ChoiceSizes, NetFields,
+};
 use mrnic_hdl::{set, Expr, Header, Module, Signal};
 use mrnic_model::block::{port_index, Bits, Block, PortDef};
 use mrnic_model::tx_engine as model;
@@ -576,5 +580,434 @@ fn icarus_payload_digest_is_the_models() {
                 next_start = cur.1 == 0;
             }
         });
+    }
+}
+
+// -------------------------------------------------------------- path choice
+
+/// Field `i` of `w` bits of a packed value (field 0 in the low bits).
+fn field_of(b: &Bits, i: u32, w: u32) -> u64 {
+    (0..w).filter(|&k| b.bit(i * w + k)).fold(0, |v, k| v | 1 << k)
+}
+
+/// The path choice harness's per-path inputs (name, bits per path), in
+/// port order after `npaths`.
+const CHOICE_PATH_FIELDS: [(&str, u32); 7] =
+    [("state", 2), ("plane", 3), ("timed_out", 1), ("inflight", 9), ("cwnd", 20), ("next_psn", 24), ("cum_acked", 24)];
+
+fn choice_ports(sz: &ChoiceSizes) -> Vec<PortDef> {
+    let i = |n: &str, w: u32| PortDef::input(n, w, "Inputs", "harness input");
+    let o = |n: &str, w: u32| PortDef::output(n, w, "Outputs", "harness output, registered");
+    let n = sz.paths;
+    let mut v = vec![i("rst", 1), i("npaths", sz.path_bits() + 1)];
+    v.extend(CHOICE_PATH_FIELDS.iter().map(|(f, w)| i(f, n * w)));
+    v.extend([
+        i("mark_valid", sz.planes),
+        i("mark_until", sz.planes * 32),
+        i("ts", 32),
+        i("conn_ok", 1),
+        i("retx_path", sz.path_bits()),
+        o("retx_elig", n),
+        o("new_elig", n),
+        o("ring_held", 1),
+        o("full_after", n),
+    ]);
+    v
+}
+
+/// The check module: the inputs into `path_choice`, its outputs registered.
+fn choice_module(sz: &ChoiceSizes) -> Module {
+    use mrnic_hdl::tx_engine::{path_choice, ChoiceIn};
+    let mut m = Module::new("tx_path_choice");
+    m.describe("test harness: the tx_engine decision's path choice between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &choice_ports(sz));
+    m.clock_domain(&clk, &sig["rst"]);
+    let s = |n: &str| -> Signal { sig[n].clone() };
+    let inp = ChoiceIn {
+        npaths: s("npaths"),
+        state: s("state"),
+        plane: s("plane"),
+        timed_out: s("timed_out"),
+        inflight: s("inflight"),
+        cwnd: s("cwnd"),
+        next_psn: s("next_psn"),
+        cum_acked: s("cum_acked"),
+        mark_valid: s("mark_valid"),
+        mark_until: s("mark_until"),
+        ts: s("ts"),
+        conn_ok: s("conn_ok"),
+        retx_path: s("retx_path"),
+    };
+    let out = path_choice(&mut m, "pc", sz, &inp);
+    for (port, v) in [
+        ("retx_elig", out.retx_elig),
+        ("new_elig", out.new_elig),
+        ("ring_held", out.ring_held),
+        ("full_after", out.full_after),
+    ] {
+        let r = m.reg(&format!("{port}_q"), v.width(), 0, "the choice of the last cycle's inputs");
+        m.next(set(&r.next, &v));
+        m.assign(&sig[port], &r.q);
+    }
+    m
+}
+
+/// A check module written to `dir` as `<module>.v`.
+fn write_check(dir: &Scratch, m: &Module, what: &str) -> std::path::PathBuf {
+    let text = m.to_verilog(&Header::new(what, "cargo test -p mrnic-hdl --test tx_engine"));
+    dir.file(&format!("{}.v", m.name()), &text.unwrap_or_else(|e| panic!("{}: {e}", m.name())))
+}
+
+/// Replays 3000 cycles of `stimulus` (given the sizes, the ports, the
+/// seeded generator, the cycle and the inputs to set) on a unit's check
+/// module against its model side, for `small` and `default`, after a
+/// Verilator `-Wall` lint.
+fn replay_unit(
+    what: &str,
+    seed: u64,
+    build: impl Fn(&model::TxEngineParams) -> (Module, Registered),
+    mut stimulus: impl FnMut(&model::TxEngineParams, &[PortDef], &mut Rng, u32, &mut Vec<Bits>),
+) {
+    if !have("iverilog", "-V") || !have("vvp", "-V") {
+        return;
+    }
+    for cfg in common::configs() {
+        let p = model::TxEngineParams::from_config(&cfg).unwrap();
+        let (m, mut dut) = build(&p);
+        let dir = Scratch::new(&format!("txf-{}-{}", m.name(), cfg.name));
+        let rtl = write_check(&dir, &m, what);
+        if have("verilator", "--version") {
+            verilator_lint(&rtl, m.name());
+        }
+        let ports = dut.ports.clone();
+        let mut rng = Rng::new(seed);
+        replay(&dir, &rtl, &mut dut, &[], 3000, |cycle, ins, _| stimulus(&p, &ports, &mut rng, cycle, ins));
+    }
+}
+
+/// A unit's model function: the inputs by port name to the output
+/// ports' values by name.
+type UnitFn = dyn Fn(&dyn Fn(&str) -> Bits) -> Vec<(String, u64)>;
+
+/// A model function between registers, the model side of a
+/// combinational unit's harness: each cycle `f` maps the inputs (by port
+/// name) to the output ports' values (by name) of the next cycle; `rst`
+/// clears them.
+struct Registered {
+    name: &'static str,
+    ports: Vec<PortDef>,
+    f: Box<UnitFn>,
+    out: Vec<(String, u64)>,
+}
+
+impl Block for Registered {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn ports(&self) -> &[PortDef] {
+        &self.ports
+    }
+
+    fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
+        for d in self.ports.iter().filter(|d| d.dir == mrnic_model::block::Dir::Out) {
+            let v = self.out.iter().find(|(n, _)| *n == d.name).map_or(0, |(_, v)| *v);
+            outputs[port_index(&self.ports, &d.name).unwrap()] = Bits::from_u64(d.width, v);
+        }
+    }
+
+    fn tick(&mut self, inputs: &[Bits]) {
+        let ports = &self.ports;
+        let g = |n: &str| inputs[port_index(ports, n).unwrap_or_else(|| panic!("no port {n}"))].clone();
+        self.out = if g("rst").bit(0) { Vec::new() } else { (self.f)(&g) };
+    }
+}
+
+/// The model side of the path choice: `choose` of last cycle's inputs.
+fn choice_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
+    let p = p.clone();
+    let f = move |g: &dyn Fn(&str) -> Bits| {
+        let f = |n: &str, i: u32| {
+            let w = CHOICE_PATH_FIELDS.iter().find(|(x, _)| *x == n).unwrap().1;
+            field_of(&g(n), i, w) as u32
+        };
+        let paths: Vec<model::ChoicePath> = (0..g("npaths").as_u64() as u32)
+            .map(|i| model::ChoicePath {
+                state: f("state", i) as u8,
+                plane: f("plane", i) as u8,
+                timed_out: f("timed_out", i) == 1,
+                inflight: f("inflight", i),
+                cwnd: f("cwnd", i),
+                next_psn: f("next_psn", i),
+                cum_acked: f("cum_acked", i),
+            })
+            .collect();
+        let marks: Vec<Option<u32>> = (0..p.cfg.transport.planes)
+            .map(|q| g("mark_valid").bit(q).then(|| field_of(&g("mark_until"), q, 32) as u32))
+            .collect();
+        let ts = g("ts").as_u64() as u32;
+        let o = model::choose(&p, &paths, &marks, ts, g("conn_ok").bit(0), g("retx_path").as_u64() as u32);
+        [
+            ("retx_elig", o.retx_elig),
+            ("new_elig", o.new_elig),
+            ("ring_held", u32::from(o.ring_held)),
+            ("full_after", o.full_after),
+        ]
+        .map(|(n, v)| (n.to_string(), u64::from(v)))
+        .to_vec()
+    };
+    Registered { name: "tx_path_choice", ports, f: Box::new(f), out: Vec::new() }
+}
+
+/// Random decisions around every boundary the choice has (a window one
+/// packet from full, a ring one slot from full, a plane mark at its
+/// deadline, a saturated inflight count, paths at and past `npaths`, a
+/// retransmission's path out of range), for `small` and `default`: every
+/// output bit matches the model's `choose` every cycle under Icarus; the
+/// module lints clean under Verilator `-Wall`.
+#[test]
+fn icarus_path_choice_is_the_models() {
+    let build = |p: &model::TxEngineParams| {
+        let sz = ChoiceSizes::of(p);
+        (choice_module(&sz), choice_golden(p, choice_ports(&sz)))
+    };
+    replay_unit("tx_engine path choice check", 0xc401, build, |p, ports, rng, cycle, ins| {
+        let sz = ChoiceSizes::of(p);
+        let n = sz.paths;
+        let put = |ins: &mut Vec<Bits>, name: &str, w: u32, vals: &[u64]| {
+            let mut b = Bits::zero(w);
+            b.set_packed(w, vals.iter().map(|&v| (v, w / vals.len() as u32)));
+            ins[port_index(ports, name).unwrap()] = b;
+        };
+        put(ins, "rst", 1, &[u64::from(cycle == 0)]);
+        let ts = rng.next_u64() & 0xffff_ffff;
+        put(ins, "ts", 32, &[ts]);
+        // npaths 1..=PATHS mostly, now and then one past the end.
+        let np = if rng.below(16) == 0 { 0 } else { 1 + rng.below(u64::from(n)) };
+        put(ins, "npaths", sz.path_bits() + 1, &[np]);
+        let mut per: Vec<Vec<u64>> = vec![Vec::new(); CHOICE_PATH_FIELDS.len()];
+        for _ in 0..n {
+            let state = if rng.below(2) == 0 { 0 } else { rng.below(4) };
+            let cwnd = rng.next_u64() & 0xfffff;
+            let inflight = match rng.below(4) {
+                0 => 511,
+                1 => rng.below(512),
+                _ => ((cwnd >> sz.mtu_shift) + rng.below(3)).saturating_sub(1).min(511),
+            };
+            let next_psn = rng.next_u64() & 0xff_ffff;
+            let span = match rng.below(3) {
+                0 => rng.next_u64(),
+                _ => (u64::from(sz.ring_depth) + rng.below(3)).wrapping_sub(1),
+            };
+            let vals = [
+                state,
+                rng.below(8),
+                rng.below(4) / 3,
+                inflight,
+                cwnd,
+                next_psn,
+                next_psn.wrapping_sub(span) & 0xff_ffff,
+            ];
+            for (k, v) in vals.into_iter().enumerate() {
+                per[k].push(v);
+            }
+        }
+        for ((name, w), vals) in CHOICE_PATH_FIELDS.iter().zip(&per) {
+            put(ins, name, n * w, vals);
+        }
+        let planes = sz.planes;
+        let valid = rng.next_u64() & ((1 << planes) - 1);
+        put(ins, "mark_valid", planes, &[valid]);
+        let until: Vec<u64> = (0..planes)
+            .map(|_| match rng.below(3) {
+                0 => rng.next_u64() & 0xffff_ffff,
+                _ => (ts + rng.below(5)).wrapping_sub(2) & 0xffff_ffff,
+            })
+            .collect();
+        put(ins, "mark_until", planes * 32, &until);
+        put(ins, "conn_ok", 1, &[u64::from(rng.below(4) != 0)]);
+        put(ins, "retx_path", sz.path_bits(), &[rng.below(1 << sz.path_bits())]);
+    });
+}
+
+// ------------------------------------------------ connection congestion
+
+/// The congestion harness's state inputs and outputs (`o_<name>`).
+const CC_STATE: [(&str, u32); 6] =
+    [("cwnd", 32), ("acked_bytes", 24), ("ecn_ewma", 8), ("hold_until", 32), ("srtt", 32), ("min_rtt", 20)];
+
+fn cc_ports(sz: &CcSizes) -> Vec<PortDef> {
+    let i = |n: &str, w: u32| PortDef::input(n, w, "Inputs", "harness input");
+    let o = |n: &str, w: u32| PortDef::output(n, w, "Outputs", "harness output, registered");
+    let mut v = vec![i("rst", 1)];
+    v.extend(CC_STATE.iter().map(|(n, w)| i(n, *w)));
+    v.extend([
+        i("ts", 32),
+        i("pkts", sz.pkts_bits),
+        i("bytes", 32),
+        i("ecn_cnt", 8),
+        i("rate_hint", 16),
+        i("rtt_valid", 1),
+        i("rtt", 16),
+        i("npaths", sz.path_bits + 1),
+    ]);
+    v.extend(CC_STATE.iter().map(|(n, w)| o(&format!("o_{n}"), *w)));
+    v.push(o("o_cap", 32));
+    v
+}
+
+/// The check module: the inputs into `conn_cc`, its outputs registered.
+fn cc_module(sz: &CcSizes) -> Module {
+    use mrnic_hdl::tx_engine::{conn_cc, CcAckIn, CcState};
+    let mut m = Module::new("tx_conn_cc");
+    m.describe("test harness: the tx_engine connection-level congestion step between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &cc_ports(sz));
+    m.clock_domain(&clk, &sig["rst"]);
+    let s = |n: &str| -> Signal { sig[n].clone() };
+    let st = CcState {
+        cwnd: s("cwnd"),
+        acked_bytes: s("acked_bytes"),
+        ecn_ewma: s("ecn_ewma"),
+        hold_until: s("hold_until"),
+        srtt: s("srtt"),
+        min_rtt: s("min_rtt"),
+    };
+    let a = CcAckIn {
+        ts: s("ts"),
+        pkts: s("pkts"),
+        bytes: s("bytes"),
+        ecn_cnt: s("ecn_cnt"),
+        rate_hint: s("rate_hint"),
+        rtt_valid: s("rtt_valid"),
+        rtt: s("rtt"),
+        npaths: s("npaths"),
+    };
+    let out = conn_cc(&mut m, "cc", sz, &st, &a);
+    let o = out.state;
+    for (port, v) in [
+        ("cwnd", o.cwnd),
+        ("acked_bytes", o.acked_bytes),
+        ("ecn_ewma", o.ecn_ewma),
+        ("hold_until", o.hold_until),
+        ("srtt", o.srtt),
+        ("min_rtt", o.min_rtt),
+        ("cap", out.cap),
+    ] {
+        let r = m.reg(&format!("{port}_q"), v.width(), 0, "the step of the last cycle's inputs");
+        m.next(set(&r.next, &v));
+        m.assign(&sig[&format!("o_{port}")], &r.q);
+    }
+    m
+}
+
+/// The model side of the congestion step: `conn_cc_ack` of last cycle's
+/// inputs.
+fn cc_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
+    let p = p.clone();
+    let k = mrnic_model::path_telemetry::Consts::from_config(&p.cfg);
+    let f = move |g: &dyn Fn(&str) -> Bits| {
+        let u = |n: &str| g(n).as_u64() as u32;
+        let cc = model::Cc {
+            cwnd: u("cwnd"),
+            acked_bytes: u("acked_bytes"),
+            ecn_ewma: u("ecn_ewma") as u8,
+            hold_until: u("hold_until"),
+            srtt: u("srtt"),
+            min_rtt: u("min_rtt"),
+            ..Default::default()
+        };
+        let a = model::CcAck {
+            ts: u("ts"),
+            pkts: u("pkts"),
+            bytes: u("bytes"),
+            ecn_cnt: u("ecn_cnt"),
+            rate_hint: u("rate_hint") as u16,
+            rtt: (u("rtt_valid") == 1).then(|| u("rtt")),
+            npaths: u("npaths"),
+        };
+        let o = model::conn_cc_ack(&p, &k, &cc, &a);
+        [
+            ("o_cwnd", o.cwnd),
+            ("o_acked_bytes", o.acked_bytes),
+            ("o_ecn_ewma", u32::from(o.ecn_ewma)),
+            ("o_hold_until", o.hold_until),
+            ("o_srtt", o.srtt),
+            ("o_min_rtt", o.min_rtt),
+            ("o_cap", o.cap),
+        ]
+        .map(|(n, v)| (n.to_string(), u64::from(v)))
+        .to_vec()
+    };
+    Registered { name: "tx_conn_cc", ports, f: Box::new(f), out: Vec::new() }
+}
+
+/// Random SACKs around every boundary of the step (a window of bytes one
+/// short of cwnd, the acknowledged bytes at saturation, cwnd at the
+/// connection maximum and the minimum, the CE hold at its deadline, no
+/// RTT sample yet, a zero RTT, a zero or full rate hint), for `small` and
+/// `default`: the state after the SACK and the cap match the model's
+/// `conn_cc_ack` every cycle under Icarus; the module lints clean under
+/// Verilator `-Wall`.
+#[test]
+fn icarus_conn_cc_is_the_models() {
+    let build = |p: &model::TxEngineParams| {
+        let sz = CcSizes::of(p);
+        (cc_module(&sz), cc_golden(p, cc_ports(&sz)))
+    };
+    replay_unit("tx_engine congestion check", 0xcc01, build, |p, ports, rng, cycle, ins| {
+        let sz = CcSizes::of(p);
+        let (mtu, min_cwnd, conn_max) = (u64::from(sz.mtu), u64::from(sz.min_cwnd), u64::from(sz.conn_max));
+        let mut put = |name: &str, v: u64| common::set(ports, ins, name, v);
+        put("rst", u64::from(cycle == 0));
+        let ts = rng.next_u64() & 0xffff_ffff;
+        put("ts", ts);
+        let cwnd = match rng.below(4) {
+            0 => conn_max - rng.below(2 * mtu),
+            1 => min_cwnd + rng.below(2 * mtu),
+            2 => rng.next_u64() & 0xffff_ffff,
+            _ => min_cwnd + rng.below(conn_max - min_cwnd),
+        };
+        put("cwnd", cwnd);
+        let bytes = match rng.below(3) {
+            0 => rng.next_u64() & 0xffff_ffff,
+            _ => rng.below(8 * mtu),
+        };
+        put("bytes", bytes);
+        let acked = match rng.below(3) {
+            0 => (1 << 24) - 1 - rng.below(4 * mtu),
+            1 => (cwnd.saturating_sub(bytes) + rng.below(3)).saturating_sub(1),
+            _ => rng.below(1 << 24),
+        };
+        put("acked_bytes", acked.min((1 << 24) - 1));
+        put("ecn_ewma", rng.below(256));
+        put("hold_until", if rng.below(2) == 0 { (ts + rng.below(5)).wrapping_sub(2) } else { rng.next_u64() });
+        put("srtt", if rng.below(8) == 0 { rng.below(2) } else { rng.next_u64() >> (rng.below(32) as u32) });
+        let none = u64::from(mrnic_model::path_telemetry::MIN_RTT_NONE);
+        put("min_rtt", if rng.below(4) == 0 { none } else { rng.below(none + 1) });
+        put("pkts", if rng.below(8) == 0 { 0 } else { rng.below(1 << sz.pkts_bits) });
+        put("ecn_cnt", if rng.below(2) == 0 { 0 } else { rng.below(256) });
+        put("rate_hint", [0, 0xffff, rng.below(1 << 16)][rng.below(3) as usize]);
+        put("rtt_valid", rng.below(2));
+        put("rtt", if rng.below(8) == 0 { 0 } else { rng.below(1 << 16) });
+        put("npaths", 1 + rng.below(u64::from(p.paths)));
+    });
+}
+
+/// The path choice and the congestion step of `default` (the most paths
+/// and planes, the widest multipliers) through Yosys: no latch.
+#[test]
+fn yosys_units_have_no_latches() {
+    if !have("yosys", "-V") {
+        return;
+    }
+    let cfg = mrnic_proto::config::Config::builtin("default").unwrap();
+    let p = model::TxEngineParams::from_config(&cfg).unwrap();
+    for (m, what) in [
+        (choice_module(&ChoiceSizes::of(&p)), "tx_engine path choice check"),
+        (cc_module(&CcSizes::of(&p)), "tx_engine congestion check"),
+    ] {
+        let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
+        let rtl = write_check(&dir, &m, what);
+        yosys_no_latches(&dir, &rtl, m.name());
     }
 }

@@ -599,6 +599,91 @@ fn rtt_sample(m: &mut PathM, rtt: u32, k: &tel::Consts) {
     }
 }
 
+/// One path of a connection as the decision's path choice sees it:
+/// path_telemetry's answer (`state`, `inflight`, `cwnd`) and the engine's
+/// mirror (`plane`, `timed_out`, and `next_psn` / `cum_acked`, whose
+/// distance is the ring's occupancy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChoicePath {
+    pub state: u8,
+    pub plane: u8,
+    pub timed_out: bool,
+    pub inflight: u32,
+    pub cwnd: u32,
+    pub next_psn: u32,
+    pub cum_acked: u32,
+}
+
+/// The path choice of one decision, a bit per path (bit `p` = path `p`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Choice {
+    /// Paths a retransmission of a packet of path `retx_path` may take.
+    pub retx_elig: u32,
+    /// Paths new data may take.
+    pub new_elig: u32,
+    /// A path is held back by its ring alone (`stat_ring_full`).
+    pub ring_held: bool,
+    /// Paths whose window one more packet fills (ACKREQ on it).
+    pub full_after: u32,
+}
+
+/// The decision's path choice, the combinational core the RTL builds as
+/// one unit (`mrnic_hdl::tx_engine::path_choice`): plane health (a path
+/// on a plane marked until after `ts` is left out, unless that leaves no
+/// GOOD path), then the eligibility of a retransmission of a packet of
+/// `retx_path` (its own path if GOOD, not timed out and healthy; else
+/// any other GOOD allowed path; with none, its own path if GOOD) and of
+/// new data (GOOD, allowed, `inflight << mtu_shift < cwnd`, the
+/// connection below its cap (`conn_ok`) and a free ring slot), with the
+/// paths one more packet would fill. `paths` holds the connection's
+/// paths (`npaths` of them), `marks` the NIC's plane marks.
+pub fn choose(
+    p: &TxEngineParams,
+    paths: &[ChoicePath],
+    marks: &[Option<u32>],
+    ts: u32,
+    conn_ok: bool,
+    retx_path: u32,
+) -> Choice {
+    let good = |i: usize| paths[i].state == tel::GOOD;
+    let plane_ok = |plane: u8| match marks.get(plane as usize) {
+        Some(Some(t)) => tel::ts_reached(ts, *t),
+        _ => true,
+    };
+    let healthy = (0..paths.len()).filter(|&i| plane_ok(paths[i].plane)).fold(0u32, |m, i| m | 1 << i);
+    let allowed = if (0..paths.len()).any(|i| good(i) && healthy & 1 << i != 0) { healthy } else { u32::MAX };
+    let mut ch = Choice::default();
+    let r = retx_path as usize;
+    if r < paths.len() {
+        let own = &paths[r];
+        ch.retx_elig = if good(r) && !own.timed_out && healthy & 1 << r != 0 {
+            1 << r
+        } else {
+            (0..paths.len()).filter(|&i| i != r && good(i)).fold(0, |m, i| m | 1 << i) & allowed
+        };
+        if ch.retx_elig == 0 && good(r) {
+            ch.retx_elig = 1 << r;
+        }
+    }
+    let shift = p.cfg.transport.mtu.trailing_zeros();
+    for (i, v) in paths.iter().enumerate() {
+        let cwnd_ok = ((v.inflight as u64) << shift) < v.cwnd as u64;
+        let ring_ok = seq_diff(v.next_psn, v.cum_acked) < p.ring_depth;
+        if good(i) && cwnd_ok && conn_ok && allowed & 1 << i != 0 {
+            if ring_ok {
+                ch.new_elig |= 1 << i;
+            } else {
+                ch.ring_held = true;
+            }
+        }
+        let inflight = (v.inflight + 1).min(pt::INFLIGHT.max() as u32);
+        if ((inflight as u64) << shift) >= v.cwnd as u64 {
+            ch.full_after |= 1 << i;
+        }
+    }
+    ch
+}
+
 /// A work request as it arrives on `s_wr_*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WorkReq {
@@ -911,18 +996,92 @@ struct PathM {
 }
 
 /// Connection-level congestion state (the reference's `ConnCc`).
-#[derive(Debug, Clone, Copy, Default)]
-struct Cc {
-    cwnd: u32,
-    acked_bytes: u32,
-    ecn_ewma: u8,
-    hold_until: u32,
-    srtt: u32,
-    /// Smallest RTT sample of any path ([`MIN_RTT_NONE`] before the first).
-    min_rtt: u32,
-    rate_hint: u16,
-    cap: u32,
-    inflight_bytes: u64,
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cc {
+    pub cwnd: u32,
+    pub acked_bytes: u32,
+    pub ecn_ewma: u8,
+    pub hold_until: u32,
+    pub srtt: u32,
+    /// Smallest RTT sample of any path ([`MIN_RTT_NONE`](tel::MIN_RTT_NONE)
+    /// before the first).
+    pub min_rtt: u32,
+    pub rate_hint: u16,
+    pub cap: u32,
+    pub inflight_bytes: u64,
+}
+
+/// What one SACK gives the connection's congestion state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CcAck {
+    pub ts: u32,
+    /// Packets and bytes the SACK acknowledged.
+    pub pkts: u32,
+    pub bytes: u32,
+    pub ecn_cnt: u32,
+    pub rate_hint: u16,
+    /// The RTT sample, if the SACK carries one.
+    pub rtt: Option<u32>,
+    /// Paths of the connection.
+    pub npaths: u32,
+}
+
+/// Connection-level AIMD, RTT and cap on a SACK (the reference's
+/// `conn_ack`), the acknowledgement unit's combinational step the RTL
+/// builds as one unit (`mrnic_hdl::tx_engine::conn_cc`): the srtt EWMA
+/// and min_rtt on an RTT sample, the ECN fraction's EWMA, then a CE cut
+/// (at most once per srtt) or one MTU per path per window of acknowledged
+/// bytes, the rate hint, and the cap ([`conn_cap`]).
+pub fn conn_cc_ack(p: &TxEngineParams, k: &tel::Consts, cc: &Cc, a: &CcAck) -> Cc {
+    let conn_max = p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64) as u32;
+    let mut cc = *cc;
+    if let Some(r) = a.rtt {
+        cc.srtt = tel::ewma(cc.srtt, r, k.srtt_shift).max(1);
+        cc.min_rtt = cc.min_rtt.min(r.max(1));
+    }
+    if a.pkts > 0 {
+        let m = a.ecn_cnt.min(a.pkts).min(256);
+        let frac = ((m * tel::recip16(a.pkts)) >> 8).min(255);
+        cc.ecn_ewma = tel::ewma(cc.ecn_ewma as u32, frac, k.ecn_shift).min(255) as u8;
+    }
+    if a.ecn_cnt > 0 {
+        if tel::ts_reached(a.ts, cc.hold_until) {
+            let cut = (cc.cwnd as u64 * cc.ecn_ewma as u64) >> 9;
+            cc.cwnd = (cc.cwnd as u64 - cut).max(k.min_cwnd as u64) as u32;
+            cc.hold_until = a.ts.wrapping_add(cc.srtt.max(1));
+            cc.acked_bytes = 0;
+        }
+    } else {
+        cc.acked_bytes = (cc.acked_bytes as u64 + a.bytes as u64).min(pt::ACKED_BYTES.max()) as u32;
+        if cc.acked_bytes >= cc.cwnd {
+            // One MTU per window and path: the connection grows as fast
+            // as its paths do together.
+            cc.acked_bytes -= cc.cwnd;
+            cc.cwnd = (cc.cwnd as u64 + k.mtu as u64 * a.npaths as u64).min(conn_max as u64) as u32;
+        }
+    }
+    cc.rate_hint = a.rate_hint;
+    cc.cap = conn_cap(p, k, &cc);
+    cc
+}
+
+/// Bytes the line carries per timestamp unit (at least 1): the cap's
+/// constant factor.
+pub fn line_bytes_per_ts(p: &TxEngineParams) -> u64 {
+    ((p.cfg.cc.line_rate_gbps as u64 * p.cfg.timers.ts_unit_ns as u64) / 8).max(1)
+}
+
+/// min(cwnd, rate_hint x line rate x max(srtt, 5/4 min_rtt)), at least
+/// one MTU (min_rtt is srtt before the first sample). The quarter of the
+/// base RTT on top covers acknowledgements that come in bunches; it is
+/// taken over min_rtt, as a margin over srtt would grow the queue it
+/// measures.
+pub fn conn_cap(p: &TxEngineParams, k: &tel::Consts, cc: &Cc) -> u32 {
+    let line = line_bytes_per_ts(p);
+    let base = if cc.min_rtt == tel::MIN_RTT_NONE { cc.srtt } else { cc.min_rtt } as u64;
+    let rtt = (cc.srtt as u64).max(base + (base >> 2));
+    let share = (cc.rate_hint as u64 * line * rtt) >> 16;
+    share.min(cc.cwnd as u64).max(k.mtu as u64) as u32
 }
 
 #[derive(Debug, Clone, Default)]
@@ -1766,34 +1925,34 @@ impl TxEngine {
     /// request (the reference's `TxConn::poll` after its PROBE step).
     fn decide(&mut self, c: u32, v: &TelView, ts: u32) {
         let np = self.conns[c as usize].npaths;
-        let good = |p: u32| v.paths[p as usize].state == tel::GOOD;
-        // Plane health: paths on a marked plane are left out, unless that
-        // leaves no GOOD path (an AND on the eligibility bits).
-        let healthy =
-            (0..np).filter(|&p| self.plane_ok(self.paths[self.pidx(c, p)].plane, ts)).fold(0u32, |m, p| m | 1 << p);
-        let allowed = if (0..np).any(|p| good(p) && healthy & 1 << p != 0) { healthy } else { u32::MAX };
+        let cps: Vec<ChoicePath> = (0..np)
+            .map(|p| {
+                let (m, vw) = (&self.paths[self.pidx(c, p)], &v.paths[p as usize]);
+                ChoicePath {
+                    state: vw.state,
+                    plane: m.plane,
+                    timed_out: m.timed_out,
+                    inflight: vw.inflight,
+                    cwnd: vw.cwnd,
+                    next_psn: m.next_psn,
+                    cum_acked: m.cum_acked,
+                }
+            })
+            .collect();
+        let cc = &self.conns[c as usize].cc;
+        let conn_ok = cc.inflight_bytes < cc.cap as u64;
+        let head = self.conns[c as usize].retx.front().copied();
+        let ch = choose(&self.p, &cps, &self.planes, ts, conn_ok, head.map_or(0, |(path, _)| path));
         // Queued retransmissions: a head acknowledged or moved to an RNR
         // back-off since it was queued is popped, one per cycle (the queue
         // is a FIFO with one read port), and the decision looks at the
         // next head in the next cycle.
         let mut plan = None;
         let mut elig = 0u32;
-        if let Some(&(path, psn)) = self.conns[c as usize].retx.front() {
+        if let Some((path, psn)) = head {
             match self.ring[self.ridx(c, path, psn)] {
                 Some(s) if s.queued => {
-                    // On its own path if GOOD, not timing out (silent since
-                    // its last acknowledgement) and on a healthy plane;
-                    // else through the selector among the other GOOD
-                    // paths; with none, on its own path if GOOD.
-                    let own = self.paths[self.pidx(c, path)];
-                    elig = if good(path) && !own.timed_out && self.plane_ok(own.plane, ts) {
-                        1 << path
-                    } else {
-                        (0..np).filter(|&p| p != path && good(p)).fold(0, |m, p| m | 1 << p) & allowed
-                    };
-                    if elig == 0 && good(path) {
-                        elig = 1 << path;
-                    }
+                    elig = ch.retx_elig;
                     if elig != 0 {
                         plan = Some(Plan::Retx { path, psn });
                     }
@@ -1808,29 +1967,13 @@ impl TxEngine {
         let mut full_after = vec![false; self.p.paths as usize];
         if plan.is_none() {
             let Some(si) = self.next_stream(c, v, ts) else { return };
-            let cc = &self.conns[c as usize].cc;
-            let conn_ok = cc.inflight_bytes < cc.cap as u64;
-            let shift = self.p.cfg.transport.mtu.trailing_zeros();
-            let mut ring_held = false;
-            elig = 0;
-            for p in 0..np {
-                let vw = &v.paths[p as usize];
-                let m = &self.paths[self.pidx(c, p)];
-                let cwnd_ok = ((vw.inflight as u64) << shift) < vw.cwnd as u64;
-                let ring_ok = seq_diff(m.next_psn, m.cum_acked) < self.p.ring_depth;
-                if good(p) && cwnd_ok && conn_ok && allowed & 1 << p != 0 {
-                    if ring_ok {
-                        elig |= 1 << p;
-                    } else {
-                        ring_held = true;
-                    }
-                }
-                let inflight = (vw.inflight + 1).min(pt::INFLIGHT.max() as u32);
-                full_after[p as usize] = ((inflight as u64) << shift) >= vw.cwnd as u64;
-            }
-            self.stats.ring_full = ring_held;
+            self.stats.ring_full = ch.ring_held;
+            elig = ch.new_elig;
             if elig == 0 {
                 return;
+            }
+            for (p, f) in full_after.iter_mut().enumerate() {
+                *f = ch.full_after & 1 << p != 0;
             }
             plan = Some(Plan::New { stream: si });
         }
@@ -2153,14 +2296,6 @@ impl TxEngine {
             }
         }
         cost
-    }
-
-    /// Whether paths on `plane` may be chosen at `ts` (plane health).
-    fn plane_ok(&self, plane: u8, ts: u32) -> bool {
-        match self.planes.get(plane as usize) {
-            Some(Some(t)) => tel::ts_reached(ts, *t),
-            _ => true,
-        }
     }
 
     fn act(&mut self, c: u32, path: u32, act: u8) {
@@ -2556,51 +2691,10 @@ impl TxEngine {
 
     /// Connection-level AIMD, RTT and cap (the reference's `conn_ack`).
     fn conn_ack(&mut self, c: u32, ts: u32, pkts: u32, bytes: u32, h: &SackIn, rtt: Option<u32>) {
-        let k = self.k;
-        let conn_max = self.p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64) as u32;
         let npaths = self.conns[c as usize].npaths;
-        let cc = &mut self.conns[c as usize].cc;
-        if let Some(r) = rtt {
-            cc.srtt = tel::ewma(cc.srtt, r, k.srtt_shift).max(1);
-            cc.min_rtt = cc.min_rtt.min(r.max(1));
-        }
-        if pkts > 0 {
-            let m = h.ecn_cnt.min(pkts).min(256);
-            let frac = ((m * tel::recip16(pkts)) >> 8).min(255);
-            cc.ecn_ewma = tel::ewma(cc.ecn_ewma as u32, frac, k.ecn_shift).min(255) as u8;
-        }
-        if h.ecn_cnt > 0 {
-            if tel::ts_reached(ts, cc.hold_until) {
-                let cut = (cc.cwnd as u64 * cc.ecn_ewma as u64) >> 9;
-                cc.cwnd = (cc.cwnd as u64 - cut).max(k.min_cwnd as u64) as u32;
-                cc.hold_until = ts.wrapping_add(cc.srtt.max(1));
-                cc.acked_bytes = 0;
-            }
-        } else {
-            cc.acked_bytes = (cc.acked_bytes as u64 + bytes as u64).min(pt::ACKED_BYTES.max()) as u32;
-            if cc.acked_bytes >= cc.cwnd {
-                // One MTU per window and path: the connection grows as fast
-                // as its paths do together.
-                cc.acked_bytes -= cc.cwnd;
-                cc.cwnd = (cc.cwnd as u64 + k.mtu as u64 * npaths as u64).min(conn_max as u64) as u32;
-            }
-        }
-        cc.rate_hint = h.rate_hint;
-        let snapshot = *cc;
-        self.conns[c as usize].cc.cap = self.cap(&snapshot);
-    }
-
-    /// min(cwnd, rate_hint x line rate x max(srtt, 5/4 min_rtt)), at least
-    /// one MTU (min_rtt is srtt before the first sample). The quarter of
-    /// the base RTT on top covers acknowledgements that come in bunches; it
-    /// is taken over min_rtt, as a margin over srtt would grow the queue
-    /// it measures.
-    fn cap(&self, cc: &Cc) -> u32 {
-        let line = ((self.p.cfg.cc.line_rate_gbps as u64 * self.p.cfg.timers.ts_unit_ns as u64) / 8).max(1);
-        let base = if cc.min_rtt == tel::MIN_RTT_NONE { cc.srtt } else { cc.min_rtt } as u64;
-        let rtt = (cc.srtt as u64).max(base + (base >> 2));
-        let share = (cc.rate_hint as u64 * line * rtt) >> 16;
-        share.min(cc.cwnd as u64).max(self.k.mtu as u64) as u32
+        let a = CcAck { ts, pkts, bytes, ecn_cnt: h.ecn_cnt, rate_hint: h.rate_hint, rtt, npaths };
+        let cc = conn_cc_ack(&self.p, &self.k, &self.conns[c as usize].cc, &a);
+        self.conns[c as usize].cc = cc;
     }
 
     /// The reference's `TxConn::on_nack`.
@@ -2779,7 +2873,7 @@ impl TxEngine {
             let cwnd = (k.init_cwnd as u64 * self.p.paths as u64).min(conn_max) as u32;
             let mut cc =
                 Cc { cwnd, srtt: k.initial_rtt, min_rtt: tel::MIN_RTT_NONE, rate_hint: u16::MAX, ..Default::default() };
-            cc.cap = self.cap(&cc);
+            cc.cap = conn_cap(&self.p, &self.k, &cc);
             self.conns[c as usize] = Conn {
                 open: true,
                 remote_id: o.remote_id,
