@@ -52,8 +52,9 @@
 //! - **Ack clocking** (the reference's `NicConfig::ack_clocking` rules, its
 //!   default; `reference/DESIGN.md`, spec 5.3), all of them:
 //!   ACKREQ at the end of a message, when the packet fills its path's or
-//!   the connection's window, when nothing is left to cut, and every
-//!   `sack_every_packets` packets of the connection; the connection limit
+//!   the connection's window, when nothing is left to cut, every
+//!   `sack_every_packets` packets of the connection and once the oldest
+//!   packet since the last request has waited `rto_min / 4`; the connection limit
 //!   `min(cwnd, rate_hint x line x max(srtt, 5/4 min_rtt))` and its AIMD
 //!   step of one MTU per path; RACK across paths (a packet older than the
 //!   newest acknowledged first transmission and unacknowledged for
@@ -158,7 +159,7 @@
 //!   does not carry them), `last_progress` 32 and `timed_out` 1;
 //! - the connection context, `CONNS` x about 470 bits: about 330 plus
 //!   min_rtt 20, `rack_sent` 32 + valid, `rack_rtt` 32, `since_ackreq`
-//!   `bitlen(sack_every_packets)` and `tail_at` 32 + valid;
+//!   `bitlen(sack_every_packets)`, `unreq_since` 32 and `tail_at` 32 + valid;
 //! - per NIC, plane health: `planes` x (32 + valid) bits of registers.
 //!
 //! `default`'s rings and work queues cannot be on chip; like recv_match's
@@ -1110,6 +1111,8 @@ struct Conn {
     rack_rtt: u32,
     /// Data packets since the last one that asked for a SACK.
     since_ackreq: u32,
+    /// Timestamp of the first of them (meaningful while `since_ackreq > 0`).
+    unreq_since: u32,
     /// Tail timer: when nothing is left to cut, the earliest time an
     /// outstanding packet is overdue (its paths are then PROBEd).
     tail_at: Option<u32>,
@@ -2081,8 +2084,10 @@ impl TxEngine {
                 // Ask for a SACK (the receiver then acknowledges every path
                 // with packets not yet acknowledged) at the end of a
                 // message, when this packet fills its path's or the
-                // connection's window, when nothing is left to cut, and
-                // every `sack_every_packets` packets of the connection.
+                // connection's window, when nothing is left to cut, every
+                // `sack_every_packets` packets of the connection, and once
+                // the oldest packet since the last request has waited
+                // rto_min / 4 (the reference's `ackreq_wait`).
                 let m = self.paths[pi];
                 let k = &mut self.conns[c as usize];
                 let conn_full = k.cc.inflight_bytes >= k.cc.cap as u64;
@@ -2090,12 +2095,16 @@ impl TxEngine {
                 if drained && k.tail_at.is_none() {
                     k.tail_at = Some(ts.wrapping_add(overdue_wait(&m, k.rack_rtt)));
                 }
+                if k.since_ackreq == 0 {
+                    k.unreq_since = ts;
+                }
                 k.since_ackreq = k.since_ackreq.saturating_add(1);
                 f.ackreq = f.eom
                     || full_after[path as usize]
                     || conn_full
                     || drained
-                    || k.since_ackreq >= self.p.cfg.timers.sack_every_packets;
+                    || k.since_ackreq >= self.p.cfg.timers.sack_every_packets
+                    || ts.wrapping_sub(k.unreq_since) >= self.k.rto_min / 4;
                 if f.ackreq {
                     k.since_ackreq = 0;
                 }

@@ -15,7 +15,7 @@ use mrnic_proto::{
 use crate::fixed::{seq_add, seq_before, seq_diff, ts_reached, SEQ_HALF, SEQ_MASK};
 use crate::memory::Memory;
 use crate::nic::{Ctx, Params};
-use crate::path::{self, Aimd, PathAction, PathEntry, PathState};
+use crate::path::{self, Aimd, PathAction, PathEntry, PathParams, PathState};
 use crate::selector::{self, Request};
 use crate::verbs::{Completion, CqOpcode, Status, WorkRequest, WrOp};
 use crate::wire::{NodeAddr, WirePacket};
@@ -178,6 +178,8 @@ pub struct TxConn {
     last_progress: Vec<u32>,
     /// Data packets since the last one that asked for a SACK.
     since_ackreq: u32,
+    /// Timestamp of the first of them (meaningful while `since_ackreq > 0`).
+    unreq_since: u32,
     /// When nothing is left to send, no later packet can show an outstanding
     /// one lost: this timer then finds overdue packets by time alone.
     tail_at: Option<u32>,
@@ -212,6 +214,7 @@ impl TxConn {
             rack_rtt: 0,
             last_progress: vec![0; n],
             since_ackreq: 0,
+            unreq_since: 0,
             tail_at: None,
         }
     }
@@ -532,7 +535,13 @@ impl TxConn {
         // is most of a bandwidth-delay product, which the window then cannot
         // reuse. Asking at these points clocks the window by acknowledgements
         // and bounds how late any arrival is reported, which loss detection
-        // across paths relies on.
+        // across paths relies on. A count of packets bounds that delay in
+        // time only while the connection sends fast: one of 63 sharing a
+        // NIC (alltoall-64) sends a packet every 5 us, eight packets took
+        // 40 us, and a path whose first packet waited that long for its
+        // SACK timed out at rto_min (3,405 RTOs at 0% loss, no packet
+        // lost). So the sender also asks once its oldest packet not yet
+        // covered by a request has waited `ackreq_wait`.
         let p = &self.paths[pid];
         let path_full = ((p.inflight as u64) << c.p.path.mtu_shift) >= p.cwnd as u64;
         let conn_full = self.cc.inflight_bytes >= self.cc.cap as u64;
@@ -548,8 +557,16 @@ impl TxConn {
         if drained && self.tail_at.is_none() {
             self.tail_at = Some(ts.wrapping_add(overdue_wait(&self.paths[pid], self.rack_rtt)));
         }
+        if self.since_ackreq == 0 {
+            self.unreq_since = ts;
+        }
         self.since_ackreq += 1;
-        h.flags.ackreq = h.flags.eom || path_full || conn_full || drained || self.since_ackreq >= c.p.sack_every_pkts;
+        h.flags.ackreq = h.flags.eom
+            || path_full
+            || conn_full
+            || drained
+            || self.since_ackreq >= c.p.sack_every_pkts
+            || ts.wrapping_sub(self.unreq_since) >= ackreq_wait(&c.p.path);
         if h.flags.ackreq {
             self.since_ackreq = 0;
         }
@@ -1114,6 +1131,14 @@ fn completion(conn: u32, w: &TxWr, status: Status) -> Completion {
 fn charge(slot: &mut Slot, last_progress: &[u32], ack_clocking: bool) -> bool {
     slot.charge = !ack_clocking || (last_progress[slot.phys as usize].wrapping_sub(slot.sent) as i32) > 0;
     slot.charge
+}
+
+/// How long a data packet may wait for a later one to carry ACKREQ: a
+/// quarter of the RTO floor, so that its SACK is asked for well before any
+/// path's timer can fire (a path without an RTT sample times out at
+/// `rto_min`).
+pub fn ackreq_wait(p: &PathParams) -> u32 {
+    p.rto_min / 4
 }
 
 /// How long past its send a packet of path `p` is overdue: the path's srtt,

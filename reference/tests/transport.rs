@@ -403,3 +403,76 @@ fn default_config_sixteen_paths_with_loss() {
     r.settle(3_000_000);
     r.check().unwrap();
 }
+
+/// Drives A's port as one of many connections sharing a NIC: A sends at
+/// most one packet per `gap_ns` (what a round robin over many connections
+/// leaves each), B answers at once. Returns A's counters at completion.
+fn run_paced(r: &mut Run, gap_ns: u64, deadline_ns: u64) -> mrnic_reference::Counters {
+    let (sim, mut next_send) = (&mut r.sim, 0u64);
+    while sim.now < deadline_ns && sim.completions[A].is_empty() {
+        let now = sim.now;
+        while let Some(p) = sim.channel.pop_due(now) {
+            let i = if p.dst == A_ADDR { A } else { B };
+            sim.nics[i].handle_packet(now, &p);
+        }
+        for n in &mut sim.nics {
+            if n.next_deadline().is_some_and(|d| d <= now) {
+                n.on_timer(now);
+            }
+        }
+        while let Some(p) = sim.nics[B].poll_transmit(now) {
+            sim.channel.send(now, p);
+        }
+        if now >= next_send {
+            if let Some(p) = sim.nics[A].poll_transmit(now) {
+                sim.channel.send(now, p);
+                next_send = now + gap_ns;
+            }
+        }
+        for i in [A, B] {
+            let c = sim.nics[i].poll_cq(usize::MAX);
+            sim.completions[i].extend(c);
+        }
+        sim.now += 1_000;
+    }
+    *sim.nics[A].counters()
+}
+
+#[test]
+fn a_slow_connection_asks_for_sacks_in_time_and_never_times_out() {
+    // One packet every 16 us (a connection among dozens on its NIC): eight
+    // packets take 112 us, longer than rto_min (100 us in `small`). When a
+    // packet count alone decided ACKREQ, the first packet of each path
+    // waited that long for its SACK and its path timed out with nothing
+    // lost (alltoall-64: 3,405 RTOs at 0% loss). The time bound asks for
+    // a SACK once the oldest unrequested packet has waited rto_min / 4.
+    let s = Setup::new(4, 21);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 48 * 1024)]));
+    let c = run_paced(&mut r, 16_000, 20_000_000);
+    assert_eq!(r.sim.completions[A].len(), 1, "{c:?}");
+    r.settle(1_000_000);
+    r.check().unwrap();
+    assert!(c.rto_fired == 0 && c.tx_retransmits == 0, "{c:?}");
+}
+
+#[test]
+fn the_tail_timer_declares_losses_a_later_sack_proves_before_probing() {
+    // The message leaves a packet a microsecond and one path's lane is
+    // dead: its packets are lost while packets sent after them on the other
+    // paths are acknowledged, before any of them is overdue, and no SACK
+    // comes after that to show the loss. The tail timer must retransmit
+    // them on RACK's evidence; PROBEing the dead path instead (the rule
+    // before 942f28a) waited for the PROBE to time out, an RTO, before
+    // anything was resent.
+    let s = Setup::new(4, 22);
+    let mut r = prepare(&s, &msgs(&[(0, Kind::Write, 16 * 1024)]));
+    r.sim.channel.outages.push(Outage { lane: 2, from: 0, to: u64::MAX });
+    let c = run_paced(&mut r, 1_000, 1_000_000_000);
+    let done_at = r.sim.now;
+    assert_eq!(r.sim.completions[A].len(), 1, "{c:?}");
+    r.settle(1_000_000);
+    r.check().unwrap();
+    let rto_min_ns = s.cfg.timers.rto_min_us as u64 * 1000;
+    assert!(c.overdue_losses >= 1 && c.tx_retransmits >= 1 && c.rto_fired == 0, "{c:?}");
+    assert!(done_at < rto_min_ns, "done at {done_at} ns, rto_min {rto_min_ns} ns: {c:?}");
+}
