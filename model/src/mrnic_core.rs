@@ -6,8 +6,8 @@
 //! - **Host side** (top ports): csr's AXI4-Lite (`s_axil_*`: MR table,
 //!   UDP port, counters); connection setup as one record per block that
 //!   holds connection state (`s_conn_*` to conn_table's `s_wr`, `s_open_*`
-//!   to tx_engine's per-path `s_open`, `s_ropen_*` to cpl_engine's
-//!   `s_open`); receives (`s_post_*` / `m_post_*` to recv_match, then
+//!   to tx_engine's per-path `s_open`, `s_ropen_*` to the receive
+//!   controller, which opens cpl_engine, msg_check and sack_gen's paths); receives (`s_post_*` / `m_post_*` to recv_match, then
 //!   `s_rpost_*` to cpl_engine, which wakes a WRITE_IMM waiting for one);
 //!   work requests (`s_wr_*` to tx_engine); one completion queue
 //!   (`m_cqe_*`, [`crate::cqe_merge`]); `cfg_src_mac` / `cfg_src_ip` (levels:
@@ -29,16 +29,22 @@
 //!   (rx_parser's ICRC drop to `stat_rx_bad_icrc`, the other 14 through
 //!   [`crate::rx_drop_or`]).
 //!
-//! # Not wired yet: the receive controller
-//! The receive controller (docs/architecture.md, `mrnic_core`, items 2 to
-//! 6: the NO_CONN sweep, one data packet at a time, the store-and-forward
-//! buffer, the check ports, the SACK hold, the PROBE walk) is being built.
-//! Every port it will drive or take is listed in [`PENDING`] and is, until
-//! it lands, a top port named `rxc_<instance>_<port>`, so the netlist
-//! checks and simulates and a bench ties those ports idle. With them idle
-//! a frame from the wire is parsed and then waits: nothing of the receive
-//! path runs, and a vector that needs it is reported as not covered, never
-//! as passed.
+//! # The receive side
+//! rx_parser's headers and payload go into [`crate::rx_buffer`]; the
+//! receive controller ([`crate::rx_ctl`]) takes each released header and
+//! drives its parts one packet at a time: conn_table's lookup (op from
+//! op_map), [`crate::conn_search`] for NO_CONN NACKs (over conn_table's
+//! read port), [`crate::probe_walk`] for PROBEs, [`crate::msg_check`],
+//! [`crate::mr_check`] (its MR table copy written by observing csr's
+//! `m_mr` handshake) and recv_match's lookup, sack_gen's beats and
+//! answers, dma_write_engine's requests (the payload streams from
+//! rx_buffer to the engine's `s_axis`), cpl_engine's `s_new` and `s_open`,
+//! and tx_engine's `s_sack` / `s_nack` / `s_csack` / `s_cnack`. The host
+//! opens a connection's receive side with one `s_ropen_*` record (conn,
+//! paths, the peer's first psn): the controller hands it to cpl_engine,
+//! msg_check and sack_gen (an OPEN beat per path). rx_buffer's
+//! `stat_oversize` (the parser never sends an oversize packet) is a top
+//! output, `stat_rx_oversize`, with no csr counter.
 
 use crate::netlist::{model_block, Netlist};
 use mrnic_proto::Config;
@@ -61,40 +67,19 @@ pub const BLOCKS: [&str; 10] = [
 ];
 
 /// The top's glue blocks.
-pub const GLUE: [&str; 5] = ["ts_counter", "rate_hint", "rx_drop_or", "cqe_merge", "op_map"];
-
-/// The receive controller's side: `(instance, channel prefix or port)`,
-/// exported as `rxc_<instance>_<port>` until the controller drives them.
-pub const PENDING: &[(&str, &str)] = &[
-    ("rx_parser", "m_hdr"),
-    ("rx_parser", "m_axis"),
-    ("op_map", "opcode"),
-    ("conn_table", "s_lk"),
-    ("conn_table", "m_lk"),
-    ("conn_table", "m_nack"),
-    ("conn_table", "s_rd"),
-    ("conn_table", "m_rd"),
-    ("sack_gen", "s_pkt"),
-    ("sack_gen", "m_sack"),
-    ("sack_gen", "m_nack"),
-    ("sack_gen", "m_new"),
-    ("recv_match", "s_lookup"),
-    ("recv_match", "m_match"),
-    ("dma_write_engine", "s_req"),
-    ("dma_write_engine", "s_axis"),
-    ("cpl_engine", "s_new"),
-    ("tx_engine", "s_sack"),
-    ("tx_engine", "s_nack"),
-    ("tx_engine", "s_csack"),
-    ("tx_engine", "s_cnack"),
-    ("csr", "stat_rx_bad_hdr"),
-    ("csr", "stat_rx_access"),
+pub const GLUE: [&str; 11] = [
+    "ts_counter",
+    "rate_hint",
+    "rx_drop_or",
+    "cqe_merge",
+    "op_map",
+    "rx_buffer",
+    "mr_check",
+    "msg_check",
+    "probe_walk",
+    "conn_search",
+    "rx_ctl",
 ];
-
-/// The top port that stands for a pending instance port.
-pub fn pending_port(inst: &str, port: &str) -> String {
-    format!("rxc_{inst}_{port}")
-}
 
 /// Each block's `stat_*` pulse and the csr counter input it drives (the
 /// ICRC drop and rx_drop_or's OR included).
@@ -102,7 +87,9 @@ const STATS: &[(&str, &str, &str)] = &[
     ("rx_parser", "stat_drop_icrc", "stat_rx_bad_icrc"),
     ("rx_drop_or", "stat_rx_decode_error", "stat_rx_decode_error"),
     ("conn_table", "stat_no_conn", "stat_rx_no_conn"),
-    ("conn_table", "stat_ack_no_conn", "stat_ack_no_conn"),
+    ("rx_ctl", "stat_ack_no_conn", "stat_ack_no_conn"),
+    ("rx_ctl", "stat_rx_bad_hdr", "stat_rx_bad_hdr"),
+    ("rx_ctl", "stat_rx_access", "stat_rx_access"),
     ("conn_table", "stat_bad_path", "stat_rx_bad_path"),
     ("conn_table", "stat_bad_src", "stat_rx_bad_src"),
     ("conn_table", "stat_ack_bad_src", "stat_ack_bad_src"),
@@ -140,32 +127,62 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
         }
     }
     n.wire("op_map.op", "conn_table.s_lk_op");
-    // The receive controller's side (less what is wired already), so the
-    // taps below can name the top ports that stand for it.
-    for (inst, prefix) in PENDING {
-        let names: Vec<String> = n
-            .insts
-            .iter()
-            .find(|i| i.name == *inst)
-            .map(|i| {
-                i.ports
-                    .iter()
-                    .filter(|p| p.name == *prefix || p.name.starts_with(&format!("{prefix}_")))
-                    .map(|p| p.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if names.is_empty() {
-            return Err(format!("mrnic_core: `{inst}` has no port `{prefix}` or `{prefix}_*`"));
-        }
-        for p in names {
-            let sink = crate::netlist::Sink::In(inst.to_string(), p.clone());
-            if n.drives.iter().any(|(s, _)| *s == sink) {
-                continue;
-            }
-            n.export_as(inst, &p, &pending_port(inst, &p));
-        }
+    // Receive side: parser, buffer, controller and its parts.
+    n.channel("rx_parser", "m_hdr", "rx_buffer", "s_hdr");
+    n.channel("rx_parser", "m_axis", "rx_buffer", "s_axis");
+    n.channel("rx_buffer", "m_hdr", "rx_ctl", "s_hdr");
+    n.channel("rx_ctl", "m_pay", "rx_buffer", "s_pay");
+    n.channel("rx_buffer", "m_axis", "dma_write_engine", "s_axis");
+    n.wire("rx_ctl.m_opcode", "op_map.opcode");
+    for (from, fp, to, tp) in [
+        ("rx_ctl", "m_lk", "conn_table", "s_lk"),
+        ("conn_table", "m_lk", "rx_ctl", "s_lkr"),
+        ("conn_table", "m_nack", "rx_ctl", "s_tnack"),
+        ("conn_search", "m_rd", "conn_table", "s_rd"),
+        ("conn_table", "m_rd", "conn_search", "s_rdr"),
+        ("rx_ctl", "m_nc", "conn_search", "s_nc"),
+        ("conn_search", "m_nack", "rx_ctl", "s_found"),
+        ("rx_ctl", "m_probe", "probe_walk", "s_probe"),
+        ("probe_walk", "m_pkt", "rx_ctl", "s_walk"),
+        ("rx_ctl", "m_chk", "msg_check", "s_chk"),
+        ("msg_check", "m_chk", "rx_ctl", "s_chkr"),
+        ("rx_ctl", "m_acc", "msg_check", "s_acc"),
+        ("rx_ctl", "m_mopen", "msg_check", "s_open"),
+        ("rx_ctl", "m_mr", "mr_check", "s_chk"),
+        ("mr_check", "m_chk", "rx_ctl", "s_mrr"),
+        ("rx_ctl", "m_lookup", "recv_match", "s_lookup"),
+        ("recv_match", "m_match", "rx_ctl", "s_match"),
+        ("rx_ctl", "m_pkt", "sack_gen", "s_pkt"),
+        ("sack_gen", "m_sack", "rx_ctl", "s_gsack"),
+        ("sack_gen", "m_nack", "rx_ctl", "s_gnack"),
+        ("sack_gen", "m_new", "rx_ctl", "s_gnew"),
+        ("rx_ctl", "m_req", "dma_write_engine", "s_req"),
+        ("rx_ctl", "m_new", "cpl_engine", "s_new"),
+        ("rx_ctl", "m_copen", "cpl_engine", "s_open"),
+        ("rx_ctl", "m_sack", "tx_engine", "s_sack"),
+        ("rx_ctl", "m_nack", "tx_engine", "s_nack"),
+        ("rx_ctl", "m_csack", "tx_engine", "s_csack"),
+        ("rx_ctl", "m_cnack", "tx_engine", "s_cnack"),
+    ] {
+        n.channel(from, fp, to, tp);
     }
+    // What the controller and mr_check observe.
+    n.wire("csr.cfg_udp_port", "rx_ctl.cfg_udp_port");
+    n.wire("cpl_engine.idle", "rx_ctl.cpl_idle");
+    for f in ["valid", "conn", "stream", "clear", "completed_msn"] {
+        n.wire(&format!("cpl_engine.m_st_{f}"), &format!("rx_ctl.tap_st_{f}"));
+    }
+    n.wire("conn_table.s_st_ready", "rx_ctl.tap_st_ready");
+    for f in ["stale_gen", "psn_window", "duplicate"] {
+        n.wire(&format!("sack_gen.stat_{f}"), &format!("rx_ctl.tap_{f}"));
+    }
+    n.wire("conn_table.stat_ack_no_conn", "rx_ctl.tap_ack_no_conn_table");
+    n.wire("conn_search.stat_ack_no_conn", "rx_ctl.tap_ack_no_conn_search");
+    for f in ["valid", "key", "entry_valid", "remote_write", "base", "len"] {
+        n.wire(&format!("csr.m_mr_{f}"), &format!("mr_check.tap_mr_{f}"));
+    }
+    n.wire("dma_write_engine.s_mr_ready", "mr_check.tap_mr_ready");
+    n.export_as("rx_buffer", "stat_oversize", "stat_rx_oversize");
     // Time.
     n.export("ts_counter", "ts_hold");
     n.export("ts_counter", "ts_now");
@@ -176,14 +193,14 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     for (tap, valid, ready, conn) in [
         (
             "tap_pkt",
-            pending_port("sack_gen", "s_pkt_valid"),
+            "rx_ctl.m_pkt_valid".to_string(),
             "sack_gen.s_pkt_ready".to_string(),
-            pending_port("sack_gen", "s_pkt_conn"),
+            "rx_ctl.m_pkt_conn".to_string(),
         ),
         (
             "tap_new",
             "sack_gen.m_new_valid".to_string(),
-            pending_port("sack_gen", "m_new_ready"),
+            "rx_ctl.s_gnew_ready".to_string(),
             "sack_gen.m_new_conn".to_string(),
         ),
     ] {
@@ -228,7 +245,7 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     for (inst, prefix, top) in [
         ("conn_table", "s_wr", "s_conn"),
         ("tx_engine", "s_open", "s_open"),
-        ("cpl_engine", "s_open", "s_ropen"),
+        ("rx_ctl", "s_open", "s_ropen"),
         ("recv_match", "s_post", "s_post"),
         ("recv_match", "m_post", "m_post"),
         ("cpl_engine", "s_post", "s_rpost"),

@@ -540,6 +540,7 @@ pub fn model_block(name: &str, cfg: &mrnic_proto::Config) -> Result<Box<dyn Bloc
         "rx_buffer" => boxed(m::rx_buffer::RxBufferParams::from_config(cfg), m::rx_buffer::RxBuffer::new),
         "conn_search" => boxed(m::conn_search::ConnSearchParams::from_config(cfg), m::conn_search::ConnSearch::new),
         "probe_walk" => boxed(m::probe_walk::ProbeWalkParams::from_config(cfg), m::probe_walk::ProbeWalk::new),
+        "rx_ctl" => boxed(m::rx_ctl::RxCtlParams::from_config(cfg), m::rx_ctl::RxCtl::new),
         _ => Err(format!("no block module `{name}`")),
     }
 }

@@ -23,4 +23,6 @@ pub use error::{DecodeError, EncodeError, Problem};
 pub use headers::{
     Bitmap256, DataHeader, Flags, Header, NackCode, NackHeader, Opcode, Placement, ProbeHeader, SackHeader,
 };
-pub use packet::{decode_datagram, decode_frame, encode_datagram, encode_frame, Datagram, Frame, NetHeaders};
+pub use packet::{
+    decode_datagram, decode_frame, encode_datagram, encode_frame, wrap_datagram, Datagram, Frame, NetHeaders,
+};

@@ -175,9 +175,19 @@ pub fn udp_checksum(src_ip: [u8; 4], dst_ip: [u8; 4], udp: &[u8]) -> u16 {
 
 /// Appends a whole Ethernet frame (no FCS) to `out`.
 pub fn encode_frame(net: &NetHeaders, header: &Header, payload: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let mut dgram = Vec::with_capacity(datagram_len(header, payload.len()));
+    encode_datagram(header, payload, &mut dgram)?;
+    wrap_datagram(net, &dgram, out)
+}
+
+/// Appends the Ethernet frame (no FCS) that carries the UDP payload
+/// `dgram` as it is (transport header, payload and ICRC, well formed or
+/// not), with `net`'s addresses, ports and ECN, consistent lengths and
+/// both checksums.
+pub fn wrap_datagram(net: &NetHeaders, dgram: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let start = out.len();
     out.resize(start + NET_OVERHEAD, 0);
-    encode_datagram(header, payload, out)?;
+    out.extend_from_slice(dgram);
     let udp_len = out.len() - start - 14 - 20;
     let ip_len = udp_len + 20;
     if ip_len > u16::MAX as usize {

@@ -16,13 +16,13 @@
 //! and the maximum burst, so both sides' consecutive contiguous writes are
 //! joined first.
 //!
-//! The receive controller is not built, so the top cannot take a packet
-//! from the wire yet: a vector is run up to its first packet step and then
-//! reported as not covered (with the steps that matched), never as passed.
+//! A packet from the wire enters as the frame around its recorded UDP
+//! payload (addresses, ports, ECN and plane as recorded), through the MAC
+//! port `s_axis_*`.
 
 use mrnic_model::cqe_merge::{opcode, Cqe};
 use mrnic_model::tx_engine::{op, status};
-use mrnic_proto::{decode_datagram, decode_frame, Config};
+use mrnic_proto::{decode_datagram, decode_frame, wrap_datagram, Config, NetHeaders};
 use mrnic_reference::vectors::rx::{self, Input, MemWrite, NicVector, Output, Pkt};
 use mrnic_reference::vectors::Outcome;
 use mrnic_reference::verbs::{Completion, CqOpcode, Status, WrOp};
@@ -100,7 +100,7 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
                 ],
             )?;
         }
-        rig.send("s_ropen", &[("conn", conn)])?;
+        rig.send("s_ropen", &[("conn", conn), ("paths", c.paths as u64), ("psn", c.rx_psn as u64)])?;
     }
     if !rig.drain(QUIET, DRAIN_LIMIT) {
         return Err("setup did not drain".into());
@@ -128,10 +128,8 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
         }
         let mut error = None;
         match &s.input {
-            Input::Packet(_) => {
-                return Ok(Outcome::NotCovered(format!(
-                    "{at}: a packet from the wire needs the receive controller (not built); {k} earlier steps matched"
-                )));
+            Input::Packet(p) => {
+                rig.send_frame(&frame_of(p)?, p.plane)?;
             }
             Input::Timer => {}
             Input::PostSend { conn, stream, wr } => {
@@ -207,6 +205,27 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
         }
     }
     Ok(Outcome::Pass)
+}
+
+/// The Ethernet frame that carries a recorded packet.
+fn frame_of(p: &Pkt) -> Result<Vec<u8>, String> {
+    let mac = |a: u32| {
+        let b = mac_of(a).to_be_bytes();
+        [b[2], b[3], b[4], b[5], b[6], b[7]]
+    };
+    let net = NetHeaders {
+        dst_mac: mac(p.dst),
+        src_mac: mac(p.src),
+        src_ip: p.src.to_be_bytes(),
+        dst_ip: p.dst.to_be_bytes(),
+        ecn: p.ecn,
+        src_port: p.sport,
+        dst_port: p.dport,
+        ..NetHeaders::default()
+    };
+    let mut f = Vec::new();
+    wrap_datagram(&net, &p.bytes, &mut f).map_err(|e| format!("a recorded packet does not frame: {e}"))?;
+    Ok(f)
 }
 
 /// When one side has more packets than the other, the first extra one's

@@ -13,8 +13,8 @@
 //!   of `m_axis_*` and completions out of `m_cqe_*` collected every cycle,
 //!   under random backpressure.
 //!
-//! The receive controller's ports (`rxc_*`, see `mrnic_model::mrnic_core`)
-//! are held idle until the controller drives them.
+//! A connection's receive side is opened with one `s_ropen_*` record
+//! (conn, paths, the peer's first psn), after conn_table's `s_conn_*`.
 
 use mrnic_model::block::{port_index, zero_values, Bits, Block, Dir, PortDef};
 use mrnic_model::cqe_merge::Cqe;
