@@ -421,6 +421,11 @@ pub struct MrEntry {
     pub len: u64,
 }
 
+/// The stored access bits of a table write's `remote_write` and `recv`.
+pub fn access_bits(remote_write: bool, recv: bool) -> u8 {
+    (remote_write as u8 * ACCESS_REMOTE_WRITE) | (recv as u8 * ACCESS_RECV)
+}
+
 /// The access bit a placement needs: receives for a SEND's (`recv`),
 /// remote writes for a WRITE's.
 pub fn needed_access(recv: bool) -> u8 {
@@ -901,7 +906,7 @@ impl DmaWriteEngine {
         } else if inp.mr_valid {
             self.mem[(inp.mr_key & (p.mr_entries - 1)) as usize] = MrEntry {
                 valid: inp.mr_entry_valid,
-                access: inp.mr_remote_write as u8 * ACCESS_REMOTE_WRITE | inp.mr_recv as u8 * ACCESS_RECV,
+                access: access_bits(inp.mr_remote_write, inp.mr_recv),
                 key: inp.mr_key,
                 base: inp.mr_base,
                 len: inp.mr_len,

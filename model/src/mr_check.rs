@@ -59,9 +59,7 @@
 use mrnic_proto::config::Config;
 
 use crate::block::{channel_ports, put, Bits, Block, Fields, PortDef};
-use crate::dma_write_engine::{
-    self as dma, MrEntry, ACCESS_RECV, ACCESS_REMOTE_WRITE, KEY_BITS, LEN_BITS, REGION_BITS, VADDR_BITS,
-};
+use crate::dma_write_engine::{self as dma, MrEntry, KEY_BITS, LEN_BITS, REGION_BITS, VADDR_BITS};
 
 /// Module name, shared with the Verilog.
 pub const NAME: &str = "mr_check";
@@ -280,7 +278,7 @@ impl Block for MrCheck {
         let g = |i: usize| inputs[i].as_u64();
         let tap = (b(ids.tap_mr_valid) && b(ids.tap_mr_ready)).then(|| MrEntry {
             valid: b(ids.tap_mr_entry_valid),
-            access: b(ids.tap_mr_remote_write) as u8 * ACCESS_REMOTE_WRITE | b(ids.tap_mr_recv) as u8 * ACCESS_RECV,
+            access: dma::access_bits(b(ids.tap_mr_remote_write), b(ids.tap_mr_recv)),
             key: g(ids.tap_mr_key) as u32,
             base: g(ids.tap_mr_base),
             len: g(ids.tap_mr_len),
