@@ -349,6 +349,7 @@ fn build(p: &CsrParams) -> Module {
     m.assign(port("m_mr_entry_valid"), mr_free.q.expr().logic_not());
     m.assign(port("m_mr_key"), field_q("MR_KEY", "key"));
     m.assign(port("m_mr_remote_write"), field_q("MR_ACCESS", "remote_write"));
+    m.assign(port("m_mr_recv"), field_q("MR_ACCESS", "recv"));
     m.assign(port("m_mr_base"), cat(&[field_q("MR_BASE_HI", "base").expr(), field_q("MR_BASE_LO", "base").expr()]));
     m.assign(port("m_mr_len"), cat(&[field_q("MR_LEN_HI", "len").expr(), field_q("MR_LEN_LO", "len").expr()]));
     // Interface rules. The ghost request counters are held exactly by the

@@ -151,7 +151,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
     let wb = MR_WORD_BITS;
 
     let mut m = Module::new(model::NAME);
-    m.describe("checks remote WRITE placements against the memory-region table and writes them over AXI4");
+    m.describe("checks WRITE and SEND placements against the memory-region table and writes them over AXI4");
     let data_p = m.param("DATA_W", u64::from(d), "datapath bits: s_axis_tdata, m_axi_wdata (power of 2, 64 to 1024)");
     let mr_p = m.param("MR_ENTRIES", u64::from(p.mr_entries), "memory-region table slots (power of 2, at least 2)");
     let lat_p = m.param("READ_LATENCY", u64::from(l), "MR table read latency in cycles (1 or 2)");
@@ -235,6 +235,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
         key: Reg,
         addr: Reg,
         len: Reg,
+        recv: Reg,
     }
     let stages: Vec<Stage> = (1..=l)
         .map(|k| Stage {
@@ -243,6 +244,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
             key: m.reg(&format!("st{k}_key"), KEY_BITS, 0, "its rkey"),
             addr: m.reg(&format!("st{k}_addr"), 64, 0, "its address"),
             len: m.reg(&format!("st{k}_len"), LEN_BITS, 0, "its length"),
+            recv: m.reg(&format!("st{k}_recv"), 1, 0, "a SEND's placement: its key needs receive access"),
         })
         .collect();
     let pq_fields = [("tag", tb), ("addr", 64), ("len", LEN_BITS), ("ok", 1)];
@@ -331,7 +333,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
         wb,
         &mr_p,
         mr_style(p),
-        "memory regions {valid, remote write, key, base, len}, slot = low bits of the key; written by the clear sweep or \
+        "memory regions {valid, receive, remote write, key, base, len}, slot = low bits of the key; written by the clear sweep or \
          by s_mr (never both: s_mr_ready is low during the sweep)",
     );
     let s_mr_key = port("s_mr_key");
@@ -344,6 +346,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
             lit(wb, 0),
             cat(&[
                 port("s_mr_entry_valid").expr(),
+                port("s_mr_recv").expr(),
                 port("s_mr_remote_write").expr(),
                 s_mr_key.expr(),
                 port("s_mr_base").expr(),
@@ -379,6 +382,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
             set(&s0.key.next, port("s_req_rkey")),
             set(&s0.addr.next, port("s_req_addr")),
             set(&s0.len.next, port("s_req_len")),
+            set(&s0.recv.next, port("s_req_recv")),
         ],
     ));
     for k in 1..stages.len() {
@@ -388,13 +392,24 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
         m.next(set(&c.key.next, &a.key.q));
         m.next(set(&c.addr.next, &a.addr.q));
         m.next(set(&c.len.next, &a.len.q));
+        m.next(set(&c.recv.next, &a.recv.q));
     }
 
     // ---- bounds check at the last stage ----
     let st = &stages[l as usize - 1];
     let rb = REGION_BITS;
     let e_valid = wire(&mut m, "e_valid", 1, "table entry: in use", entry.bit(wb - 1));
-    let e_write = wire(&mut m, "e_write", 1, "table entry: remote write allowed", entry.bit(wb - 2));
+    let e_recv = wire(&mut m, "e_recv", 1, "table entry: receive buffers allowed", entry.bit(wb - 2));
+    let e_write = wire(&mut m, "e_write", 1, "table entry: remote write allowed", entry.bit(wb - 3));
+    let e_access = wire(
+        &mut m,
+        "e_access",
+        1,
+        "the entry allows the placement's kind: receives for a SEND's, remote writes for a WRITE's",
+        mux(&st.recv.q, &e_recv, &e_write),
+    );
+    let empty =
+        wire(&mut m, "req_empty", 1, "a zero-length placement: no key checked", st.len.q.expr().eq(lit(LEN_BITS, 0)));
     let e_key = wire(&mut m, "e_key", KEY_BITS, "table entry: key", entry.slice(2 * rb + KEY_BITS - 1, 2 * rb));
     let e_base = wire(&mut m, "e_base", rb, "table entry: base", entry.slice(2 * rb - 1, rb));
     let e_len = wire(&mut m, "e_len", rb, "table entry: length", entry.slice(rb - 1, 0));
@@ -417,21 +432,27 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
         &mut m,
         "check_ok",
         1,
-        "Memory::check(key, addr, len, REMOTE_WRITE) of the reference",
+        "Memory::check(key, addr, len, REMOTE_WRITE or RECV) of the reference; an empty placement checks no key",
         // The unsafe variant keeps reading the range (so the nets stay used)
         // and ignores it.
-        e_valid.expr()
-            & e_key.expr().eq(&st.key.q)
-            & e_write.expr()
-            & if opts.unsafe_skip_bounds_check { in_range.logic_or(lit(1, 1)) } else { in_range },
+        empty.expr().logic_or(
+            e_valid.expr()
+                & e_key.expr().eq(&st.key.q)
+                & e_access.expr()
+                & if opts.unsafe_skip_bounds_check { in_range.logic_or(lit(1, 1)) } else { in_range },
+        ),
     );
-    // Ghost check, written apart from the design's: the region the rkey
-    // names (a valid entry with the same full key and remote write), and
+    // Ghost check, written apart from the design's: the region the key
+    // names (a valid entry with the same full key and the access the
+    // placement's kind needs: remote write, or receive for a SEND's), and
     // whether the placement lies inside it. Recorded per placement queue
     // slot with the slot, so later properties know the region of the
     // placement being issued, for any table contents.
-    let f_named = m.formal_wire("f_named", 1, "the table entry names this rkey with remote write allowed");
-    m.formal_assign(&f_named, e_valid.expr().logic_and(e_key.expr().eq(&st.key.q)).logic_and(&e_write));
+    let f_named = m.formal_wire("f_named", 1, "the table entry names this key with the access the placement needs");
+    m.formal_assign(
+        &f_named,
+        e_valid.expr().logic_and(e_key.expr().eq(&st.key.q)).logic_and(mux(&st.recv.q, &e_recv, &e_write)),
+    );
     let f_end = m.formal_wire("f_req_end", 65, "addr + len of the request, 65 bits");
     m.formal_assign(&f_end, zext(&st.addr.q, 65) + zext(&st.len.q, 65));
     let f_region_end = m.formal_wire("f_region_end", 65, "base + len of the region, 65 bits");
@@ -473,9 +494,9 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
         m.assert(
             &format!("a_pq{k}_ok_checked"),
             &format!(
-                "placement queue slot {k} holds an accepted placement only if it lies in the region its rkey names"
+                "placement queue slot {k} holds an accepted non-empty placement only if it lies in the region its key names"
             ),
-            implies(&e.0[3].q, &allow),
+            implies(e.0[3].q.expr().logic_and(e.0[2].q.expr().ne(lit(LEN_BITS, 0))), &allow),
         );
         // The slot's range, not just its verdict: what lets a burst of it
         // be bounded by induction, from the placement's own fields.

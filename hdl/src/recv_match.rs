@@ -63,7 +63,7 @@ fn build(p: &RecvMatchParams) -> Module {
     let sb = p.slot_bits;
     let qb = Config::index_bits(p.queues());
     let pw = 48 + d;
-    let slw = 160;
+    let slw = 192;
     let depth = p.fifo_depth();
     let fb = depth.trailing_zeros();
 
@@ -161,9 +161,10 @@ fn build(p: &RecvMatchParams) -> Module {
         mux(&take_c, qsel("s_consume"), mux(&take_l, qsel("s_lookup"), qsel("s_post"))),
     );
     let rq_in = mux(&take_c, port("s_consume_rq_seq"), port("s_lookup_rq_seq"));
-    // Request vector: {imm, msg_len, payload_len, msg_offset, rq_seq, wr_id, len, addr, queue, op}.
-    let req_w = 2 + qb + 64 + 32 + 64 + 24 + 32 + 16 + 32 + 1;
+    // Request vector: {lkey, imm, msg_len, payload_len, msg_offset, rq_seq, wr_id, len, addr, queue, op}.
+    let req_w = 2 + qb + 64 + 32 + 64 + 24 + 32 + 16 + 32 + 1 + 32;
     let req_in = cat(&[
+        port("s_post_lkey").expr(),
         port("s_consume_imm").expr(),
         port("s_lookup_msg_len").expr(),
         port("s_lookup_payload_len").expr(),
@@ -206,6 +207,7 @@ fn build(p: &RecvMatchParams) -> Module {
     let a_plen = field(16);
     let a_msg_len = field(32);
     let a_imm = field(1);
+    let a_lkey = field(32);
 
     // ---- pointer memory ----
     let pmem = m.memory(
@@ -322,10 +324,15 @@ fn build(p: &RecvMatchParams) -> Module {
     );
 
     // ---- slot memory ----
-    let smem =
-        m.memory("rq_slot", slw, &slots_p, MemStyle::Block, "per ring slot: {wr_id, len, addr} of the posted receive");
+    let smem = m.memory(
+        "rq_slot",
+        slw,
+        &slots_p,
+        MemStyle::Block,
+        "per ring slot: {lkey, wr_id, len, addr} of the posted receive",
+    );
     let saddr = w_(&mut m, "slot_addr", qb + sb, "{conn, stream, slot}", cat(&[a_q.expr(), slot.expr()]));
-    m.mem_write(&smem, &post_ok, &saddr, cat(&[a_wr_id, a_len, a_addr]));
+    m.mem_write(&smem, &post_ok, &saddr, cat(&[a_lkey, a_wr_id, a_len, a_addr]));
     let srd = m.mem_read(&smem, "rq_slot_rd", is_lookup.expr().logic_or(&is_cons), &saddr);
     let s_data = if l == 2 {
         let pipe = m.reg_no_reset("rq_slot_pipe", slw, "block RAM output register (READ_LATENCY = 2)");
@@ -370,6 +377,7 @@ fn build(p: &RecvMatchParams) -> Module {
     let s_addr = s_data.slice(63, 0);
     let s_len = w_(&mut m, "slot_len", 32, "the receive's length", s_data.slice(95, 64));
     let s_wr_id = s_data.slice(159, 96);
+    let s_lkey = s_data.slice(191, 160);
     let code = w_(
         &mut m,
         "match_code",
@@ -386,8 +394,8 @@ fn build(p: &RecvMatchParams) -> Module {
         (
             "match",
             push_m,
-            cat(&[mux(hit, s_addr + zext(b_off, 64), lit(64, 0)), code.expr()]),
-            vec![("code", 3), ("addr", 64)],
+            cat(&[mux(&hit, s_lkey, lit(32, 0)), mux(&hit, s_addr + zext(b_off, 64), lit(64, 0)), code.expr()]),
+            vec![("code", 3), ("addr", 64), ("lkey", 32)],
         ),
         (
             "cons",

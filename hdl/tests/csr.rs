@@ -136,7 +136,7 @@ fn icarus_replays_model_vectors() {
             inp.rst = cycle == 0 || cycle == cycles / 2;
             lines += &format!(
                 "{:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} \
-                 {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x}\n",
+                 {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x}\n",
                 inp.rst as u8,
                 inp.awaddr,
                 inp.awprot,
@@ -165,6 +165,7 @@ fn icarus_replays_model_vectors() {
                 o.mr_key,
                 o.mr_entry_valid as u8,
                 o.mr_remote_write as u8,
+                o.mr_recv as u8,
                 o.mr_base,
                 o.mr_len,
             );
@@ -212,27 +213,27 @@ module tb;
   parameter VEC = "vectors.txt";
   reg clk = 0, rst, awvalid, wvalid, bready, arvalid, rready, mr_ready;
   reg [{am}:0] awaddr, araddr; reg [2:0] awprot, arprot; reg [31:0] wdata; reg [3:0] wstrb; reg [{sm}:0] stats;
-  reg e_awready, e_wready, e_bvalid, e_arready, e_rvalid, e_enable, e_mr_valid, e_mr_ev, e_mr_rw;
+  reg e_awready, e_wready, e_bvalid, e_arready, e_rvalid, e_enable, e_mr_valid, e_mr_ev, e_mr_rw, e_mr_rc;
   reg [1:0] e_bresp, e_rresp; reg [31:0] e_rdata, e_mr_key; reg [15:0] e_udp; reg [63:0] e_mr_base, e_mr_len;
-  wire awready, wready, bvalid, arready, rvalid, enable, mr_valid, mr_ev, mr_rw;
+  wire awready, wready, bvalid, arready, rvalid, enable, mr_valid, mr_ev, mr_rw, mr_rc;
   wire [1:0] bresp, rresp; wire [31:0] rdata, mr_key; wire [15:0] udp; wire [63:0] mr_base, mr_len;
   csr dut (.clk(clk), .rst(rst), .s_axil_awaddr(awaddr), .s_axil_awprot(awprot), .s_axil_awvalid(awvalid),
     .s_axil_awready(awready), .s_axil_wdata(wdata), .s_axil_wstrb(wstrb), .s_axil_wvalid(wvalid), .s_axil_wready(wready),
     .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready), .s_axil_araddr(araddr), .s_axil_arprot(arprot),
     .s_axil_arvalid(arvalid), .s_axil_arready(arready), .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid),
     .s_axil_rready(rready), .cfg_enable(enable), .cfg_udp_port(udp), .m_mr_valid(mr_valid), .m_mr_ready(mr_ready),
-    .m_mr_key(mr_key), .m_mr_entry_valid(mr_ev), .m_mr_remote_write(mr_rw), .m_mr_base(mr_base), .m_mr_len(mr_len){stats});
+    .m_mr_key(mr_key), .m_mr_entry_valid(mr_ev), .m_mr_remote_write(mr_rw), .m_mr_recv(mr_rc), .m_mr_base(mr_base), .m_mr_len(mr_len){stats});
   integer f, r, cycle, errors;
   initial begin
     f = $fopen(VEC, "r"); cycle = 0; errors = 0;
     while (!$feof(f)) begin
-      r = $fscanf(f, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h\n",
+      r = $fscanf(f, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h\n",
         rst, awaddr, awprot, awvalid, wdata, wstrb, wvalid, bready, araddr, arprot, arvalid, rready, mr_ready, stats,
         e_awready, e_wready, e_bresp, e_bvalid, e_arready, e_rdata, e_rresp, e_rvalid, e_enable, e_udp, e_mr_valid,
-        e_mr_key, e_mr_ev, e_mr_rw, e_mr_base, e_mr_len);
+        e_mr_key, e_mr_ev, e_mr_rw, e_mr_rc, e_mr_base, e_mr_len);
       #1;
-      if (cycle > 0 && ({{awready, wready, bresp, bvalid, arready, rdata, rresp, rvalid, enable, udp, mr_valid, mr_key, mr_ev, mr_rw, mr_base, mr_len}}
-          !== {{e_awready, e_wready, e_bresp, e_bvalid, e_arready, e_rdata, e_rresp, e_rvalid, e_enable, e_udp, e_mr_valid, e_mr_key, e_mr_ev, e_mr_rw, e_mr_base, e_mr_len}})) begin
+      if (cycle > 0 && ({{awready, wready, bresp, bvalid, arready, rdata, rresp, rvalid, enable, udp, mr_valid, mr_key, mr_ev, mr_rw, mr_rc, mr_base, mr_len}}
+          !== {{e_awready, e_wready, e_bresp, e_bvalid, e_arready, e_rdata, e_rresp, e_rvalid, e_enable, e_udp, e_mr_valid, e_mr_key, e_mr_ev, e_mr_rw, e_mr_rc, e_mr_base, e_mr_len}})) begin
         errors = errors + 1;
         if (errors < 10) $display("cycle %0d: rtl aw %b w %b b %b/%h ar %b r %b/%h/%h en %b udp %h mr %b %h %b %b %h %h; model aw %b w %b b %b/%h ar %b r %b/%h/%h en %b udp %h mr %b %h %b %b %h %h",
           cycle, awready, wready, bvalid, bresp, arready, rvalid, rdata, rresp, enable, udp, mr_valid, mr_key, mr_ev, mr_rw, mr_base, mr_len,

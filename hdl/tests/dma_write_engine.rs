@@ -152,8 +152,8 @@ fn icarus_replays_model_vectors() {
         let mut out: Vec<Bits> = inp.clone();
         let keys = [0x100u32 | 3, 0x200 | 5, 0x300 | 9];
         let bases = [0x1_0000u64, 0x2_0f00, u64::MAX - 0x3ff];
-        // Pending stimulus: requests (tag, key, addr, len) and payload beats.
-        let mut reqs: std::collections::VecDeque<(u64, u64, u64, u64)> = Default::default();
+        // Pending stimulus: requests (tag, key, addr, len, recv) and payload beats.
+        let mut reqs: std::collections::VecDeque<(u64, u64, u64, u64, bool)> = Default::default();
         let mut beats: std::collections::VecDeque<(Bits, u64, bool)> = Default::default();
         let mut lines = String::new();
         let (mut req_on, mut beat_on, mut b_pending, mut b_on) = (false, false, 0u32, false);
@@ -174,6 +174,8 @@ fn icarus_replays_model_vectors() {
                 inp[port::S_MR_KEY] = bits(32, u64::from(keys[k]));
                 inp[port::S_MR_ENTRY_VALID] = bits(1, 1);
                 inp[port::S_MR_REMOTE_WRITE] = bits(1, (k != 1 || cycle > cycles / 2) as u64);
+                // Receive buffers: regions 0 and 1, region 2 in the second half.
+                inp[port::S_MR_RECV] = bits(1, (k != 2 || cycle > cycles / 2) as u64);
                 inp[port::S_MR_BASE] = bits(64, bases[k]);
                 inp[port::S_MR_LEN] = bits(64, 0x2000);
             }
@@ -183,7 +185,7 @@ fn icarus_replays_model_vectors() {
                 let base = bases[r.min(2)];
                 let addr = base.wrapping_add(rnd() % 0x2200).wrapping_sub(0x100);
                 let len = if rnd() % 10 == 0 { 0 } else { rnd() % 700 };
-                reqs.push_back((rnd() & 0xffff, key, addr, len));
+                reqs.push_back((rnd() & 0xffff, key, addr, len, rnd() % 4 == 0));
                 let n = (len as usize).div_ceil(b);
                 for i in 0..n {
                     let mut d = Bits::zero(p.data_bits);
@@ -195,12 +197,13 @@ fn icarus_replays_model_vectors() {
                 }
             }
             req_on = req_on || (!reqs.is_empty() && rnd() % 100 < 70);
-            if let (true, Some(&(tag, key, addr, len))) = (req_on, reqs.front()) {
+            if let (true, Some(&(tag, key, addr, len, recv))) = (req_on, reqs.front()) {
                 inp[port::S_REQ_VALID] = bits(1, 1);
                 inp[port::S_REQ_TAG] = bits(16, tag);
                 inp[port::S_REQ_RKEY] = bits(32, key);
                 inp[port::S_REQ_ADDR] = bits(64, addr);
                 inp[port::S_REQ_LEN] = bits(16, len);
+                inp[port::S_REQ_RECV] = bits(1, recv as u64);
             }
             beat_on = beat_on || (!beats.is_empty() && rnd() % 100 < 80);
             if let (true, Some((d, keep, last))) = (beat_on, beats.front()) {

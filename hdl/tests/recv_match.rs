@@ -133,6 +133,7 @@ fn icarus_replays_model_vectors() {
             set(&defs, ins, "s_post_addr", rng.next_u64());
             set(&defs, ins, "s_post_len", rng.below(3000));
             set(&defs, ins, "s_post_wr_id", rng.next_u64());
+            set(&defs, ins, "s_post_lkey", rng.next_u64() & 0xffff_ffff);
             set(&defs, ins, "s_lookup_rq_seq", (base + rng.below(8)) & 0xff_ffff);
             set(&defs, ins, "s_lookup_msg_offset", rng.below(2000));
             set(&defs, ins, "s_lookup_payload_len", rng.below(2000));

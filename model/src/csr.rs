@@ -409,7 +409,10 @@ pub fn regmap(p: &CsrParams) -> Vec<RegDef> {
             "MR_ACCESS",
             0x34,
             Rw,
-            vec![f("remote_write", 0, 1, 0, "remote peers may WRITE by rkey")],
+            vec![
+                f("remote_write", 0, 1, 0, "remote peers may WRITE by rkey"),
+                f("recv", 1, 1, 0, "buffers of posted receives may lie in it (SENDs placed by a receive's lkey)"),
+            ],
             "MR staging: access",
         ),
         reg(
@@ -465,10 +468,11 @@ pub mod port {
     pub const M_MR_KEY: usize = 24;
     pub const M_MR_ENTRY_VALID: usize = 25;
     pub const M_MR_REMOTE_WRITE: usize = 26;
-    pub const M_MR_BASE: usize = 27;
-    pub const M_MR_LEN: usize = 28;
+    pub const M_MR_RECV: usize = 27;
+    pub const M_MR_BASE: usize = 28;
+    pub const M_MR_LEN: usize = 29;
     /// The first `stat_*` input; [`super::STATS`] order.
-    pub const STAT0: usize = 29;
+    pub const STAT0: usize = 30;
 }
 
 /// The ports of `csr`, in declaration order (see [`port`]). The Verilog
@@ -508,6 +512,7 @@ pub fn ports(p: &CsrParams) -> Vec<PortDef> {
         PortDef::output("m_mr_key", KEY_BITS, MR, "MR_KEY"),
         PortDef::output("m_mr_entry_valid", 1, MR, "1: install the entry; 0: free the slot (MR_COMMIT.free)"),
         PortDef::output("m_mr_remote_write", 1, MR, "MR_ACCESS.remote_write"),
+        PortDef::output("m_mr_recv", 1, MR, "MR_ACCESS.recv"),
         PortDef::output("m_mr_base", REGION_BITS, MR, "{MR_BASE_HI, MR_BASE_LO}"),
         PortDef::output("m_mr_len", REGION_BITS, MR, "{MR_LEN_HI, MR_LEN_LO}"),
     ];
@@ -554,6 +559,7 @@ pub struct Outputs {
     pub mr_key: u32,
     pub mr_entry_valid: bool,
     pub mr_remote_write: bool,
+    pub mr_recv: bool,
     pub mr_base: u64,
     pub mr_len: u64,
 }
@@ -705,6 +711,7 @@ impl Csr {
             mr_key: r[i.key],
             mr_entry_valid: !self.mr_free,
             mr_remote_write: r[i.access] & 1 == 1,
+            mr_recv: r[i.access] >> 1 & 1 == 1,
             mr_base: u64::from(r[i.base_hi]) << 32 | u64::from(r[i.base_lo]),
             mr_len: u64::from(r[i.len_hi]) << 32 | u64::from(r[i.len_lo]),
         }
@@ -847,6 +854,7 @@ impl Block for Csr {
         set(port::M_MR_KEY, o.mr_key.into());
         set(port::M_MR_ENTRY_VALID, o.mr_entry_valid as u64);
         set(port::M_MR_REMOTE_WRITE, o.mr_remote_write as u64);
+        set(port::M_MR_RECV, o.mr_recv as u64);
         set(port::M_MR_BASE, o.mr_base);
         set(port::M_MR_LEN, o.mr_len);
     }

@@ -1,22 +1,34 @@
-//! `dma_write_engine`: places the payload of remote WRITE packets into host
-//! memory through an AXI4 write master, after checking each placement
+//! `dma_write_engine`: places the payload of WRITE and SEND packets into
+//! host memory through an AXI4 write master, after checking each placement
 //! against the memory-region (MR) table.
 //!
 //! # Function
-//! A placement is one request on `s_req_*` (`tag`, `rkey`, `addr`, `len`)
-//! and its payload on `s_axis_*`: exactly `ceil(len / BYTES)` beats
+//! A placement is one request on `s_req_*` (`tag`, `rkey`, `addr`, `len`,
+//! `recv`) and its payload on `s_axis_*`: exactly `ceil(len / BYTES)` beats
 //! (`BYTES` = datapath bytes), packed from byte lane 0, all full but the
 //! last, `tlast` on the last (none at all when `len` is 0). Requests and
-//! payloads pair up in order. For each placement the engine
-//! 1. reads the MR table entry at the low `INDEX_BITS` bits of the rkey
+//! payloads pair up in order. A WRITE's placement names its rkey; a SEND's
+//! (`recv` = 1) names the lkey of the receive it lands in, which recv_match
+//! returns with the address (`m_match_lkey`: the key the host gave with the
+//! receive, as an `ibv_recv_wr` SGE carries it). For each placement the
+//! engine
+//! 1. reads the MR table entry at the low `INDEX_BITS` bits of the key
 //!    (registered read, `L` = `hardware.table_read_latency` cycles) and
 //!    accepts the placement when, exactly as the reference's
-//!    `Memory::check(key, addr, len, REMOTE_WRITE)`:
-//!    the entry is valid, its full 32-bit key equals the rkey, its access
-//!    has bit 0 (remote write), `addr + len` does not pass `2^64 - 1`
-//!    (the reference's `checked_add`), `addr >= base` and
-//!    `addr + len <= base + len_region` (the last computed on 65 bits, so a
-//!    table entry the reference could never hold still cannot wrap);
+//!    `Memory::check(key, addr, len, need)`, with `need` = `REMOTE_WRITE`
+//!    for a WRITE and `RECV` for a SEND:
+//!    the entry is valid, its full 32-bit key equals the key, its access
+//!    has the needed bit (bit 0 remote write, bit 1 receive), `addr + len`
+//!    does not pass `2^64 - 1` (the reference's `checked_add`),
+//!    `addr >= base` and `addr + len <= base + len_region` (the last
+//!    computed on 65 bits, so a table entry the reference could never hold
+//!    still cannot wrap). A SEND is checked at placement, not only when its
+//!    receive was posted: a region deregistered since (its slot freed or
+//!    given to another region, whose key differs) takes nothing, as in the
+//!    reference's receiver. A placement of `len` 0 is accepted without
+//!    looking at the key: it writes nothing (RDMA's zero-length WRITE
+//!    checks no key, and neither does the reference), and an ACCESS
+//!    completion for it would leave its message uncounted;
 //! 2. if accepted, writes `[addr, addr + len)` with INCR bursts of
 //!    `AWSIZE = log2(BYTES)`: the first burst starts at `addr` itself
 //!    (unaligned allowed), every later one at a beat boundary, and each ends
@@ -30,14 +42,15 @@
 //!    `OK`, `ACCESS` (rejected, nothing written) or `AXI` (some burst got a
 //!    response other than OKAY, or a `bid` other than 0). An accepted
 //!    placement completes after the B responses of all its bursts;
-//!    `len = 0` completes `OK` (if accepted) with no write.
+//!    `len = 0` completes `OK` with no write.
 //!
 //! The table is written through `s_mr_*`, by the CSR block: the low
 //! `INDEX_BITS` bits of `s_mr_key` select the slot, so an entry always sits
-//! where its key looks for it; `s_mr_entry_valid = 0` frees the slot. Of
-//! the region's access bits only bit 0 (remote write) is stored: the table
-//! here serves remote WRITEs only. A request sees every table write
-//! handshaken in an earlier cycle.
+//! where its key looks for it; `s_mr_entry_valid = 0` frees the slot. The
+//! region's two access bits are stored (`mr::ACCESS`: remote write,
+//! receive); a region with neither (a local source buffer) is in the table
+//! but takes no placement. A request sees every table write handshaken in
+//! an earlier cycle.
 //!
 //! # What is not here
 //! Per-message completion (bytes counted once per new bitmap bit, messages
@@ -123,15 +136,17 @@ pub const KEY_BITS: u32 = mr::KEY.width;
 pub const VADDR_BITS: u32 = data::ADDR.width;
 /// Width of a region's base and length.
 pub const REGION_BITS: u32 = mr::BASE.width;
-/// Access bit 0 of `mr::ACCESS`: remote peers may WRITE by rkey. The only
-/// access bit this block stores (the others concern other blocks).
+/// Access bit 0 of `mr::ACCESS`: remote peers may WRITE by rkey.
 pub const ACCESS_REMOTE_WRITE: u8 = 1;
+/// Access bit 1 of `mr::ACCESS`: buffers of posted receives may lie in the
+/// region, so a SEND may be placed there by its receive's lkey.
+pub const ACCESS_RECV: u8 = 2;
 /// Width of `m_cpl_status`.
 pub const STATUS_BITS: u32 = 2;
 /// Bytes of an AXI page no burst may cross.
 pub const PAGE_BYTES: u64 = 4096;
-/// Bits of one MR table word: valid, remote write, key, base, len.
-pub const MR_WORD_BITS: u32 = 2 + KEY_BITS + 2 * REGION_BITS;
+/// Bits of one MR table word: valid, recv, remote write, key, base, len.
+pub const MR_WORD_BITS: u32 = 1 + mr::ACCESS.width + KEY_BITS + 2 * REGION_BITS;
 
 /// Completion status codes.
 pub mod status {
@@ -152,40 +167,42 @@ pub mod port {
     pub const S_MR_KEY: usize = 3;
     pub const S_MR_ENTRY_VALID: usize = 4;
     pub const S_MR_REMOTE_WRITE: usize = 5;
-    pub const S_MR_BASE: usize = 6;
-    pub const S_MR_LEN: usize = 7;
-    pub const S_REQ_VALID: usize = 8;
-    pub const S_REQ_READY: usize = 9;
-    pub const S_REQ_TAG: usize = 10;
-    pub const S_REQ_RKEY: usize = 11;
-    pub const S_REQ_ADDR: usize = 12;
-    pub const S_REQ_LEN: usize = 13;
-    pub const S_AXIS_TDATA: usize = 14;
-    pub const S_AXIS_TKEEP: usize = 15;
-    pub const S_AXIS_TVALID: usize = 16;
-    pub const S_AXIS_TREADY: usize = 17;
-    pub const S_AXIS_TLAST: usize = 18;
-    pub const M_AXI_AWID: usize = 19;
-    pub const M_AXI_AWADDR: usize = 20;
-    pub const M_AXI_AWLEN: usize = 21;
-    pub const M_AXI_AWSIZE: usize = 22;
-    pub const M_AXI_AWBURST: usize = 23;
-    pub const M_AXI_AWVALID: usize = 24;
-    pub const M_AXI_AWREADY: usize = 25;
-    pub const M_AXI_WDATA: usize = 26;
-    pub const M_AXI_WSTRB: usize = 27;
-    pub const M_AXI_WLAST: usize = 28;
-    pub const M_AXI_WVALID: usize = 29;
-    pub const M_AXI_WREADY: usize = 30;
-    pub const M_AXI_BID: usize = 31;
-    pub const M_AXI_BRESP: usize = 32;
-    pub const M_AXI_BVALID: usize = 33;
-    pub const M_AXI_BREADY: usize = 34;
-    pub const M_CPL_VALID: usize = 35;
-    pub const M_CPL_READY: usize = 36;
-    pub const M_CPL_TAG: usize = 37;
-    pub const M_CPL_STATUS: usize = 38;
-    pub const STAT_FRAME_ERR: usize = 39;
+    pub const S_MR_RECV: usize = 6;
+    pub const S_MR_BASE: usize = 7;
+    pub const S_MR_LEN: usize = 8;
+    pub const S_REQ_VALID: usize = 9;
+    pub const S_REQ_READY: usize = 10;
+    pub const S_REQ_TAG: usize = 11;
+    pub const S_REQ_RKEY: usize = 12;
+    pub const S_REQ_ADDR: usize = 13;
+    pub const S_REQ_LEN: usize = 14;
+    pub const S_REQ_RECV: usize = 15;
+    pub const S_AXIS_TDATA: usize = 16;
+    pub const S_AXIS_TKEEP: usize = 17;
+    pub const S_AXIS_TVALID: usize = 18;
+    pub const S_AXIS_TREADY: usize = 19;
+    pub const S_AXIS_TLAST: usize = 20;
+    pub const M_AXI_AWID: usize = 21;
+    pub const M_AXI_AWADDR: usize = 22;
+    pub const M_AXI_AWLEN: usize = 23;
+    pub const M_AXI_AWSIZE: usize = 24;
+    pub const M_AXI_AWBURST: usize = 25;
+    pub const M_AXI_AWVALID: usize = 26;
+    pub const M_AXI_AWREADY: usize = 27;
+    pub const M_AXI_WDATA: usize = 28;
+    pub const M_AXI_WSTRB: usize = 29;
+    pub const M_AXI_WLAST: usize = 30;
+    pub const M_AXI_WVALID: usize = 31;
+    pub const M_AXI_WREADY: usize = 32;
+    pub const M_AXI_BID: usize = 33;
+    pub const M_AXI_BRESP: usize = 34;
+    pub const M_AXI_BVALID: usize = 35;
+    pub const M_AXI_BREADY: usize = 36;
+    pub const M_CPL_VALID: usize = 37;
+    pub const M_CPL_READY: usize = 38;
+    pub const M_CPL_TAG: usize = 39;
+    pub const M_CPL_STATUS: usize = 40;
+    pub const STAT_FRAME_ERR: usize = 41;
 }
 
 /// A config the engine cannot be built for.
@@ -340,14 +357,31 @@ pub fn ports(p: &DmaWriteEngineParams) -> Vec<PortDef> {
         PortDef::input("s_mr_key", KEY_BITS, MR, "rkey of the entry; its low bits select the slot"),
         PortDef::input("s_mr_entry_valid", 1, MR, "1: the slot holds this region; 0: the slot is freed"),
         PortDef::input("s_mr_remote_write", 1, MR, "access bit 0: remote peers may WRITE by rkey"),
+        PortDef::input("s_mr_recv", 1, MR, "access bit 1: buffers of posted receives (SEND targets) may lie in it"),
         PortDef::input("s_mr_base", REGION_BITS, MR, "first virtual address of the region"),
         PortDef::input("s_mr_len", REGION_BITS, MR, "bytes in the region"),
         PortDef::input("s_req_valid", 1, REQ, "a placement request is offered"),
         PortDef::output("s_req_ready", 1, REQ, "request taken this cycle if valid"),
         PortDef::input("s_req_tag", TAG_BITS, REQ, "opaque tag, returned with the completion"),
-        PortDef::input("s_req_rkey", KEY_BITS, REQ, "memory key of the WRITE"),
+        PortDef::input(
+            "s_req_rkey",
+            KEY_BITS,
+            REQ,
+            "the WRITE's rkey, or with s_req_recv the lkey of the SEND's receive",
+        ),
         PortDef::input("s_req_addr", VADDR_BITS, REQ, "virtual address of the first payload byte"),
-        PortDef::input("s_req_len", LEN_BITS, REQ, "payload bytes; 0 writes nothing and has no payload beats"),
+        PortDef::input(
+            "s_req_len",
+            LEN_BITS,
+            REQ,
+            "payload bytes; 0 checks no key, writes nothing, has no payload beats and completes OK",
+        ),
+        PortDef::input(
+            "s_req_recv",
+            1,
+            REQ,
+            "a SEND's placement: the key must allow receives (bit 1), not remote writes",
+        ),
         PortDef::input("s_axis_tdata", d, PAY, "payload, packed from byte lane 0"),
         PortDef::input("s_axis_tkeep", b, PAY, "bytes present; only those are written"),
         PortDef::input("s_axis_tvalid", 1, PAY, "a payload beat is offered"),
@@ -387,13 +421,29 @@ pub struct MrEntry {
     pub len: u64,
 }
 
-/// The bounds check of one placement against the entry its rkey selects:
-/// the reference's `Memory::check(key, addr, len, REMOTE_WRITE)` on the
-/// table word. True: accept.
-pub fn check(e: &MrEntry, key: u32, addr: u64, len: u64) -> bool {
+/// The stored access bits of a table write's `remote_write` and `recv`.
+pub fn access_bits(remote_write: bool, recv: bool) -> u8 {
+    (remote_write as u8 * ACCESS_REMOTE_WRITE) | (recv as u8 * ACCESS_RECV)
+}
+
+/// The access bit a placement needs: receives for a SEND's (`recv`),
+/// remote writes for a WRITE's.
+pub fn needed_access(recv: bool) -> u8 {
+    if recv {
+        ACCESS_RECV
+    } else {
+        ACCESS_REMOTE_WRITE
+    }
+}
+
+/// The bounds check of one placement against the entry its key selects:
+/// the reference's `Memory::check(key, addr, len, REMOTE_WRITE)` (with
+/// `recv`: `RECV`) on the table word. True: accept. An empty placement is
+/// not checked here: the engine accepts it without looking at the key.
+pub fn check(e: &MrEntry, key: u32, recv: bool, addr: u64, len: u64) -> bool {
     let Some(end) = addr.checked_add(len) else { return false };
     let region_end = e.base as u128 + e.len as u128;
-    e.valid && e.key == key && e.access & ACCESS_REMOTE_WRITE != 0 && addr >= e.base && end as u128 <= region_end
+    e.valid && e.key == key && e.access & needed_access(recv) != 0 && addr >= e.base && end as u128 <= region_end
 }
 
 /// One AXI burst of a placement: address and beats (`awlen + 1`).
@@ -423,6 +473,7 @@ pub struct Inputs {
     pub mr_key: u32,
     pub mr_entry_valid: bool,
     pub mr_remote_write: bool,
+    pub mr_recv: bool,
     pub mr_base: u64,
     pub mr_len: u64,
     pub req_valid: bool,
@@ -430,6 +481,7 @@ pub struct Inputs {
     pub req_rkey: u32,
     pub req_addr: u64,
     pub req_len: u16,
+    pub req_recv: bool,
     pub tdata: Vec<u8>,
     pub tkeep: u128,
     pub tvalid: bool,
@@ -479,6 +531,7 @@ struct Stage {
     key: u32,
     addr: u64,
     len: u16,
+    recv: bool,
 }
 
 /// A response-queue entry: a burst waiting for its B, or a placement that
@@ -717,7 +770,7 @@ impl DmaWriteEngine {
             tag: s.tag,
             addr: s.addr,
             len: s.len,
-            ok: check(&self.rd[l - 1], s.key, s.addr, s.len as u64),
+            ok: s.len == 0 || check(&self.rd[l - 1], s.key, s.recv, s.addr, s.len as u64),
         });
 
         // --- Burst generator.
@@ -853,7 +906,7 @@ impl DmaWriteEngine {
         } else if inp.mr_valid {
             self.mem[(inp.mr_key & (p.mr_entries - 1)) as usize] = MrEntry {
                 valid: inp.mr_entry_valid,
-                access: inp.mr_remote_write as u8,
+                access: access_bits(inp.mr_remote_write, inp.mr_recv),
                 key: inp.mr_key,
                 base: inp.mr_base,
                 len: inp.mr_len,
@@ -873,8 +926,13 @@ impl DmaWriteEngine {
             self.init_addr = (self.init_addr + 1) & (p.mr_entries - 1);
         }
         self.stage.rotate_right(1);
-        self.stage[0] =
-            req_fire.then_some(Stage { tag: inp.req_tag, key: inp.req_rkey, addr: inp.req_addr, len: inp.req_len });
+        self.stage[0] = req_fire.then_some(Stage {
+            tag: inp.req_tag,
+            key: inp.req_rkey,
+            addr: inp.req_addr,
+            len: inp.req_len,
+            recv: inp.req_recv,
+        });
         if let Some(pl) = push_place {
             self.pq[(self.pq_wr % depth) as usize] = pl;
             self.pq_wr = (self.pq_wr + 1) & self.pq_mask();
@@ -986,6 +1044,7 @@ impl DmaWriteEngine {
         s.mr_key = word(port::S_MR_KEY) as u32;
         s.mr_entry_valid = bit(port::S_MR_ENTRY_VALID);
         s.mr_remote_write = bit(port::S_MR_REMOTE_WRITE);
+        s.mr_recv = bit(port::S_MR_RECV);
         s.mr_base = word(port::S_MR_BASE);
         s.mr_len = word(port::S_MR_LEN);
         s.req_valid = bit(port::S_REQ_VALID);
@@ -993,6 +1052,7 @@ impl DmaWriteEngine {
         s.req_rkey = word(port::S_REQ_RKEY) as u32;
         s.req_addr = word(port::S_REQ_ADDR);
         s.req_len = word(port::S_REQ_LEN) as u16;
+        s.req_recv = bit(port::S_REQ_RECV);
         bits_to_bytes(&inputs[port::S_AXIS_TDATA], &mut s.tdata);
         s.tkeep = bits_u128(&inputs[port::S_AXIS_TKEEP]);
         s.tvalid = bit(port::S_AXIS_TVALID);

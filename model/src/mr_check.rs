@@ -1,13 +1,13 @@
-//! `mr_check`: the receive controller's read-only check of a WRITE's
-//! placement against the memory-region table, one of `mrnic_core`'s glue
+//! `mr_check`: the receive controller's read-only check of a WRITE's (or a
+//! SEND's, `recv`) placement against the memory-region table, one of `mrnic_core`'s glue
 //! blocks. It answers before sack_gen decides the packet's bitmap bit, so a
 //! refused WRITE gets its ACCESS NACK (and its counter) and sets no bit, as
 //! in the reference's `RxConn::check`.
 //!
 //! # Function
-//! A check (`s_chk_*`: rkey, addr, len, the packet's msg_len) is answered on
-//! `m_chk_status`, in the reference's order (`Memory::check(rkey, addr,
-//! len, REMOTE_WRITE)`, then the message-length rule):
+//! A check (`s_chk_*`: rkey, addr, len, the packet's msg_len, recv) is
+//! answered on `m_chk_status`, in the reference's order (`Memory::check(rkey,
+//! addr, len, REMOTE_WRITE)`, then the message-length rule):
 //! 1. `BAD_KEY`: the slot at the rkey's low bits is empty or holds another
 //!    key (`rx_bad_rkey`);
 //! 2. `NO_ACCESS`: the region does not allow remote writes (`rx_no_access`);
@@ -17,6 +17,14 @@
 //!    length: a WRITE message lies in one region, so it could never
 //!    complete (`rx_msg_too_long`);
 //! 5. `OK`.
+//!
+//! With `recv` = 1 the check is a SEND's: `rkey` is the lkey recv_match
+//! returned with the receive's address (`m_match_lkey`), the region must
+//! allow receives instead of remote writes, and rule 4 does not apply
+//! (recv_match compared msg_len with the receive's length). The reference
+//! refuses such a SEND only when the region was deregistered since the
+//! receive was posted, and counts every refusal in `rx_out_of_bounds`
+//! (`RxConn::check`); the controller maps the status accordingly.
 //!
 //! The checker never refuses what dma_write_engine accepts: `OK` implies
 //! `dma_write_engine::check` on the same entry (the test checks both).
@@ -44,14 +52,14 @@
 //! time.
 //!
 //! # Memories
-//! `mr_mem`, `mr_entries` x 162 (valid, remote write, key, base, len): LUT
+//! `mr_mem`, `mr_entries` x 163 (valid, receive, remote write, key, base, len): LUT
 //! RAM in `small` (16 entries), block RAM in `default` (1024), as the
 //! engine's (`mr_block_ram`).
 
 use mrnic_proto::config::Config;
 
 use crate::block::{channel_ports, put, Bits, Block, Fields, PortDef};
-use crate::dma_write_engine::{self as dma, MrEntry, ACCESS_REMOTE_WRITE, KEY_BITS, LEN_BITS, REGION_BITS, VADDR_BITS};
+use crate::dma_write_engine::{self as dma, MrEntry, KEY_BITS, LEN_BITS, REGION_BITS, VADDR_BITS};
 
 /// Module name, shared with the Verilog.
 pub const NAME: &str = "mr_check";
@@ -101,6 +109,7 @@ impl MrCheckParams {
             ("key", KEY_BITS, "csr m_mr_key"),
             ("entry_valid", 1, "csr m_mr_entry_valid"),
             ("remote_write", 1, "csr m_mr_remote_write"),
+            ("recv", 1, "csr m_mr_recv"),
             ("base", REGION_BITS, "csr m_mr_base"),
             ("len", REGION_BITS, "csr m_mr_len"),
         ]
@@ -112,6 +121,7 @@ impl MrCheckParams {
             ("addr", VADDR_BITS, "the packet's first byte"),
             ("len", LEN_BITS, "the packet's payload bytes"),
             ("msg_len", 32, "the message's length (must fit the region)"),
+            ("recv", 1, "a SEND's placement: rkey is its receive's lkey, the region must allow receives"),
         ]
     }
 }
@@ -143,6 +153,7 @@ pub struct Chk {
     pub addr: u64,
     pub len: u16,
     pub msg_len: u32,
+    pub recv: bool,
 }
 
 /// The rule on one table word.
@@ -150,13 +161,13 @@ pub fn verdict(e: &MrEntry, c: &Chk) -> u8 {
     if !e.valid || e.key != c.rkey {
         return status::BAD_KEY;
     }
-    if e.access & ACCESS_REMOTE_WRITE == 0 {
+    if e.access & dma::needed_access(c.recv) == 0 {
         return status::NO_ACCESS;
     }
-    if !dma::check(e, c.rkey, c.addr, c.len as u64) {
+    if !dma::check(e, c.rkey, c.recv, c.addr, c.len as u64) {
         return status::BOUNDS;
     }
-    if c.msg_len as u64 > e.len {
+    if !c.recv && c.msg_len as u64 > e.len {
         return status::TOO_LONG;
     }
     status::OK
@@ -177,9 +188,9 @@ pub struct MrCheck {
 }
 
 crate::port_ids!(struct Ids {
-    rst, tap_mr_valid, tap_mr_ready, tap_mr_key, tap_mr_entry_valid, tap_mr_remote_write, tap_mr_base,
-    tap_mr_len, s_chk_valid, s_chk_ready, s_chk_rkey, s_chk_addr, s_chk_len, s_chk_msg_len, m_chk_valid,
-    m_chk_ready, m_chk_status
+    rst, tap_mr_valid, tap_mr_ready, tap_mr_key, tap_mr_entry_valid, tap_mr_remote_write, tap_mr_recv,
+    tap_mr_base, tap_mr_len, s_chk_valid, s_chk_ready, s_chk_rkey, s_chk_addr, s_chk_len, s_chk_msg_len,
+    s_chk_recv, m_chk_valid, m_chk_ready, m_chk_status
 });
 
 impl MrCheck {
@@ -267,7 +278,7 @@ impl Block for MrCheck {
         let g = |i: usize| inputs[i].as_u64();
         let tap = (b(ids.tap_mr_valid) && b(ids.tap_mr_ready)).then(|| MrEntry {
             valid: b(ids.tap_mr_entry_valid),
-            access: b(ids.tap_mr_remote_write) as u8 * ACCESS_REMOTE_WRITE,
+            access: dma::access_bits(b(ids.tap_mr_remote_write), b(ids.tap_mr_recv)),
             key: g(ids.tap_mr_key) as u32,
             base: g(ids.tap_mr_base),
             len: g(ids.tap_mr_len),
@@ -277,6 +288,7 @@ impl Block for MrCheck {
             addr: g(ids.s_chk_addr),
             len: g(ids.s_chk_len) as u16,
             msg_len: g(ids.s_chk_msg_len) as u32,
+            recv: b(ids.s_chk_recv),
         });
         self.clock(b(ids.rst), tap, chk, b(ids.m_chk_ready));
     }

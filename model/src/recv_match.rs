@@ -4,7 +4,7 @@
 //! Three request channels, one request per cycle in total (fixed priority
 //! `s_consume` > `s_lookup` > `s_post`; a lower channel's `ready` is low
 //! while a higher one is valid):
-//! - `s_post_*` (conn, stream, addr, len, wr_id) posts a receive at the
+//! - `s_post_*` (conn, stream, addr, len, wr_id, lkey) posts a receive at the
 //!   stream's next rq_seq (`next_post`, from 0). The receive goes in slot
 //!   `rq_seq mod RQ_DEPTH` of the stream's ring; when that slot still holds
 //!   a receive the post is refused (`m_post_ok` = 0). `m_post_*` answers
@@ -14,7 +14,10 @@
 //!   `msg_offset + payload_len > msg_len` is BAD_HDR (4); no receive posted
 //!   at rq_seq is RNR (1); `msg_len` above the receive's length is ACCESS
 //!   (2); else a hit (code 0) with `m_match_addr` = receive addr +
-//!   msg_offset. Lookups change nothing.
+//!   msg_offset and `m_match_lkey` = the receive's lkey, the key of the
+//!   region its buffer lies in, which the host gives with the receive (an
+//!   `ibv_recv_wr` SGE's lkey) and dma_write_engine checks the SEND's
+//!   placement against. Lookups change nothing.
 //! - `s_consume_*` (conn, stream, imm, rq_seq) is a message completing: a
 //!   SEND consumes the receive at its rq_seq, a WRITE_IMM (`imm` = 1) the
 //!   stream's next one in order (`next_consume`); either way `next_consume`
@@ -151,6 +154,7 @@ pub fn ports(p: &RecvMatchParams) -> Vec<PortDef> {
                 ("addr", 64, "buffer address"),
                 ("len", 32, "buffer length"),
                 ("wr_id", 64, "work request id"),
+                ("lkey", 32, "key of the region the buffer lies in (checked at placement)"),
             ],
         ),
         (
@@ -190,6 +194,7 @@ pub fn ports(p: &RecvMatchParams) -> Vec<PortDef> {
             vec![
                 ("code", 3, "0 hit, 1 RNR, 2 ACCESS, 4 BAD_HDR (NACK codes)"),
                 ("addr", 64, "hit: receive addr + msg_offset (else 0)"),
+                ("lkey", 32, "hit: the receive's lkey, for the placement check (else 0)"),
             ],
         ),
         (
@@ -225,7 +230,7 @@ pub fn ports(p: &RecvMatchParams) -> Vec<PortDef> {
 /// One request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Req {
-    Post { conn: u32, stream: u32, addr: u64, len: u32, wr_id: u64 },
+    Post { conn: u32, stream: u32, addr: u64, len: u32, wr_id: u64, lkey: u32 },
     Lookup { conn: u32, stream: u32, rq_seq: u32, msg_offset: u32, payload_len: u16, msg_len: u32 },
     Consume { conn: u32, stream: u32, imm: bool, rq_seq: u32 },
 }
@@ -250,6 +255,7 @@ pub struct PostResult {
 pub struct MatchResult {
     pub code: u8,
     pub addr: u64,
+    pub lkey: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -327,6 +333,7 @@ pub struct Slot {
     pub addr: u64,
     pub len: u32,
     pub wr_id: u64,
+    pub lkey: u32,
 }
 
 /// What stage B does with the slot read.
@@ -363,8 +370,8 @@ pub struct RecvMatch {
 #[derive(Debug, Clone)]
 struct PortIx {
     rst: usize,
-    /// valid, conn, stream, addr, len, wr_id.
-    post: [usize; 6],
+    /// valid, conn, stream, addr, len, wr_id, lkey.
+    post: [usize; 7],
     /// valid, conn, stream, rq_seq, msg_offset, payload_len, msg_len.
     lookup: [usize; 7],
     /// valid, conn, stream, imm, rq_seq.
@@ -372,7 +379,7 @@ struct PortIx {
     /// m_post_ready, m_match_ready, m_cons_ready.
     ready: [usize; 3],
     /// The outputs, in the order `eval` computes them.
-    outputs: [usize; 14],
+    outputs: [usize; 15],
 }
 
 impl PortIx {
@@ -380,7 +387,16 @@ impl PortIx {
         let i = |n: &str| crate::block::port_index(ports, n).expect("port exists");
         PortIx {
             rst: i("rst"),
-            post: ["s_post_valid", "s_post_conn", "s_post_stream", "s_post_addr", "s_post_len", "s_post_wr_id"].map(i),
+            post: [
+                "s_post_valid",
+                "s_post_conn",
+                "s_post_stream",
+                "s_post_addr",
+                "s_post_len",
+                "s_post_wr_id",
+                "s_post_lkey",
+            ]
+            .map(i),
             lookup: [
                 "s_lookup_valid",
                 "s_lookup_conn",
@@ -404,6 +420,7 @@ impl PortIx {
                 "m_match_valid",
                 "m_match_code",
                 "m_match_addr",
+                "m_match_lkey",
                 "m_cons_valid",
                 "m_cons_ok",
                 "m_cons_rq_seq",
@@ -497,8 +514,9 @@ impl RecvMatch {
                     } else {
                         CODE_HIT
                     };
-                    let addr = if code == CODE_HIT { s.addr.wrapping_add(msg_offset as u64) } else { 0 };
-                    push_match = Some(MatchResult { code, addr });
+                    let (addr, lkey) =
+                        if code == CODE_HIT { (s.addr.wrapping_add(msg_offset as u64), s.lkey) } else { (0, 0) };
+                    push_match = Some(MatchResult { code, addr, lkey });
                 }
                 Pending::Consume { ok, rq_seq } => {
                     push_cons = Some(if ok {
@@ -524,13 +542,13 @@ impl RecvMatch {
             };
             let base = qi * d;
             match req {
-                Req::Post { addr, len, wr_id, .. } => {
+                Req::Post { addr, len, wr_id, lkey, .. } => {
                     let seq = q.next_post;
                     let ok = !q.get(seq % d);
                     if ok {
                         q.put(seq % d, true);
                         q.next_post = (seq + 1) & SEQ_MASK;
-                        slot_write = Some((base + seq % d, Slot { addr, len, wr_id }));
+                        slot_write = Some((base + seq % d, Slot { addr, len, wr_id, lkey }));
                     }
                     pending = Some(Pending::Post(PostResult { ok, rq_seq: seq }));
                 }
@@ -647,7 +665,7 @@ impl Block for RecvMatch {
         let p = o.post.unwrap_or_default();
         let m = o.matched.unwrap_or_default();
         let c = o.cons.unwrap_or_default();
-        let vals: [u64; 14] = [
+        let vals: [u64; 15] = [
             o.post_ready(cv, lv) as u64,
             o.lookup_ready(cv) as u64,
             o.consume_ready() as u64,
@@ -657,6 +675,7 @@ impl Block for RecvMatch {
             o.matched.is_some() as u64,
             m.code as u64,
             m.addr,
+            m.lkey as u64,
             o.cons.is_some() as u64,
             c.ok as u64,
             c.rq_seq as u64,
@@ -671,7 +690,7 @@ impl Block for RecvMatch {
     fn tick(&mut self, inputs: &[Bits]) {
         let ix = &self.ix;
         let g = |i: usize| inputs[i].as_u64();
-        let [pv, pc, ps, pa, pl, pw] = ix.post;
+        let [pv, pc, ps, pa, pl, pw, pk] = ix.post;
         let [lv, lc, ls, lq, lo, lp, lm] = ix.lookup;
         let [cv, cc, cs, ci, cq] = ix.consume;
         let [pr, mr, cr] = ix.ready;
@@ -683,6 +702,7 @@ impl Block for RecvMatch {
                 addr: g(pa),
                 len: g(pl) as u32,
                 wr_id: g(pw),
+                lkey: g(pk) as u32,
             }),
             lookup: (g(lv) == 1).then(|| Req::Lookup {
                 conn: g(lc) as u32,

@@ -318,7 +318,7 @@ fn mr_commit_holds_bresp_until_the_table_takes_it() {
         m.write(0x28, 0x7, 0xF);
         m.write(0x2C, 0x2000, 0xF);
         m.write(0x30, 0x0, 0xF);
-        m.write(0x34, 1, 0xF);
+        m.write(0x34, 3, 0xF);
         let mut taken = None;
         let mut offered = 0;
         let (b, r) = m.run(Some(Write { addr: 0x38, data: 1, strb: 1, prot: 0 }), Some((0x20, 0)), &mut |c, o| {
@@ -326,8 +326,8 @@ fn mr_commit_holds_bresp_until_the_table_takes_it() {
                 offered += 1;
                 assert!(taken.is_none(), "seed {seed}: m_mr_valid after the handshake");
                 assert_eq!(
-                    (o.mr_key, o.mr_base, o.mr_len, o.mr_remote_write, o.mr_entry_valid),
-                    (0xDEAD_0005, 0x7_0000_1000, 0x2000, true, true)
+                    (o.mr_key, o.mr_base, o.mr_len, o.mr_remote_write, o.mr_recv, o.mr_entry_valid),
+                    (0xDEAD_0005, 0x7_0000_1000, 0x2000, true, true, true)
                 );
                 assert!(!o.bvalid && !o.awready && !o.wready, "seed {seed}: B or a new write while the commit waits");
             }

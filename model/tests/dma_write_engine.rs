@@ -1,6 +1,7 @@
 //! `dma_write_engine` at the cycle level: throughput, burst splitting,
-//! unaligned placements, backpressure, rejection, and a property test with
-//! an AXI slave memory that checks every write against the region.
+//! unaligned placements, backpressure, rejection, SEND placements by a
+//! receive's lkey, zero-length placements, and a property test with an AXI
+//! slave memory that checks every write against the region.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -43,6 +44,24 @@ struct Placement {
     rkey: u32,
     addr: u64,
     payload: Vec<u8>,
+    /// A SEND's placement (`s_req_recv`): the key is a receive's lkey.
+    recv: bool,
+}
+
+impl Placement {
+    fn new(tag: u16, rkey: u32, addr: u64, payload: Vec<u8>) -> Placement {
+        Placement { tag, rkey, addr, payload, recv: false }
+    }
+
+    /// What the engine must do: the reference's check with the access the
+    /// kind needs, and an empty placement accepted without a key.
+    fn accepted(&self, table: &HashMap<u32, MrEntry>, mr_entries: u32) -> bool {
+        let len = self.payload.len() as u64;
+        len == 0
+            || table
+                .get(&(self.rkey & (mr_entries - 1)))
+                .is_some_and(|e| check(e, self.rkey, self.recv, self.addr, len))
+    }
 }
 
 /// Backpressure and idle percentages (0 = always ready / always valid).
@@ -112,6 +131,7 @@ impl Bench {
                 mr_key: e.key,
                 mr_entry_valid: e.valid,
                 mr_remote_write: e.access & 1 != 0,
+                mr_recv: e.access & 2 != 0,
                 mr_base: e.base,
                 mr_len: e.len,
                 ..self.idle()
@@ -128,9 +148,7 @@ impl Bench {
         let b = p.bytes() as usize;
         let seed = self.seed;
         let slot = |key: u32| key & (p.mr_entries - 1);
-        let accepted = |pl: &Placement| {
-            table.get(&slot(pl.rkey)).is_some_and(|e| check(e, pl.rkey, pl.addr, pl.payload.len() as u64))
-        };
+        let accepted = |pl: &Placement| pl.accepted(table, p.mr_entries);
         // Expected bursts, in order, with their placement's range and region.
         let mut expect_bursts: VecDeque<(Burst, u64, u64, MrEntry)> = VecDeque::new();
         for pl in places {
@@ -197,6 +215,7 @@ impl Bench {
                 i.req_rkey = pl.rkey;
                 i.req_addr = pl.addr;
                 i.req_len = pl.payload.len() as u16;
+                i.req_recv = pl.recv;
             }
             data_on = data_on || (!beats.is_empty() && !self.rng.pct(self.pr.data_idle));
             if let (true, Some((d, k, l))) = (data_on, beats.front()) {
@@ -374,16 +393,23 @@ fn check_matches_the_reference_rules() {
         (k, u64::MAX, 2),
         (k, 0x1000, 1),
         (kr, 0x2000, 1),
+        (kr, 0x2000, 0x100),
+        (kr, 0x20ff, 2),
+        (kr, 0x1fff, 1),
         (top, u64::MAX - 0xff, 0xff),
         (top, u64::MAX - 0xff, 0x100),
         (top, u64::MAX, 1),
         (top, u64::MAX, 0),
     ];
     for (key, addr, len) in cases {
-        let want = m.check(key, addr, len, Access::REMOTE_WRITE).is_ok();
-        assert_eq!(check(&entry(key), key, addr, len), want, "key {key:#x} [{addr:#x}, +{len:#x})");
-        assert!(!check(&entry(key), key ^ 0x100, addr, len), "a different key never matches");
-        assert!(!check(&MrEntry { valid: false, ..entry(key) }, key, addr, len), "an invalid entry never matches");
+        for (recv, need) in [(false, Access::REMOTE_WRITE), (true, Access::RECV)] {
+            let want = m.check(key, addr, len, need).is_ok();
+            let at = format!("key {key:#x} [{addr:#x}, +{len:#x}) recv {recv}");
+            assert_eq!(check(&entry(key), key, recv, addr, len), want, "{at}");
+            assert!(!check(&entry(key), key ^ 0x100, recv, addr, len), "a different key never matches: {at}");
+            let invalid = MrEntry { valid: false, ..entry(key) };
+            assert!(!check(&invalid, key, recv, addr, len), "an invalid entry never matches: {at}");
+        }
     }
 }
 
@@ -397,12 +423,7 @@ fn sustains_one_beat_per_cycle_without_backpressure() {
         let base = 0x10_0000u64;
         let n_beats = 32usize;
         let places: Vec<Placement> = (0..16)
-            .map(|i| Placement {
-                tag: i,
-                rkey: KEY,
-                addr: base + (i as u64) * (n_beats * b) as u64,
-                payload: payload(&mut rng, n_beats * b),
-            })
+            .map(|i| Placement::new(i, KEY, base + (i as u64) * (n_beats * b) as u64, payload(&mut rng, n_beats * b)))
             .collect();
         let seen = place(p, Pressure::default(), &[region(base, 1 << 20)], &places, 1);
         let total = 16 * n_beats as u64;
@@ -414,12 +435,7 @@ fn sustains_one_beat_per_cycle_without_backpressure() {
         assert_eq!(seen.first_w, Some(1 + p.latency() as u64), "{name}");
         // Unaligned placements cost at most one extra cycle each.
         let places: Vec<Placement> = (0..16)
-            .map(|i| Placement {
-                tag: i,
-                rkey: KEY,
-                addr: base + 3 + (i as u64) * 4096,
-                payload: payload(&mut rng, n_beats * b),
-            })
+            .map(|i| Placement::new(i, KEY, base + 3 + (i as u64) * 4096, payload(&mut rng, n_beats * b)))
             .collect();
         let seen = place(p, Pressure::default(), &[region(base, 1 << 20)], &places, 2);
         let span = seen.last_w - seen.first_w.unwrap() + 1;
@@ -435,7 +451,7 @@ fn splits_at_4k_boundaries_and_at_the_burst_limit() {
     let mut rng = Rng::new(3);
     // 0x4_0f00 .. 0x4_1300: to the page end is 256 bytes = 32 beats, then 512 bytes
     // (the burst limit), then 256 bytes.
-    let places = [Placement { tag: 7, rkey: KEY, addr: base + 0xf00, payload: payload(&mut rng, 0x400) }];
+    let places = [Placement::new(7, KEY, base + 0xf00, payload(&mut rng, 0x400))];
     let seen = place(p, Pressure::default(), &[region(base, 0x10000)], &places, 3);
     let got: Vec<(u64, u32)> = seen.aws.iter().map(|b| (b.addr, b.beats - 1)).collect();
     assert_eq!(got, [(0x4_0f00, 31), (0x4_1000, 63), (0x4_1200, 31)]);
@@ -444,7 +460,7 @@ fn splits_at_4k_boundaries_and_at_the_burst_limit() {
     // Default: 64-byte beats, 64-beat bursts = one whole page per burst; an
     // unaligned start 0x20 below a page boundary gives a 1-beat burst.
     let p = params("default");
-    let places = [Placement { tag: 9, rkey: KEY, addr: base + 0xfe0, payload: payload(&mut rng, 0x1040) }];
+    let places = [Placement::new(9, KEY, base + 0xfe0, payload(&mut rng, 0x1040))];
     let seen = place(p, Pressure::default(), &[region(base, 0x10000)], &places, 4);
     let got: Vec<(u64, u32)> = seen.aws.iter().map(|b| (b.addr, b.beats - 1)).collect();
     assert_eq!(got, [(0x4_0fe0, 0), (0x4_1000, 63), (0x4_2000, 0)]);
@@ -458,12 +474,7 @@ fn unaligned_start_and_end_have_exact_strobes() {
     // Each (offset, len) in one run; the bench checks the bytes written.
     let mut places = Vec::new();
     for (i, (off, len)) in [(3u64, 2usize), (5, 3), (1, 14), (7, 9), (0, 1), (6, 8), (2, 23)].iter().enumerate() {
-        places.push(Placement {
-            tag: i as u16,
-            rkey: KEY,
-            addr: base + 0x100 * i as u64 + off,
-            payload: payload(&mut rng, *len),
-        });
+        places.push(Placement::new(i as u16, KEY, base + 0x100 * i as u64 + off, payload(&mut rng, *len)));
     }
     let seen = place(p, Pressure::default(), &[region(base, 0x1000)], &places, 5);
     assert!(seen.cpls.iter().all(|&(_, s)| s == status::OK));
@@ -534,7 +545,7 @@ fn random_backpressure_keeps_payloads_stable_and_data_exact() {
         let places: Vec<Placement> = (0..60)
             .map(|i| {
                 let len = rng.below(600) as usize;
-                Placement { tag: i, rkey: KEY, addr: base + rng.below(0x8000), payload: payload(&mut rng, len) }
+                Placement::new(i, KEY, base + rng.below(0x8000), payload(&mut rng, len))
             })
             .collect();
         // Later placements overwrite earlier ones in order: keep them disjoint.
@@ -561,7 +572,7 @@ fn rejected_placements_issue_no_write_and_drain_their_payload() {
     ro.key = KEY + 1; // slot 4 (16 entries), no remote write
     ro.access = 2;
     let entries = [region(base, 0x100), ro];
-    let mk = |tag, rkey, addr, len: usize, rng: &mut Rng| Placement { tag, rkey, addr, payload: payload(rng, len) };
+    let mk = |tag, rkey, addr, len: usize, rng: &mut Rng| Placement::new(tag, rkey, addr, payload(rng, len));
     let places = [
         mk(1, KEY, base, 0x20, &mut rng),              // ok
         mk(2, KEY, base + 0xf0, 0x20, &mut rng),       // past the end
@@ -581,13 +592,65 @@ fn rejected_placements_issue_no_write_and_drain_their_payload() {
 }
 
 #[test]
+fn send_placements_need_receive_access_and_empty_ones_no_key() {
+    let p = params("small");
+    let base = 0x1_0000u64;
+    let mut rng = Rng::new(9);
+    let mut rb = region(base + 0x1000, 0x100);
+    rb.key = KEY + 1; // receive buffers only
+    rb.access = 2;
+    let mut local = region(base + 0x2000, 0x100);
+    local.key = KEY + 2; // neither access bit: a local source buffer
+    local.access = 0;
+    let entries = [region(base, 0x100), rb, local];
+    let mk = |tag, rkey, recv, addr, len: usize, rng: &mut Rng| Placement {
+        recv,
+        ..Placement::new(tag, rkey, addr, payload(rng, len))
+    };
+    let places = [
+        mk(1, KEY + 1, true, base + 0x1003, 0x21, &mut rng), // SEND into a receive region: ok
+        mk(2, KEY + 1, false, base + 0x1000, 0x10, &mut rng), // a WRITE by the same key: no remote write
+        mk(3, KEY, true, base, 0x10, &mut rng),              // SEND by a remote-write-only key
+        mk(4, KEY + 2, true, base + 0x2000, 0x10, &mut rng), // SEND by a local region's key
+        mk(5, KEY + 1, true, base + 0x10f1, 0x10, &mut rng), // SEND one byte past the end
+        mk(6, KEY + 1, true, base + 0xfff, 2, &mut rng),     // SEND one byte below the base
+        mk(7, KEY + 3, true, base + 0x1000, 8, &mut rng),    // SEND by a key with an empty slot
+        mk(8, KEY + 3, false, u64::MAX, 0, &mut rng),        // empty WRITE, no region: ok
+        mk(9, KEY ^ 0x100, true, base + 0x1000, 0, &mut rng), // empty SEND, stale key: ok
+        mk(10, KEY + 1, true, base + 0x10f0, 0x10, &mut rng), // SEND to the last byte: ok
+    ];
+    let seen = place(p, Pressure { aw: 30, w: 30, b: 20, ..Pressure::default() }, &entries, &places, 9);
+    let st: Vec<u8> = seen.cpls.iter().map(|c| c.1).collect();
+    use status::{ACCESS as A, OK};
+    assert_eq!(st, [OK, A, A, A, A, A, A, OK, OK, OK]);
+    assert_eq!(seen.aws.len(), 2, "only the two non-empty accepted placements wrote: {:?}", seen.aws);
+}
+
+#[test]
+fn an_empty_placement_completes_ok_without_a_table_entry() {
+    // Nothing in the table at all: every non-empty placement is refused,
+    // every empty one completes OK, in order, with no AW.
+    let p = params("default");
+    let mut rng = Rng::new(10);
+    let places: Vec<Placement> = (0..12u16)
+        .map(|i| {
+            let len = if i % 3 == 0 { 0x40 } else { 0 };
+            Placement { recv: i % 2 == 1, ..Placement::new(i, rng.next() as u32, rng.next(), payload(&mut rng, len)) }
+        })
+        .collect();
+    let seen = place(p, Pressure { cpl: 30, ..Pressure::default() }, &[], &places, 10);
+    let want: Vec<(u16, u8)> = (0..12u16).map(|i| (i, if i % 3 == 0 { status::ACCESS } else { status::OK })).collect();
+    assert_eq!(seen.cpls, want);
+    assert!(seen.aws.is_empty());
+}
+
+#[test]
 fn error_responses_fail_the_placement() {
     let p = params("small");
     let base = 0x1_0000u64;
     let mut rng = Rng::new(7);
-    let places: Vec<Placement> = (0..4)
-        .map(|i| Placement { tag: i, rkey: KEY, addr: base + i as u64 * 0x400, payload: payload(&mut rng, 0x300) })
-        .collect();
+    let places: Vec<Placement> =
+        (0..4).map(|i| Placement::new(i, KEY, base + i as u64 * 0x400, payload(&mut rng, 0x300))).collect();
     let mut bench = Bench::new(p, 7, Pressure { b_delay: 3, ..Pressure::default() });
     bench.bad_addr = Some((base + 0x500, base + 0x501)); // first burst of placement 1
     let entries = [region(base, 0x10000)];
@@ -603,7 +666,7 @@ fn completion_waits_for_every_response() {
     let p = params("small");
     let base = 0x1_0000u64;
     let mut rng = Rng::new(8);
-    let places = [Placement { tag: 3, rkey: KEY, addr: base, payload: payload(&mut rng, 0x1000) }];
+    let places = [Placement::new(3, KEY, base, payload(&mut rng, 0x1000))];
     let seen = place(p, Pressure { b_delay: 50, ..Pressure::default() }, &[region(base, 0x1000)], &places, 8);
     assert_eq!(seen.aws.len(), 8);
     assert!(seen.cycles > seen.last_w + 50, "completion before the last response: {seen:?}");
@@ -654,13 +717,17 @@ fn a_framing_error_is_flagged_and_writes_stay_in_range() {
 /// (valid, access, base offset, len) of a region.
 type ArbRegion = (bool, u8, u64, u64);
 /// (region index, offset, len, random key) of a request.
-type ArbReq = (u8, u64, u16, bool);
+type ArbReq = (u8, u64, u16, bool, bool);
 
 fn arb_case() -> impl Strategy<Value = (u64, Vec<ArbRegion>, Vec<ArbReq>)> {
     // Regions: (valid, access, base offset, len); requests: (region index,
-    // offset from the region's base (may go below via wrapping), len, random key).
+    // offset from the region's base (may go below via wrapping), len, random key,
+    // a SEND's placement).
     let regions = prop::collection::vec((prop::bool::weighted(0.9), 0u8..4, 0u64..0x3000, 1u64..0x2000), 1..5);
-    let reqs = prop::collection::vec((0u8..6, 0u64..0x2400, 0u16..0x900, prop::bool::weighted(0.1)), 1..25);
+    let reqs = prop::collection::vec(
+        (0u8..6, 0u64..0x2400, 0u16..0x900, prop::bool::weighted(0.1), prop::bool::weighted(0.4)),
+        1..25,
+    );
     (any::<u64>(), regions, reqs)
 }
 
@@ -686,11 +753,11 @@ proptest! {
             let places: Vec<Placement> = reqs
                 .iter()
                 .enumerate()
-                .map(|(k, &(ri, off, len, random_key))| {
+                .map(|(k, &(ri, off, len, random_key, recv))| {
                     let e = entries.get(ri as usize).copied().unwrap_or(MrEntry { key: 0x77, ..entries[0] });
                     let rkey = if random_key { rng.next() as u32 } else { e.key };
                     let addr = e.base.wrapping_add(off).wrapping_sub(0x200);
-                    Placement { tag: k as u16, rkey, addr, payload: payload(&mut rng, len as usize) }
+                    Placement { tag: k as u16, rkey, addr, payload: payload(&mut rng, len as usize), recv }
                 })
                 .collect();
             // Overlapping accepted placements would make "bytes written" ambiguous:
@@ -700,9 +767,7 @@ proptest! {
             let places: Vec<Placement> = places
                 .into_iter()
                 .filter(|pl| {
-                    let slot = pl.rkey & (p.mr_entries - 1);
-                    let ok = table.get(&slot).is_some_and(|e| check(e, pl.rkey, pl.addr, pl.payload.len() as u64));
-                    if !ok {
+                    if !pl.accepted(&table, p.mr_entries) || pl.payload.is_empty() {
                         return true;
                     }
                     let (lo, hi) = (pl.addr, pl.addr + pl.payload.len() as u64);

@@ -1,6 +1,7 @@
 //! `mr_check` through its ports against the reference's WRITE check
 //! (`Memory::check(rkey, addr, len, REMOTE_WRITE)` and then the
-//! `rx_msg_too_long` rule of `RxConn::check`): regions registered and
+//! `rx_msg_too_long` rule of `RxConn::check`) and its SEND check
+//! (`Memory::check(lkey, addr, len, RECV)`, `recv` = 1): regions registered and
 //! deregistered by the reference's own `Memory` (its keys, slots and tags)
 //! and written into the block as csr would, then checks with guessed and
 //! stale keys, one byte in or out of either end, wrapping 2^64, message
@@ -28,13 +29,14 @@ impl Rig {
         (get("s_chk_ready") == 1, (get("m_chk_valid") == 1).then(|| get("m_chk_status") as u8))
     }
 
-    fn write(&mut self, key: u32, valid: bool, rw: bool, base: u64, len: u64) {
+    fn write(&mut self, key: u32, valid: bool, access: Access, base: u64, len: u64) {
         self.cycle(&[
             ("tap_mr_valid", 1),
             ("tap_mr_ready", 1),
             ("tap_mr_key", key as u64),
             ("tap_mr_entry_valid", valid as u64),
-            ("tap_mr_remote_write", rw as u64),
+            ("tap_mr_remote_write", access.contains(Access::REMOTE_WRITE) as u64),
+            ("tap_mr_recv", access.contains(Access::RECV) as u64),
             ("tap_mr_base", base),
             ("tap_mr_len", len),
         ]);
@@ -49,6 +51,7 @@ impl Rig {
             ("s_chk_addr", c.addr),
             ("s_chk_len", c.len as u64),
             ("s_chk_msg_len", c.msg_len as u64),
+            ("s_chk_recv", c.recv as u64),
         ];
         let mut t = 0;
         while !self.cycle(&req).0 {
@@ -79,8 +82,9 @@ impl Rig {
 }
 
 fn want(m: &Memory, c: &Chk) -> u8 {
-    match m.check(c.rkey, c.addr, c.len as u64, Access::REMOTE_WRITE) {
-        Ok(()) if m.region(c.rkey).is_some_and(|r| c.msg_len as u64 > r.len()) => status::TOO_LONG,
+    let need = if c.recv { Access::RECV } else { Access::REMOTE_WRITE };
+    match m.check(c.rkey, c.addr, c.len as u64, need) {
+        Ok(()) if !c.recv && m.region(c.rkey).is_some_and(|r| c.msg_len as u64 > r.len()) => status::TOO_LONG,
         Ok(()) => status::OK,
         Err(MemError::BadKey) => status::BAD_KEY,
         Err(MemError::NoAccess) => status::NO_ACCESS,
@@ -104,26 +108,27 @@ fn run(name: &str, seed: u64, steps: usize) {
     let mut keys: Vec<u32> = Vec::new();
     let mut stale: Vec<u32> = Vec::new();
     let mut seen = [0u32; 5];
+    // [recv][ok]: both kinds of check, each accepted and refused.
+    let mut seen_recv = [[0u32; 2]; 2];
     for step in 0..steps {
         match rng.below(8) {
             0 | 1 => {
                 // Register: small regions, one at the top of memory.
                 let len = 1 + rng.below(300);
                 let base = if rng.below(6) == 0 { u64::MAX - len + 1 } else { rng.below(1 << 20) * 512 };
-                let access = if rng.below(4) == 0 { Access::RECV } else { Access::ALL };
+                let access = [Access::RECV, Access::ALL, Access::REMOTE_WRITE, Access::LOCAL][rng.below(4) as usize];
                 if let Ok(k) = mem.register(base, len, access) {
                     keys.push(k);
-                    let rw = access.contains(Access::REMOTE_WRITE);
-                    r.write(k, true, rw, base, len);
+                    r.write(k, true, access, base, len);
                     table[(k & (p.mr_entries - 1)) as usize] =
-                        MrEntry { valid: true, access: rw as u8, key: k, base, len };
+                        MrEntry { valid: true, access: access.0, key: k, base, len };
                 }
             }
             2 if !keys.is_empty() => {
                 let k = keys.swap_remove(rng.below(keys.len() as u64) as usize);
                 mem.deregister(k).unwrap();
                 stale.push(k);
-                r.write(k, false, false, 0, 0);
+                r.write(k, false, Access::LOCAL, 0, 0);
                 table[(k & (p.mr_entries - 1)) as usize] = MrEntry::default();
             }
             _ => {
@@ -148,19 +153,26 @@ fn run(name: &str, seed: u64, steps: usize) {
                     2 => len as u32,
                     _ => len as u32 + rng.below(2 * rlen) as u32,
                 };
-                let c = Chk { rkey, addr, len, msg_len };
+                let recv = rng.below(3) == 0;
+                let c = Chk { rkey, addr, len, msg_len, recv };
                 let got = r.check(&mut rng, &c, p.read_latency + 1);
                 assert_eq!(got, want(&mem, &c), "{name} seed {seed} step {step}: {c:?}");
                 // Never more permissive than the engine's own check.
                 let e = table[(rkey & (p.mr_entries - 1)) as usize];
                 if got == status::OK {
-                    assert!(dma::check(&e, rkey, addr, len as u64), "{name}: OK where the engine refuses: {c:?}");
+                    let ok = dma::check(&e, rkey, recv, addr, len as u64);
+                    assert!(ok, "{name}: OK where the engine refuses: {c:?}");
                 }
                 seen[got as usize] += 1;
+                seen_recv[recv as usize][(got == status::OK) as usize] += 1;
             }
         }
     }
     assert!(seen.iter().all(|&n| n >= 5), "{name}: every verdict must occur: {seen:?}");
+    assert!(
+        seen_recv.iter().flatten().all(|&n| n >= 5),
+        "{name}: SEND and WRITE checks, each both ways: {seen_recv:?}"
+    );
     // A reset empties the copy: a key that was good is refused afterwards.
     if let Some(&k) = keys.first() {
         r.cycle(&[("rst", 1)]);
@@ -168,7 +180,7 @@ fn run(name: &str, seed: u64, steps: usize) {
             r.cycle(&[]);
         }
         let g = mem.region(k).unwrap();
-        let c = Chk { rkey: k, addr: g.base, len: 1, msg_len: 1 };
+        let c = Chk { rkey: k, addr: g.base, len: 1, msg_len: 1, recv: false };
         assert_eq!(r.check(&mut rng, &c, p.read_latency + 1), status::BAD_KEY, "{name}: reset kept an entry");
     }
 }
@@ -195,7 +207,7 @@ fn a_write_in_the_handshake_cycle_is_not_seen_and_the_next_is() {
     for _ in 0..p.mr_entries {
         r.cycle(&[]);
     }
-    let c = Chk { rkey: 0x105, addr: 0x1000, len: 8, msg_len: 8 };
+    let c = Chk { rkey: 0x105, addr: 0x1000, len: 8, msg_len: 8, recv: false };
     // Written and checked in the same cycle: the check reads the old word.
     let mut both = vec![
         ("tap_mr_valid", 1),

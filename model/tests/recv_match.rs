@@ -27,7 +27,8 @@ fn cfg(latency: u32, depth: u32) -> Config {
 /// The reference's per-stream receive state.
 #[derive(Default, Clone)]
 struct RefQ {
-    recvs: BTreeMap<u32, (u64, u32, u64)>,
+    /// addr, len, wr_id, lkey.
+    recvs: BTreeMap<u32, (u64, u32, u64, u32)>,
     next_post: u32,
     next_consume: u32,
 }
@@ -42,36 +43,37 @@ impl Mirror {
         &mut self.q[(conn * STREAMS + stream) as usize]
     }
 
-    fn post(&mut self, conn: u32, stream: u32, addr: u64, len: u32, wr_id: u64) -> PostResult {
+    fn post(&mut self, conn: u32, stream: u32, addr: u64, len: u32, wr_id: u64, lkey: u32) -> PostResult {
         let depth = self.depth as usize;
         let q = self.q(conn, stream);
         if q.recvs.len() >= depth {
             return PostResult { ok: false, rq_seq: q.next_post };
         }
         let seq = q.next_post;
-        q.recvs.insert(seq, (addr, len, wr_id));
+        q.recvs.insert(seq, (addr, len, wr_id, lkey));
         q.next_post = (seq + 1) & 0xff_ffff;
         PostResult { ok: true, rq_seq: seq }
     }
 
     fn lookup(&mut self, conn: u32, stream: u32, rq: u32, off: u32, plen: u16, msg_len: u32) -> MatchResult {
         if off as u64 + plen as u64 > msg_len as u64 {
-            return MatchResult { code: CODE_BAD_HDR, addr: 0 };
+            return MatchResult { code: CODE_BAD_HDR, ..MatchResult::default() };
         }
-        let Some(&(addr, len, _)) = self.q(conn, stream).recvs.get(&rq) else {
-            return MatchResult { code: CODE_RNR, addr: 0 };
+        let Some(&(addr, len, _, lkey)) = self.q(conn, stream).recvs.get(&rq) else {
+            return MatchResult { code: CODE_RNR, ..MatchResult::default() };
         };
         if msg_len > len {
-            return MatchResult { code: CODE_ACCESS, addr: 0 };
+            return MatchResult { code: CODE_ACCESS, ..MatchResult::default() };
         }
-        MatchResult { code: CODE_HIT, addr: addr.wrapping_add(off as u64) }
+        // A hit names the receive's region by the key it was posted with.
+        MatchResult { code: CODE_HIT, addr: addr.wrapping_add(off as u64), lkey }
     }
 
     fn consume(&mut self, conn: u32, stream: u32, imm: bool, rq: u32) -> ConsResult {
         let q = self.q(conn, stream);
         let seq = if imm { q.next_consume } else { rq };
         match q.recvs.remove(&seq) {
-            Some((_, len, wr_id)) => {
+            Some((_, len, wr_id, _)) => {
                 q.next_consume = (seq + 1) & 0xff_ffff;
                 ConsResult { ok: true, rq_seq: seq, wr_id, len }
             }
@@ -81,8 +83,8 @@ impl Mirror {
 
     fn apply(&mut self, r: &Req) -> (Option<PostResult>, Option<MatchResult>, Option<ConsResult>) {
         match *r {
-            Req::Post { conn, stream, addr, len, wr_id } => {
-                (Some(self.post(conn, stream, addr, len, wr_id)), None, None)
+            Req::Post { conn, stream, addr, len, wr_id, lkey } => {
+                (Some(self.post(conn, stream, addr, len, wr_id, lkey)), None, None)
             }
             Req::Lookup { conn, stream, rq_seq, msg_offset, payload_len, msg_len } => {
                 (None, Some(self.lookup(conn, stream, rq_seq, msg_offset, payload_len, msg_len)), None)
@@ -139,7 +141,14 @@ fn make(c: &Choice, m: &Mirror, kind: u8) -> Req {
     let q = &m.q[(c.conn * STREAMS + c.stream) as usize];
     let around = (q.next_consume as i64 + c.near as i64).rem_euclid(1 << 24) as u32;
     match kind {
-        0 => Req::Post { conn: c.conn, stream: c.stream, addr: c.x, len: c.len, wr_id: c.x.rotate_left(7) },
+        0 => Req::Post {
+            conn: c.conn,
+            stream: c.stream,
+            addr: c.x,
+            len: c.len,
+            wr_id: c.x.rotate_left(7),
+            lkey: c.x.rotate_left(29) as u32,
+        },
         1 => Req::Lookup {
             conn: c.conn,
             stream: c.stream,
@@ -289,11 +298,14 @@ fn cases_one_by_one() {
     // Nothing posted: RNR; a WRITE_IMM waits.
     assert_eq!(one(&mut dut, lk(0, 0, 10, 10)).1.unwrap().code, CODE_RNR);
     assert!(!one(&mut dut, cons(true, 0)).2.unwrap().ok);
-    let post = |addr, len, wr_id| Req::Post { conn: 1, stream: 1, addr, len, wr_id };
+    let post = |addr, len, wr_id| Req::Post { conn: 1, stream: 1, addr, len, wr_id, lkey: 0x5a00 + wr_id as u32 };
     assert_eq!(one(&mut dut, post(0x1000, 100, 7)).0.unwrap(), PostResult { ok: true, rq_seq: 0 });
     assert_eq!(one(&mut dut, post(0x2000, 50, 8)).0.unwrap(), PostResult { ok: true, rq_seq: 1 });
     // Hit, ACCESS (message longer than the receive), BAD_HDR (beyond msg_len), RNR (not yet posted).
-    assert_eq!(one(&mut dut, lk(0, 40, 60, 100)).1.unwrap(), MatchResult { code: CODE_HIT, addr: 0x1028 });
+    assert_eq!(
+        one(&mut dut, lk(0, 40, 60, 100)).1.unwrap(),
+        MatchResult { code: CODE_HIT, addr: 0x1028, lkey: 0x5a07 }
+    );
     assert_eq!(one(&mut dut, lk(1, 0, 10, 51)).1.unwrap().code, CODE_ACCESS);
     assert_eq!(one(&mut dut, lk(1, 45, 10, 50)).1.unwrap().code, CODE_BAD_HDR);
     assert_eq!(one(&mut dut, lk(2, 0, 10, 50)).1.unwrap().code, CODE_RNR);
@@ -347,8 +359,14 @@ fn one_request_per_cycle_same_queue() {
                 let k = i / 3;
                 match i % 3 {
                     0 => {
-                        inp.post =
-                            Some(Req::Post { conn: 0, stream: 1, addr: k as u64 * 100, len: 64, wr_id: k as u64 })
+                        inp.post = Some(Req::Post {
+                            conn: 0,
+                            stream: 1,
+                            addr: k as u64 * 100,
+                            len: 64,
+                            wr_id: k as u64,
+                            lkey: k,
+                        })
                     }
                     1 => {
                         inp.lookup = Some(Req::Lookup {
@@ -384,7 +402,7 @@ fn block_interface_matches_typed() {
     };
     let mut q = VecDeque::new();
     for cycle in 0..120u32 {
-        let post = Req::Post { conn: 1, stream: 0, addr: cycle as u64, len: 10, wr_id: 5 };
+        let post = Req::Post { conn: 1, stream: 0, addr: cycle as u64, len: 10, wr_id: 5, lkey: 3 };
         let rq = a.queue(1, 0).next_consume + cycle % 2;
         let lookup = Req::Lookup { conn: 1, stream: 0, rq_seq: rq, msg_offset: 1, payload_len: 2, msg_len: 9 };
         let consume = Req::Consume { conn: 1, stream: 0, imm: true, rq_seq: 0 };
@@ -404,6 +422,7 @@ fn block_interface_matches_typed() {
         set(&mut ins, "s_post_addr", cycle as u64);
         set(&mut ins, "s_post_len", 10);
         set(&mut ins, "s_post_wr_id", 5);
+        set(&mut ins, "s_post_lkey", 3);
         set(&mut ins, "s_lookup_valid", inp.lookup.is_some() as u64);
         set(&mut ins, "s_lookup_conn", 1);
         set(&mut ins, "s_lookup_stream", 0);
@@ -426,12 +445,13 @@ fn block_interface_matches_typed() {
         assert_eq!(get("s_lookup_ready"), o.lookup_ready(inp.consume.is_some()) as u64);
         assert_eq!(get("m_match_valid"), o.matched.is_some() as u64);
         assert_eq!(get("m_match_addr"), o.matched.map_or(0, |m| m.addr));
+        assert_eq!(get("m_match_lkey"), o.matched.map_or(0, |m| m.lkey as u64));
         assert_eq!(get("m_cons_wr_id"), o.cons.map_or(0, |c| c.wr_id));
         q.push_back(o);
         a.clock(&inp);
         b.tick(&ins);
     }
-    assert!(q.iter().any(|o| o.matched.is_some_and(|m| m.code == CODE_HIT)));
+    assert!(q.iter().any(|o| o.matched.is_some_and(|m| m.code == CODE_HIT && m.lkey == 3)));
 }
 
 #[test]

@@ -43,7 +43,8 @@ pub struct Counters {
     pub rx_bad_rkey: u64,
     /// WRITE to a region without remote-write access: ACCESS NACK.
     pub rx_no_access: u64,
-    /// WRITE range leaving its region or wrapping u64: ACCESS NACK.
+    /// WRITE range leaving its region or wrapping u64, or a SEND whose
+    /// receive's region was deregistered since it was posted: ACCESS NACK.
     pub rx_out_of_bounds: u64,
     /// SEND with no receive posted at its rq_seq: RNR NACK.
     pub rx_rnr: u64,

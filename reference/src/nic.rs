@@ -472,9 +472,7 @@ impl Nic {
         if c.rx.posted(stream) >= depth as usize {
             return Err(VerbsError::RecvQueueFull(stream, depth));
         }
-        if r.len > 0 {
-            self.mem.find(r.addr, r.len as u64, Access::RECV)?;
-        }
+        let lkey = if r.len > 0 { Some(self.mem.find(r.addr, r.len as u64, Access::RECV)?) } else { None };
         let mut ctx = ctx_parts(
             &self.params,
             &mut self.counters,
@@ -484,7 +482,7 @@ impl Nic {
             &mut self.planes,
             self.cfg.addr,
         );
-        c.rx.post_recv(stream, r, &mut ctx);
+        c.rx.post_recv(stream, r, lkey, &mut ctx);
         Ok(())
     }
 

@@ -63,13 +63,21 @@ struct RxMsg {
     bytes: u64,
 }
 
+/// A posted receive with the key of the region that held its buffer when
+/// it was posted (an `ibv_recv_wr` SGE's lkey; none for an empty buffer).
+#[derive(Debug, Clone, Copy)]
+struct Posted {
+    r: RecvRequest,
+    lkey: Option<u32>,
+}
+
 #[derive(Debug, Clone, Default)]
 struct RxStream {
     /// Oldest message not yet completed (completed_msn in SACKs).
     next_complete: u32,
     msgs: BTreeMap<u32, RxMsg>,
     /// Posted receives by rq_seq.
-    recvs: BTreeMap<u32, RecvRequest>,
+    recvs: BTreeMap<u32, Posted>,
     next_post: u32,
     /// The receive the next WRITE_IMM consumes.
     next_consume: u32,
@@ -129,9 +137,11 @@ impl RxConn {
         self.streams[stream as usize].recvs.len()
     }
 
-    pub fn post_recv(&mut self, stream: u8, r: RecvRequest, c: &mut Ctx) {
+    /// Posts `r`, whose buffer lies in the region of `lkey` (found with
+    /// `Access::RECV` by the caller; `None` for an empty buffer).
+    pub fn post_recv(&mut self, stream: u8, r: RecvRequest, lkey: Option<u32>, c: &mut Ctx) {
         let s = &mut self.streams[stream as usize];
-        s.recvs.insert(s.next_post, r);
+        s.recvs.insert(s.next_post, Posted { r, lkey });
         s.next_post = seq_add(s.next_post, 1);
         // A WRITE_IMM may have been waiting for this receive.
         self.drain(stream as usize, c);
@@ -194,8 +204,8 @@ impl RxConn {
             }
         };
         if !payload.is_empty() && mem.write(addr, payload).is_err() {
-            // Checked above; only a region deregistered under a posted
-            // receive gets here.
+            // Never: both kinds of placement were checked against their
+            // region above.
             c.counters.rx_out_of_bounds += 1;
             self.nack(pid, h, NackCode::Access, c);
             return;
@@ -292,7 +302,7 @@ impl RxConn {
                     c.counters.rx_bad_len += 1;
                     return bad_hdr;
                 }
-                let Some(r) = s.recvs.get(&rq_seq) else {
+                let Some(&Posted { r, lkey }) = s.recvs.get(&rq_seq) else {
                     c.counters.rx_rnr += 1;
                     return Verdict::Nack(NackCode::Rnr);
                 };
@@ -300,7 +310,19 @@ impl RxConn {
                     c.counters.rx_recv_too_short += 1;
                     return Verdict::Nack(NackCode::Access);
                 }
-                Verdict::Place { addr: r.addr + msg_offset as u64 }
+                let addr = r.addr + msg_offset as u64;
+                // The region is checked again, by the key it had when the
+                // receive was posted: one deregistered since (or replaced
+                // by another region, which has another key) takes nothing.
+                // An empty packet checks no key, as an empty WRITE.
+                if len > 0 {
+                    let held = lkey.is_some_and(|k| mem.check(k, addr, len as u64, Access::RECV).is_ok());
+                    if !held {
+                        c.counters.rx_out_of_bounds += 1;
+                        return Verdict::Nack(NackCode::Access);
+                    }
+                }
+                Verdict::Place { addr }
             }
         }
     }
@@ -321,7 +343,7 @@ impl RxConn {
             if let Some(seq) = seq {
                 // A WRITE_IMM whose receive is not posted yet waits for it:
                 // its data is already placed, only the completion waits.
-                let Some(r) = s.recvs.remove(&seq) else { break };
+                let Some(Posted { r, .. }) = s.recvs.remove(&seq) else { break };
                 s.next_consume = seq_add(seq, 1);
                 c.cq.push_back(Completion {
                     wr_id: r.wr_id,

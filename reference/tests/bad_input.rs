@@ -137,6 +137,42 @@ fn send_without_a_receive_gets_rnr_and_too_long_gets_access() {
     nothing_written(&b);
 }
 
+/// A receive keeps its region's key from the post: a region deregistered
+/// under it, or registered anew over the same addresses (a new key), takes
+/// no SEND; an empty SEND checks no region and completes.
+#[test]
+fn a_send_into_a_region_deregistered_since_the_post_gets_access() {
+    use mrnic_reference::Access;
+    let mut b = bench();
+    let key = b.sim.nics[B].memory().find(RECV_BASE, 1, Access::RECV).unwrap();
+    let region = b.sim.nics[B].memory().region(key).unwrap().len();
+    let r = mrnic_reference::RecvRequest { wr_id: 1, addr: RECV_BASE, len: 64 };
+    b.sim.nics[B].post_recv(B_CONN, 0, r).unwrap();
+    b.sim.nics[B].dereg_mr(key).unwrap();
+    let out = to_b(&mut b, send_hdr(0, 0, 16, 16), &[3; 16]);
+    assert_eq!(nack_code(&out), Some(NackCode::Access));
+    assert_eq!(counters(&b, B).rx_out_of_bounds, 1);
+    // The same addresses registered again: another region, another key.
+    let again = b.sim.nics[B].reg_mr(RECV_BASE, region, Access::RECV).unwrap();
+    assert_ne!(again, key);
+    let out = to_b(&mut b, send_hdr(0, 0, 16, 16), &[3; 16]);
+    assert_eq!(nack_code(&out), Some(NackCode::Access));
+    assert_eq!(counters(&b, B).rx_out_of_bounds, 2);
+    nothing_written(&b);
+    // An empty SEND into that receive checks no region: placed, completed.
+    let out = to_b(&mut b, send_hdr(0, 0, 0, 0), &[]);
+    assert!(nack_code(&out).is_none(), "{out:?}");
+    assert_eq!(counters(&b, B).recv_completions, 1);
+    // A receive posted now holds the new key and takes a SEND.
+    let r = mrnic_reference::RecvRequest { wr_id: 2, addr: RECV_BASE, len: 64 };
+    b.sim.nics[B].post_recv(B_CONN, 0, r).unwrap();
+    let mut h = send_hdr(1, 0, 16, 16);
+    (h.msn, h.path_psn) = (1, 2);
+    let out = to_b(&mut b, h, &[3; 16]);
+    assert!(nack_code(&out).is_none(), "{out:?}");
+    assert_eq!(b.sim.nics[B].read_mem(RECV_BASE, 16).unwrap(), &[3; 16]);
+}
+
 #[test]
 fn stale_generation_and_psn_outside_the_window_get_bad_hdr() {
     let mut b = bench();

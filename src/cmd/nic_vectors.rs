@@ -65,7 +65,7 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
     rig.set("cfg_src_ip", v.nic.addr as u64)?;
     rig.set("cfg_src_mac", mac_of(v.nic.addr))?;
     for r in &v.regions {
-        rig.register_mr(cfg, r.key, r.base, r.len, r.access & 1)?;
+        rig.register_mr(cfg, r.key, r.base, r.len, r.access)?;
         for f in &r.fill {
             rig.memory().write(f.addr, &f.data);
         }
@@ -162,22 +162,35 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
                 )?;
             }
             Input::PostRecv { conn, stream, recv } => {
+                // The driver gives the receive the key of the region that
+                // holds its buffer, as an ibv_recv_wr SGE's lkey; one that no
+                // receive region holds is refused here, as the reference's
+                // post_recv refuses it (an empty buffer needs no region).
+                let lkey = match recv_lkey(&v.regions, recv.addr, recv.len as u64) {
+                    Some(k) => Some(k),
+                    None if recv.len == 0 => Some(0),
+                    None => None,
+                };
                 let c = index(*conn) as u64;
-                rig.send(
-                    "s_post",
-                    &[
-                        ("conn", c),
-                        ("stream", *stream as u64),
-                        ("addr", recv.addr),
-                        ("len", recv.len as u64),
-                        ("wr_id", recv.wr_id),
-                    ],
-                )?;
-                let ok = wait_post(&mut rig)?;
-                if ok {
-                    rig.send("s_rpost", &[("conn", c), ("stream", *stream as u64)])?;
+                if let Some(lkey) = lkey {
+                    rig.send(
+                        "s_post",
+                        &[
+                            ("conn", c),
+                            ("stream", *stream as u64),
+                            ("addr", recv.addr),
+                            ("len", recv.len as u64),
+                            ("wr_id", recv.wr_id),
+                            ("lkey", lkey as u64),
+                        ],
+                    )?;
+                    if wait_post(&mut rig)? {
+                        rig.send("s_rpost", &[("conn", c), ("stream", *stream as u64)])?;
+                    } else {
+                        error = Some("refused: the receive queue is full".to_string());
+                    }
                 } else {
-                    error = Some("refused: the receive queue is full".to_string());
+                    error = Some("refused: no receive region holds the buffer".to_string());
                 }
             }
         }
@@ -226,6 +239,18 @@ fn frame_of(p: &Pkt) -> Result<Vec<u8>, String> {
     let mut f = Vec::new();
     wrap_datagram(&net, &p.bytes, &mut f).map_err(|e| format!("a recorded packet does not frame: {e}"))?;
     Ok(f)
+}
+
+/// The key of the region with receive access that holds `[addr, addr +
+/// len)`, as the reference's `post_recv` finds it (`Memory::find(..,
+/// RECV)`): regions do not overlap, so at most one holds the range.
+fn recv_lkey(regions: &[rx::Region], addr: u64, len: u64) -> Option<u32> {
+    let end = addr.checked_add(len)?;
+    regions
+        .iter()
+        .find(|r| addr >= r.base && end <= r.base + r.len)
+        .filter(|r| r.access & mrnic_model::dma_write_engine::ACCESS_RECV != 0)
+        .map(|r| r.key)
 }
 
 /// When one side has more packets than the other, the first extra one's

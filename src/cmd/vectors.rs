@@ -266,6 +266,7 @@ fn encode_dma(i: &dwe::Inputs, v: &mut [Bits]) {
         (S_MR_KEY, i.mr_key as u64),
         (S_MR_ENTRY_VALID, i.mr_entry_valid as u64),
         (S_MR_REMOTE_WRITE, i.mr_remote_write as u64),
+        (S_MR_RECV, i.mr_recv as u64),
         (S_MR_BASE, i.mr_base),
         (S_MR_LEN, i.mr_len),
         (S_REQ_VALID, i.req_valid as u64),
@@ -273,6 +274,7 @@ fn encode_dma(i: &dwe::Inputs, v: &mut [Bits]) {
         (S_REQ_RKEY, i.req_rkey as u64),
         (S_REQ_ADDR, i.req_addr),
         (S_REQ_LEN, i.req_len as u64),
+        (S_REQ_RECV, i.req_recv as u64),
         (S_AXIS_TVALID, i.tvalid as u64),
         (S_AXIS_TLAST, i.tlast as u64),
         (M_AXI_AWREADY, i.awready as u64),
@@ -421,7 +423,8 @@ fn dma_bench(m: &mut dyn Dev<DmaWriteEngine, dwe::Inputs>, p: DmaWriteEnginePara
         inp.mr_valid = true;
         match *op {
             MrOp::Reg { key, base, len, access } => {
-                (inp.mr_key, inp.mr_entry_valid, inp.mr_remote_write) = (key, true, access & 1 == 1);
+                (inp.mr_key, inp.mr_entry_valid) = (key, true);
+                (inp.mr_remote_write, inp.mr_recv) = (access & 1 == 1, access & 2 == 2);
                 (inp.mr_base, inp.mr_len) = (base, len);
             }
             MrOp::Dereg { key } => inp.mr_key = key,
@@ -476,6 +479,7 @@ fn dma_bench(m: &mut dyn Dev<DmaWriteEngine, dwe::Inputs>, p: DmaWriteEnginePara
             let pl = &v.places[k];
             inp.req_valid = true;
             (inp.req_tag, inp.req_rkey, inp.req_addr, inp.req_len) = (k as u16, pl.rkey, pl.addr, pl.len as u16);
+            inp.req_recv = pl.recv;
             k += 1;
         }
         if let Some((d, keep, last, j)) = beats.front() {

@@ -80,12 +80,13 @@ fn small_directed_4k_crossings_and_max_bursts_land_in_host_memory() {
             addr,
             data: (0..len).map(|_| rng.next_u64() as u8).collect(),
             bad_tlast: None,
+            recv: false,
         })
         .collect();
     {
         let mut d = d.borrow_mut();
         d.only_directed = true;
-        d.regions.push_back(Region { key: 0x25, valid: true, remote_write: true, base, len: 0x10_0000 });
+        d.regions.push_back(Region { key: 0x25, valid: true, remote_write: true, recv: false, base, len: 0x10_0000 });
         d.placements.extend(placements.iter().cloned());
     }
     let mut t = t.idle(20).backpressure(30).axi_write_slave("m_axi_", 8, 0).record("m_cpl_");
@@ -118,10 +119,12 @@ fn small_directed_4k_crossings_and_max_bursts_land_in_host_memory() {
 /// Issue 8, RTL under attack at block level: placements an attacker would
 /// try (guessed keys, a region without remote write, an invalid one, one
 /// byte past the end or before the base, longer than the region, wrapping
-/// past 2^64, a region at the top of the address space) plus 300 random
-/// ones near the edges, in lockstep, with an AXI checker on `m_axi_*` that
-/// counts every byte written outside the two writable regions: none may
-/// be, and every OK placement lands byte for byte.
+/// past 2^64, a region at the top of the address space, SEND placements by
+/// a receive region's lkey and by keys without the receive bit) plus 300
+/// random ones near the edges, WRITEs and SENDs, in lockstep, with an AXI
+/// checker on `m_axi_*` that counts every byte written outside the valid
+/// regions that allow a placement: none may be, every OK placement lands
+/// byte for byte, and every empty one completes OK whatever its key.
 #[test]
 fn small_hostile_placements_never_write_outside_a_region() {
     if skip_without_verilator() {
@@ -129,30 +132,41 @@ fn small_hostile_placements_never_write_outside_a_region() {
     }
     let p = params();
     let (t, d) = blk::traffic(&p, 0x0bad);
-    let r1 = Region { key: 0x25, valid: true, remote_write: true, base: 0x10_0000, len: 0x4000 };
-    let top = Region { key: 0x48, valid: true, remote_write: true, base: u64::MAX - 0xfff, len: 0xfff };
+    let r1 = Region { key: 0x25, valid: true, remote_write: true, recv: false, base: 0x10_0000, len: 0x4000 };
+    let top = Region { key: 0x48, valid: true, remote_write: true, recv: true, base: u64::MAX - 0xfff, len: 0xfff };
     let regions = [
         r1,
-        Region { key: 0x46, valid: true, remote_write: false, base: 0x20_0000, len: 0x1000 },
-        Region { key: 0x67, valid: false, remote_write: true, base: 0x30_0000, len: 0x1000 },
+        Region { key: 0x46, valid: true, remote_write: false, recv: true, base: 0x20_0000, len: 0x1000 },
+        Region { key: 0x67, valid: false, remote_write: true, recv: true, base: 0x30_0000, len: 0x1000 },
         top,
+        Region { key: 0x52, valid: true, remote_write: false, recv: false, base: 0x40_0000, len: 0x1000 },
     ];
     let end = |r: &Region| r.base.wrapping_add(r.len);
-    let mut cases: Vec<(u32, u64, usize)> = vec![
-        (0x25, end(&r1) - 16, 16),    // to the last byte
-        (0x25, end(&r1) - 15, 16),    // one byte past the end
-        (0x25, r1.base - 1, 16),      // one byte before the base
-        (0x25, end(&r1), 1),          // at the end
-        (0x25, end(&r1), 0),          // zero length at the end
-        (0x25, r1.base, 0x4001),      // longer than the region
-        (0x25, u64::MAX - 7, 16),     // wrapping 2^64
-        (0x35, r1.base, 16),          // the right slot, another tag
-        (0x1b, r1.base, 16),          // an empty slot
-        (0x46, 0x20_0000, 16),        // no remote write
-        (0x67, 0x30_0000, 16),        // invalid entry
-        (0x48, u64::MAX - 16, 16),    // the top region's last bytes
-        (0x48, u64::MAX - 15, 16),    // one past it: ends at 2^64
-        (0x48, u64::MAX - 0x1000, 8), // one byte below its base
+    // (key, addr, len, a SEND's placement)
+    let mut cases: Vec<(u32, u64, usize, bool)> = vec![
+        (0x25, end(&r1) - 16, 16, false),    // to the last byte
+        (0x25, end(&r1) - 15, 16, false),    // one byte past the end
+        (0x25, r1.base - 1, 16, false),      // one byte before the base
+        (0x25, end(&r1), 1, false),          // at the end
+        (0x25, end(&r1), 0, false),          // zero length at the end
+        (0x25, r1.base, 0x4001, false),      // longer than the region
+        (0x25, u64::MAX - 7, 16, false),     // wrapping 2^64
+        (0x35, r1.base, 16, false),          // the right slot, another tag
+        (0x1b, r1.base, 16, false),          // an empty slot
+        (0x46, 0x20_0000, 16, false),        // no remote write
+        (0x67, 0x30_0000, 16, false),        // invalid entry
+        (0x48, u64::MAX - 16, 16, false),    // the top region's last bytes
+        (0x48, u64::MAX - 15, 16, false),    // one past it: ends at 2^64
+        (0x48, u64::MAX - 0x1000, 8, false), // one byte below its base
+        (0x46, 0x20_0000, 16, true),         // a SEND into a receive region
+        (0x46, 0x20_1000 - 16, 16, true),    // ... to its last byte
+        (0x46, 0x20_1000 - 15, 16, true),    // ... one byte past it
+        (0x25, r1.base, 16, true),           // a SEND by a remote-write-only key
+        (0x52, 0x40_0000, 16, true),         // a SEND by a local region's key
+        (0x52, 0x40_0000, 16, false),        // a WRITE there
+        (0x67, 0x30_0000, 16, true),         // a SEND by an invalid entry's key
+        (0x1b, 0x40_0000, 0, true),          // an empty SEND by an empty slot: OK
+        (0x35, 0x9_0000, 0, false),          // an empty WRITE by a stale key: OK
     ];
     let mut rng = mrnic_verif::Rng::new(0x0bad);
     for _ in 0..300 {
@@ -171,16 +185,17 @@ fn small_hostile_placements_never_write_outside_a_region() {
             2 => u64::MAX - delta,
             _ => r.base.wrapping_add(rng.below(r.len)),
         };
-        cases.push((key, addr, len));
+        cases.push((key, addr, len, rng.below(3) == 0));
     }
     // Never-zero payloads: the bytes of a placement differ from unwritten memory.
     let placements: Vec<Placement> = cases
         .iter()
-        .map(|&(rkey, addr, len)| Placement {
+        .map(|&(rkey, addr, len, recv)| Placement {
             rkey,
             addr,
             data: (0..len).map(|_| 1 + rng.below(255) as u8).collect(),
             bad_tlast: None,
+            recv,
         })
         .collect();
     {
@@ -190,7 +205,7 @@ fn small_hostile_placements_never_write_outside_a_region() {
         d.placements.extend(placements.iter().cloned());
     }
     let writable: Vec<(u64, u64)> =
-        regions.iter().filter(|r| r.valid && r.remote_write).map(|r| (r.base, r.base + r.len)).collect();
+        regions.iter().filter(|r| r.valid && (r.remote_write || r.recv)).map(|r| (r.base, r.base + r.len)).collect();
     let mut t = t.idle(15).backpressure(30).axi_write_slave("m_axi_", 8, 0).axi_guard(writable).record("m_cpl_");
     let mut ls = lockstep(Box::new(model), "small", "dwe_small_hostile");
     run("dma_write_engine hostile", &mut ls, &mut t, 400_000);
@@ -203,17 +218,17 @@ fn small_hostile_placements_never_write_outside_a_region() {
     let mut want = std::collections::BTreeMap::new();
     for (k, (c, pl)) in cpls.iter().zip(&placements).enumerate() {
         assert_eq!(c[0].as_u64(), k as u64 + 1, "completion {k} in order");
-        // The rule: a valid, writable region holds [addr, addr + len).
+        // The rule: a valid region that allows the placement's kind holds
+        // [addr, addr + len); an empty placement checks no key.
         let fits = regions.iter().any(|r| {
             r.valid
-                && r.remote_write
+                && if pl.recv { r.recv } else { r.remote_write }
                 && r.key == pl.rkey
                 && pl.addr >= r.base
                 && pl.addr.checked_add(pl.data.len() as u64).is_some_and(|e| e <= r.base + r.len)
         });
-        if !pl.data.is_empty() {
-            assert_eq!(c[1].as_u64() == ok, fits, "placement {k} ({:#x}, {:#x}, {})", pl.rkey, pl.addr, pl.data.len());
-        }
+        let at = format!("placement {k} ({:#x}, {:#x}, {}, recv {})", pl.rkey, pl.addr, pl.data.len(), pl.recv);
+        assert_eq!(c[1].as_u64() == ok, fits || pl.data.is_empty(), "{at}");
         if c[1].as_u64() == ok && !pl.data.is_empty() {
             accepted += 1;
             for (i, &b) in pl.data.iter().enumerate() {

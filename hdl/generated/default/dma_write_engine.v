@@ -5,7 +5,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// dma_write_engine: checks remote WRITE placements against the memory-region table and writes them over AXI4
+// dma_write_engine: checks WRITE and SEND placements against the memory-region table and writes them over AXI4
 module dma_write_engine #(
   // datapath bits: s_axis_tdata, m_axi_wdata (power of 2, 64 to 1024)
   parameter DATA_W = 512,
@@ -32,6 +32,7 @@ module dma_write_engine #(
   input  wire [31:0]             s_mr_key,           // rkey of the entry; its low bits select the slot
   input  wire                    s_mr_entry_valid,   // 1: the slot holds this region; 0: the slot is freed
   input  wire                    s_mr_remote_write,  // access bit 0: remote peers may WRITE by rkey
+  input  wire                    s_mr_recv,          // access bit 1: buffers of posted receives (SEND targets) may lie in it
   input  wire [63:0]             s_mr_base,          // first virtual address of the region
   input  wire [63:0]             s_mr_len,           // bytes in the region
 
@@ -39,9 +40,10 @@ module dma_write_engine #(
   input  wire                    s_req_valid,  // a placement request is offered
   output wire                    s_req_ready,  // request taken this cycle if valid
   input  wire [15:0]             s_req_tag,    // opaque tag, returned with the completion
-  input  wire [31:0]             s_req_rkey,   // memory key of the WRITE
+  input  wire [31:0]             s_req_rkey,   // the WRITE's rkey, or with s_req_recv the lkey of the SEND's receive
   input  wire [63:0]             s_req_addr,   // virtual address of the first payload byte
-  input  wire [15:0]             s_req_len,    // payload bytes; 0 writes nothing and has no payload beats
+  input  wire [15:0]             s_req_len,    // payload bytes; 0 checks no key, writes nothing, has no payload beats and completes OK
+  input  wire                    s_req_recv,   // a SEND's placement: the key must allow receives (bit 1), not remote writes
 
   /* Payload input */
   input  wire [DATA_W-1:0]       s_axis_tdata,   // payload, packed from byte lane 0
@@ -117,11 +119,13 @@ module dma_write_engine #(
   reg  [31:0]   st1_key_reg, st1_key_next;            // its rkey
   reg  [63:0]   st1_addr_reg, st1_addr_next;          // its address
   reg  [15:0]   st1_len_reg, st1_len_next;            // its length
+  reg           st1_recv_reg, st1_recv_next;          // a SEND's placement: its key needs receive access
   reg           st2_valid_reg, st2_valid_next;        // a request is 2 cycle(s) past its handshake
   reg  [15:0]   st2_tag_reg, st2_tag_next;            // its tag
   reg  [31:0]   st2_key_reg, st2_key_next;            // its rkey
   reg  [63:0]   st2_addr_reg, st2_addr_next;          // its address
   reg  [15:0]   st2_len_reg, st2_len_next;            // its length
+  reg           st2_recv_reg, st2_recv_next;          // a SEND's placement: its key needs receive access
   reg  [15:0]   pq0_tag_reg, pq0_tag_next;            // placement queue slot 0: tag
   reg  [63:0]   pq0_addr_reg, pq0_addr_next;          // placement queue slot 0: addr
   reg  [15:0]   pq0_len_reg, pq0_len_next;            // placement queue slot 0: len
@@ -302,16 +306,19 @@ module dma_write_engine #(
   wire [2:0]    occ_wd;                               // placements the payload path has not finished
   wire [2:0]    inflight;                             // requests in the table-read pipeline
   wire          req_fire;                             // request handshake
-  reg  [161:0]  mr_rd_reg;                            // read data of mr_mem, one cycle after the address
-  reg  [161:0]  mr_pipe_reg, mr_pipe_next;            // block RAM output register (READ_LATENCY = 2)
+  reg  [162:0]  mr_rd_reg;                            // read data of mr_mem, one cycle after the address
+  reg  [162:0]  mr_pipe_reg, mr_pipe_next;            // block RAM output register (READ_LATENCY = 2)
   wire          e_valid;                              // table entry: in use
+  wire          e_recv;                               // table entry: receive buffers allowed
   wire          e_write;                              // table entry: remote write allowed
+  wire          e_access;                             // the entry allows the placement's kind: receives for a SEND's, remote writes for a WRITE's
+  wire          req_empty;                            // a zero-length placement: no key checked
   wire [31:0]   e_key;                                // table entry: key
   wire [63:0]   e_base;                               // table entry: base
   wire [63:0]   e_len;                                // table entry: length
   wire [64:0]   req_end;                              // addr + len on 65 bits; bit 64 set: the range passes 2^64 - 1
   wire [64:0]   region_end;                           // base + region length on 65 bits (never wraps)
-  wire          check_ok;                             // Memory::check(key, addr, len, REMOTE_WRITE) of the reference
+  wire          check_ok;                             // Memory::check(key, addr, len, REMOTE_WRITE or RECV) of the reference; an empty placement checks no key
   reg  [15:0]   bg_h_tag;                             // tag of the bg head placement
   reg  [63:0]   bg_h_addr;                            // addr of the bg head placement
   reg  [15:0]   bg_h_len;                             // len of the bg head placement
@@ -376,9 +383,9 @@ module dma_write_engine #(
   wire          wd_wlast;                             // the burst ends here: placement end, 4 KiB boundary or MAX_BURST beats
   wire          wd_pop;                               // the payload path finishes its placement
 
-  // memory regions {valid, remote write, key, base, len}, slot = low bits of the key; written by the clear sweep or by s_mr (never both: s_mr_ready is low during the sweep)
+  // memory regions {valid, receive, remote write, key, base, len}, slot = low bits of the key; written by the clear sweep or by s_mr (never both: s_mr_ready is low during the sweep)
   (* ram_style = "block", ramstyle = "M20K" *)
-  reg [161:0] mr_mem [0:MR_ENTRIES-1];
+  reg [162:0] mr_mem [0:MR_ENTRIES-1];
 
   assign occ_bg = pq_wr_reg - pq_bg_reg;
   assign occ_wd = pq_wr_reg - pq_wd_reg;
@@ -388,14 +395,17 @@ module dma_write_engine #(
   assign s_req_ready = (!init_reg && ((inflight + occ_bg) < 3'd4)) && ((inflight + occ_wd) < 3'd4);
   assign req_fire = s_req_valid & s_req_ready;
   assign s_mr_ready = !init_reg;
-  assign e_valid = mr_pipe_reg[161];
+  assign e_valid = mr_pipe_reg[162];
+  assign e_recv = mr_pipe_reg[161];
   assign e_write = mr_pipe_reg[160];
+  assign e_access = st2_recv_reg ? e_recv : e_write;
+  assign req_empty = st2_len_reg == 16'd0;
   assign e_key = mr_pipe_reg[159:128];
   assign e_base = mr_pipe_reg[127:64];
   assign e_len = mr_pipe_reg[63:0];
   assign req_end = {1'b0, st2_addr_reg} + {49'd0, st2_len_reg};
   assign region_end = {1'b0, e_base} + {1'b0, e_len};
-  assign check_ok = ((e_valid & (e_key == st2_key_reg)) & e_write) & ((~req_end[64] & (st2_addr_reg >= e_base)) & (req_end <= region_end));
+  assign check_ok = req_empty || (((e_valid & (e_key == st2_key_reg)) & e_access) & ((~req_end[64] & (st2_addr_reg >= e_base)) & (req_end <= region_end)));
 
   always @* begin
     case (pq_bg_reg[1:0])
@@ -680,7 +690,7 @@ module dma_write_engine #(
 
   always @(posedge clk) begin
     if (init_reg || s_mr_valid) begin
-      mr_mem[init_reg ? init_addr_reg : s_mr_key[9:0]] <= init_reg ? 162'd0 : {s_mr_entry_valid, s_mr_remote_write, s_mr_key, s_mr_base, s_mr_len};
+      mr_mem[init_reg ? init_addr_reg : s_mr_key[9:0]] <= init_reg ? 163'd0 : {s_mr_entry_valid, s_mr_recv, s_mr_remote_write, s_mr_key, s_mr_base, s_mr_len};
     end
   end
 
@@ -699,11 +709,13 @@ module dma_write_engine #(
     st1_key_next = st1_key_reg;
     st1_addr_next = st1_addr_reg;
     st1_len_next = st1_len_reg;
+    st1_recv_next = st1_recv_reg;
     st2_valid_next = st2_valid_reg;
     st2_tag_next = st2_tag_reg;
     st2_key_next = st2_key_reg;
     st2_addr_next = st2_addr_reg;
     st2_len_next = st2_len_reg;
+    st2_recv_next = st2_recv_reg;
     pq0_tag_next = pq0_tag_reg;
     pq0_addr_next = pq0_addr_reg;
     pq0_len_next = pq0_len_reg;
@@ -895,12 +907,14 @@ module dma_write_engine #(
       st1_key_next = s_req_rkey;
       st1_addr_next = s_req_addr;
       st1_len_next = s_req_len;
+      st1_recv_next = s_req_recv;
     end
     st2_valid_next = st1_valid_reg;
     st2_tag_next = st1_tag_reg;
     st2_key_next = st1_key_reg;
     st2_addr_next = st1_addr_reg;
     st2_len_next = st1_len_reg;
+    st2_recv_next = st1_recv_reg;
     if (st2_valid_reg & (pq_wr_reg[1:0] == 2'd0)) begin
       pq0_tag_next = st2_tag_reg;
       pq0_addr_next = st2_addr_reg;
@@ -1220,11 +1234,13 @@ module dma_write_engine #(
     st1_key_reg <= st1_key_next;
     st1_addr_reg <= st1_addr_next;
     st1_len_reg <= st1_len_next;
+    st1_recv_reg <= st1_recv_next;
     st2_valid_reg <= st2_valid_next;
     st2_tag_reg <= st2_tag_next;
     st2_key_reg <= st2_key_next;
     st2_addr_reg <= st2_addr_next;
     st2_len_reg <= st2_len_next;
+    st2_recv_reg <= st2_recv_next;
     pq0_tag_reg <= pq0_tag_next;
     pq0_addr_reg <= pq0_addr_next;
     pq0_len_reg <= pq0_len_next;
@@ -1411,11 +1427,13 @@ module dma_write_engine #(
       st1_key_reg <= 32'd0;
       st1_addr_reg <= 64'd0;
       st1_len_reg <= 16'd0;
+      st1_recv_reg <= 1'b0;
       st2_valid_reg <= 1'b0;
       st2_tag_reg <= 16'd0;
       st2_key_reg <= 32'd0;
       st2_addr_reg <= 64'd0;
       st2_len_reg <= 16'd0;
+      st2_recv_reg <= 1'b0;
       pq0_tag_reg <= 16'd0;
       pq0_addr_reg <= 64'd0;
       pq0_len_reg <= 16'd0;
@@ -1592,13 +1610,13 @@ module dma_write_engine #(
       wq_wr_reg <= 2'd0;
       wq_rd_reg <= 2'd0;
       frame_err_reg <= 1'b0;
-      mr_pipe_reg <= 162'd0;
+      mr_pipe_reg <= 163'd0;
     end
   end
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
-  wire         f_named;                          // the table entry names this rkey with remote write allowed
+  wire         f_named;                          // the table entry names this key with the access the placement needs
   wire [64:0]  f_req_end;                        // addr + len of the request, 65 bits
   wire [64:0]  f_region_end;                     // base + len of the region, 65 bits
   wire         f_allow;                          // the placement is inside the region its rkey names
@@ -1647,9 +1665,9 @@ module dma_write_engine #(
   wire         f_m_axi_aw_mine;                  // this AW handshake is the picked burst's
   wire         f_m_axi_w_mine;                   // this W handshake is a beat of the picked burst
   reg          f_past_s_mr_stall;                // s_mr: valid and not ready last cycle
-  reg  [161:0] f_past_s_mr_payload;              // s_mr: payload last cycle
+  reg  [162:0] f_past_s_mr_payload;              // s_mr: payload last cycle
   reg          f_past_s_req_stall;               // s_req: valid and not ready last cycle
-  reg  [127:0] f_past_s_req_payload;             // s_req: payload last cycle
+  reg  [128:0] f_past_s_req_payload;             // s_req: payload last cycle
   reg          f_past_s_axis_stall;              // s_axis: valid and not ready last cycle
   reg  [576:0] f_past_s_axis_payload;            // s_axis: payload last cycle
   reg          f_past_m_cpl_stall;               // m_cpl: valid and not ready last cycle
@@ -1659,7 +1677,7 @@ module dma_write_engine #(
   reg  [6:0]   f_tag_open;                       // requests with that tag not yet completed
   reg          f_seen_cpl;                       // a completion has left since reset
 
-  assign f_named = (e_valid && (e_key == st2_key_reg)) && e_write;
+  assign f_named = (e_valid && (e_key == st2_key_reg)) && (st2_recv_reg ? e_recv : e_write);
   assign f_req_end = {1'b0, st2_addr_reg} + {49'd0, st2_len_reg};
   assign f_region_end = {1'b0, e_base} + {1'b0, e_len};
   assign f_allow = ((f_named && ({1'b0, st2_addr_reg} >= {1'b0, e_base})) && (f_req_end <= f_region_end)) && !f_req_end[64];
@@ -1833,7 +1851,7 @@ module dma_write_engine #(
   end
 
   always @(posedge clk) begin
-    f_past_s_mr_payload <= {s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_base, s_mr_len};
+    f_past_s_mr_payload <= {s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_recv, s_mr_base, s_mr_len};
   end
 
   always @(posedge clk) begin
@@ -1841,7 +1859,7 @@ module dma_write_engine #(
   end
 
   always @(posedge clk) begin
-    f_past_s_req_payload <= {s_req_tag, s_req_rkey, s_req_addr, s_req_len};
+    f_past_s_req_payload <= {s_req_tag, s_req_rkey, s_req_addr, s_req_len, s_req_recv};
   end
 
   always @(posedge clk) begin
@@ -1883,26 +1901,26 @@ module dma_write_engine #(
       // The first cycle is a reset; registers without a reset value start arbitrary.
       f_reset_first: assume (rst);
     end else begin
-      // placement queue slot 0 holds an accepted placement only if it lies in the region its rkey names
-      a_pq0_ok_checked: assert (!pq0_ok_reg || f_pq0_allow);
+      // placement queue slot 0 holds an accepted non-empty placement only if it lies in the region its key names
+      a_pq0_ok_checked: assert (!(pq0_ok_reg && (pq0_len_reg != 16'd0)) || f_pq0_allow);
 
       // placement queue slot 0: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
       a_pq0_allow_in_range: assert (!f_pq0_allow || ((({1'b0, pq0_addr_reg} >= {1'b0, f_pq0_base}) && (f_pq0_req_end <= f_pq0_end)) && !f_pq0_req_end[64]));
 
-      // placement queue slot 1 holds an accepted placement only if it lies in the region its rkey names
-      a_pq1_ok_checked: assert (!pq1_ok_reg || f_pq1_allow);
+      // placement queue slot 1 holds an accepted non-empty placement only if it lies in the region its key names
+      a_pq1_ok_checked: assert (!(pq1_ok_reg && (pq1_len_reg != 16'd0)) || f_pq1_allow);
 
       // placement queue slot 1: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
       a_pq1_allow_in_range: assert (!f_pq1_allow || ((({1'b0, pq1_addr_reg} >= {1'b0, f_pq1_base}) && (f_pq1_req_end <= f_pq1_end)) && !f_pq1_req_end[64]));
 
-      // placement queue slot 2 holds an accepted placement only if it lies in the region its rkey names
-      a_pq2_ok_checked: assert (!pq2_ok_reg || f_pq2_allow);
+      // placement queue slot 2 holds an accepted non-empty placement only if it lies in the region its key names
+      a_pq2_ok_checked: assert (!(pq2_ok_reg && (pq2_len_reg != 16'd0)) || f_pq2_allow);
 
       // placement queue slot 2: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
       a_pq2_allow_in_range: assert (!f_pq2_allow || ((({1'b0, pq2_addr_reg} >= {1'b0, f_pq2_base}) && (f_pq2_req_end <= f_pq2_end)) && !f_pq2_req_end[64]));
 
-      // placement queue slot 3 holds an accepted placement only if it lies in the region its rkey names
-      a_pq3_ok_checked: assert (!pq3_ok_reg || f_pq3_allow);
+      // placement queue slot 3 holds an accepted non-empty placement only if it lies in the region its key names
+      a_pq3_ok_checked: assert (!(pq3_ok_reg && (pq3_len_reg != 16'd0)) || f_pq3_allow);
 
       // placement queue slot 3: an allowed placement starts at or above its region's base and ends at or below its end, below 2^64
       a_pq3_allow_in_range: assert (!f_pq3_allow || ((({1'b0, pq3_addr_reg} >= {1'b0, f_pq3_base}) && (f_pq3_req_end <= f_pq3_end)) && !f_pq3_req_end[64]));
@@ -1971,13 +1989,13 @@ module dma_write_engine #(
       asm_s_mr_valid_held: assume (!f_past_s_mr_stall || s_mr_valid);
 
       // s_mr: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_mr_payload_stable: assume (!f_past_s_mr_stall || ({s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_base, s_mr_len} == f_past_s_mr_payload));
+      asm_s_mr_payload_stable: assume (!f_past_s_mr_stall || ({s_mr_key, s_mr_entry_valid, s_mr_remote_write, s_mr_recv, s_mr_base, s_mr_len} == f_past_s_mr_payload));
 
       // s_req: valid stays high until its handshake (the neighbour keeps it)
       asm_s_req_valid_held: assume (!f_past_s_req_stall || s_req_valid);
 
       // s_req: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_req_payload_stable: assume (!f_past_s_req_stall || ({s_req_tag, s_req_rkey, s_req_addr, s_req_len} == f_past_s_req_payload));
+      asm_s_req_payload_stable: assume (!f_past_s_req_stall || ({s_req_tag, s_req_rkey, s_req_addr, s_req_len, s_req_recv} == f_past_s_req_payload));
 
       // s_axis: valid stays high until its handshake (the neighbour keeps it)
       asm_s_axis_valid_held: assume (!f_past_s_axis_stall || s_axis_tvalid);

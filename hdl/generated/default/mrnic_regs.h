@@ -128,6 +128,8 @@
 #define MRNIC_MR_ACCESS_RESET 0x00000000u
 #define MRNIC_MR_ACCESS_REMOTE_WRITE_SHIFT 0 /* remote peers may WRITE by rkey */
 #define MRNIC_MR_ACCESS_REMOTE_WRITE_MASK 0x00000001u
+#define MRNIC_MR_ACCESS_RECV_SHIFT 1 /* buffers of posted receives may lie in it (SENDs placed by a receive's lkey) */
+#define MRNIC_MR_ACCESS_RECV_MASK 0x00000002u
 
 /* MR_COMMIT (WO): MR table write */
 #define MRNIC_MR_COMMIT_OFFSET 0x038u

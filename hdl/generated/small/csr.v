@@ -45,6 +45,7 @@ module csr #(
   output wire [31:0]       m_mr_key,           // MR_KEY
   output wire              m_mr_entry_valid,   // 1: install the entry; 0: free the slot (MR_COMMIT.free)
   output wire              m_mr_remote_write,  // MR_ACCESS.remote_write
+  output wire              m_mr_recv,          // MR_ACCESS.recv
   output wire [63:0]       m_mr_base,          // {MR_BASE_HI, MR_BASE_LO}
   output wire [63:0]       m_mr_len,           // {MR_LEN_HI, MR_LEN_LO}
 
@@ -91,174 +92,175 @@ module csr #(
     end
   endgenerate
 
-  reg  [31:0] scratch_reg, scratch_next;                            // SCRATCH: free for software
-  reg         control_enable_reg, control_enable_next;              // CONTROL: the core processes traffic (cfg_enable)
-  reg         control_priv_only_reg, control_priv_only_next;        // CONTROL: refuse unprivileged accesses (prot[0] = 0) with SLVERR
-  reg         control_secure_only_reg, control_secure_only_next;    // CONTROL: refuse non-secure accesses (prot[1] = 1) with SLVERR
-  reg         control_data_only_reg, control_data_only_next;        // CONTROL: refuse instruction accesses (prot[2] = 1) with SLVERR
-  reg  [15:0] udp_port_reg, udp_port_next;                          // UDP_PORT: UDP destination port (cfg_udp_port)
-  reg  [31:0] mr_key_reg, mr_key_next;                              // MR_KEY: rkey; its low bits select the slot
-  reg  [31:0] mr_base_lo_reg, mr_base_lo_next;                      // MR_BASE_LO: base address bits 31:0
-  reg  [31:0] mr_base_hi_reg, mr_base_hi_next;                      // MR_BASE_HI: base address bits 63:32
-  reg  [31:0] mr_len_lo_reg, mr_len_lo_next;                        // MR_LEN_LO: region bytes, bits 31:0
-  reg  [31:0] mr_len_hi_reg, mr_len_hi_next;                        // MR_LEN_HI: region bytes, bits 63:32
-  reg         mr_access_reg, mr_access_next;                        // MR_ACCESS: remote peers may WRITE by rkey
-  reg  [31:0] cnt_rx_bad_icrc_reg, cnt_rx_bad_icrc_next;            // frames dropped for an ICRC mismatch (rx_parser)
-  reg  [31:0] cnt_rx_decode_error_reg, cnt_rx_decode_error_next;    // frames dropped as malformed: truncated, reserved bits, unknown opcode, bad framing (rx_parser)
-  reg  [31:0] cnt_rx_no_conn_reg, cnt_rx_no_conn_next;              // data packets for an unknown connection, answered with NO_CONN
-  reg  [31:0] cnt_rx_bad_hdr_reg, cnt_rx_bad_hdr_next;              // data packets refused with a BAD_HDR NACK
-  reg  [31:0] cnt_rx_access_reg, cnt_rx_access_next;                // placements refused with an ACCESS NACK (MR table check)
-  reg  [31:0] cnt_dma_frame_err_reg, cnt_dma_frame_err_next;        // payload beats whose tlast disagreed with the placement length (dma_write_engine stat_frame_err)
-  reg  [31:0] cnt_rx_stale_gen_reg, cnt_rx_stale_gen_next;          // data packets of a stale path generation (sack_gen stat_stale_gen)
-  reg  [31:0] cnt_rx_psn_window_reg, cnt_rx_psn_window_next;        // data packets beyond the psn window (sack_gen stat_psn_window)
-  reg  [31:0] cnt_rx_duplicate_reg, cnt_rx_duplicate_next;          // duplicate data packets, answered with a SACK (sack_gen stat_duplicate)
-  reg  [31:0] cnt_sacks_sent_reg, cnt_sacks_sent_next;              // SACKs generated (sack_gen stat_sack)
-  reg  [31:0] cnt_ack_no_conn_reg, cnt_ack_no_conn_next;            // SACKs and NACKs for no connection (conn_table stat_ack_no_conn)
-  reg  [31:0] cnt_rx_bad_path_reg, cnt_rx_bad_path_next;            // data and PROBEs on a path the connection lacks (conn_table stat_bad_path)
-  reg  [31:0] cnt_cpl_dma_err_reg, cnt_cpl_dma_err_next;            // placements that failed in DMA, bytes not counted (cpl_engine stat_dma_err)
-  reg  [31:0] cnt_cpl_order_err_reg, cnt_cpl_order_err_next;        // DMA completions out of tag order (cpl_engine stat_order_err)
-  reg  [31:0] cnt_cpl_msg_err_reg, cnt_cpl_msg_err_next;            // packets whose message slot held another message (cpl_engine stat_msg_err)
-  reg  [31:0] cnt_recv_completions_reg, cnt_recv_completions_next;  // receive completions raised (cpl_engine stat_recv_cpl)
-  reg  [31:0] cnt_tx_data_reg, cnt_tx_data_next;                    // data packets sent for the first time (tx_engine stat_tx_data)
-  reg  [31:0] cnt_tx_retx_reg, cnt_tx_retx_next;                    // data packets retransmitted (tx_engine stat_tx_retx)
-  reg  [31:0] cnt_tx_probe_reg, cnt_tx_probe_next;                  // PROBEs sent (tx_engine stat_tx_probe)
-  reg  [31:0] cnt_tx_answer_reg, cnt_tx_answer_next;                // SACK and NACK frames sent (tx_engine stat_tx_answer)
-  reg  [31:0] cnt_tx_ring_full_reg, cnt_tx_ring_full_next;          // cycles a path was held back only by its full ring (tx_engine stat_ring_full)
-  reg  [31:0] cnt_sack_stale_reg, cnt_sack_stale_next;              // SACKs dropped: a psn never sent or no such path (tx_engine stat_sack_stale)
-  reg  [31:0] cnt_nack_stale_reg, cnt_nack_stale_next;              // NACKs dropped: their psn was not outstanding (tx_engine stat_nack_stale)
-  reg  [31:0] cnt_rx_bad_src_reg, cnt_rx_bad_src_next;              // data and PROBEs for a connection from an IPv4 source not its peer, dropped (conn_table stat_bad_src)
-  reg  [31:0] cnt_ack_bad_src_reg, cnt_ack_bad_src_next;            // SACKs and NACKs for a connection from an IPv4 source not its peer, dropped (conn_table stat_ack_bad_src)
-  reg  [31:0] cnt_rx_probe_psn_reg, cnt_rx_probe_psn_next;          // PROBEs with a psn outside their path's window, unanswered (sack_gen stat_probe_psn)
-  reg  [31:0] cnt_rx_probe_limited_reg, cnt_rx_probe_limited_next;  // PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited)
-  reg         aw_full_reg, aw_full_next;                            // a write address is held
-  reg  [7:0]  aw_addr_reg, aw_addr_next;                            // the held write address
-  reg  [2:0]  aw_prot_reg, aw_prot_next;                            // the held write protection
-  reg         w_full_reg, w_full_next;                              // write data is held
-  reg  [31:0] w_data_reg, w_data_next;                              // the held write data
-  reg  [3:0]  w_strb_reg, w_strb_next;                              // the held write strobes
-  reg         b_valid_reg, b_valid_next;                            // write response offered
-  reg  [1:0]  b_resp_reg, b_resp_next;                              // write response code
-  reg         r_valid_reg, r_valid_next;                            // read data offered
-  reg  [31:0] r_data_reg, r_data_next;                              // read data
-  reg  [1:0]  r_resp_reg, r_resp_next;                              // read response code
-  reg         mr_pending_reg, mr_pending_next;                      // an MR_COMMIT waits for m_mr_ready; its write response waits too
-  reg         mr_free_reg, mr_free_next;                            // the pending commit frees the slot (MR_COMMIT.free)
-  wire        wr_busy;                                              // a write response or an MR commit is pending: no new write is taken
-  wire        aw_fire;                                              // write address handshake
-  wire        w_fire;                                               // write data handshake
-  wire        ar_fire;                                              // read address handshake
-  wire        mr_fire;                                              // MR table write handshake
-  wire        wr_exec;                                              // the held write executes this cycle
-  wire [31:0] wr_mask;                                              // w_strb expanded to bits
-  wire [31:0] wr_bits;                                              // write data in the strobed bytes
-  wire        wr_hit_id;                                            // the held write address is ID
-  wire        wr_hit_version;                                       // the held write address is VERSION
-  wire        wr_hit_config_hash;                                   // the held write address is CONFIG_HASH
-  wire        wr_hit_sizes;                                         // the held write address is SIZES
-  wire        wr_hit_scratch;                                       // the held write address is SCRATCH
-  wire        wr_hit_control;                                       // the held write address is CONTROL
-  wire        wr_hit_udp_port;                                      // the held write address is UDP_PORT
-  wire        wr_hit_mr_key;                                        // the held write address is MR_KEY
-  wire        wr_hit_mr_base_lo;                                    // the held write address is MR_BASE_LO
-  wire        wr_hit_mr_base_hi;                                    // the held write address is MR_BASE_HI
-  wire        wr_hit_mr_len_lo;                                     // the held write address is MR_LEN_LO
-  wire        wr_hit_mr_len_hi;                                     // the held write address is MR_LEN_HI
-  wire        wr_hit_mr_access;                                     // the held write address is MR_ACCESS
-  wire        wr_hit_mr_commit;                                     // the held write address is MR_COMMIT
-  wire        wr_hit_cnt_rx_bad_icrc;                               // the held write address is CNT_RX_BAD_ICRC
-  wire        wr_hit_cnt_rx_decode_error;                           // the held write address is CNT_RX_DECODE_ERROR
-  wire        wr_hit_cnt_rx_no_conn;                                // the held write address is CNT_RX_NO_CONN
-  wire        wr_hit_cnt_rx_bad_hdr;                                // the held write address is CNT_RX_BAD_HDR
-  wire        wr_hit_cnt_rx_access;                                 // the held write address is CNT_RX_ACCESS
-  wire        wr_hit_cnt_dma_frame_err;                             // the held write address is CNT_DMA_FRAME_ERR
-  wire        wr_hit_cnt_rx_stale_gen;                              // the held write address is CNT_RX_STALE_GEN
-  wire        wr_hit_cnt_rx_psn_window;                             // the held write address is CNT_RX_PSN_WINDOW
-  wire        wr_hit_cnt_rx_duplicate;                              // the held write address is CNT_RX_DUPLICATE
-  wire        wr_hit_cnt_sacks_sent;                                // the held write address is CNT_SACKS_SENT
-  wire        wr_hit_cnt_ack_no_conn;                               // the held write address is CNT_ACK_NO_CONN
-  wire        wr_hit_cnt_rx_bad_path;                               // the held write address is CNT_RX_BAD_PATH
-  wire        wr_hit_cnt_cpl_dma_err;                               // the held write address is CNT_CPL_DMA_ERR
-  wire        wr_hit_cnt_cpl_order_err;                             // the held write address is CNT_CPL_ORDER_ERR
-  wire        wr_hit_cnt_cpl_msg_err;                               // the held write address is CNT_CPL_MSG_ERR
-  wire        wr_hit_cnt_recv_completions;                          // the held write address is CNT_RECV_COMPLETIONS
-  wire        wr_hit_cnt_tx_data;                                   // the held write address is CNT_TX_DATA
-  wire        wr_hit_cnt_tx_retx;                                   // the held write address is CNT_TX_RETX
-  wire        wr_hit_cnt_tx_probe;                                  // the held write address is CNT_TX_PROBE
-  wire        wr_hit_cnt_tx_answer;                                 // the held write address is CNT_TX_ANSWER
-  wire        wr_hit_cnt_tx_ring_full;                              // the held write address is CNT_TX_RING_FULL
-  wire        wr_hit_cnt_sack_stale;                                // the held write address is CNT_SACK_STALE
-  wire        wr_hit_cnt_nack_stale;                                // the held write address is CNT_NACK_STALE
-  wire        wr_hit_cnt_rx_bad_src;                                // the held write address is CNT_RX_BAD_SRC
-  wire        wr_hit_cnt_ack_bad_src;                               // the held write address is CNT_ACK_BAD_SRC
-  wire        wr_hit_cnt_rx_probe_psn;                              // the held write address is CNT_RX_PROBE_PSN
-  wire        wr_hit_cnt_rx_probe_limited;                          // the held write address is CNT_RX_PROBE_LIMITED
-  wire        wr_hit;                                               // the held write address is mapped
-  wire        wr_misaligned;                                        // the held write address is not 32-bit aligned
-  wire [2:0]  wr_prot;                                              // protection of the access
-  wire        wr_refused;                                           // CONTROL's policy refuses the access
-  wire        wr_ok;                                                // the held write executes on a register this cycle
-  wire [1:0]  wr_resp;                                              // response of the held write
-  wire        mr_commit_go;                                         // MR_COMMIT written with go = 1
-  wire [31:0] cnt_rx_bad_icrc_clr;                                  // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_bad_icrc_kept;                                 // the counter after the clear
-  wire [31:0] cnt_rx_decode_error_clr;                              // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_decode_error_kept;                             // the counter after the clear
-  wire [31:0] cnt_rx_no_conn_clr;                                   // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_no_conn_kept;                                  // the counter after the clear
-  wire [31:0] cnt_rx_bad_hdr_clr;                                   // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_bad_hdr_kept;                                  // the counter after the clear
-  wire [31:0] cnt_rx_access_clr;                                    // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_access_kept;                                   // the counter after the clear
-  wire [31:0] cnt_dma_frame_err_clr;                                // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_dma_frame_err_kept;                               // the counter after the clear
-  wire [31:0] cnt_rx_stale_gen_clr;                                 // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_stale_gen_kept;                                // the counter after the clear
-  wire [31:0] cnt_rx_psn_window_clr;                                // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_psn_window_kept;                               // the counter after the clear
-  wire [31:0] cnt_rx_duplicate_clr;                                 // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_duplicate_kept;                                // the counter after the clear
-  wire [31:0] cnt_sacks_sent_clr;                                   // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_sacks_sent_kept;                                  // the counter after the clear
-  wire [31:0] cnt_ack_no_conn_clr;                                  // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_ack_no_conn_kept;                                 // the counter after the clear
-  wire [31:0] cnt_rx_bad_path_clr;                                  // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_bad_path_kept;                                 // the counter after the clear
-  wire [31:0] cnt_cpl_dma_err_clr;                                  // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_cpl_dma_err_kept;                                 // the counter after the clear
-  wire [31:0] cnt_cpl_order_err_clr;                                // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_cpl_order_err_kept;                               // the counter after the clear
-  wire [31:0] cnt_cpl_msg_err_clr;                                  // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_cpl_msg_err_kept;                                 // the counter after the clear
-  wire [31:0] cnt_recv_completions_clr;                             // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_recv_completions_kept;                            // the counter after the clear
-  wire [31:0] cnt_tx_data_clr;                                      // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_tx_data_kept;                                     // the counter after the clear
-  wire [31:0] cnt_tx_retx_clr;                                      // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_tx_retx_kept;                                     // the counter after the clear
-  wire [31:0] cnt_tx_probe_clr;                                     // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_tx_probe_kept;                                    // the counter after the clear
-  wire [31:0] cnt_tx_answer_clr;                                    // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_tx_answer_kept;                                   // the counter after the clear
-  wire [31:0] cnt_tx_ring_full_clr;                                 // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_tx_ring_full_kept;                                // the counter after the clear
-  wire [31:0] cnt_sack_stale_clr;                                   // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_sack_stale_kept;                                  // the counter after the clear
-  wire [31:0] cnt_nack_stale_clr;                                   // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_nack_stale_kept;                                  // the counter after the clear
-  wire [31:0] cnt_rx_bad_src_clr;                                   // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_bad_src_kept;                                  // the counter after the clear
-  wire [31:0] cnt_ack_bad_src_clr;                                  // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_ack_bad_src_kept;                                 // the counter after the clear
-  wire [31:0] cnt_rx_probe_psn_clr;                                 // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_probe_psn_kept;                                // the counter after the clear
-  wire [31:0] cnt_rx_probe_limited_clr;                             // bits cleared by a W1C write this cycle
-  wire [31:0] cnt_rx_probe_limited_kept;                            // the counter after the clear
-  reg  [31:0] rd_value;                                             // value of the register at s_axil_araddr
-  reg         rd_hit;                                               // s_axil_araddr is mapped
-  wire        rd_misaligned;                                        // s_axil_araddr is not 32-bit aligned
-  wire [2:0]  rd_prot;                                              // protection of the access
-  wire        rd_refused;                                           // CONTROL's policy refuses the access
-  wire [1:0]  rd_resp;                                              // response of the read
+  reg  [31:0] scratch_reg, scratch_next;                                // SCRATCH: free for software
+  reg         control_enable_reg, control_enable_next;                  // CONTROL: the core processes traffic (cfg_enable)
+  reg         control_priv_only_reg, control_priv_only_next;            // CONTROL: refuse unprivileged accesses (prot[0] = 0) with SLVERR
+  reg         control_secure_only_reg, control_secure_only_next;        // CONTROL: refuse non-secure accesses (prot[1] = 1) with SLVERR
+  reg         control_data_only_reg, control_data_only_next;            // CONTROL: refuse instruction accesses (prot[2] = 1) with SLVERR
+  reg  [15:0] udp_port_reg, udp_port_next;                              // UDP_PORT: UDP destination port (cfg_udp_port)
+  reg  [31:0] mr_key_reg, mr_key_next;                                  // MR_KEY: rkey; its low bits select the slot
+  reg  [31:0] mr_base_lo_reg, mr_base_lo_next;                          // MR_BASE_LO: base address bits 31:0
+  reg  [31:0] mr_base_hi_reg, mr_base_hi_next;                          // MR_BASE_HI: base address bits 63:32
+  reg  [31:0] mr_len_lo_reg, mr_len_lo_next;                            // MR_LEN_LO: region bytes, bits 31:0
+  reg  [31:0] mr_len_hi_reg, mr_len_hi_next;                            // MR_LEN_HI: region bytes, bits 63:32
+  reg         mr_access_remote_write_reg, mr_access_remote_write_next;  // MR_ACCESS: remote peers may WRITE by rkey
+  reg         mr_access_recv_reg, mr_access_recv_next;                  // MR_ACCESS: buffers of posted receives may lie in it (SENDs placed by a receive's lkey)
+  reg  [31:0] cnt_rx_bad_icrc_reg, cnt_rx_bad_icrc_next;                // frames dropped for an ICRC mismatch (rx_parser)
+  reg  [31:0] cnt_rx_decode_error_reg, cnt_rx_decode_error_next;        // frames dropped as malformed: truncated, reserved bits, unknown opcode, bad framing (rx_parser)
+  reg  [31:0] cnt_rx_no_conn_reg, cnt_rx_no_conn_next;                  // data packets for an unknown connection, answered with NO_CONN
+  reg  [31:0] cnt_rx_bad_hdr_reg, cnt_rx_bad_hdr_next;                  // data packets refused with a BAD_HDR NACK
+  reg  [31:0] cnt_rx_access_reg, cnt_rx_access_next;                    // placements refused with an ACCESS NACK (MR table check)
+  reg  [31:0] cnt_dma_frame_err_reg, cnt_dma_frame_err_next;            // payload beats whose tlast disagreed with the placement length (dma_write_engine stat_frame_err)
+  reg  [31:0] cnt_rx_stale_gen_reg, cnt_rx_stale_gen_next;              // data packets of a stale path generation (sack_gen stat_stale_gen)
+  reg  [31:0] cnt_rx_psn_window_reg, cnt_rx_psn_window_next;            // data packets beyond the psn window (sack_gen stat_psn_window)
+  reg  [31:0] cnt_rx_duplicate_reg, cnt_rx_duplicate_next;              // duplicate data packets, answered with a SACK (sack_gen stat_duplicate)
+  reg  [31:0] cnt_sacks_sent_reg, cnt_sacks_sent_next;                  // SACKs generated (sack_gen stat_sack)
+  reg  [31:0] cnt_ack_no_conn_reg, cnt_ack_no_conn_next;                // SACKs and NACKs for no connection (conn_table stat_ack_no_conn)
+  reg  [31:0] cnt_rx_bad_path_reg, cnt_rx_bad_path_next;                // data and PROBEs on a path the connection lacks (conn_table stat_bad_path)
+  reg  [31:0] cnt_cpl_dma_err_reg, cnt_cpl_dma_err_next;                // placements that failed in DMA, bytes not counted (cpl_engine stat_dma_err)
+  reg  [31:0] cnt_cpl_order_err_reg, cnt_cpl_order_err_next;            // DMA completions out of tag order (cpl_engine stat_order_err)
+  reg  [31:0] cnt_cpl_msg_err_reg, cnt_cpl_msg_err_next;                // packets whose message slot held another message (cpl_engine stat_msg_err)
+  reg  [31:0] cnt_recv_completions_reg, cnt_recv_completions_next;      // receive completions raised (cpl_engine stat_recv_cpl)
+  reg  [31:0] cnt_tx_data_reg, cnt_tx_data_next;                        // data packets sent for the first time (tx_engine stat_tx_data)
+  reg  [31:0] cnt_tx_retx_reg, cnt_tx_retx_next;                        // data packets retransmitted (tx_engine stat_tx_retx)
+  reg  [31:0] cnt_tx_probe_reg, cnt_tx_probe_next;                      // PROBEs sent (tx_engine stat_tx_probe)
+  reg  [31:0] cnt_tx_answer_reg, cnt_tx_answer_next;                    // SACK and NACK frames sent (tx_engine stat_tx_answer)
+  reg  [31:0] cnt_tx_ring_full_reg, cnt_tx_ring_full_next;              // cycles a path was held back only by its full ring (tx_engine stat_ring_full)
+  reg  [31:0] cnt_sack_stale_reg, cnt_sack_stale_next;                  // SACKs dropped: a psn never sent or no such path (tx_engine stat_sack_stale)
+  reg  [31:0] cnt_nack_stale_reg, cnt_nack_stale_next;                  // NACKs dropped: their psn was not outstanding (tx_engine stat_nack_stale)
+  reg  [31:0] cnt_rx_bad_src_reg, cnt_rx_bad_src_next;                  // data and PROBEs for a connection from an IPv4 source not its peer, dropped (conn_table stat_bad_src)
+  reg  [31:0] cnt_ack_bad_src_reg, cnt_ack_bad_src_next;                // SACKs and NACKs for a connection from an IPv4 source not its peer, dropped (conn_table stat_ack_bad_src)
+  reg  [31:0] cnt_rx_probe_psn_reg, cnt_rx_probe_psn_next;              // PROBEs with a psn outside their path's window, unanswered (sack_gen stat_probe_psn)
+  reg  [31:0] cnt_rx_probe_limited_reg, cnt_rx_probe_limited_next;      // PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited)
+  reg         aw_full_reg, aw_full_next;                                // a write address is held
+  reg  [7:0]  aw_addr_reg, aw_addr_next;                                // the held write address
+  reg  [2:0]  aw_prot_reg, aw_prot_next;                                // the held write protection
+  reg         w_full_reg, w_full_next;                                  // write data is held
+  reg  [31:0] w_data_reg, w_data_next;                                  // the held write data
+  reg  [3:0]  w_strb_reg, w_strb_next;                                  // the held write strobes
+  reg         b_valid_reg, b_valid_next;                                // write response offered
+  reg  [1:0]  b_resp_reg, b_resp_next;                                  // write response code
+  reg         r_valid_reg, r_valid_next;                                // read data offered
+  reg  [31:0] r_data_reg, r_data_next;                                  // read data
+  reg  [1:0]  r_resp_reg, r_resp_next;                                  // read response code
+  reg         mr_pending_reg, mr_pending_next;                          // an MR_COMMIT waits for m_mr_ready; its write response waits too
+  reg         mr_free_reg, mr_free_next;                                // the pending commit frees the slot (MR_COMMIT.free)
+  wire        wr_busy;                                                  // a write response or an MR commit is pending: no new write is taken
+  wire        aw_fire;                                                  // write address handshake
+  wire        w_fire;                                                   // write data handshake
+  wire        ar_fire;                                                  // read address handshake
+  wire        mr_fire;                                                  // MR table write handshake
+  wire        wr_exec;                                                  // the held write executes this cycle
+  wire [31:0] wr_mask;                                                  // w_strb expanded to bits
+  wire [31:0] wr_bits;                                                  // write data in the strobed bytes
+  wire        wr_hit_id;                                                // the held write address is ID
+  wire        wr_hit_version;                                           // the held write address is VERSION
+  wire        wr_hit_config_hash;                                       // the held write address is CONFIG_HASH
+  wire        wr_hit_sizes;                                             // the held write address is SIZES
+  wire        wr_hit_scratch;                                           // the held write address is SCRATCH
+  wire        wr_hit_control;                                           // the held write address is CONTROL
+  wire        wr_hit_udp_port;                                          // the held write address is UDP_PORT
+  wire        wr_hit_mr_key;                                            // the held write address is MR_KEY
+  wire        wr_hit_mr_base_lo;                                        // the held write address is MR_BASE_LO
+  wire        wr_hit_mr_base_hi;                                        // the held write address is MR_BASE_HI
+  wire        wr_hit_mr_len_lo;                                         // the held write address is MR_LEN_LO
+  wire        wr_hit_mr_len_hi;                                         // the held write address is MR_LEN_HI
+  wire        wr_hit_mr_access;                                         // the held write address is MR_ACCESS
+  wire        wr_hit_mr_commit;                                         // the held write address is MR_COMMIT
+  wire        wr_hit_cnt_rx_bad_icrc;                                   // the held write address is CNT_RX_BAD_ICRC
+  wire        wr_hit_cnt_rx_decode_error;                               // the held write address is CNT_RX_DECODE_ERROR
+  wire        wr_hit_cnt_rx_no_conn;                                    // the held write address is CNT_RX_NO_CONN
+  wire        wr_hit_cnt_rx_bad_hdr;                                    // the held write address is CNT_RX_BAD_HDR
+  wire        wr_hit_cnt_rx_access;                                     // the held write address is CNT_RX_ACCESS
+  wire        wr_hit_cnt_dma_frame_err;                                 // the held write address is CNT_DMA_FRAME_ERR
+  wire        wr_hit_cnt_rx_stale_gen;                                  // the held write address is CNT_RX_STALE_GEN
+  wire        wr_hit_cnt_rx_psn_window;                                 // the held write address is CNT_RX_PSN_WINDOW
+  wire        wr_hit_cnt_rx_duplicate;                                  // the held write address is CNT_RX_DUPLICATE
+  wire        wr_hit_cnt_sacks_sent;                                    // the held write address is CNT_SACKS_SENT
+  wire        wr_hit_cnt_ack_no_conn;                                   // the held write address is CNT_ACK_NO_CONN
+  wire        wr_hit_cnt_rx_bad_path;                                   // the held write address is CNT_RX_BAD_PATH
+  wire        wr_hit_cnt_cpl_dma_err;                                   // the held write address is CNT_CPL_DMA_ERR
+  wire        wr_hit_cnt_cpl_order_err;                                 // the held write address is CNT_CPL_ORDER_ERR
+  wire        wr_hit_cnt_cpl_msg_err;                                   // the held write address is CNT_CPL_MSG_ERR
+  wire        wr_hit_cnt_recv_completions;                              // the held write address is CNT_RECV_COMPLETIONS
+  wire        wr_hit_cnt_tx_data;                                       // the held write address is CNT_TX_DATA
+  wire        wr_hit_cnt_tx_retx;                                       // the held write address is CNT_TX_RETX
+  wire        wr_hit_cnt_tx_probe;                                      // the held write address is CNT_TX_PROBE
+  wire        wr_hit_cnt_tx_answer;                                     // the held write address is CNT_TX_ANSWER
+  wire        wr_hit_cnt_tx_ring_full;                                  // the held write address is CNT_TX_RING_FULL
+  wire        wr_hit_cnt_sack_stale;                                    // the held write address is CNT_SACK_STALE
+  wire        wr_hit_cnt_nack_stale;                                    // the held write address is CNT_NACK_STALE
+  wire        wr_hit_cnt_rx_bad_src;                                    // the held write address is CNT_RX_BAD_SRC
+  wire        wr_hit_cnt_ack_bad_src;                                   // the held write address is CNT_ACK_BAD_SRC
+  wire        wr_hit_cnt_rx_probe_psn;                                  // the held write address is CNT_RX_PROBE_PSN
+  wire        wr_hit_cnt_rx_probe_limited;                              // the held write address is CNT_RX_PROBE_LIMITED
+  wire        wr_hit;                                                   // the held write address is mapped
+  wire        wr_misaligned;                                            // the held write address is not 32-bit aligned
+  wire [2:0]  wr_prot;                                                  // protection of the access
+  wire        wr_refused;                                               // CONTROL's policy refuses the access
+  wire        wr_ok;                                                    // the held write executes on a register this cycle
+  wire [1:0]  wr_resp;                                                  // response of the held write
+  wire        mr_commit_go;                                             // MR_COMMIT written with go = 1
+  wire [31:0] cnt_rx_bad_icrc_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_bad_icrc_kept;                                     // the counter after the clear
+  wire [31:0] cnt_rx_decode_error_clr;                                  // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_decode_error_kept;                                 // the counter after the clear
+  wire [31:0] cnt_rx_no_conn_clr;                                       // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_no_conn_kept;                                      // the counter after the clear
+  wire [31:0] cnt_rx_bad_hdr_clr;                                       // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_bad_hdr_kept;                                      // the counter after the clear
+  wire [31:0] cnt_rx_access_clr;                                        // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_access_kept;                                       // the counter after the clear
+  wire [31:0] cnt_dma_frame_err_clr;                                    // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_dma_frame_err_kept;                                   // the counter after the clear
+  wire [31:0] cnt_rx_stale_gen_clr;                                     // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_stale_gen_kept;                                    // the counter after the clear
+  wire [31:0] cnt_rx_psn_window_clr;                                    // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_psn_window_kept;                                   // the counter after the clear
+  wire [31:0] cnt_rx_duplicate_clr;                                     // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_duplicate_kept;                                    // the counter after the clear
+  wire [31:0] cnt_sacks_sent_clr;                                       // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_sacks_sent_kept;                                      // the counter after the clear
+  wire [31:0] cnt_ack_no_conn_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_ack_no_conn_kept;                                     // the counter after the clear
+  wire [31:0] cnt_rx_bad_path_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_bad_path_kept;                                     // the counter after the clear
+  wire [31:0] cnt_cpl_dma_err_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_cpl_dma_err_kept;                                     // the counter after the clear
+  wire [31:0] cnt_cpl_order_err_clr;                                    // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_cpl_order_err_kept;                                   // the counter after the clear
+  wire [31:0] cnt_cpl_msg_err_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_cpl_msg_err_kept;                                     // the counter after the clear
+  wire [31:0] cnt_recv_completions_clr;                                 // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_recv_completions_kept;                                // the counter after the clear
+  wire [31:0] cnt_tx_data_clr;                                          // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_data_kept;                                         // the counter after the clear
+  wire [31:0] cnt_tx_retx_clr;                                          // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_retx_kept;                                         // the counter after the clear
+  wire [31:0] cnt_tx_probe_clr;                                         // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_probe_kept;                                        // the counter after the clear
+  wire [31:0] cnt_tx_answer_clr;                                        // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_answer_kept;                                       // the counter after the clear
+  wire [31:0] cnt_tx_ring_full_clr;                                     // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_ring_full_kept;                                    // the counter after the clear
+  wire [31:0] cnt_sack_stale_clr;                                       // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_sack_stale_kept;                                      // the counter after the clear
+  wire [31:0] cnt_nack_stale_clr;                                       // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_nack_stale_kept;                                      // the counter after the clear
+  wire [31:0] cnt_rx_bad_src_clr;                                       // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_bad_src_kept;                                      // the counter after the clear
+  wire [31:0] cnt_ack_bad_src_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_ack_bad_src_kept;                                     // the counter after the clear
+  wire [31:0] cnt_rx_probe_psn_clr;                                     // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_probe_psn_kept;                                    // the counter after the clear
+  wire [31:0] cnt_rx_probe_limited_clr;                                 // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_probe_limited_kept;                                // the counter after the clear
+  reg  [31:0] rd_value;                                                 // value of the register at s_axil_araddr
+  reg         rd_hit;                                                   // s_axil_araddr is mapped
+  wire        rd_misaligned;                                            // s_axil_araddr is not 32-bit aligned
+  wire [2:0]  rd_prot;                                                  // protection of the access
+  wire        rd_refused;                                               // CONTROL's policy refuses the access
+  wire [1:0]  rd_resp;                                                  // response of the read
 
   assign wr_busy = b_valid_reg || mr_pending_reg;
   assign s_axil_awready = !aw_full_reg && !wr_busy;
@@ -488,7 +490,7 @@ module csr #(
         rd_hit = 1'b1;
       end
       8'd52: begin
-        rd_value = {31'd0, mr_access_reg};
+        rd_value = {30'd0, mr_access_recv_reg, mr_access_remote_write_reg};
         rd_hit = 1'b1;
       end
       8'd56: begin
@@ -616,7 +618,8 @@ module csr #(
   assign m_mr_valid = mr_pending_reg;
   assign m_mr_entry_valid = !mr_free_reg;
   assign m_mr_key = mr_key_reg;
-  assign m_mr_remote_write = mr_access_reg;
+  assign m_mr_remote_write = mr_access_remote_write_reg;
+  assign m_mr_recv = mr_access_recv_reg;
   assign m_mr_base = {mr_base_hi_reg, mr_base_lo_reg};
   assign m_mr_len = {mr_len_hi_reg, mr_len_lo_reg};
 
@@ -633,7 +636,8 @@ module csr #(
     mr_base_hi_next = mr_base_hi_reg;
     mr_len_lo_next = mr_len_lo_reg;
     mr_len_hi_next = mr_len_hi_reg;
-    mr_access_next = mr_access_reg;
+    mr_access_remote_write_next = mr_access_remote_write_reg;
+    mr_access_recv_next = mr_access_recv_reg;
     cnt_rx_bad_icrc_next = cnt_rx_bad_icrc_reg;
     cnt_rx_decode_error_next = cnt_rx_decode_error_reg;
     cnt_rx_no_conn_next = cnt_rx_no_conn_reg;
@@ -713,7 +717,8 @@ module csr #(
       mr_len_hi_next = (mr_len_hi_reg & ~wr_mask[31:0]) | (w_data_reg[31:0] & wr_mask[31:0]);
     end
     if (wr_ok && wr_hit_mr_access) begin
-      mr_access_next = (mr_access_reg & ~wr_mask[0]) | (w_data_reg[0] & wr_mask[0]);
+      mr_access_remote_write_next = (mr_access_remote_write_reg & ~wr_mask[0]) | (w_data_reg[0] & wr_mask[0]);
+      mr_access_recv_next = (mr_access_recv_reg & ~wr_mask[1]) | (w_data_reg[1] & wr_mask[1]);
     end
     cnt_rx_bad_icrc_next = stat_rx_bad_icrc && !(&cnt_rx_bad_icrc_kept) ? cnt_rx_bad_icrc_kept + 32'd1 : cnt_rx_bad_icrc_kept;
     cnt_rx_decode_error_next = stat_rx_decode_error && !(&cnt_rx_decode_error_kept) ? cnt_rx_decode_error_kept + 32'd1 : cnt_rx_decode_error_kept;
@@ -783,7 +788,8 @@ module csr #(
     mr_base_hi_reg <= mr_base_hi_next;
     mr_len_lo_reg <= mr_len_lo_next;
     mr_len_hi_reg <= mr_len_hi_next;
-    mr_access_reg <= mr_access_next;
+    mr_access_remote_write_reg <= mr_access_remote_write_next;
+    mr_access_recv_reg <= mr_access_recv_next;
     cnt_rx_bad_icrc_reg <= cnt_rx_bad_icrc_next;
     cnt_rx_decode_error_reg <= cnt_rx_decode_error_next;
     cnt_rx_no_conn_reg <= cnt_rx_no_conn_next;
@@ -837,7 +843,8 @@ module csr #(
       mr_base_hi_reg <= 32'd0;
       mr_len_lo_reg <= 32'd0;
       mr_len_hi_reg <= 32'd0;
-      mr_access_reg <= 1'b0;
+      mr_access_remote_write_reg <= 1'b0;
+      mr_access_recv_reg <= 1'b0;
       cnt_rx_bad_icrc_reg <= 32'd0;
       cnt_rx_decode_error_reg <= 32'd0;
       cnt_rx_no_conn_reg <= 32'd0;
@@ -894,7 +901,7 @@ module csr #(
   reg  [3:0]   f_s_axil_w_open;           // write data taken, not yet answered on B
   reg  [3:0]   f_s_axil_ar_open;          // read addresses taken, not yet answered on R
   reg          f_past_m_mr_stall;         // m_mr: valid and not ready last cycle
-  reg  [161:0] f_past_m_mr_payload;       // m_mr: payload last cycle
+  reg  [162:0] f_past_m_mr_payload;       // m_mr: payload last cycle
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -969,7 +976,7 @@ module csr #(
   end
 
   always @(posedge clk) begin
-    f_past_m_mr_payload <= {m_mr_key, m_mr_entry_valid, m_mr_remote_write, m_mr_base, m_mr_len};
+    f_past_m_mr_payload <= {m_mr_key, m_mr_entry_valid, m_mr_remote_write, m_mr_recv, m_mr_base, m_mr_len};
   end
 
   always @(posedge clk) begin
@@ -1026,7 +1033,7 @@ module csr #(
       c_m_mr_stall_fire: cover ((f_past_m_mr_stall && m_mr_valid) && m_mr_ready);
 
       // m_mr: payload holds while valid and not ready (this block keeps it)
-      a_m_mr_payload_stable: assert (!f_past_m_mr_stall || ({m_mr_key, m_mr_entry_valid, m_mr_remote_write, m_mr_base, m_mr_len} == f_past_m_mr_payload));
+      a_m_mr_payload_stable: assert (!f_past_m_mr_stall || ({m_mr_key, m_mr_entry_valid, m_mr_remote_write, m_mr_recv, m_mr_base, m_mr_len} == f_past_m_mr_payload));
 
       // write addresses open = the held address + the pending response
       a_axil_aw_open_held: assert (f_s_axil_aw_open == ({3'd0, aw_full_reg} + {3'd0, wr_busy}));

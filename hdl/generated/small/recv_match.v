@@ -28,6 +28,7 @@ module recv_match #(
   input  wire [63:0] s_post_addr,    // buffer address
   input  wire [31:0] s_post_len,     // buffer length
   input  wire [63:0] s_post_wr_id,   // work request id
+  input  wire [31:0] s_post_lkey,    // key of the region the buffer lies in (checked at placement)
 
   /* SEND placement lookup */
   input  wire        s_lookup_valid,        // a request is offered
@@ -58,6 +59,7 @@ module recv_match #(
   input  wire        m_match_ready,  // result taken this cycle if valid
   output wire [2:0]  m_match_code,   // 0 hit, 1 RNR, 2 ACCESS, 4 BAD_HDR (NACK codes)
   output wire [63:0] m_match_addr,   // hit: receive addr + msg_offset (else 0)
+  output wire [31:0] m_match_lkey,   // hit: the receive's lkey, for the placement check (else 0)
 
   /* Consume result */
   output wire        m_cons_valid,   // a result is offered
@@ -102,7 +104,7 @@ module recv_match #(
   wire [1:0]   req_op;                             // 0 post, 1 lookup, 2 consume
   wire [5:0]   req_queue;                          // its (conn, stream)
   reg          a1_valid_reg, a1_valid_next;        // a request 1 cycle(s) past its handshake
-  reg  [272:0] a1_req_reg, a1_req_next;            // the request
+  reg  [304:0] a1_req_reg, a1_req_next;            // the request
   wire [5:0]   a_queue;                            // the update stage's (conn, stream)
   wire [55:0]  upd_ptr;                            // the pointer word after the update
   reg  [55:0]  rq_ptr_rd_reg;                      // read data of rq_ptr_mem, one cycle after the address
@@ -127,7 +129,7 @@ module recv_match #(
   wire         bad_len;                            // msg_offset + payload_len > msg_len
   wire [2:0]   pre_code;                           // the lookup's code before the length check: BAD_HDR, RNR or 0
   wire [8:0]   slot_addr;                          // {conn, stream, slot}
-  reg  [159:0] rq_slot_rd_reg;                     // read data of rq_slot_mem, one cycle after the address
+  reg  [191:0] rq_slot_rd_reg;                     // read data of rq_slot_mem, one cycle after the address
   reg          b1_valid_reg, b1_valid_next;        // a decision 1 cycle(s) past the update
   reg  [93:0]  b1_dec_reg, b1_dec_next;            // {msg_len, msg_offset, seq, ok, pre_code, op}
   wire [1:0]   b_op;                               // the decision's request kind
@@ -148,17 +150,17 @@ module recv_match #(
   wire         post_head_valid;                    // the FIFO holds an entry
   wire [24:0]  post_shown;                         // the head entry, zero while the FIFO is empty
   wire         match_pop;                          // output handshake
-  wire [66:0]  match_push_data;                    // the answer for this FIFO
+  wire [98:0]  match_push_data;                    // the answer for this FIFO
   reg  [2:0]   match_count_reg, match_count_next;  // entries in the FIFO
   reg  [1:0]   match_wr_reg, match_wr_next;        // slot the next entry goes to
   reg  [1:0]   match_rd_reg, match_rd_next;        // slot of the head entry
-  reg  [66:0]  match0_reg, match0_next;            // FIFO slot
-  reg  [66:0]  match1_reg, match1_next;            // FIFO slot
-  reg  [66:0]  match2_reg, match2_next;            // FIFO slot
-  reg  [66:0]  match3_reg, match3_next;            // FIFO slot
-  reg  [66:0]  match_head;                         // the FIFO's head entry
+  reg  [98:0]  match0_reg, match0_next;            // FIFO slot
+  reg  [98:0]  match1_reg, match1_next;            // FIFO slot
+  reg  [98:0]  match2_reg, match2_next;            // FIFO slot
+  reg  [98:0]  match3_reg, match3_next;            // FIFO slot
+  reg  [98:0]  match_head;                         // the FIFO's head entry
   wire         match_head_valid;                   // the FIFO holds an entry
-  wire [66:0]  match_shown;                        // the head entry, zero while the FIFO is empty
+  wire [98:0]  match_shown;                        // the head entry, zero while the FIFO is empty
   wire         cons_pop;                           // output handshake
   wire [120:0] cons_push_data;                     // the answer for this FIFO
   reg  [2:0]   cons_count_reg, cons_count_next;    // entries in the FIFO
@@ -176,9 +178,9 @@ module recv_match #(
   (* ram_style = "block", ramstyle = "M20K" *)
   reg [55:0] rq_ptr_mem [0:QUEUES-1];
 
-  // per ring slot: {wr_id, len, addr} of the posted receive
+  // per ring slot: {lkey, wr_id, len, addr} of the posted receive
   (* ram_style = "block", ramstyle = "M20K" *)
-  reg [159:0] rq_slot_mem [0:SLOTS-1];
+  reg [191:0] rq_slot_mem [0:SLOTS-1];
 
   assign s_consume_ready = room;
   assign s_lookup_ready = room && !s_consume_valid;
@@ -232,7 +234,7 @@ module recv_match #(
   assign m_post_ok = post_shown[0];
   assign m_post_rq_seq = post_shown[24:1];
   assign match_pop = m_match_valid && m_match_ready;
-  assign match_push_data = {match_code == 3'd0 ? rq_slot_rd_reg[63:0] + {32'd0, b1_dec_reg[61:30]} : 64'd0, match_code};
+  assign match_push_data = {match_code == 3'd0 ? rq_slot_rd_reg[191:160] : 32'd0, match_code == 3'd0 ? rq_slot_rd_reg[63:0] + {32'd0, b1_dec_reg[61:30]} : 64'd0, match_code};
 
   always @* begin
     case (match_rd_reg)
@@ -244,10 +246,11 @@ module recv_match #(
   end
 
   assign match_head_valid = match_count_reg != 3'd0;
-  assign match_shown = match_head_valid ? match_head : 67'd0;
+  assign match_shown = match_head_valid ? match_head : 99'd0;
   assign m_match_valid = match_head_valid;
   assign m_match_code = match_shown[2:0];
   assign m_match_addr = match_shown[66:3];
+  assign m_match_lkey = match_shown[98:67];
   assign cons_pop = m_cons_valid && m_cons_ready;
   assign cons_push_data = {b_ok ? slot_len : 32'd0, b_ok ? rq_slot_rd_reg[159:96] : 64'd0, b1_dec_reg[29:6], b_ok};
 
@@ -283,7 +286,7 @@ module recv_match #(
 
   always @(posedge clk) begin
     if (post_ok) begin
-      rq_slot_mem[slot_addr] <= {a1_req_reg[167:104], a1_req_reg[103:72], a1_req_reg[71:8]};
+      rq_slot_mem[slot_addr] <= {a1_req_reg[304:273], a1_req_reg[167:104], a1_req_reg[103:72], a1_req_reg[71:8]};
     end
   end
 
@@ -327,7 +330,7 @@ module recv_match #(
     cons3_next = cons3_reg;
 
     a1_valid_next = req_fire;
-    a1_req_next = {s_consume_imm, s_lookup_msg_len, s_lookup_payload_len, s_lookup_msg_offset, take_consume ? s_consume_rq_seq : s_lookup_rq_seq, s_post_wr_id, s_post_len, s_post_addr, req_queue, req_op};
+    a1_req_next = {s_post_lkey, s_consume_imm, s_lookup_msg_len, s_lookup_payload_len, s_lookup_msg_offset, take_consume ? s_consume_rq_seq : s_lookup_rq_seq, s_post_wr_id, s_post_len, s_post_addr, req_queue, req_op};
     if (init_reg) begin
       init_addr_next = init_addr_reg + 6'd1;
       if (init_addr_reg == 6'd63) begin
@@ -452,7 +455,7 @@ module recv_match #(
   wire [7:0]   f_new_valid;               // ring valid bits after the update
   reg          f_seen_req;                // a request has been answered
   reg          f_past_s_post_stall;       // s_post: valid and not ready last cycle
-  reg  [165:0] f_past_s_post_payload;     // s_post: payload last cycle
+  reg  [197:0] f_past_s_post_payload;     // s_post: payload last cycle
   reg          f_past_s_lookup_stall;     // s_lookup: valid and not ready last cycle
   reg  [109:0] f_past_s_lookup_payload;   // s_lookup: payload last cycle
   reg          f_past_s_consume_stall;    // s_consume: valid and not ready last cycle
@@ -460,7 +463,7 @@ module recv_match #(
   reg          f_past_m_post_stall;       // m_post: valid and not ready last cycle
   reg  [24:0]  f_past_m_post_payload;     // m_post: payload last cycle
   reg          f_past_m_match_stall;      // m_match: valid and not ready last cycle
-  reg  [66:0]  f_past_m_match_payload;    // m_match: payload last cycle
+  reg  [98:0]  f_past_m_match_payload;    // m_match: payload last cycle
   reg          f_past_m_cons_stall;       // m_cons: valid and not ready last cycle
   reg  [120:0] f_past_m_cons_payload;     // m_cons: payload last cycle
 
@@ -485,7 +488,7 @@ module recv_match #(
   end
 
   always @(posedge clk) begin
-    f_past_s_post_payload <= {s_post_conn, s_post_stream, s_post_addr, s_post_len, s_post_wr_id};
+    f_past_s_post_payload <= {s_post_conn, s_post_stream, s_post_addr, s_post_len, s_post_wr_id, s_post_lkey};
   end
 
   always @(posedge clk) begin
@@ -517,7 +520,7 @@ module recv_match #(
   end
 
   always @(posedge clk) begin
-    f_past_m_match_payload <= {m_match_code, m_match_addr};
+    f_past_m_match_payload <= {m_match_code, m_match_addr, m_match_lkey};
   end
 
   always @(posedge clk) begin
@@ -585,7 +588,7 @@ module recv_match #(
       asm_s_post_valid_held: assume (!f_past_s_post_stall || s_post_valid);
 
       // s_post: payload holds while valid and not ready (the neighbour keeps it)
-      asm_s_post_payload_stable: assume (!f_past_s_post_stall || ({s_post_conn, s_post_stream, s_post_addr, s_post_len, s_post_wr_id} == f_past_s_post_payload));
+      asm_s_post_payload_stable: assume (!f_past_s_post_stall || ({s_post_conn, s_post_stream, s_post_addr, s_post_len, s_post_wr_id, s_post_lkey} == f_past_s_post_payload));
 
       // s_lookup: valid stays high until its handshake (the neighbour keeps it)
       asm_s_lookup_valid_held: assume (!f_past_s_lookup_stall || s_lookup_valid);
@@ -615,7 +618,7 @@ module recv_match #(
       c_m_match_stall_fire: cover ((f_past_m_match_stall && m_match_valid) && m_match_ready);
 
       // m_match: payload holds while valid and not ready (this block keeps it)
-      a_m_match_payload_stable: assert (!f_past_m_match_stall || ({m_match_code, m_match_addr} == f_past_m_match_payload));
+      a_m_match_payload_stable: assert (!f_past_m_match_stall || ({m_match_code, m_match_addr, m_match_lkey} == f_past_m_match_payload));
 
       // m_cons: valid stays high until its handshake (this block keeps it)
       a_m_cons_valid_held: assert (!f_past_m_cons_stall || m_cons_valid);

@@ -3,8 +3,9 @@
 //! place it (AW address and length, W beats with data and strobes) and an
 //! OK completion, or an ACCESS completion with nothing written.
 //!
-//! The verdict is [`Memory::check`] with `REMOTE_WRITE`, the reference's
-//! own placement check; the bursts are [`mrnic_proto::axi::write_bursts`],
+//! The verdict is [`Memory::check`] with `REMOTE_WRITE` (a SEND's
+//! placement, `recv`, by its receive's lkey with `RECV`; an empty placement
+//! checks no key), the reference's own placement check; the bursts are [`mrnic_proto::axi::write_bursts`],
 //! the rule the cycle model's engine uses too.
 
 use serde::{Deserialize, Serialize};
@@ -57,7 +58,11 @@ pub struct BurstRec {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Placement {
+    /// The WRITE's rkey, or with `recv` the lkey of the SEND's receive.
     pub rkey: u32,
+    /// A SEND's placement: the key needs `RECV` access, not remote write.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recv: bool,
     pub addr: u64,
     pub len: u32,
     /// The payload (`len` bytes).
@@ -95,11 +100,18 @@ pub fn expect(
     cfg: &Config,
     mem: &Memory,
     rkey: u32,
+    recv: bool,
     addr: u64,
     data: &[u8],
 ) -> (String, Option<String>, Vec<BurstRec>) {
     let (bb, max_burst) = bus(cfg);
-    match mem.check(rkey, addr, data.len() as u64, Access::REMOTE_WRITE) {
+    if data.is_empty() {
+        // As the receiver: an empty placement checks no key (RDMA's
+        // zero-length WRITE), completes and writes nothing.
+        return ("OK".into(), None, Vec::new());
+    }
+    let need = if recv { Access::RECV } else { Access::REMOTE_WRITE };
+    match mem.check(rkey, addr, data.len() as u64, need) {
         Err(e) => ("ACCESS".into(), Some(format!("{e:?}")), Vec::new()),
         Ok(()) => {
             let beats = write_data_beats(addr, data, bb);
@@ -144,7 +156,7 @@ pub fn check(cfg: &Config, v: &DmaVector) -> Outcome {
         if pl.data.len() != pl.len as usize {
             return Outcome::Fail(format!("place {k}: len {} but {} data bytes", pl.len, pl.data.len()));
         }
-        let (status, reason, bursts) = expect(cfg, &mem, pl.rkey, pl.addr, &pl.data);
+        let (status, reason, bursts) = expect(cfg, &mem, pl.rkey, pl.recv, pl.addr, &pl.data);
         if status != pl.status || reason != pl.reason {
             return Outcome::Fail(format!(
                 "place {k}: reference says {status} {reason:?}, the vector {} {:?}",
@@ -181,9 +193,18 @@ impl Gen<'_> {
     }
 
     fn place(&mut self, rkey: u32, addr: u64, len: u32) {
+        self.place_as(rkey, false, addr, len);
+    }
+
+    /// A SEND's placement at a receive's buffer, by its lkey.
+    fn place_recv(&mut self, lkey: u32, addr: u64, len: u32) {
+        self.place_as(lkey, true, addr, len);
+    }
+
+    fn place_as(&mut self, rkey: u32, recv: bool, addr: u64, len: u32) {
         let data: Vec<u8> = (0..len).map(|_| self.rng.below(256) as u8).collect();
-        let (status, reason, bursts) = expect(self.cfg, &self.mem, rkey, addr, &data);
-        self.places.push(Placement { rkey, addr, len, data, drain: false, status, reason, bursts });
+        let (status, reason, bursts) = expect(self.cfg, &self.mem, rkey, recv, addr, &data);
+        self.places.push(Placement { rkey, recv, addr, len, data, drain: false, status, reason, bursts });
     }
 }
 
@@ -251,7 +272,7 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<DmaVector> {
         g.place(k, base, len as u32 + 1);
         g.place(k, base + len, 1);
     });
-    push("zero-length placements: inside and at the end are OK with no burst, beyond the end is ACCESS", &|g| {
+    push("zero-length placements check no key: inside, at the end, beyond the end, with a wrong key, all OK with no burst", &|g| {
         let k = g.reg(0x6_0000, 0x100, Access::REMOTE_WRITE);
         g.place(k, 0x6_0010, 0);
         g.place(k, 0x6_0100, 0);
@@ -329,6 +350,34 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<DmaVector> {
             g.place(k, base + len - 1, u16::MAX as u32);
             g.place(k, u64::MAX - 6, 8);
             g.place(k, u64::MAX - 100, 200);
+        },
+    );
+    push(
+        "SEND placements by a receive's lkey: a RECV region takes them (not a WRITE by the same key), a \
+         remote-write-only or local region refuses them (NoAccess), bounds as a WRITE's, a deregistered region's \
+         key and its successor's stale tag refuse (BadKey), empty ones check no key",
+        &|g| {
+            let recv = g.reg(0x9_0000, 0x2000, Access::RECV);
+            let write = g.reg(0xa_0000, 0x1000, Access::REMOTE_WRITE);
+            let local = g.reg(0xb_0000, 0x1000, Access::LOCAL);
+            let both = g.reg(0xc_0000, 0x1000, Access::ALL);
+            let gone = g.reg(0xd_0000, 0x1000, Access::RECV);
+            g.dereg(gone);
+            let again = g.reg(0xe_0000, 0x1000, Access::RECV);
+            g.place_recv(recv, 0x9_0003, 200);
+            g.place_recv(recv, 0x9_0ff0, 0x40);
+            g.place(recv, 0x9_0000, 16);
+            g.place_recv(write, 0xa_0000, 16);
+            g.place_recv(local, 0xb_0000, 16);
+            g.place_recv(both, 0xc_0000, 16);
+            g.place(both, 0xc_0010, 16);
+            g.place_recv(recv, 0x9_2000 - 15, 16);
+            g.place_recv(recv, 0x9_0000 - 1, 2);
+            g.place_recv(gone, 0xd_0000, 16);
+            g.place_recv(again, 0xe_0000, 16);
+            g.place_recv(gone, 0xe_0000, 16);
+            g.place_recv(gone, 0xd_0000, 0);
+            g.place_recv(write, 0x9_0000, 0);
         },
     );
     out

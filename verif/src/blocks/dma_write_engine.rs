@@ -3,7 +3,9 @@
 //! The three inputs are tied together: a memory-region write on `s_mr_*`
 //! now and then (one transaction in thirty), placements on `s_req_*`
 //! mostly inside a region the generator has written (so they are
-//! accepted), some outside it or with an unknown key (ACCESS), and each
+//! accepted), some outside it or with an unknown key (ACCESS), a third of
+//! them SEND placements (`s_req_recv`, needing the region's receive bit
+//! where a WRITE needs its remote-write bit), and each
 //! placement's payload beats on `s_axis_*` in order (exactly
 //! `ceil(len / BYTES)` beats, `tlast` on the last; one placement in a
 //! hundred has its `tlast` on the wrong beat, which the engine must count
@@ -29,6 +31,8 @@ pub struct Region {
     pub key: u32,
     pub valid: bool,
     pub remote_write: bool,
+    /// Receive buffers may lie in it (access bit 1).
+    pub recv: bool,
     pub base: u64,
     pub len: u64,
 }
@@ -41,6 +45,8 @@ pub struct Placement {
     pub data: Vec<u8>,
     /// Beat (0-based) whose `tlast` is flipped: a framing error.
     pub bad_tlast: Option<usize>,
+    /// A SEND's placement: `rkey` is its receive's lkey.
+    pub recv: bool,
 }
 
 /// What the generators share, and where tests queue directed cases.
@@ -107,7 +113,13 @@ fn region(p: &DmaWriteEngineParams, s: &mut Directed, rng: &mut Rng, t: &mut Txn
                 1..=3 => rng.below(8192),
                 _ => 8192 + rng.below(1 << 18),
             };
-            Region { key, valid: !rng.percent(10), remote_write: !rng.percent(10), base, len }
+            let (remote_write, recv) = match rng.below(10) {
+                0 => (false, false),
+                1..=3 => (false, true),
+                4..=5 => (true, true),
+                _ => (true, false),
+            };
+            Region { key, valid: !rng.percent(10), remote_write, recv, base, len }
         }
     };
     s.table[(r.key % p.mr_entries) as usize] = Some(r);
@@ -115,6 +127,7 @@ fn region(p: &DmaWriteEngineParams, s: &mut Directed, rng: &mut Rng, t: &mut Txn
     t.set_u64("key", r.key as u64)
         .set_u64("entry_valid", r.valid as u64)
         .set_u64("remote_write", r.remote_write as u64)
+        .set_u64("recv", r.recv as u64)
         .set_u64("base", r.base)
         .set_u64("len", r.len);
 }
@@ -147,7 +160,8 @@ fn request(p: &DmaWriteEngineParams, s: &mut Directed, rng: &mut Rng, t: &mut Tx
     t.set_u64("tag", s.next_tag)
         .set_u64("rkey", pl.rkey as u64)
         .set_u64("addr", pl.addr)
-        .set_u64("len", pl.data.len() as u64);
+        .set_u64("len", pl.data.len() as u64)
+        .set_u64("recv", pl.recv as u64);
 }
 
 fn random_placement(p: &DmaWriteEngineParams, s: &Directed, rng: &mut Rng) -> Placement {
@@ -176,20 +190,22 @@ fn random_placement(p: &DmaWriteEngineParams, s: &Directed, rng: &mut Rng) -> Pl
         None => (rng.next_u64() as u32, rng.next_u64()),
     };
     let data = (0..len).map(|_| rng.next_u64() as u8).collect();
-    Placement { rkey, addr, data, bad_tlast: rng.percent(1).then(|| rng.below(len.div_ceil(8).max(1) as u64) as usize) }
+    let bad_tlast = rng.percent(1).then(|| rng.below(len.div_ceil(8).max(1) as u64) as usize);
+    Placement { rkey, addr, data, bad_tlast, recv: rng.percent(33) }
 }
 
 /// Coverage of completions, bursts and framing.
 pub struct Monitor {
     cpl: [usize; 3],
     aw: [usize; 4],
-    req: [usize; 3],
+    req: [usize; 4],
     frame: usize,
     status: [usize; 4],
     max_burst_bin: usize,
     split: usize,
     unaligned: usize,
     zero_len: usize,
+    recv: usize,
     frame_err: usize,
     max_burst: u64,
     bytes: u64,
@@ -204,13 +220,14 @@ impl Monitor {
         Monitor {
             cpl: ["m_cpl_valid", "m_cpl_ready", "m_cpl_status"].map(i),
             aw: ["m_axi_awvalid", "m_axi_awready", "m_axi_awaddr", "m_axi_awlen"].map(i),
-            req: ["s_req_valid", "s_req_ready", "s_req_len"].map(i),
+            req: ["s_req_valid", "s_req_ready", "s_req_len", "s_req_recv"].map(i),
             frame: i("stat_frame_err"),
             status: ["OK", "ACCESS", "AXI error", "code 3"].map(|s| c.bin(format!("completion: {s}"))),
             max_burst_bin: c.bin("AW: a maximum burst (axi_max_burst beats)"),
             split: c.bin("AW: cut short by a 4 KiB boundary"),
             unaligned: c.bin("AW: unaligned first address"),
             zero_len: c.bin("request: zero length"),
+            recv: c.bin("request: a SEND's placement (s_req_recv)"),
             frame_err: c.bin("framing error counted (stat_frame_err)"),
             max_burst: p.max_burst as u64,
             bytes: p.bytes() as u64,
@@ -242,8 +259,13 @@ impl Monitor {
                 c.hit(self.unaligned);
             }
         }
-        if hs(v, self.req[0], self.req[1]) && v[self.req[2]].as_u64() == 0 {
-            c.hit(self.zero_len);
+        if hs(v, self.req[0], self.req[1]) {
+            if v[self.req[2]].as_u64() == 0 {
+                c.hit(self.zero_len);
+            }
+            if v[self.req[3]].bit(0) {
+                c.hit(self.recv);
+            }
         }
         if v[self.frame].bit(0) {
             c.hit(self.frame_err);
