@@ -191,7 +191,7 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
         n.wire(&ready, &format!("rate_hint.{tap}_ready"));
         n.wire(&conn, &format!("rate_hint.{tap}_conn"));
     }
-    n.wire("rate_hint.rate_hint", "sack_gen.rate_hint");
+    n.wire("rate_hint.hint", "sack_gen.rate_hint");
     // Configuration.
     n.wire("csr.cfg_udp_port", "rx_parser.cfg_udp_port");
     n.wire("csr.cfg_udp_port", "tx_engine.cfg_udp_port");
