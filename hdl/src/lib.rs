@@ -92,6 +92,7 @@
 pub mod check;
 pub mod conn_table;
 pub mod cpl_engine;
+pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod example;
@@ -100,15 +101,20 @@ pub mod formal;
 pub mod gen;
 pub mod ir;
 pub mod netlist;
+pub mod op_map;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
 pub mod ports;
 pub mod print;
+pub mod probe_walk;
 pub mod proof;
+pub mod rate_hint;
 pub mod recv_match;
+pub mod rx_drop_or;
 pub mod rx_parser;
 pub mod sack_gen;
+pub mod ts_counter;
 pub mod tx_engine;
 
 pub use check::{CheckError, CheckErrors};
