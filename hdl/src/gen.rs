@@ -100,6 +100,8 @@ pub const BLOCKS: &[BlockGen] = &[
     block!(op_map),
     // The receive controller's parts (docs/architecture.md, mrnic_core).
     block!(probe_walk),
+    block!(mr_check),
+    block!(conn_search),
     block!(csr),
 ];
 

@@ -90,6 +90,7 @@
 //! `tests/tools.rs`.
 
 pub mod check;
+pub mod conn_search;
 pub mod conn_table;
 pub mod cpl_engine;
 pub mod cqe_merge;
@@ -100,6 +101,7 @@ pub mod expr;
 pub mod formal;
 pub mod gen;
 pub mod ir;
+pub mod mr_check;
 pub mod netlist;
 pub mod op_map;
 pub mod param;
