@@ -92,6 +92,16 @@ pub const BLOCKS: &[BlockGen] = &[
     block!(recv_match),
     block!(sack_gen),
     block!(cpl_engine),
+    // mrnic_core's glue blocks (model/src/mrnic_core.rs, GLUE).
+    block!(ts_counter),
+    block!(rate_hint),
+    block!(rx_drop_or),
+    block!(cqe_merge),
+    block!(op_map),
+    // The receive controller's parts (docs/architecture.md, mrnic_core).
+    block!(probe_walk),
+    block!(mr_check),
+    block!(conn_search),
     block!(csr),
 ];
 

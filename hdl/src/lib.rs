@@ -90,8 +90,10 @@
 //! `tests/tools.rs`.
 
 pub mod check;
+pub mod conn_search;
 pub mod conn_table;
 pub mod cpl_engine;
+pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
 pub mod example;
@@ -99,16 +101,22 @@ pub mod expr;
 pub mod formal;
 pub mod gen;
 pub mod ir;
+pub mod mr_check;
 pub mod netlist;
+pub mod op_map;
 pub mod param;
 pub mod path_selector;
 pub mod path_telemetry;
 pub mod ports;
 pub mod print;
+pub mod probe_walk;
 pub mod proof;
+pub mod rate_hint;
 pub mod recv_match;
+pub mod rx_drop_or;
 pub mod rx_parser;
 pub mod sack_gen;
+pub mod ts_counter;
 pub mod tx_engine;
 
 pub use check::{CheckError, CheckErrors};

@@ -12,9 +12,16 @@ use mrnic_model::netlist::{Drive, Netlist, NetlistError, Sink, Src};
 
 use crate::{lit, Expr, Module, ModuleSig, Signal};
 
+/// True when `sig` starts with `clk`: every module but the combinational
+/// glue blocks ([`crate::ports::declare_combinational`]).
+fn has_clk(sig: &ModuleSig) -> bool {
+    sig.ports.first().is_some_and(|p| p.name == "clk")
+}
+
 /// The module of `net`, given the signature of each instance's module in
 /// instance order. Each signature must have the instance's ports plus
-/// `clk`, which every instance gets from the top's `clk`.
+/// `clk` (which it gets from the top's `clk`), or exactly the instance's
+/// ports for a combinational block.
 pub fn build<K>(net: &Netlist<K>, sigs: &[ModuleSig]) -> Result<Module, NetlistError> {
     net.check()?;
     let err = |what: String| NetlistError { netlist: net.name.into(), what };
@@ -25,8 +32,10 @@ pub fn build<K>(net: &Netlist<K>, sigs: &[ModuleSig]) -> Result<Module, NetlistE
     let (clk, top) = crate::ports::declare(&mut m, &net.ports);
     let mut outs: HashMap<(String, String), Signal> = HashMap::new();
     for (i, sig) in net.insts.iter().zip(sigs) {
-        let want: Vec<(&str, u32)> =
-            std::iter::once(("clk", 1)).chain(i.ports.iter().map(|p| (p.name.as_str(), p.width))).collect();
+        let want: Vec<(&str, u32)> = std::iter::once(("clk", 1))
+            .filter(|_| has_clk(sig))
+            .chain(i.ports.iter().map(|p| (p.name.as_str(), p.width)))
+            .collect();
         let have: Vec<(&str, u32)> = sig.ports.iter().map(|p| (p.name.as_str(), p.width)).collect();
         if want != have {
             return Err(err(format!("instance `{}`: module `{}` has other ports than the model", i.name, sig.name)));
@@ -62,7 +71,9 @@ pub fn build<K>(net: &Netlist<K>, sigs: &[ModuleSig]) -> Result<Module, NetlistE
             })
             .collect();
         let inst = m.instance(&i.name, sig);
-        inst.connect("clk", &clk);
+        if has_clk(sig) {
+            inst.connect("clk", &clk);
+        }
         for (p, e) in conns {
             inst.connect(&p, e);
         }

@@ -11,10 +11,21 @@ use crate::{Module, Signal};
 /// Declares `clk` and every port of `defs` on `m`; returns `clk` and the
 /// ports by name.
 pub fn declare(m: &mut Module, defs: &[PortDef]) -> (Signal, HashMap<String, Signal>) {
-    let mut sig = HashMap::new();
-    let mut group = "Clock and reset";
-    m.group(group);
+    m.group("Clock and reset");
     let clk = m.input("clk", 1, "clock, rising edge");
+    (clk, declare_model_ports(m, defs, "Clock and reset"))
+}
+
+/// Declares every port of `defs` and no `clk`: for a block that is
+/// combinational in the model (no register anywhere), whose `clk` would be
+/// an unread input, which `verilator -Wall` and [`Module::check`] refuse.
+/// [`crate::netlist::build`] connects `clk` only to modules that have one.
+pub fn declare_combinational(m: &mut Module, defs: &[PortDef]) -> HashMap<String, Signal> {
+    declare_model_ports(m, defs, "")
+}
+
+fn declare_model_ports(m: &mut Module, defs: &[PortDef], mut group: &str) -> HashMap<String, Signal> {
+    let mut sig = HashMap::new();
     for d in defs {
         if d.group != group {
             group = d.group;
@@ -26,7 +37,17 @@ pub fn declare(m: &mut Module, defs: &[PortDef]) -> (Signal, HashMap<String, Sig
         };
         sig.insert(d.name.clone(), s);
     }
-    (clk, sig)
+    sig
+}
+
+/// A config a glue block cannot be built for, in the shape `gen::BLOCKS`
+/// reports (the model's glue blocks have errors of their own shapes).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{field} = {value}: {why}")]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub value: u64,
+    pub why: String,
 }
 
 /// Packs named values into one vector, first field lowest, in `fields`

@@ -80,6 +80,18 @@ impl ConnSearchParams {
         ]
     }
 
+    /// The read answer's fields the search compares: conn_table's `m_rd_*`
+    /// less the context it never reads (an input read by nothing could
+    /// not be built lint-clean in the Verilog; the netlist's `channel`
+    /// wires the fields both ends have).
+    pub fn rdr_fields(&self) -> Fields {
+        self.table
+            .rd_out_fields()
+            .into_iter()
+            .filter(|f| matches!(f.0, "conn" | "entry_valid" | "remote_id" | "remote_addr"))
+            .collect()
+    }
+
     pub fn nack_fields(&self) -> Fields {
         vec![
             ("conn", self.table.conn_bits, "the connection found (slot)"),
@@ -96,7 +108,7 @@ pub fn ports(p: &ConnSearchParams) -> Vec<PortDef> {
     let mut v = vec![PortDef::input("rst", 1, "Clock and reset", "synchronous reset, active high")];
     channel_ports(&mut v, "s_nc", true, "NO_CONN NACK received", &p.nc_fields());
     channel_ports(&mut v, "m_rd", false, "Reads (conn_table s_rd_*)", &t.rd_fields());
-    channel_ports(&mut v, "s_rdr", true, "Read answers (conn_table m_rd_*)", &t.rd_out_fields());
+    channel_ports(&mut v, "s_rdr", true, "Read answers (conn_table m_rd_*)", &p.rdr_fields());
     channel_ports(&mut v, "m_nack", false, "Resolved NACK (tx_engine s_nack_*)", &p.nack_fields());
     v.push(PortDef::output(
         "stat_ack_no_conn",

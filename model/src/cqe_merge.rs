@@ -14,7 +14,9 @@
 //! The merged record (`m_cqe_*`) names the connection by its table index,
 //! as every host channel of the top does (`s_wr_conn`, `s_post_conn`, the
 //! open records): a receive's id is cut to its low `CB` bits, which is its
-//! index by conn_table's slot rule (slot = low bits of the local id). The
+//! index by conn_table's slot rule (slot = low bits of the local id); the
+//! top wires only those bits (and the stream's) to `s_rx_conn` /
+//! `s_rx_stream`. The
 //! host's driver keeps the index -> id map it opened the connection with.
 //! `opcode` is the reference's `CqOpcode` order: 0 WRITE, 1 SEND (tx_engine's
 //! 0 / 1), 2 RECV, 3 RECV_RDMA_WITH_IMM (cpl_engine's own codes). `status`
@@ -50,14 +52,28 @@ pub mod opcode {
 pub struct CqeMergeParams {
     pub conn_bits: u32,
     pub stream_bits: u32,
-    /// cpl_engine's `m_cqe_*` fields, in its port order.
+    /// cpl_engine's `m_cqe_*` fields, in its port order, with `conn` and
+    /// `stream` cut to `conn_bits` / `stream_bits` (the low bits of
+    /// cpl_engine's 24-bit id and 8-bit stream, which the top wires).
     pub rx_fields: Fields,
 }
 
 impl CqeMergeParams {
     pub fn from_config(cfg: &Config) -> Result<CqeMergeParams, crate::cpl_engine::ParamError> {
         let rx = crate::cpl_engine::CplEngineParams::from_config(cfg)?;
-        Ok(CqeMergeParams { conn_bits: rx.conn_bits, stream_bits: rx.stream_bits, rx_fields: rx.cqe_fields() })
+        // The id and stream come cut to the index's and the stream's bits
+        // (the top wires their low bits): a port of bits never read could
+        // not be built lint-clean in the Verilog.
+        let rx_fields = rx
+            .cqe_fields()
+            .into_iter()
+            .map(|f| match f.0 {
+                "conn" => ("conn", rx.conn_bits, "connection index: the low bits of the local id"),
+                "stream" => ("stream", rx.stream_bits, "stream: the low bits of cpl_engine's"),
+                _ => f,
+            })
+            .collect();
+        Ok(CqeMergeParams { conn_bits: rx.conn_bits, stream_bits: rx.stream_bits, rx_fields })
     }
 
     /// tx_engine's `m_cqe_*` fields, in its port order.

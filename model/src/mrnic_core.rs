@@ -208,7 +208,7 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
         n.wire(&ready, &format!("rate_hint.{tap}_ready"));
         n.wire(&conn, &format!("rate_hint.{tap}_conn"));
     }
-    n.wire("rate_hint.rate_hint", "sack_gen.rate_hint");
+    n.wire("rate_hint.hint", "sack_gen.rate_hint");
     // Configuration.
     n.wire("csr.cfg_udp_port", "rx_parser.cfg_udp_port");
     n.wire("csr.cfg_udp_port", "tx_engine.cfg_udp_port");
@@ -231,7 +231,13 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     n.channel("cpl_engine", "m_st", "conn_table", "s_st");
     // Completions.
     n.channel("tx_engine", "m_cqe", "cqe_merge", "s_tx");
-    n.channel("cpl_engine", "m_cqe", "cqe_merge", "s_rx");
+    // A receive's id and stream: their low bits (cqe_merge's rx_fields).
+    let cqe = crate::cqe_merge::CqeMergeParams::from_config(cfg).map_err(|e| e.to_string())?;
+    n.wire("cpl_engine.m_cqe_valid", "cqe_merge.s_rx_valid");
+    n.wire("cqe_merge.s_rx_ready", "cpl_engine.m_cqe_ready");
+    for (f, w, _) in &cqe.rx_fields {
+        n.slice(&format!("cpl_engine.m_cqe_{f}"), 0, *w, &format!("cqe_merge.s_rx_{f}"));
+    }
     n.export_channel("cqe_merge", "m_cqe", "m_cqe");
     // Counters.
     for r in crate::rx_drop_or::reasons() {

@@ -33,7 +33,7 @@
 //! the 24-bit id; conn_table holds one id per index).
 //!
 //! # Timing
-//! `rate_hint` is a function of registers only (the delayed connection,
+//! `hint` is a function of registers only (the delayed connection,
 //! `count`, the `recent` bits). A `tap_new` handshake counts from the next
 //! cycle. Throughput: one packet and one new-data write per cycle.
 //!
@@ -109,7 +109,8 @@ pub fn ports(p: &RateHintParams) -> Vec<PortDef> {
         PortDef::input("tap_new_valid", 1, T, "sack_gen m_new_valid"),
         PortDef::input("tap_new_ready", 1, T, "sack_gen m_new_ready"),
         PortDef::input("tap_new_conn", cb, T, "sack_gen m_new_conn"),
-        PortDef::output("rate_hint", 16, "Hint", "fair share of the packet sack_gen updates now, Q0.16"),
+        // Not `rate_hint`: Verilator refuses a port named like its module.
+        PortDef::output("hint", 16, "Hint", "sack_gen rate_hint: fair share of the packet it updates now, Q0.16"),
     ]
 }
 
@@ -204,7 +205,7 @@ impl RateHint {
 }
 
 crate::port_ids!(struct Ids {
-    rst, ts_now, tap_pkt_valid, tap_pkt_ready, tap_pkt_conn, tap_new_valid, tap_new_ready, tap_new_conn, rate_hint
+    rst, ts_now, tap_pkt_valid, tap_pkt_ready, tap_pkt_conn, tap_new_valid, tap_new_ready, tap_new_conn, hint
 });
 
 impl Block for RateHint {
@@ -217,7 +218,7 @@ impl Block for RateHint {
     }
 
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
-        let i = self.ids.rate_hint;
+        let i = self.ids.hint;
         put(&self.ports, outputs, i, self.hint() as u64);
     }
 

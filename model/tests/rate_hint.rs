@@ -24,7 +24,7 @@ impl Rig {
         let mut set = set.to_vec();
         set.push(("ts_now", self.ts as u64));
         let o = cycle_named(&mut self.b, &self.ports, &set);
-        o[port_index(&self.ports, "rate_hint").unwrap()].as_u64() as u16
+        o[port_index(&self.ports, "hint").unwrap()].as_u64() as u16
     }
 }
 

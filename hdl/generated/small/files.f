@@ -6,4 +6,12 @@ dma_write_engine.v
 recv_match.v
 sack_gen.v
 cpl_engine.v
+ts_counter.v
+rate_hint.v
+rx_drop_or.v
+cqe_merge.v
+op_map.v
+probe_walk.v
+mr_check.v
+conn_search.v
 csr.v

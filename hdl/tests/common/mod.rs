@@ -116,6 +116,11 @@ pub fn hex(b: &Bits, width: u32) -> String {
 /// A bench that reads one line per cycle (every port, in port order, hex),
 /// drives the inputs, and compares every output before the edge.
 pub fn bench(top: &str, defs: &[PortDef], params: &[(String, u32)], vec: &str) -> String {
+    bench_clocked(top, defs, params, vec, true)
+}
+
+/// [`bench`]; `has_clk` false for a combinational module (no `clk` port).
+pub fn bench_clocked(top: &str, defs: &[PortDef], params: &[(String, u32)], vec: &str, has_clk: bool) -> String {
     let mut t = String::from("`timescale 1ns/1ps\nmodule tb;\n  reg clk = 0;\n");
     for d in defs {
         match d.dir {
@@ -124,8 +129,10 @@ pub fn bench(top: &str, defs: &[PortDef], params: &[(String, u32)], vec: &str) -
         }
     }
     let ps: Vec<String> = params.iter().map(|(n, v)| format!(".{n}({v})")).collect();
-    let conns: Vec<String> =
-        std::iter::once(".clk(clk)".to_string()).chain(defs.iter().map(|d| format!(".{0}({0})", d.name))).collect();
+    let conns: Vec<String> = std::iter::once(".clk(clk)".to_string())
+        .filter(|_| has_clk)
+        .chain(defs.iter().map(|d| format!(".{0}({0})", d.name)))
+        .collect();
     t += &format!("  {top} #({}) dut ({});\n", ps.join(", "), conns.join(", "));
     t += "  integer f, r, cycle, errors;\n  initial begin\n";
     t += &format!("    f = $fopen(\"{vec}\", \"r\"); cycle = 0; errors = 0;\n");
@@ -160,6 +167,19 @@ pub fn replay(
     dut: &mut dyn Block,
     params: &[(String, u32)],
     cycles: u32,
+    stimulus: impl FnMut(u32, &mut Vec<Bits>, &[Bits]),
+) {
+    replay_clocked(dir, rtl, dut, params, cycles, true, stimulus)
+}
+
+/// [`replay`]; `has_clk` false for a combinational module (no `clk` port).
+pub fn replay_clocked(
+    dir: &Scratch,
+    rtl: &std::path::Path,
+    dut: &mut dyn Block,
+    params: &[(String, u32)],
+    cycles: u32,
+    has_clk: bool,
     mut stimulus: impl FnMut(u32, &mut Vec<Bits>, &[Bits]),
 ) {
     let defs = dut.ports().to_vec();
@@ -182,7 +202,7 @@ pub fn replay(
         dut.tick(&ins);
     }
     let vec = dir.file("vectors.txt", &lines);
-    let tb = dir.file("tb.v", &bench(dut.name(), &defs, params, &vec.display().to_string()));
+    let tb = dir.file("tb.v", &bench_clocked(dut.name(), &defs, params, &vec.display().to_string(), has_clk));
     let sim = dir.0.join("sim");
     run(Command::new("iverilog").args(["-g2005", "-o"]).arg(&sim).arg(&tb).arg(rtl));
     let out = run(Command::new("vvp").arg("-n").arg(&sim));
@@ -252,10 +272,11 @@ pub fn configs() -> Vec<Config> {
 }
 
 /// Blocks whose `default` synthesis is too slow for every `cargo test` on
-/// 2 cores: the 512-bit parser's CRC, and the 65536-entry receive rings and
-/// SACK tables. `MRNIC_SYNTH_DEFAULT=1` adds them; `scripts/synth` always
-/// runs them.
-const SLOW_DEFAULT: &[&str] = &["rx_parser", "recv_match", "sack_gen"];
+/// 2 cores: the 512-bit parser's CRC, the 65536-entry receive rings and
+/// SACK tables, and rate_hint's 4096 `recent` flip-flops with their
+/// decoders (minutes in ABC). `MRNIC_SYNTH_DEFAULT=1` adds them;
+/// `scripts/synth` always runs them.
+const SLOW_DEFAULT: &[&str] = &["rx_parser", "recv_match", "sack_gen", "rate_hint"];
 
 /// The configs `block` is synthesized for in `cargo test`: both, except
 /// `default` for the [`SLOW_DEFAULT`] blocks unless `MRNIC_SYNTH_DEFAULT=1`.
@@ -307,7 +328,13 @@ const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHS
 /// flows with place and route on top.
 pub fn yosys_synthesizes(block: &str, cfg: &Config) -> String {
     let dir = Scratch::new(&format!("{block}-yosys-{}", cfg.name));
-    let files: Vec<String> = dir.write_with_children(block, cfg).iter().map(|f| f.display().to_string()).collect();
+    let files = dir.write_with_children(block, cfg);
+    yosys_synthesizes_files(&dir, block, &files)
+}
+
+/// [`yosys_synthesizes`] on the given files.
+pub fn yosys_synthesizes_files(dir: &Scratch, block: &str, files: &[PathBuf]) -> String {
+    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let stat = dir.0.join("synth.stat");
     let script = format!(
         "read_verilog {files}; hierarchy -check -top {block}; proc; \
@@ -319,4 +346,85 @@ pub fn yosys_synthesizes(block: &str, cfg: &Config) -> String {
     );
     run(Command::new("yosys").args(["-q", "-p", &script]));
     std::fs::read_to_string(&stat).unwrap()
+}
+
+/// Every tool check of a block that instantiates nothing (a glue block),
+/// on its own file: `verilator --lint-only -Wall` and `iverilog -g2005
+/// -Wall` silent for both configs, and [`yosys_synthesizes`]'s checks for
+/// [`synth_configs`].
+pub fn standalone_tools_accept(block: &str) {
+    for cfg in configs() {
+        let dir = Scratch::new(&format!("{block}-tools-{}", cfg.name));
+        let file = dir.write(block, &cfg);
+        if have("verilator", "--version") {
+            verilator_lint(&file, block);
+        }
+        if have("iverilog", "-V") {
+            iverilog_compile(&file);
+        }
+        if have("yosys", "-V") && synth_configs(block).iter().any(|c| c.name == cfg.name) {
+            yosys_synthesizes_files(&dir, block, &[file]);
+        }
+    }
+}
+
+/// [`replay`] of a glue block's model (`netlist::model_block`) for both
+/// configs: `stimulus(cfg, cycle, rng, ports, inputs, outputs of the
+/// previous cycle)` sets this cycle's inputs. Returns the cycles replayed
+/// (0 when Icarus is missing).
+pub fn replay_configs(
+    block: &str,
+    cycles: u32,
+    mut stimulus: impl FnMut(&Config, u32, &mut Rng, &[PortDef], &mut Vec<Bits>, &[Bits]),
+) -> u32 {
+    if !have("iverilog", "-V") || !have("vvp", "-V") {
+        return 0;
+    }
+    let mut total = 0;
+    for cfg in configs() {
+        let dir = Scratch::new(&format!("{block}-replay-{}", cfg.name));
+        let rtl = dir.write(block, &cfg);
+        let has_clk = generated_has_clk(block, &cfg);
+        let mut dut = mrnic_model::netlist::model_block(block, &cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name));
+        let defs = dut.ports().to_vec();
+        let mut rng = Rng::new(7);
+        replay_clocked(&dir, &rtl, dut.as_mut(), &[], cycles, has_clk, |cycle, ins, outs| {
+            stimulus(&cfg, cycle, &mut rng, &defs, ins, outs)
+        });
+        total += cycles;
+    }
+    total
+}
+
+/// Reads port `name` as a number.
+pub fn get(defs: &[PortDef], vals: &[Bits], name: &str) -> u64 {
+    let i = defs.iter().position(|d| d.name == name).unwrap_or_else(|| panic!("no port {name}"));
+    vals[i].as_u64()
+}
+
+/// `block`'s generated ports are its model's (`netlist::model_block`) for
+/// both configs: `clk` first, then the same names, widths and directions
+/// in order; a combinational block (no register) exactly the model's.
+pub fn ports_match_model(block: &str) {
+    let row = BLOCKS.iter().find(|b| b.name == block).unwrap_or_else(|| panic!("no block {block} in gen::BLOCKS"));
+    for cfg in configs() {
+        let m = (row.generate)(&cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name));
+        let model = mrnic_model::netlist::model_block(block, &cfg).unwrap();
+        let rtl = m.ports();
+        if generated_has_clk(block, &cfg) {
+            same_ports(&rtl, model.ports(), &cfg.name);
+        } else {
+            let mut with_clk = vec![mrnic_hdl::PortSig { name: "clk".into(), width: 1, dir: mrnic_hdl::Dir::Input }];
+            with_clk.extend(rtl);
+            same_ports(&with_clk, model.ports(), &cfg.name);
+        }
+    }
+}
+
+/// True when `block`'s module for `cfg` has a `clk` port (every block but
+/// the combinational glue blocks).
+pub fn generated_has_clk(block: &str, cfg: &Config) -> bool {
+    let row = BLOCKS.iter().find(|b| b.name == block).unwrap_or_else(|| panic!("no block {block} in gen::BLOCKS"));
+    let m = (row.generate)(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name));
+    m.ports().first().is_some_and(|p| p.name == "clk")
 }

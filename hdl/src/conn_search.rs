@@ -1,0 +1,182 @@
+//! `conn_search` RTL: the generator of the receive controller's part
+//! [`mrnic_model::conn_search`], with the same ports (the model's list plus
+//! `clk`) and the same cycle timing. The model's doc comment is the
+//! specification.
+//!
+//! Structure: a state register (IDLE, SWEEP, OUT), the NACK being
+//! resolved, the next slot to read, the reads not yet answered, the match,
+//! and the counter pulse with the pulses still owed (a drop and a failed
+//! sweep in one cycle are two counts).
+
+use mrnic_model::conn_search::{self as model, ConnSearchParams};
+use mrnic_proto::Config;
+
+use crate::expr::{lit, mux, zext, Expr, Signal};
+use crate::ir::{case, if_else, if_then, set, Module};
+use crate::ports::{declare, ConfigError};
+
+/// The model's sizes, refused in the shape `gen::BLOCKS` reports.
+pub struct Params(ConnSearchParams);
+
+impl Params {
+    pub fn from_config(cfg: &Config) -> Result<Params, ConfigError> {
+        ConnSearchParams::from_config(cfg).map(Params).map_err(|e| ConfigError {
+            field: "transport.connections",
+            value: u64::from(cfg.transport.connections),
+            why: e.0,
+        })
+    }
+}
+
+crate::block_api!(mrnic_model::conn_search, Params, ConfigError);
+
+const IDLE: u64 = 0;
+const SWEEP: u64 = 1;
+const OUT: u64 = 2;
+/// Bits of the owed-pulse count: at most two are owed at once (a drop and
+/// a failed sweep in one cycle, while one pulse leaves per cycle); room
+/// for seven.
+const OWED_BITS: u32 = 3;
+
+fn build(p: &Params) -> Module {
+    let p = &p.0;
+    let conns = p.conns();
+    let cb = p.table.conn_bits;
+    let nb = cb + 1;
+
+    let mut m = Module::new(model::NAME);
+    m.describe("a NO_CONN NACK's connection, found by a sweep over conn_table's read port");
+    let conns_p = m.param("CONNS", u64::from(conns), "connection slots (power of 2)");
+    m.param_check(
+        "conns",
+        conns_p.expr().ge(2u32).and(conns_p.expr().eq(crate::ParamExpr::Const(1) << conns_p.expr().clog2())),
+        "CONNS must be a power of 2, at least 2",
+    );
+    let (clk, sig) = declare(&mut m, &model::ports(p));
+    let port = |n: &str| sig[n].clone();
+    let rst = port("rst");
+    m.clock_domain(&clk, &rst);
+    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
+        let s = m.wire(n, w, c);
+        m.assign(&s, e);
+        s
+    };
+
+    let state = m.reg("state", 2, IDLE, "0 IDLE, 1 SWEEP, 2 OUT");
+    let next = m.reg_no_reset("next", nb, "the next slot to read (CONNS: every read issued)");
+    let pending = m.reg_no_reset("pending", nb, "reads issued and not yet answered");
+    let found = m.reg_no_reset("found", 1, "a slot matched");
+    let found_conn = m.reg_no_reset("found_conn", cb, "the first slot that matched");
+    let stat = m.reg("stat", 1, 0, "stat_ack_no_conn");
+    let owed = m.reg("owed", OWED_BITS, 0, "counter pulses still owed");
+    let nc: Vec<(&str, crate::Reg)> = ["dst_conn", "src_addr", "path_id", "code", "psn"]
+        .into_iter()
+        .map(|f| (f, m.reg_no_reset(&format!("nc_{f}"), port(&format!("s_nc_{f}")).width(), "the NACK resolved")))
+        .collect();
+    let ncq = |f: &str| nc.iter().find(|(n, _)| *n == f).map(|(_, r)| r.q.clone()).expect("NACK field");
+    let is = |s: u64| state.q.expr().eq(lit(2, s));
+
+    m.assign(port("s_nc_ready"), lit(1, 1));
+    m.assign(port("s_rdr_ready"), lit(1, 1));
+    let reading = wire(
+        &mut m,
+        "reading",
+        1,
+        "a read is offered: sweeping, no match yet, slots left",
+        is(SWEEP).logic_and(found.q.expr().logic_not()).logic_and(next.q.bit(cb).logic_not()),
+    );
+    m.assign(port("m_rd_valid"), &reading);
+    m.assign(port("m_rd_conn"), mux(&reading, next.q.slice(cb - 1, 0), lit(cb, 0)));
+    let issued = wire(&mut m, "issued", 1, "a read is taken", reading.expr().logic_and(port("m_rd_ready")));
+    let answer = port("s_rdr_valid");
+    let hit = wire(
+        &mut m,
+        "hit",
+        1,
+        "the answer is an open connection to the NACK's sender with its id",
+        answer
+            .expr()
+            .logic_and(port("s_rdr_entry_valid"))
+            .logic_and(port("s_rdr_remote_id").expr().eq(ncq("dst_conn")))
+            .logic_and(port("s_rdr_remote_addr").expr().eq(ncq("src_addr"))),
+    );
+    let pending_new = wire(
+        &mut m,
+        "pending_new",
+        nb,
+        "reads in flight after this cycle",
+        pending.q.expr() + zext(&issued, nb) - zext(&answer, nb),
+    );
+    let next_new = wire(&mut m, "next_new", nb, "the next slot after this cycle", next.q.expr() + zext(&issued, nb));
+    let found_new = wire(&mut m, "found_new", 1, "a slot matched, this cycle or before", found.q.expr().logic_or(&hit));
+    let done = wire(
+        &mut m,
+        "sweep_done",
+        1,
+        "nothing more to read and every read answered",
+        next_new.bit(cb).logic_or(&found_new).logic_and(pending_new.expr().eq(lit(nb, 0))),
+    );
+    let drop = wire(
+        &mut m,
+        "drop",
+        1,
+        "a NO_CONN NACK came while one is resolved",
+        port("s_nc_valid").expr().logic_and(is(IDLE).logic_not()),
+    );
+    let failed = wire(
+        &mut m,
+        "failed",
+        1,
+        "the sweep ends without a match",
+        is(SWEEP).logic_and(&done).logic_and(found_new.expr().logic_not()),
+    );
+    let go = |s: u64| set(&state.next, lit(2, s));
+    let mut start =
+        vec![go(SWEEP), set(&next.next, lit(nb, 0)), set(&pending.next, lit(nb, 0)), set(&found.next, lit(1, 0))];
+    for (f, r) in &nc {
+        start.push(set(&r.next, port(&format!("s_nc_{f}"))));
+    }
+    m.next(case(
+        &state.q,
+        vec![
+            (vec![lit(2, IDLE)], vec![if_then(port("s_nc_valid"), start)]),
+            (
+                vec![lit(2, SWEEP)],
+                vec![
+                    set(&pending.next, &pending_new),
+                    set(&next.next, &next_new),
+                    set(&found.next, &found_new),
+                    if_then(
+                        hit.expr().logic_and(found.q.expr().logic_not()),
+                        vec![set(&found_conn.next, port("s_rdr_conn"))],
+                    ),
+                    if_then(&done, vec![if_else(&found_new, vec![go(OUT)], vec![go(IDLE)])]),
+                ],
+            ),
+            (vec![lit(2, OUT)], vec![if_then(port("m_nack_ready"), vec![go(IDLE)])]),
+        ],
+        Some(vec![go(IDLE)]),
+    ));
+    let ow = OWED_BITS;
+    let owed_all = wire(
+        &mut m,
+        "owed_all",
+        ow,
+        "pulses owed with this cycle's",
+        owed.q.expr() + zext(&drop, ow) + zext(&failed, ow),
+    );
+    let any = wire(&mut m, "owed_any", 1, "a pulse is owed", owed_all.expr().ne(lit(ow, 0)));
+    m.next(set(&stat.next, &any));
+    let left = wire(&mut m, "owed_left", ow, "pulses owed after this cycle's", owed_all.expr() - zext(&any, ow));
+    m.next(set(&owed.next, &left));
+    m.assign(port("stat_ack_no_conn"), &stat.q);
+
+    let on = wire(&mut m, "nack_on", 1, "the resolved NACK is on m_nack", is(OUT));
+    m.assign(port("m_nack_valid"), &on);
+    m.assign(port("m_nack_conn"), mux(&on, &found_conn.q, lit(cb, 0)));
+    for f in ["path_id", "code", "psn"] {
+        let q = ncq(f);
+        m.assign(port(&format!("m_nack_{f}")), mux(&on, &q, lit(q.width(), 0)));
+    }
+    m
+}
