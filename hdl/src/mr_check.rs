@@ -42,7 +42,7 @@ fn build(p: &Params) -> Module {
     let (n, l) = (p.chk.mr_entries, p.chk.read_latency);
     let ab = index_bits(n);
     let rb = REGION_BITS;
-    let wb = 2 + KEY_BITS + 2 * rb;
+    let wb = 3 + KEY_BITS + 2 * rb;
 
     let mut m = Module::new(model::NAME);
     m.describe("a WRITE's placement checked against a copy of the MR table, before its bitmap bit is decided");
@@ -65,7 +65,7 @@ fn build(p: &Params) -> Module {
     };
 
     // ---- the table copy ----
-    let mem = m.memory("mr", wb, &entries_p, p.style, "MR table copy {valid, remote write, key, base, len}");
+    let mem = m.memory("mr", wb, &entries_p, p.style, "MR table copy {valid, receive, remote write, key, base, len}");
     let sweeping = m.reg("sweeping", 1, 1, "the reset sweep clears the table");
     let sweep = m.reg("sweep", ab, 0, "the slot the sweep clears next");
     let tap = wire(
@@ -77,6 +77,7 @@ fn build(p: &Params) -> Module {
     );
     let tap_word = cat(&[
         port("tap_mr_entry_valid").expr(),
+        port("tap_mr_recv").expr(),
         port("tap_mr_remote_write").expr(),
         port("tap_mr_key").expr(),
         port("tap_mr_base").expr(),
@@ -112,7 +113,7 @@ fn build(p: &Params) -> Module {
     );
     m.assign(port("s_chk_ready"), &ready);
     let take = wire(&mut m, "take", 1, "a check is taken", port("s_chk_valid").expr().logic_and(&ready));
-    let req: Vec<(String, crate::Reg)> = ["rkey", "addr", "len", "msg_len"]
+    let req: Vec<(String, crate::Reg)> = ["rkey", "addr", "len", "msg_len", "recv"]
         .iter()
         .map(|f| {
             let src = port(&format!("s_chk_{f}"));
@@ -131,7 +132,16 @@ fn build(p: &Params) -> Module {
 
     // ---- the verdict, in the reference's order ----
     let e_valid = wire(&mut m, "e_valid", 1, "table entry: in use", word.bit(wb - 1));
-    let e_write = wire(&mut m, "e_write", 1, "table entry: remote write allowed", word.bit(wb - 2));
+    let e_recv = wire(&mut m, "e_recv", 1, "table entry: receive buffers allowed", word.bit(wb - 2));
+    let e_write = wire(&mut m, "e_write", 1, "table entry: remote write allowed", word.bit(wb - 3));
+    let recv = rq("recv");
+    let e_access = wire(
+        &mut m,
+        "e_access",
+        1,
+        "the entry allows the check's kind: receives for a SEND's, remote writes for a WRITE's",
+        mux(&recv, &e_recv, &e_write),
+    );
     let e_key = wire(&mut m, "e_key", KEY_BITS, "table entry: key", word.slice(2 * rb + KEY_BITS - 1, 2 * rb));
     let e_base = wire(&mut m, "e_base", rb, "table entry: base", word.slice(2 * rb - 1, rb));
     let e_len = wire(&mut m, "e_len", rb, "table entry: length", word.slice(rb - 1, 0));
@@ -162,12 +172,18 @@ fn build(p: &Params) -> Module {
             e_valid.expr().logic_not().logic_or(e_key.expr().ne(rq("rkey"))),
             code(status::BAD_KEY),
             mux(
-                e_write.expr().logic_not(),
+                e_access.expr().logic_not(),
                 code(status::NO_ACCESS),
                 mux(
                     in_range.expr().logic_not(),
                     code(status::BOUNDS),
-                    mux(zext(rq("msg_len"), rb).gt(&e_len), code(status::TOO_LONG), code(status::OK)),
+                    // A SEND's message length was checked against its
+                    // receive by recv_match, not against the region.
+                    mux(
+                        recv.expr().logic_not().logic_and(zext(rq("msg_len"), rb).gt(&e_len)),
+                        code(status::TOO_LONG),
+                        code(status::OK),
+                    ),
                 ),
             ),
         ),

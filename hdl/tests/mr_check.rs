@@ -43,6 +43,7 @@ fn icarus_replays_model_vectors() {
         set(defs, ins, "tap_mr_key", k);
         set(defs, ins, "tap_mr_entry_valid", u64::from(r.below(6) != 0));
         set(defs, ins, "tap_mr_remote_write", u64::from(r.below(6) != 0));
+        set(defs, ins, "tap_mr_recv", u64::from(r.below(3) == 0));
         set(defs, ins, "tap_mr_base", base(r));
         set(defs, ins, "tap_mr_len", [0, 0x100, 0x1000, 0x3000][r.below(4) as usize]);
         if !held {
@@ -51,6 +52,7 @@ fn icarus_replays_model_vectors() {
             set(defs, ins, "s_chk_addr", base(r).wrapping_add(r.below(0x1100)));
             set(defs, ins, "s_chk_len", [0, 1, 64, 0x100, 0x1000][r.below(5) as usize]);
             set(defs, ins, "s_chk_msg_len", [0, 0x100, 0x1000, 0x3001][r.below(4) as usize]);
+            set(defs, ins, "s_chk_recv", u64::from(r.below(3) == 0));
         }
         set(defs, ins, "m_chk_ready", u64::from(r.below(10) < 6));
     });

@@ -178,7 +178,7 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     }
     n.wire("conn_table.stat_ack_no_conn", "rx_ctl.tap_ack_no_conn_table");
     n.wire("conn_search.stat_ack_no_conn", "rx_ctl.tap_ack_no_conn_search");
-    for f in ["valid", "key", "entry_valid", "remote_write", "base", "len"] {
+    for f in ["valid", "key", "entry_valid", "remote_write", "recv", "base", "len"] {
         n.wire(&format!("csr.m_mr_{f}"), &format!("mr_check.tap_mr_{f}"));
     }
     n.wire("dma_write_engine.s_mr_ready", "mr_check.tap_mr_ready");

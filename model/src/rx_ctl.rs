@@ -30,7 +30,9 @@
 //!    to sack_gen on `m_pkt` until probe_walk is ready again.
 //! 4. DATA that passed: msg_check (`m_chk`, completed_msn of the stream
 //!    from the lookup's `msns`); if OK, a WRITE with payload goes to
-//!    mr_check (`m_mr`), a SEND to recv_match (`m_lookup`). Then one
+//!    mr_check (`m_mr`), a SEND to recv_match (`m_lookup`) and, on a hit
+//!    with payload, to mr_check with the receive's lkey and `recv` = 1
+//!    (the region must still allow receives). Then one
 //!    sack_gen beat (`m_pkt`, `bad` = any refusal). `L + 1` cycles after
 //!    its handshake sack_gen's pulses (`tap_stale_gen`, `tap_psn_window`,
 //!    `tap_duplicate`) say whether it answered; if none did and the packet
@@ -75,8 +77,9 @@
 //! answer, so with every part answering at its documented latency a DATA
 //! WRITE with payload, from its header handshake at 0, has its lookup
 //! offered at 1 (answered `L + 2`), msg_check at `L + 3` (answered
-//! `2L + 4`), mr_check at `2L + 5` (answered `3L + 6`; a SEND's recv_match
-//! lookup `L` later), its sack_gen beat at `3L + 8`, the verdict at
+//! `2L + 4`), mr_check at `2L + 5` (answered `3L + 6`; a SEND with
+//! payload asks recv_match first and mr_check after its answer, so its
+//! later steps come one recv_match round trip later), its sack_gen beat at `3L + 8`, the verdict at
 //! `4L + 9`, cpl_engine's `s_new` and msg_check's `s_acc` at `4L + 10` and
 //! the placement request with its payload command at `4L + 11` (15 / 19),
 //! plus up to `L + 1` for a beat that must wait on the previous one; then
@@ -412,9 +415,11 @@ pub struct RxCtl {
     lk: Lk,
     /// Open being applied: conn, paths, psn.
     open: (u64, u64, u64),
-    /// The refusal's NACK code (0: none) and the placement address.
+    /// The refusal's NACK code (0: none), the placement's address and
+    /// key (the WRITE's rkey, or the SEND's receive's lkey).
     code: u64,
     place_addr: u64,
+    place_key: u64,
     /// sack_gen answered the beat; its m_new came; a SACK came for it.
     answered: bool,
     new: bool,
@@ -559,6 +564,7 @@ impl RxCtl {
             open: (0, 0, 0),
             code: 0,
             place_addr: 0,
+            place_key: 0,
             answered: false,
             new: false,
             held: false,
@@ -848,12 +854,14 @@ impl RxCtl {
             self.o.lookup.offer(&ports, &set);
             self.st = St::Match;
         } else if h.payload_len > 0 {
-            let set = [("rkey", h.rkey), ("addr", h.addr), ("len", h.payload_len), ("msg_len", h.msg_len)];
+            let set = [("rkey", h.rkey), ("addr", h.addr), ("len", h.payload_len), ("msg_len", h.msg_len), ("recv", 0)];
             self.o.mr.offer(&ports, &set);
             self.place_addr = h.addr;
+            self.place_key = h.rkey;
             self.st = St::MrChk;
         } else {
             self.place_addr = h.addr;
+            self.place_key = h.rkey;
             self.st = St::Beat;
         }
     }
@@ -1092,7 +1100,25 @@ impl Block for RxCtl {
                         };
                     }
                     self.place_addr = Self::get(inputs, &self.ix.matchr, "addr");
-                    self.st = St::Beat;
+                    self.place_key = Self::get(inputs, &self.ix.matchr, "lkey");
+                    let h = &self.h;
+                    if code == 0 && h.payload_len > 0 {
+                        // The receive's region, checked again by its key:
+                        // one deregistered since the post takes nothing
+                        // (the reference's `RxConn::check`, ACCESS).
+                        let set = [
+                            ("rkey", self.place_key),
+                            ("addr", self.place_addr),
+                            ("len", h.payload_len),
+                            ("msg_len", h.msg_len),
+                            ("recv", 1),
+                        ];
+                        let ports = self.ports.clone();
+                        self.o.mr.offer(&ports, &set);
+                        self.st = St::MrChk;
+                    } else {
+                        self.st = St::Beat;
+                    }
                 }
             }
             St::Beat => {
@@ -1118,7 +1144,13 @@ impl Block for RxCtl {
             St::Accept => {
                 if !self.o.acc.on && !self.o.new.on {
                     let h = &self.h;
-                    let set = [("tag", self.tag), ("rkey", h.rkey), ("addr", self.place_addr), ("len", h.payload_len)];
+                    let set = [
+                        ("tag", self.tag),
+                        ("rkey", self.place_key),
+                        ("addr", self.place_addr),
+                        ("len", h.payload_len),
+                        ("recv", h.send() as u64),
+                    ];
                     let drop = h.payload_len == 0;
                     self.o.req.offer(&ports, &set);
                     self.pay(drop);

@@ -22,6 +22,7 @@ module mr_check #(
   input  wire [31:0] tap_mr_key,           // csr m_mr_key
   input  wire        tap_mr_entry_valid,   // csr m_mr_entry_valid
   input  wire        tap_mr_remote_write,  // csr m_mr_remote_write
+  input  wire        tap_mr_recv,          // csr m_mr_recv
   input  wire [63:0] tap_mr_base,          // csr m_mr_base
   input  wire [63:0] tap_mr_len,           // csr m_mr_len
 
@@ -32,6 +33,7 @@ module mr_check #(
   input  wire [63:0] s_chk_addr,     // the packet's first byte
   input  wire [15:0] s_chk_len,      // the packet's payload bytes
   input  wire [31:0] s_chk_msg_len,  // the message's length (must fit the region)
+  input  wire        s_chk_recv,     // a SEND's placement: rkey is its receive's lkey, the region must allow receives
 
   /* Check answer */
   output wire        m_chk_valid,  // a result is offered
@@ -50,6 +52,10 @@ module mr_check #(
       // READ_LATENCY must be 1 or 2
       illegal_parameter_combination_read_latency u_illegal ();
     end
+    if (!((MR_ENTRIES == 1024) && (READ_LATENCY == 2))) begin : g_check_generated_values
+      // generated for MR_ENTRIES = 1024, READ_LATENCY = 2; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg          sweeping_reg, sweeping_next;        // the reset sweep clears the table
@@ -65,10 +71,13 @@ module mr_check #(
   reg  [63:0]  req_addr_reg, req_addr_next;        // the check's request field
   reg  [15:0]  req_len_reg, req_len_next;          // the check's request field
   reg  [31:0]  req_msg_len_reg, req_msg_len_next;  // the check's request field
-  reg  [161:0] mr_rd_reg;                          // read data of mr_mem, one cycle after the address
-  reg  [161:0] mr_pipe_reg, mr_pipe_next;          // block RAM output register (READ_LATENCY = 2)
+  reg          req_recv_reg, req_recv_next;        // the check's request field
+  reg  [162:0] mr_rd_reg;                          // read data of mr_mem, one cycle after the address
+  reg  [162:0] mr_pipe_reg, mr_pipe_next;          // block RAM output register (READ_LATENCY = 2)
   wire         e_valid;                            // table entry: in use
+  wire         e_recv;                             // table entry: receive buffers allowed
   wire         e_write;                            // table entry: remote write allowed
+  wire         e_access;                           // the entry allows the check's kind: receives for a SEND's, remote writes for a WRITE's
   wire [31:0]  e_key;                              // table entry: key
   wire [63:0]  e_base;                             // table entry: base
   wire [63:0]  e_len;                              // table entry: length
@@ -77,29 +86,31 @@ module mr_check #(
   wire         in_range;                           // [addr, addr + len) lies inside the region
   wire [2:0]   verdict;                            // bad key, no access, bounds, message too long, or OK
 
-  // MR table copy {valid, remote write, key, base, len}
+  // MR table copy {valid, receive, remote write, key, base, len}
   (* ram_style = "block", ramstyle = "M20K" *)
-  reg [161:0] mr_mem [0:MR_ENTRIES-1];
+  reg [162:0] mr_mem [0:MR_ENTRIES-1];
 
   assign tap_fire = tap_mr_valid && tap_mr_ready;
   assign chk_ready = !(sweeping_reg || ((out_valid_reg || stage1_reg) || stage2_reg));
   assign s_chk_ready = chk_ready;
   assign take = s_chk_valid && chk_ready;
-  assign e_valid = mr_pipe_reg[161];
+  assign e_valid = mr_pipe_reg[162];
+  assign e_recv = mr_pipe_reg[161];
   assign e_write = mr_pipe_reg[160];
+  assign e_access = req_recv_reg ? e_recv : e_write;
   assign e_key = mr_pipe_reg[159:128];
   assign e_base = mr_pipe_reg[127:64];
   assign e_len = mr_pipe_reg[63:0];
   assign req_end = {1'b0, req_addr_reg} + {49'd0, req_len_reg};
   assign region_end = {1'b0, e_base} + {1'b0, e_len};
   assign in_range = (!req_end[64] && (req_addr_reg >= e_base)) && (req_end <= region_end);
-  assign verdict = !e_valid || (e_key != req_rkey_reg) ? 3'd1 : (!e_write ? 3'd2 : (!in_range ? 3'd3 : ({32'd0, req_msg_len_reg} > e_len ? 3'd4 : 3'd0)));
+  assign verdict = !e_valid || (e_key != req_rkey_reg) ? 3'd1 : (!e_access ? 3'd2 : (!in_range ? 3'd3 : (!req_recv_reg && ({32'd0, req_msg_len_reg} > e_len) ? 3'd4 : 3'd0)));
   assign m_chk_valid = out_valid_reg;
   assign m_chk_status = out_valid_reg ? out_status_reg : 3'd0;
 
   always @(posedge clk) begin
     if ((tap_fire || (sweeping_reg && !tap_fire)) && !rst) begin
-      mr_mem[tap_fire ? tap_mr_key[9:0] : sweep_reg] <= tap_fire ? {tap_mr_entry_valid, tap_mr_remote_write, tap_mr_key, tap_mr_base, tap_mr_len} : 162'd0;
+      mr_mem[tap_fire ? tap_mr_key[9:0] : sweep_reg] <= tap_fire ? {tap_mr_entry_valid, tap_mr_recv, tap_mr_remote_write, tap_mr_key, tap_mr_base, tap_mr_len} : 163'd0;
     end
   end
 
@@ -121,6 +132,7 @@ module mr_check #(
     req_addr_next = req_addr_reg;
     req_len_next = req_len_reg;
     req_msg_len_next = req_msg_len_reg;
+    req_recv_next = req_recv_reg;
     mr_pipe_next = mr_pipe_reg;
 
     if (sweeping_reg && !tap_fire) begin
@@ -140,6 +152,9 @@ module mr_check #(
     end
     if (take) begin
       req_msg_len_next = s_chk_msg_len;
+    end
+    if (take) begin
+      req_recv_next = s_chk_recv;
     end
     mr_pipe_next = mr_rd_reg;
     stage1_next = take;
@@ -163,6 +178,7 @@ module mr_check #(
     req_addr_reg <= req_addr_next;
     req_len_reg <= req_len_next;
     req_msg_len_reg <= req_msg_len_next;
+    req_recv_reg <= req_recv_next;
     mr_pipe_reg <= mr_pipe_next;
 
     if (rst) begin

@@ -46,6 +46,10 @@ module rate_hint #(
       // WINDOW must be at least 1
       illegal_parameter_combination_window u_illegal ();
     end
+    if (!(((CONNS == 4096) && (READ_LATENCY == 2)) && (WINDOW == 1562))) begin : g_check_generated_values
+      // generated for CONNS = 4096, READ_LATENCY = 2, WINDOW = 1562; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   wire          new_fire;                       // sack_gen handed on a packet that set a new bit

@@ -26,6 +26,10 @@ module ts_counter #(
       // CYCLES_PER_TS must be in 1..65536
       illegal_parameter_combination_cycles_per_ts u_illegal ();
     end
+    if (!(CYCLES_PER_TS == 21)) begin : g_check_generated_values
+      // generated for CYCLES_PER_TS = 21; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [4:0]  pre_reg, pre_next;  // cycles counted in the current timestamp unit

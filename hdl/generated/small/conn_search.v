@@ -55,6 +55,10 @@ module conn_search #(
       // CONNS must be a power of 2, at least 2
       illegal_parameter_combination_conns u_illegal ();
     end
+    if (!(CONNS == 16)) begin : g_check_generated_values
+      // generated for CONNS = 16; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [1:0]  state_reg, state_next;              // 0 IDLE, 1 SWEEP, 2 OUT

@@ -57,6 +57,10 @@ module probe_walk #(
       // STREAMS must be in 1..64
       illegal_parameter_combination_streams u_illegal ();
     end
+    if (!(STREAMS == 4)) begin : g_check_generated_values
+      // generated for STREAMS = 4; its internal sizes are built in, so regenerate (mrnic gen) rather than override
+      illegal_parameter_combination_generated_values u_illegal ();
+    end
   endgenerate
 
   reg  [3:0]  left_reg, left_next;                      // streams still to report; the lowest is on m_pkt
