@@ -48,13 +48,20 @@
 //! - [`conn_cc`] (with [`conn_cap`]): the connection-level AIMD, RTT
 //!   estimators and cap on a SACK, the model's
 //!   [`conn_cc_ack`](mrnic_model::tx_engine::conn_cc_ack), which the
-//!   model's SACK handling calls too.
+//!   model's SACK handling calls too;
+//!
+//! and of the output unit's AXI4 read master:
+//!
+//! - [`axi_burst`]: the next burst's length (to the payload's end, the
+//!   4 KiB boundary or `axi_max_burst`), the model's
+//!   [`burst`](mrnic_model::tx_engine::burst).
 //!
 //! `hdl/tests/tx_engine.rs` runs each of them under Icarus against the
 //! model's functions: random field values, random payloads (odd lengths,
 //! odd offsets) read in 8- and 64-byte beats, random decisions around
 //! every boundary of the choice, and random SACKs around every boundary of
-//! the congestion step.
+//! the congestion step, and payload ranges around the 4 KiB boundary and
+//! the longest burst.
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
@@ -932,4 +939,48 @@ pub fn conn_cc(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, a: &CcAck
     let state = CcState { cwnd, acked_bytes, ecn_ewma: ecn, hold_until, srtt, min_rtt };
     let cap = conn_cap(m, &n("cap"), sz, &state, &a.rate_hint);
     CcOut { state, cap }
+}
+
+// ------------------------------------------------------ AXI read bursts
+
+/// `len` (beats - 1, 8 bits) of the next AXI read burst of a payload whose
+/// unread part is `next..end` (`addr_bits` each, `next` aligned to the
+/// beat, `end > next`), the model's [`burst`](mrnic_model::tx_engine::burst):
+/// the fewest of the beats to the end, to the 4 KiB boundary and
+/// `axi_max_burst`. Comparators and two subtractors, no divider: the beat
+/// counts are shifts.
+pub fn axi_burst(m: &mut Module, name: &str, p: &TxEngineParams, next: &Signal, end: &Signal) -> Signal {
+    let ab = next.width();
+    let bb = p.beat_bytes();
+    let sh = bb.trailing_zeros();
+    assert!(sh < 12 && p.axi_max_burst <= 256, "a beat within a page, an AXI4 burst length");
+    let nw = (13 - sh).max(9);
+    let page_beats = u64::from(4096 / bb);
+    let lsh = lit(7, u64::from(sh));
+    let to_end =
+        wire(m, &format!("{name}_to_end"), ab, "beats to the end", (end.expr() >> lsh.clone()) - (next.expr() >> lsh));
+    let to_page = wire(
+        m,
+        &format!("{name}_to_page"),
+        nw,
+        "beats to the 4 KiB boundary",
+        lit(nw, page_beats) - zext(next.slice(11, sh), nw),
+    );
+    let cap = wire(
+        m,
+        &format!("{name}_cap"),
+        nw,
+        "beats to the boundary or the longest burst",
+        min_of(to_page.expr(), lit(nw, u64::from(p.axi_max_burst))),
+    );
+    // Every count is at least 1 and the chosen one at most 256: its low
+    // byte minus 1 is the length.
+    let one = lit(8, 1);
+    wire(
+        m,
+        name,
+        8,
+        "burst length, beats - 1",
+        mux(to_end.expr().lt(zext(&cap, ab)), to_end.slice(7, 0) - one.clone(), cap.slice(7, 0) - one),
+    )
 }

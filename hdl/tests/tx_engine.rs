@@ -10,7 +10,8 @@
 //! the UDP header and the ICRC with the model's frame every cycle; a third
 //! replays random decisions through the path choice against the model's
 //! `choose`, a fourth random SACKs through the connection congestion step
-//! against the model's `conn_cc_ack`. The check modules lint clean under Verilator with
+//! against the model's `conn_cc_ack`, a fifth payload ranges through the
+//! AXI read master's burst length against the model's `burst`. The check modules lint clean under Verilator with
 //! every warning, compile under `iverilog -g2005` and synthesize under Yosys
 //! without latches.
 //!
@@ -993,8 +994,9 @@ fn icarus_conn_cc_is_the_models() {
     });
 }
 
-/// The path choice and the congestion step of `default` (the most paths
-/// and planes, the widest multipliers) through Yosys: no latch.
+/// The path choice, the congestion step and the burst length of
+/// `default` (the most paths and planes, the widest multipliers) through
+/// Yosys: no latch.
 #[test]
 fn yosys_units_have_no_latches() {
     if !have("yosys", "-V") {
@@ -1005,9 +1007,67 @@ fn yosys_units_have_no_latches() {
     for (m, what) in [
         (choice_module(&ChoiceSizes::of(&p)), "tx_engine path choice check"),
         (cc_module(&CcSizes::of(&p)), "tx_engine congestion check"),
+        (burst_module(&p), "tx_engine burst check"),
     ] {
         let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
         let rtl = write_check(&dir, &m, what);
         yosys_no_latches(&dir, &rtl, m.name());
     }
+}
+
+// ------------------------------------------------------ AXI read bursts
+
+fn burst_ports(p: &model::TxEngineParams) -> Vec<PortDef> {
+    vec![
+        PortDef::input("rst", 1, "Inputs", "harness input"),
+        PortDef::input("next", p.axi_addr_bits, "Inputs", "first unread byte, beat-aligned"),
+        PortDef::input("stop", p.axi_addr_bits, "Inputs", "end of the payload"),
+        PortDef::output("len", 8, "Outputs", "burst length, registered"),
+    ]
+}
+
+fn burst_module(p: &model::TxEngineParams) -> Module {
+    let mut m = Module::new("tx_axi_burst");
+    m.describe("test harness: the tx_engine read master's burst length between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &burst_ports(p));
+    m.clock_domain(&clk, &sig["rst"]);
+    let len = mrnic_hdl::tx_engine::axi_burst(&mut m, "ar", p, &sig["next"], &sig["stop"]);
+    let r = m.reg("len_q", 8, 0, "the length of the last cycle's inputs");
+    m.next(set(&r.next, &len));
+    m.assign(&sig["len"], &r.q);
+    m
+}
+
+/// Payloads from every offset of a page, ending before, at and past the
+/// 4 KiB boundary and the longest burst, one beat long to many pages, for
+/// `small` (8-byte beats) and `default` (64): the burst length matches
+/// the model's `burst` every cycle under Icarus.
+#[test]
+fn icarus_axi_burst_is_the_models() {
+    let build = |p: &model::TxEngineParams| {
+        let q = p.clone();
+        let f = move |g: &dyn Fn(&str) -> Bits| {
+            let ar = model::burst(&q, g("next").as_u64(), g("stop").as_u64());
+            vec![("len".to_string(), u64::from(ar.len))]
+        };
+        let dut = Registered { name: "tx_axi_burst", ports: burst_ports(p), f: Box::new(f), out: Vec::new() };
+        (burst_module(p), dut)
+    };
+    replay_unit("tx_engine burst check", 0xa4b, build, |p, ports, rng, cycle, ins| {
+        let bb = u64::from(p.beat_bytes());
+        let max = u64::from(p.axi_max_burst) * bb;
+        // Addresses below 2^62: the model's page end must not overflow.
+        let next = (rng.next_u64() >> 2) & !(bb - 1);
+        let page_left = 4096 - (next & 0xfff);
+        let len = match rng.below(5) {
+            0 => page_left,
+            1 => max,
+            2 => bb * (1 + rng.below(4)),
+            3 => (page_left.min(max) + rng.below(2 * bb)).saturating_sub(bb).max(1),
+            _ => 1 + rng.below(3 * 4096),
+        };
+        common::set(ports, ins, "rst", u64::from(cycle == 0));
+        common::set(ports, ins, "next", next);
+        common::set(ports, ins, "stop", next + len.max(bb) + rng.below(bb) * u64::from(rng.below(2) == 0));
+    });
 }

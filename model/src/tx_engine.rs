@@ -685,6 +685,17 @@ pub fn choose(
     ch
 }
 
+/// The next AXI read burst of a payload whose unread part is `next..end`
+/// (`next` aligned to the beat, `end > next`): up to the 4 KiB boundary
+/// (AXI4 bursts never cross one), `axi_max_burst` beats, or the end. The
+/// RTL builds it as `mrnic_hdl::tx_engine::axi_burst`.
+pub fn burst(p: &TxEngineParams, next: u64, end: u64) -> ArReq {
+    let bb = p.beat_bytes() as u64;
+    let page_end = (next | 0xfff) + 1;
+    let end = end.min(page_end).min(next + p.axi_max_burst as u64 * bb);
+    ArReq { addr: next, len: ((end - next) / bb - 1) as u8, size: bb.trailing_zeros() as u8 }
+}
+
 /// A work request as it arrives on `s_wr_*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WorkReq {
@@ -1462,13 +1473,9 @@ impl TxEngine {
         }
     }
 
-    /// The next AXI burst of a frame's payload: from `ar_next` up to the
-    /// 4 KiB boundary, `axi_max_burst` beats, or the end.
+    /// The next AXI burst of a frame's payload ([`burst`]).
     fn burst(&self, f: &Frame) -> ArReq {
-        let bb = self.p.beat_bytes() as u64;
-        let page_end = (f.ar_next | 0xfff) + 1;
-        let end = f.ar_end.min(page_end).min(f.ar_next + self.p.axi_max_burst as u64 * bb);
-        ArReq { addr: f.ar_next, len: ((end - f.ar_next) / bb - 1) as u8, size: bb.trailing_zeros() as u8 }
+        burst(&self.p, f.ar_next, f.ar_end)
     }
 }
 
