@@ -51,17 +51,7 @@ const KNOWN_TOP_FAILURES: &[(&str, &str)] = &[
     ("rx-008", "NO_CONN answer to a PROBE for no connection"),
     ("rx-pair-008", "NO_CONN answer"),
     ("rx-020", "NO_CONN answer"),
-    ("tx-000", "rx_parser refuses an answer sent to the path's source port (UDP destination not cfg_udp_port)"),
-    ("tx-001", "answers refused by rx_parser's UDP port check"),
-    ("tx-002", "answers refused by rx_parser's UDP port check"),
-    ("tx-003", "answers refused by rx_parser's UDP port check"),
-    ("tx-004", "answers refused by rx_parser's UDP port check"),
-    ("tx-005", "answers refused by rx_parser's UDP port check"),
-    ("tx-006", "answers refused by rx_parser's UDP port check"),
-    ("tx-007", "answers refused by rx_parser's UDP port check"),
-    ("tx-008", "answers refused by rx_parser's UDP port check"),
-    ("tx-009", "answers refused by rx_parser's UDP port check"),
-    ("tx-010", "answers refused by rx_parser's UDP port check"),
+    ("tx-006", "at the RNR timer's expiry the reference sends a PROBE first, tx_engine the resent SEND"),
 ];
 
 #[test]

@@ -32,6 +32,7 @@ use mrnic_model::rx_parser::{
     PAYLOAD_AT, PLANE_BITS, RAW_BYTES, UDP_AT,
 };
 use mrnic_proto::field::{Field, Layout, Only, Rule};
+use mrnic_proto::headers::Opcode;
 use mrnic_proto::layouts::{common, data, eth, ipv4, nack, probe, sack, udp};
 use mrnic_proto::Config;
 
@@ -259,16 +260,17 @@ fn build(p: &RxParserParams) -> Module {
     let fin_z = m.reg("fin_z", lb, 0, "finish: zero bytes after the covered bytes in their last beat");
     let fin_icrc = m.reg("fin_icrc", 32, 0, "finish: the ICRC as sent");
     let stat = m.reg("stat", Reason::ALL.len() as u32, 0, "drop pulses, bit = reason index");
-    // A header FIFO entry is {raw, ecn, udp_sport, ip_src, plane}; `side_w` bits sit below raw.
+    // A header FIFO entry is {raw, ecn, udp_sport, udp_dport, ip_src, plane}; `side_w` bits sit below raw.
     let (ecn_w, sport_w, src_w, pl_w) = (ipv4::ECN.width, udp::SRC_PORT.width, ipv4::SRC_IP.width, PLANE_BITS);
-    let side_w = ecn_w + sport_w + src_w + pl_w;
+    let dport_w = udp::DST_PORT.width;
+    let side_w = ecn_w + sport_w + dport_w + src_w + pl_w;
     let hdr_w = (RAW_BYTES * 8) as u32 + side_w;
     let axis_w = w + b + 2;
     let hdr_count = m.reg("hdr_count", fb + 1, 0, "headers in the header FIFO");
     let hdr_wr = m.reg("hdr_wr", fb, 0, "header FIFO write slot");
     let hdr_rd = m.reg("hdr_rd", fb, 0, "header FIFO head slot");
     let hdr_fifo: Vec<Reg> = (0..FIFO_DEPTH)
-        .map(|j| m.reg(&format!("hdr_fifo{j}"), hdr_w, 0, "{raw, ecn, udp_sport, ip_src, plane}"))
+        .map(|j| m.reg(&format!("hdr_fifo{j}"), hdr_w, 0, "{raw, ecn, udp_sport, udp_dport, ip_src, plane}"))
         .collect();
     let axis_count = m.reg("axis_count", fb + 1, 0, "beats in the payload FIFO");
     let axis_wr = m.reg("axis_wr", fb, 0, "payload FIFO write slot");
@@ -489,6 +491,12 @@ fn build(p: &RxParserParams) -> Module {
     let is_send = op_is(2).logic_or(op_is(3));
     let known = m.wire("op_known", 1, "opcode in the table");
     m.assign(&known, is_data.expr().logic_or(op_is(8)).logic_or(op_is(9)).logic_or(op_is(10)));
+    let answer =
+        m.wire("answer", 1, "a SACK or NACK from the transport port: any destination port (the path's entropy)");
+    m.assign(
+        &answer,
+        udpf(&udp::SRC_PORT).eq(&cfg_port).logic_and(op_is(Opcode::Sack as u64).logic_or(op_is(Opcode::Nack as u64))),
+    );
     let hlen = m.wire("hdr_len", 16, "transport header bytes of the opcode");
     m.assign(
         &hlen,
@@ -555,7 +563,7 @@ fn build(p: &RxParserParams) -> Module {
         ),
         (ipf2.expr().ne(lit(16, 0xffff)), Reason::IpChecksum),
         (ulen.clone().ne(total.clone() - lit(16, 20)), Reason::Length),
-        (udpf(&udp::DST_PORT).ne(&cfg_port), Reason::UdpPort),
+        (udpf(&udp::DST_PORT).ne(&cfg_port).logic_and(answer.expr().logic_not()), Reason::UdpPort),
         (trf(&common::VER).ne(lit(4, 0)), Reason::Version),
         (known.expr().logic_not(), Reason::Opcode),
         (ulen.clone().lt(hlen.expr() + lit(16, 12)), Reason::Truncated),
@@ -726,7 +734,14 @@ fn build(p: &RxParserParams) -> Module {
     m.next(set(&stat.next, cat(&stat_bits)));
 
     // ---- FIFOs ----
-    let hdr_entry = cat(&[raw.expr(), ipf(&ipv4::ECN), udpf(&udp::SRC_PORT), ipf(&ipv4::SRC_IP), a_tid.q.expr()]);
+    let hdr_entry = cat(&[
+        raw.expr(),
+        ipf(&ipv4::ECN),
+        udpf(&udp::SRC_PORT),
+        udpf(&udp::DST_PORT),
+        ipf(&ipv4::SRC_IP),
+        a_tid.q.expr(),
+    ]);
     let axis_entry = m.wire("axis_entry", axis_w, "{tdata, tkeep, tlast, tuser} pushed this cycle");
     m.assign(
         &axis_entry,
@@ -782,8 +797,9 @@ fn build(p: &RxParserParams) -> Module {
         m.assign(port(&format!("m_hdr_{}", f.name)), raw_out.slice(hi as u32, lo as u32));
     }
     let at = |lsb: u32, width: u32| hv(hdr_head.slice(lsb + width - 1, lsb), width);
-    m.assign(port("m_hdr_ecn"), at(sport_w + src_w + pl_w, ecn_w));
-    m.assign(port("m_hdr_udp_sport"), at(src_w + pl_w, sport_w));
+    m.assign(port("m_hdr_ecn"), at(sport_w + dport_w + src_w + pl_w, ecn_w));
+    m.assign(port("m_hdr_udp_sport"), at(dport_w + src_w + pl_w, sport_w));
+    m.assign(port("m_hdr_udp_dport"), at(src_w + pl_w, dport_w));
     m.assign(port("m_hdr_ip_src"), at(pl_w, src_w));
     m.assign(port("m_hdr_plane"), at(0, pl_w));
     let av = |e: Expr, width: u32| mux(&m_tvalid, e, lit(width, 0));

@@ -167,7 +167,6 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
         n.channel(from, fp, to, tp);
     }
     // What the controller and mr_check observe.
-    n.wire("csr.cfg_udp_port", "rx_ctl.cfg_udp_port");
     n.wire("cpl_engine.idle", "rx_ctl.cpl_idle");
     for f in ["valid", "conn", "stream", "clear", "completed_msn"] {
         n.wire(&format!("cpl_engine.m_st_{f}"), &format!("rx_ctl.tap_st_{f}"));

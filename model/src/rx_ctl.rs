@@ -24,7 +24,8 @@
 //!    answer channel takes its addresses from a connection).
 //! 2. SACK or NACK that passed: tx_engine's `s_sack` / `s_nack` (`m_sack`
 //!    / `m_nack`) from the raw header (proto's SACK and NACK layouts), with
-//!    `dport` = `cfg_udp_port` (the parser passes only that port).
+//!    `dport` = the frame's UDP destination port (the entropy of the path
+//!    it answers, which tx_engine compares with the path's port).
 //!    conn_search's resolved NACKs (`s_found`) share `m_nack`, first.
 //! 3. PROBE that passed: probe_walk (`m_probe`); its beats (`s_walk`) go
 //!    to sack_gen on `m_pkt` until probe_walk is ready again.
@@ -211,7 +212,6 @@ fn channel_fields(ports: &[PortDef], prefix: &str) -> Vec<(String, u32, String)>
 /// The ports, in declaration order.
 pub fn ports(p: &RxCtlParams) -> Vec<PortDef> {
     let mut v = vec![PortDef::input("rst", 1, "Clock and reset", "synchronous reset, active high")];
-    v.push(PortDef::input("cfg_udp_port", 16, "Configuration", "the transport's UDP port (a SACK's dport)"));
     v.push(PortDef::input("s_open_valid", 1, "Connection opened", "a connection's receive side is opened"));
     v.push(PortDef::output("s_open_ready", 1, "Connection opened", "taken this cycle if valid"));
     v.push(PortDef::input("s_open_conn", p.conn_bits, "Connection opened", "connection slot"));
@@ -347,6 +347,7 @@ struct Hdr {
     imm: u64,
     ce: bool,
     sport: u64,
+    dport: u64,
     ip_src: u64,
     plane: u64,
     raw: Vec<u8>,
@@ -498,7 +499,6 @@ struct Ix {
     open: Chan,
     csack: Chan,
     rst: usize,
-    udp_port: usize,
     opcode: usize,
     idle: usize,
     st: [usize; 6],
@@ -527,7 +527,6 @@ impl RxCtl {
             open: c("s_open"),
             csack: c("m_csack"),
             rst: at("rst"),
-            udp_port: at("cfg_udp_port"),
             opcode: at("m_opcode"),
             idle: at("cpl_idle"),
             st: ["valid", "ready", "conn", "stream", "clear", "completed_msn"].map(|n| at(&format!("tap_st_{n}"))),
@@ -664,6 +663,7 @@ impl RxCtl {
             imm: g("imm"),
             ce: g("ecn") == ECN_CE,
             sport: g("udp_sport"),
+            dport: g("udp_dport"),
             ip_src: g("ip_src"),
             plane: g("plane"),
             raw,
@@ -778,7 +778,7 @@ impl RxCtl {
                     ("rate_hint", h.raw(&sack::RATE_HINT)),
                     ("stream_id", h.raw(&common::STREAM_ID)),
                     ("completed_msn", h.raw(&sack::COMPLETED_MSN)),
-                    ("dport", inputs[self.ix.udp_port].as_u64()),
+                    ("dport", h.dport),
                 ];
                 let ports = self.ports.clone();
                 self.o.sack.offer(&ports, &set);

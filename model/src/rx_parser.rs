@@ -9,7 +9,9 @@
 //!   (any beat). `s_axis_tid` is the fabric plane of the MAC port the
 //!   frame arrived on (AXI4-Stream's source id; the plane answers to this
 //!   packet leave by), taken from the beat that decides the header.
-//!   `cfg_udp_port` is the transport's UDP destination port.
+//!   `cfg_udp_port` is the transport's UDP port: data and PROBEs must be
+//!   sent to it, SACKs and NACKs from it (to the entropy port of the path
+//!   they answer, [`to_transport`]); any other frame is dropped (`udp_port`).
 //! - `m_hdr_*`: one entry per frame whose header checks passed.
 //!   `m_hdr_raw` is the whole transport header as one big-endian vector
 //!   (`8 * 52` bits, header byte 0 in the top bits, bytes past the opcode's
@@ -23,7 +25,9 @@
 //!   `{rq_seq, rq_reserved}` (SEND); `m_hdr_addr` is `addr` (WRITE) or
 //!   `{offset_reserved, msg_offset}` (SEND). `m_hdr_flags` is byte 1 of the
 //!   header (SOM in bit 7). `m_hdr_ecn` is the IPv4 ECN codepoint,
-//!   `m_hdr_udp_sport` the UDP source port (the path's entropy) and
+//!   `m_hdr_udp_sport` the UDP source port (the path's entropy),
+//!   `m_hdr_udp_dport` the destination port (an answer's: the entropy of
+//!   the path it answers, which tx_engine checks) and
 //!   `m_hdr_ip_src` the IPv4 source address (where conn_table sends a
 //!   NO_CONN NACK, and what it checks a connection's peer against);
 //!   `m_hdr_plane` is `s_axis_tid` of the frame.
@@ -263,6 +267,12 @@ pub fn ports(p: &RxParserParams) -> Vec<PortDef> {
     v.push(PortDef::output("m_hdr_imm", data::IMM.width, HDR, data::IMM.meaning));
     v.push(PortDef::output("m_hdr_ecn", ipv4::ECN.width, HDR, "IPv4 ECN codepoint"));
     v.push(PortDef::output("m_hdr_udp_sport", udp::SRC_PORT.width, HDR, "UDP source port (path entropy)"));
+    v.push(PortDef::output(
+        "m_hdr_udp_dport",
+        udp::DST_PORT.width,
+        HDR,
+        "UDP destination port (an answer's: the path entropy it answers)",
+    ));
     v.push(PortDef::output("m_hdr_ip_src", ipv4::SRC_IP.width, HDR, "IPv4 source address"));
     v.push(PortDef::output("m_hdr_plane", PLANE_BITS, HDR, "plane the frame arrived on (s_axis_tid)"));
     v.extend([
@@ -293,12 +303,13 @@ pub mod port {
     pub const M_HDR_VALID: usize = 9;
     pub const M_HDR_READY: usize = 10;
     pub const M_HDR_RAW: usize = 11;
-    /// First of the named header fields, then imm, ecn, udp_sport, ip_src, plane.
+    /// First of the named header fields, then imm, ecn, udp_sport, udp_dport, ip_src, plane.
     pub const M_HDR_FIELDS: usize = 12;
     pub const M_HDR_IMM: usize = M_HDR_FIELDS + 13;
     pub const M_HDR_ECN: usize = M_HDR_IMM + 1;
     pub const M_HDR_SPORT: usize = M_HDR_ECN + 1;
-    pub const M_HDR_IP_SRC: usize = M_HDR_SPORT + 1;
+    pub const M_HDR_DPORT: usize = M_HDR_SPORT + 1;
+    pub const M_HDR_IP_SRC: usize = M_HDR_DPORT + 1;
     pub const M_HDR_PLANE: usize = M_HDR_IP_SRC + 1;
     pub const M_TDATA: usize = M_HDR_PLANE + 1;
     pub const M_TKEEP: usize = M_TDATA + 1;
@@ -327,6 +338,7 @@ pub struct HdrOut {
     pub raw: [u8; RAW_BYTES],
     pub ecn: u8,
     pub udp_sport: u16,
+    pub udp_dport: u16,
     pub ip_src: u32,
     pub plane: u8,
 }
@@ -397,6 +409,24 @@ pub fn ip_sum(hb: &[u8]) -> u32 {
     acc
 }
 
+/// Whether a frame is the transport's by its UDP ports: data and PROBEs go
+/// to the transport port; SACKs and NACKs come from it, to the entropy port
+/// of the path they answer (spec section 3, UDP), which only the sender
+/// knows, so their destination port is not checked here (tx_engine matches
+/// it against the path's port). The opcode is read unchecked: a frame that
+/// passes here on it still faces the version and opcode checks.
+pub fn to_transport(hb: &[u8], udp_port: u16) -> bool {
+    let answer = || {
+        be(hb, UDP_AT, &udp::SRC_PORT) == udp_port as u64
+            && matches!(be(hb, HDR_AT, &common::OPCODE), OP_SACK | OP_NACK)
+    };
+    be(hb, UDP_AT, &udp::DST_PORT) == udp_port as u64 || answer()
+}
+
+/// Opcodes of the answers (proto's `Opcode::Sack`, `Opcode::Nack`).
+const OP_SACK: u64 = mrnic_proto::headers::Opcode::Sack as u64;
+const OP_NACK: u64 = mrnic_proto::headers::Opcode::Nack as u64;
+
 /// The header checks on the header buffer, in priority order. `len` is the
 /// frame length when the frame has ended.
 pub fn checks(hb: &[u8], len: Option<usize>, udp_port: u16, mtu: u32) -> Option<Reason> {
@@ -430,7 +460,7 @@ pub fn checks(hb: &[u8], len: Option<usize>, udp_port: u16, mtu: u32) -> Option<
     if ulen != total - 20 {
         return Some(Reason::Length);
     }
-    if be(hb, UDP_AT, &udp::DST_PORT) != udp_port as u64 {
+    if !to_transport(hb, udp_port) {
         return Some(Reason::UdpPort);
     }
     if be(hb, HDR_AT, &common::VER) != 0 {
@@ -642,6 +672,7 @@ impl RxParser {
                     raw,
                     ecn: be(&self.hb, IP_AT, &ipv4::ECN) as u8,
                     udp_sport: be(&self.hb, UDP_AT, &udp::SRC_PORT) as u16,
+                    udp_dport: be(&self.hb, UDP_AT, &udp::DST_PORT) as u16,
                     ip_src: be(&self.hb, IP_AT, &ipv4::SRC_IP) as u32,
                     plane: tid,
                 });
@@ -738,7 +769,8 @@ impl Block for RxParser {
         let w = |i: usize| p[i].width;
         outputs[port::S_TREADY].set_u64(1, o.s_ready as u64);
         outputs[port::M_HDR_VALID].set_u64(1, o.hdr.is_some() as u64);
-        let h = o.hdr.unwrap_or(HdrOut { raw: [0; RAW_BYTES], ecn: 0, udp_sport: 0, ip_src: 0, plane: 0 });
+        let h =
+            o.hdr.unwrap_or(HdrOut { raw: [0; RAW_BYTES], ecn: 0, udp_sport: 0, udp_dport: 0, ip_src: 0, plane: 0 });
         outputs[port::M_HDR_RAW] = bits_from_be(w(port::M_HDR_RAW), &h.raw);
         for (i, f) in HDR_FIELDS.iter().enumerate() {
             outputs[port::M_HDR_FIELDS + i].set_u64(f.width, h.get(f));
@@ -746,6 +778,7 @@ impl Block for RxParser {
         outputs[port::M_HDR_IMM].set_u64(32, h.get(&data::IMM));
         outputs[port::M_HDR_ECN].set_u64(2, h.ecn as u64);
         outputs[port::M_HDR_SPORT].set_u64(16, h.udp_sport as u64);
+        outputs[port::M_HDR_DPORT].set_u64(16, h.udp_dport as u64);
         outputs[port::M_HDR_IP_SRC].set_u64(32, h.ip_src as u64);
         outputs[port::M_HDR_PLANE].set_u64(PLANE_BITS, h.plane as u64);
         let axis_valid = o.axis.is_some();
@@ -900,7 +933,8 @@ pub mod stimulus {
         }
     }
 
-    /// A random valid frame for `udp_port`; the UDP checksum is sent as 0
+    /// A random valid frame for `udp_port` (data and PROBEs to it, answers
+    /// to it or from it); the UDP checksum is sent as 0
     /// ("not computed"), which proto accepts, so that corruptions of the
     /// transport bytes are judged by the transport checks.
     pub fn random_frame(rng: &mut Rng, mtu: u32, udp_port: u16) -> Vec<u8> {
@@ -911,10 +945,15 @@ pub mod stimulus {
             other => other,
         };
         let payload: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+        // Half the answers come as on the wire: from the transport port to
+        // the entropy port of the path they answer.
+        let answer = matches!(h, Header::Sack(_) | Header::Nack(_)) && rng.below(2) == 0;
+        let (src_port, dst_port) =
+            if answer { (udp_port, rng.next_u64() as u16) } else { (rng.next_u64() as u16, udp_port) };
         let net = NetHeaders {
             ecn: rng.below(4) as u8,
-            src_port: rng.next_u64() as u16,
-            dst_port: udp_port,
+            src_port,
+            dst_port,
             ident: rng.next_u64() as u16,
             src_ip: (rng.next_u64() as u32).to_be_bytes(),
             ..NetHeaders::default()
@@ -944,6 +983,9 @@ pub mod stimulus {
     /// A frame damaged in one way, with the reason it must be dropped for.
     pub fn faulty(rng: &mut Rng, reason: Reason, mtu: u32, udp_port: u16, bytes: usize) -> Stim {
         let mut f = random_frame(rng, mtu, udp_port);
+        // To the transport port: an answer to another port whose opcode a
+        // fault changes would be dropped for its port first.
+        udp::DST_PORT.set(&mut f[UDP_AT..], udp_port as u64);
         let mut s = Stim {
             bytes: Vec::new(),
             expect: Some(reason),
@@ -1005,8 +1047,12 @@ pub mod stimulus {
                 }
             },
             Reason::UdpPort => {
-                let v = udp_port ^ (1 + rng.below(65535) as u16);
-                udp::DST_PORT.set(&mut f[UDP_AT..], v as u64);
+                // Neither to the transport port nor from it (an answer
+                // from it passes to any port).
+                for field in [&udp::DST_PORT, &udp::SRC_PORT] {
+                    let v = udp_port ^ (1 + rng.below(65535) as u16);
+                    field.set(&mut f[UDP_AT..], v as u64);
+                }
             }
             Reason::Version => common::VER.set(&mut f[HDR_AT..], 1 + rng.below(15)),
             Reason::Opcode => {

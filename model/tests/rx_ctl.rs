@@ -29,7 +29,6 @@ impl Rig {
                 r.set(&p.name, 1);
             }
         }
-        r.set("cfg_udp_port", 4797);
         r
     }
 

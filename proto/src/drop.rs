@@ -15,6 +15,7 @@
 use std::fmt;
 
 use crate::error::{DecodeError, Problem};
+use crate::headers::Header;
 use crate::layouts::{data, udp};
 use crate::packet::{decode_frame, Frame, NET_OVERHEAD};
 
@@ -132,7 +133,8 @@ pub fn reason_of(e: &DecodeError) -> DropReason {
 }
 
 /// The verdict on a whole frame's bytes (no FCS): decoded by proto with
-/// the UDP checksum ignored, then the UDP port and the MTU checked.
+/// the UDP checksum ignored, then the UDP ports (to the transport port, or
+/// an answer from it) and the MTU checked.
 /// The returned frame borrows `scratch`, a copy of `frame`.
 pub fn frame_verdict<'a>(
     frame: &[u8],
@@ -149,7 +151,10 @@ pub fn frame_verdict<'a>(
         scratch[at..at + 2].fill(0);
     }
     let f = decode_frame(scratch).map_err(|e| reason_of(&e))?;
-    if f.net.dst_port != udp_port {
+    // Data and PROBEs are sent to the transport port; SACKs and NACKs come
+    // from it, to the entropy port of the path they answer (spec section 3).
+    let answer = matches!(f.header, Header::Sack(_) | Header::Nack(_));
+    if f.net.dst_port != udp_port && !(answer && f.net.src_port == udp_port) {
         return Err(DropReason::UdpPort);
     }
     if f.header.opcode().is_data() && f.payload.len() as u64 > mtu as u64 {
@@ -221,7 +226,7 @@ pub fn stream_verdict<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::headers::{Header, ProbeHeader};
+    use crate::headers::{NackCode, NackHeader, ProbeHeader};
     use crate::packet::{encode_frame, NetHeaders};
 
     fn probe() -> Vec<u8> {
@@ -255,5 +260,34 @@ mod tests {
         let short = StreamFrame { keep_holes: &end, ..ok.clone() };
         assert_eq!(stream_verdict(&short, 8, port, 1024, &mut scratch).err(), Some(DropReason::Truncated));
         assert_eq!(frame_verdict(&f, port ^ 1, 1024, &mut scratch).err(), Some(DropReason::UdpPort));
+    }
+
+    #[test]
+    fn answers_come_from_the_transport_port_to_any_port_and_nothing_else_does() {
+        let port = crate::packet::DEFAULT_UDP_PORT;
+        let nack = Header::Nack(NackHeader {
+            code: NackCode::Rnr,
+            dst_conn: 2,
+            path_id: 1,
+            path_gen: 0,
+            path_psn: 5,
+            stream_id: 0,
+            msn: 0,
+            echo_ts: 9,
+        });
+        let probe = Header::Probe(ProbeHeader { tx_ts: 1, dst_conn: 2, path_id: 0, path_gen: 0, path_psn: 3 });
+        let frame = |h: &Header, src_port: u16, dst_port: u16| {
+            let mut f = Vec::new();
+            encode_frame(&NetHeaders { src_port, dst_port, ..NetHeaders::default() }, h, &[], &mut f).unwrap();
+            f
+        };
+        let mut scratch = Vec::new();
+        let mut verdict = |f: &[u8]| frame_verdict(f, port, 1024, &mut scratch).err();
+        // An answer to the path's entropy port, from the transport port.
+        assert_eq!(verdict(&frame(&nack, port, 0xc123)), None);
+        // Not from the transport port, or not an answer: dropped.
+        assert_eq!(verdict(&frame(&nack, port ^ 1, 0xc123)), Some(DropReason::UdpPort));
+        assert_eq!(verdict(&frame(&probe, port, 0xc123)), Some(DropReason::UdpPort));
+        assert_eq!(verdict(&frame(&probe, 0xc123, port)), None);
     }
 }

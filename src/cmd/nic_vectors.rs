@@ -107,7 +107,13 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
     }
     take(&mut rig);
     let unit = cfg.timers.ts_unit_ns as u64;
-    let quiet = QUIET + cfg.transport.connections as u64 * cfg.transport.paths_per_conn as u64;
+    // Plus the longest the top may work without a handshake: a sweep of
+    // the RTO scanner, and tx_engine's acknowledgement unit walking a
+    // path's ring twice for one SACK or NACK (a NACK's failure completions
+    // come after it).
+    let quiet = QUIET
+        + cfg.transport.connections as u64 * cfg.transport.paths_per_conn as u64
+        + 2 * cfg.hardware.tx_ring_depth as u64;
     for (k, s) in v.steps.iter().enumerate() {
         let at = format!("step {k} (t={} ns)", s.t);
         let target = (s.t / unit) as u32;

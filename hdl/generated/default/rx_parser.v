@@ -46,6 +46,7 @@ module rx_parser #(
   output wire [31:0]                 m_hdr_imm,          // immediate data for WRITE_IMM and SEND_IMM, else 0
   output wire [1:0]                  m_hdr_ecn,          // IPv4 ECN codepoint
   output wire [15:0]                 m_hdr_udp_sport,    // UDP source port (path entropy)
+  output wire [15:0]                 m_hdr_udp_dport,    // UDP destination port (an answer's: the path entropy it answers)
   output wire [31:0]                 m_hdr_ip_src,       // IPv4 source address
   output wire [2:0]                  m_hdr_plane,        // plane the frame arrived on (s_axis_tid)
 
@@ -120,14 +121,14 @@ module rx_parser #(
   reg  [3:0]   hdr_count_reg, hdr_count_next;      // headers in the header FIFO
   reg  [2:0]   hdr_wr_reg, hdr_wr_next;            // header FIFO write slot
   reg  [2:0]   hdr_rd_reg, hdr_rd_next;            // header FIFO head slot
-  reg  [468:0] hdr_fifo0_reg, hdr_fifo0_next;      // {raw, ecn, udp_sport, ip_src, plane}
-  reg  [468:0] hdr_fifo1_reg, hdr_fifo1_next;      // {raw, ecn, udp_sport, ip_src, plane}
-  reg  [468:0] hdr_fifo2_reg, hdr_fifo2_next;      // {raw, ecn, udp_sport, ip_src, plane}
-  reg  [468:0] hdr_fifo3_reg, hdr_fifo3_next;      // {raw, ecn, udp_sport, ip_src, plane}
-  reg  [468:0] hdr_fifo4_reg, hdr_fifo4_next;      // {raw, ecn, udp_sport, ip_src, plane}
-  reg  [468:0] hdr_fifo5_reg, hdr_fifo5_next;      // {raw, ecn, udp_sport, ip_src, plane}
-  reg  [468:0] hdr_fifo6_reg, hdr_fifo6_next;      // {raw, ecn, udp_sport, ip_src, plane}
-  reg  [468:0] hdr_fifo7_reg, hdr_fifo7_next;      // {raw, ecn, udp_sport, ip_src, plane}
+  reg  [484:0] hdr_fifo0_reg, hdr_fifo0_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [484:0] hdr_fifo1_reg, hdr_fifo1_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [484:0] hdr_fifo2_reg, hdr_fifo2_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [484:0] hdr_fifo3_reg, hdr_fifo3_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [484:0] hdr_fifo4_reg, hdr_fifo4_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [484:0] hdr_fifo5_reg, hdr_fifo5_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [484:0] hdr_fifo6_reg, hdr_fifo6_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [484:0] hdr_fifo7_reg, hdr_fifo7_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
   reg  [3:0]   axis_count_reg, axis_count_next;    // beats in the payload FIFO
   reg  [2:0]   axis_wr_reg, axis_wr_next;          // payload FIFO write slot
   reg  [2:0]   axis_rd_reg, axis_rd_next;          // payload FIFO head slot
@@ -206,6 +207,7 @@ module rx_parser #(
   wire [16:0]  icrc_pos3;                          // frame offset of ICRC byte 3
   wire         is_data;                            // data opcode (WRITE, WRITE_IMM, SEND, SEND_IMM)
   wire         op_known;                           // opcode in the table
+  wire         answer;                             // a SACK or NACK from the transport port: any destination port (the path's entropy)
   wire [15:0]  hdr_len;                            // transport header bytes of the opcode
   wire [19:0]  ip_sum;                             // sum of the IPv4 header's 16-bit words
   wire [16:0]  ip_fold1;                           // first carry fold
@@ -251,9 +253,9 @@ module rx_parser #(
   wire [577:0] axis_entry;                         // {tdata, tkeep, tlast, tuser} pushed this cycle
   wire         axis_push;                          // a payload beat enters the FIFO
   wire         hdr_push_w;                         // an entry enters
-  wire [468:0] hdr_entry_w;                        // the entry
+  wire [484:0] hdr_entry_w;                        // the entry
   wire         hdr_pop;                            // the head leaves
-  reg  [468:0] hdr_head;                           // the head entry
+  reg  [484:0] hdr_head;                           // the head entry
   wire         axis_push_w;                        // an entry enters
   wire [577:0] axis_entry_w;                       // the entry
   wire         axis_pop;                           // the head leaves
@@ -327,13 +329,14 @@ module rx_parser #(
   assign n_icrc = {icrc_pos0[16:6] == {4'd0, a_idx_reg} ? a_data_reg[{icrc_pos0[5:0], 3'd0} +: 8] : c_icrc[31:24], icrc_pos1[16:6] == {4'd0, a_idx_reg} ? a_data_reg[{icrc_pos1[5:0], 3'd0} +: 8] : c_icrc[23:16], icrc_pos2[16:6] == {4'd0, a_idx_reg} ? a_data_reg[{icrc_pos2[5:0], 3'd0} +: 8] : c_icrc[15:8], icrc_pos3[16:6] == {4'd0, a_idx_reg} ? a_data_reg[{icrc_pos3[5:0], 3'd0} +: 8] : c_icrc[7:0]};
   assign is_data = (((tr_v[411:408] == 4'd0) || (tr_v[411:408] == 4'd1)) || (tr_v[411:408] == 4'd2)) || (tr_v[411:408] == 4'd3);
   assign op_known = ((is_data || (tr_v[411:408] == 4'd8)) || (tr_v[411:408] == 4'd9)) || (tr_v[411:408] == 4'd10);
+  assign answer = (udp_v[47:32] == cfg_udp_port) && ((tr_v[411:408] == 4'd8) || (tr_v[411:408] == 4'd9));
   assign hdr_len = is_data ? 16'd40 : (tr_v[411:408] == 4'd8 ? 16'd52 : (tr_v[411:408] == 4'd9 ? 16'd20 : 16'd16));
   assign ip_sum = (((((((({4'd0, ip_v[159:144]} + {4'd0, ip_v[143:128]}) + {4'd0, ip_v[127:112]}) + {4'd0, ip_v[111:96]}) + {4'd0, ip_v[95:80]}) + {4'd0, ip_v[79:64]}) + {4'd0, ip_v[63:48]}) + {4'd0, ip_v[47:32]}) + {4'd0, ip_v[31:16]}) + {4'd0, ip_v[15:0]};
   assign ip_fold1 = {1'b0, ip_sum[15:0]} + {13'd0, ip_sum[19:16]};
   assign ip_fold2 = ip_fold1[15:0] + {15'd0, ip_fold1[16]};
   assign reserved_bad = is_data ? ((tr_v[411:408] == 4'd2) || (tr_v[411:408] == 4'd3) ? (((tr_v[402:400] != 3'd0) || (tr_v[231:224] != 8'd0)) || (tr_v[223:192] != 32'd0)) || (tr_v[143:128] != 16'd0) : (tr_v[402:400] != 3'd0) || (tr_v[143:128] != 16'd0)) : (tr_v[411:408] == 4'd8 ? (tr_v[407:400] != 8'd0) || (tr_v[263:256] != 8'd0) : (tr_v[411:408] == 4'd9 ? ((tr_v[407:400] != 8'd0) || (tr_v[391:384] != 8'd0)) || (tr_v[271:256] != 16'd0) : (tr_v[407:400] != 8'd0) || (tr_v[319:288] != 32'd0)));
   assign pl = is_data ? {1'b0, tr_v[399:384]} : 17'd0;
-  assign check_code = a_last_reg && (frame_len < 17'd34) ? 4'd4 : (eth_type_v != 16'd2048 ? 4'd5 : ((ip_v[159:156] != 4'd4) || (ip_v[155:152] != 4'd5) ? 4'd6 : (ip_v[143:128] < 16'd28 ? 4'd8 : (a_last_reg && (frame_len < frame_end) ? 4'd4 : ((((ip_v[111] != 1'b0) || (ip_v[109] != 1'b0)) || (ip_v[108:96] != 13'd0)) || (ip_v[87:80] != 8'd17) ? 4'd6 : (ip_fold2 != 16'hffff ? 4'd7 : (udp_v[15:0] != (ip_v[143:128] - 16'd20) ? 4'd8 : (udp_v[31:16] != cfg_udp_port ? 4'd9 : (tr_v[415:412] != 4'd0 ? 4'd10 : (!op_known ? 4'd11 : (udp_v[15:0] < (hdr_len + 16'd12) ? 4'd4 : (reserved_bad ? 4'd12 : ((((tr_v[411:408] == 4'd0) || (tr_v[411:408] == 4'd2)) && (tr_v[127:96] != 32'd0)) || ((tr_v[411:408] == 4'd9) && ((tr_v[399:392] == 8'd0) || (tr_v[399:392] > 8'd4))) ? 4'd13 : ({1'b0, udp_v[15:0]} != (({1'b0, hdr_len} + 17'd12) + pl) ? 4'd8 : (is_data && (pl > 17'h1000) ? 4'd14 : 4'd0)))))))))))))));
+  assign check_code = a_last_reg && (frame_len < 17'd34) ? 4'd4 : (eth_type_v != 16'd2048 ? 4'd5 : ((ip_v[159:156] != 4'd4) || (ip_v[155:152] != 4'd5) ? 4'd6 : (ip_v[143:128] < 16'd28 ? 4'd8 : (a_last_reg && (frame_len < frame_end) ? 4'd4 : ((((ip_v[111] != 1'b0) || (ip_v[109] != 1'b0)) || (ip_v[108:96] != 13'd0)) || (ip_v[87:80] != 8'd17) ? 4'd6 : (ip_fold2 != 16'hffff ? 4'd7 : (udp_v[15:0] != (ip_v[143:128] - 16'd20) ? 4'd8 : ((udp_v[31:16] != cfg_udp_port) && !answer ? 4'd9 : (tr_v[415:412] != 4'd0 ? 4'd10 : (!op_known ? 4'd11 : (udp_v[15:0] < (hdr_len + 16'd12) ? 4'd4 : (reserved_bad ? 4'd12 : ((((tr_v[411:408] == 4'd0) || (tr_v[411:408] == 4'd2)) && (tr_v[127:96] != 32'd0)) || ((tr_v[411:408] == 4'd9) && ((tr_v[399:392] == 8'd0) || (tr_v[399:392] > 8'd4))) ? 4'd13 : ({1'b0, udp_v[15:0]} != (({1'b0, hdr_len} + 17'd12) + pl) ? 4'd8 : (is_data && (pl > 17'h1000) ? 4'd14 : 4'd0)))))))))))))));
   assign decide = (a_valid_reg && !c_decided) && ((a_idx_reg >= 7'd1) || a_last_reg);
   assign early_code = axi_code != 4'd0 ? axi_code : check_code;
   assign hdr_push = decide && (early_code == 4'd0);
@@ -372,7 +375,7 @@ module rx_parser #(
   assign axis_entry = fin_push ? {tail_valid_reg ? tail_data_reg : 512'd0, tail_valid_reg ? tail_keep_reg : 64'd0, 1'b1, fin_code != 4'd0} : {d1, all_keep, 1'b0, 1'b0};
   assign axis_push = push1 || fin_push;
   assign hdr_push_w = hdr_push;
-  assign hdr_entry_w = {hdr_raw, ip_v[145:144], udp_v[47:32], ip_v[63:32], a_tid_reg};
+  assign hdr_entry_w = {hdr_raw, ip_v[145:144], udp_v[47:32], udp_v[31:16], ip_v[63:32], a_tid_reg};
   assign m_hdr_valid = hdr_count_reg != 4'd0;
   assign hdr_pop = m_hdr_valid && m_hdr_ready;
 
@@ -407,7 +410,7 @@ module rx_parser #(
     endcase
   end
 
-  assign m_hdr_raw = m_hdr_valid ? hdr_head[468:53] : 416'd0;
+  assign m_hdr_raw = m_hdr_valid ? hdr_head[484:69] : 416'd0;
   assign m_hdr_opcode = m_hdr_raw[411:408];
   assign m_hdr_flags = m_hdr_raw[407:400];
   assign m_hdr_payload_len = m_hdr_raw[399:384];
@@ -422,8 +425,9 @@ module rx_parser #(
   assign m_hdr_addr = m_hdr_raw[223:160];
   assign m_hdr_tx_ts = m_hdr_raw[159:144];
   assign m_hdr_imm = m_hdr_raw[127:96];
-  assign m_hdr_ecn = m_hdr_valid ? hdr_head[52:51] : 2'd0;
-  assign m_hdr_udp_sport = m_hdr_valid ? hdr_head[50:35] : 16'd0;
+  assign m_hdr_ecn = m_hdr_valid ? hdr_head[68:67] : 2'd0;
+  assign m_hdr_udp_sport = m_hdr_valid ? hdr_head[66:51] : 16'd0;
+  assign m_hdr_udp_dport = m_hdr_valid ? hdr_head[50:35] : 16'd0;
   assign m_hdr_ip_src = m_hdr_valid ? hdr_head[34:3] : 32'd0;
   assign m_hdr_plane = m_hdr_valid ? hdr_head[2:0] : 3'd0;
   assign m_axis_tdata = m_axis_tvalid ? axis_head[577:66] : 512'd0;
@@ -677,14 +681,14 @@ module rx_parser #(
       hdr_count_reg <= 4'd0;
       hdr_wr_reg <= 3'd0;
       hdr_rd_reg <= 3'd0;
-      hdr_fifo0_reg <= 469'd0;
-      hdr_fifo1_reg <= 469'd0;
-      hdr_fifo2_reg <= 469'd0;
-      hdr_fifo3_reg <= 469'd0;
-      hdr_fifo4_reg <= 469'd0;
-      hdr_fifo5_reg <= 469'd0;
-      hdr_fifo6_reg <= 469'd0;
-      hdr_fifo7_reg <= 469'd0;
+      hdr_fifo0_reg <= 485'd0;
+      hdr_fifo1_reg <= 485'd0;
+      hdr_fifo2_reg <= 485'd0;
+      hdr_fifo3_reg <= 485'd0;
+      hdr_fifo4_reg <= 485'd0;
+      hdr_fifo5_reg <= 485'd0;
+      hdr_fifo6_reg <= 485'd0;
+      hdr_fifo7_reg <= 485'd0;
       axis_count_reg <= 4'd0;
       axis_wr_reg <= 3'd0;
       axis_rd_reg <= 3'd0;
@@ -705,7 +709,7 @@ module rx_parser #(
   reg          f_past_s_axis_stall;    // s_axis: valid and not ready last cycle
   reg  [580:0] f_past_s_axis_payload;  // s_axis: payload last cycle
   reg          f_past_m_hdr_stall;     // m_hdr: valid and not ready last cycle
-  reg  [768:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
+  reg  [784:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
   reg          f_past_m_axis_stall;    // m_axis: valid and not ready last cycle
   reg  [577:0] f_past_m_axis_payload;  // m_axis: payload last cycle
 
@@ -726,7 +730,7 @@ module rx_parser #(
   end
 
   always @(posedge clk) begin
-    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_ip_src, m_hdr_plane};
+    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_plane};
   end
 
   always @(posedge clk) begin
@@ -767,7 +771,7 @@ module rx_parser #(
       c_m_hdr_stall_fire: cover ((f_past_m_hdr_stall && m_hdr_valid) && m_hdr_ready);
 
       // m_hdr: payload holds while valid and not ready (this block keeps it)
-      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_ip_src, m_hdr_plane} == f_past_m_hdr_payload));
+      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_plane} == f_past_m_hdr_payload));
 
       // m_axis: valid stays high until its handshake (this block keeps it)
       a_m_axis_valid_held: assert (!f_past_m_axis_stall || m_axis_tvalid);
