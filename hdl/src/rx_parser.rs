@@ -229,7 +229,9 @@ fn build(p: &RxParserParams) -> Module {
     let a_user = m.reg("a_user", 1, 0, "stage A: tuser");
     let a_tid = m.reg("a_tid", PLANE_BITS, 0, "stage A: tid (the plane)");
     let a_idx = m.reg("a_idx", iw, 0, "stage A: beat index in its frame");
-    const HB_RANGES: [(usize, usize); 2] = [(12, 40), (42, HB_BYTES)];
+    // From the source MAC (a NO_CONN answer goes back to it) to the IPv4
+    // source; then the UDP header on (the IPv4 destination is not read).
+    const HB_RANGES: [(usize, usize); 2] = [(6, 40), (42, HB_BYTES)];
     let hbs: Vec<Reg> = HB_RANGES
         .iter()
         .map(|&(lo, hi)| {
@@ -260,17 +262,17 @@ fn build(p: &RxParserParams) -> Module {
     let fin_z = m.reg("fin_z", lb, 0, "finish: zero bytes after the covered bytes in their last beat");
     let fin_icrc = m.reg("fin_icrc", 32, 0, "finish: the ICRC as sent");
     let stat = m.reg("stat", Reason::ALL.len() as u32, 0, "drop pulses, bit = reason index");
-    // A header FIFO entry is {raw, ecn, udp_sport, udp_dport, ip_src, plane}; `side_w` bits sit below raw.
+    // A header FIFO entry is {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}; `side_w` bits sit below raw.
     let (ecn_w, sport_w, src_w, pl_w) = (ipv4::ECN.width, udp::SRC_PORT.width, ipv4::SRC_IP.width, PLANE_BITS);
-    let dport_w = udp::DST_PORT.width;
-    let side_w = ecn_w + sport_w + dport_w + src_w + pl_w;
+    let (dport_w, mac_w) = (udp::DST_PORT.width, eth::SRC_MAC.width);
+    let side_w = ecn_w + sport_w + dport_w + src_w + mac_w + pl_w;
     let hdr_w = (RAW_BYTES * 8) as u32 + side_w;
     let axis_w = w + b + 2;
     let hdr_count = m.reg("hdr_count", fb + 1, 0, "headers in the header FIFO");
     let hdr_wr = m.reg("hdr_wr", fb, 0, "header FIFO write slot");
     let hdr_rd = m.reg("hdr_rd", fb, 0, "header FIFO head slot");
     let hdr_fifo: Vec<Reg> = (0..FIFO_DEPTH)
-        .map(|j| m.reg(&format!("hdr_fifo{j}"), hdr_w, 0, "{raw, ecn, udp_sport, udp_dport, ip_src, plane}"))
+        .map(|j| m.reg(&format!("hdr_fifo{j}"), hdr_w, 0, "{raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}"))
         .collect();
     let axis_count = m.reg("axis_count", fb + 1, 0, "beats in the payload FIFO");
     let axis_wr = m.reg("axis_wr", fb, 0, "payload FIFO write slot");
@@ -326,7 +328,7 @@ fn build(p: &RxParserParams) -> Module {
 
     // ---- header views from the buffers ----
     let hb_byte = |i: usize| -> Expr {
-        let (lo, r) = if i < 40 { (12, &hbs[0]) } else { (42, &hbs[1]) };
+        let (lo, r) = if i < 40 { (HB_RANGES[0].0, &hbs[0]) } else { (HB_RANGES[1].0, &hbs[1]) };
         let o = (i - lo) as u32;
         r.q.slice(8 * o + 7, 8 * o)
     };
@@ -336,12 +338,14 @@ fn build(p: &RxParserParams) -> Module {
         m.assign(&v, cat(&(at + first..at + len).map(hb_byte).collect::<Vec<_>>()));
         v
     };
-    // eth: only the ethertype is buffered.
+    // eth: the source MAC and the ethertype are buffered.
     let eth_v = view(&mut m, "eth_type_v", 0, eth::LAYOUT.len, eth::ETHERTYPE.offset);
+    let mac_at = eth::SRC_MAC.offset;
+    let eth_src_v = view(&mut m, "eth_src_v", 0, mac_at + eth::SRC_MAC.width as usize / 8, mac_at);
     let ip_v = view(&mut m, "ip_v", IP_AT, ipv4::LAYOUT.len, 0);
     let udp_v = view(&mut m, "udp_v", UDP_AT, udp::CHECKSUM.offset, 0);
     let tr_v = view(&mut m, "tr_v", HDR_AT, RAW_BYTES, 0);
-    // The ethertype is the only Ethernet field buffered.
+    // The ethertype is the only Ethernet field checked.
     let ethf = |f: &Field| {
         debug_assert_eq!(f.offset, eth::ETHERTYPE.offset);
         eth_v.expr()
@@ -740,6 +744,7 @@ fn build(p: &RxParserParams) -> Module {
         udpf(&udp::SRC_PORT),
         udpf(&udp::DST_PORT),
         ipf(&ipv4::SRC_IP),
+        eth_src_v.expr(),
         a_tid.q.expr(),
     ]);
     let axis_entry = m.wire("axis_entry", axis_w, "{tdata, tkeep, tlast, tuser} pushed this cycle");
@@ -797,10 +802,11 @@ fn build(p: &RxParserParams) -> Module {
         m.assign(port(&format!("m_hdr_{}", f.name)), raw_out.slice(hi as u32, lo as u32));
     }
     let at = |lsb: u32, width: u32| hv(hdr_head.slice(lsb + width - 1, lsb), width);
-    m.assign(port("m_hdr_ecn"), at(sport_w + dport_w + src_w + pl_w, ecn_w));
-    m.assign(port("m_hdr_udp_sport"), at(dport_w + src_w + pl_w, sport_w));
-    m.assign(port("m_hdr_udp_dport"), at(src_w + pl_w, dport_w));
-    m.assign(port("m_hdr_ip_src"), at(pl_w, src_w));
+    m.assign(port("m_hdr_ecn"), at(sport_w + dport_w + src_w + mac_w + pl_w, ecn_w));
+    m.assign(port("m_hdr_udp_sport"), at(dport_w + src_w + mac_w + pl_w, sport_w));
+    m.assign(port("m_hdr_udp_dport"), at(src_w + mac_w + pl_w, dport_w));
+    m.assign(port("m_hdr_ip_src"), at(mac_w + pl_w, src_w));
+    m.assign(port("m_hdr_eth_src"), at(pl_w, mac_w));
     m.assign(port("m_hdr_plane"), at(0, pl_w));
     let av = |e: Expr, width: u32| mux(&m_tvalid, e, lit(width, 0));
     m.assign(port("m_axis_tdata"), av(axis_head.slice(axis_w - 1, b + 2), w));

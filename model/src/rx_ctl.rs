@@ -19,9 +19,9 @@
 //!    `s_lkr`). Not `ok`: conn_table has counted and, for DATA on a bad
 //!    path, sent a BAD_HDR NACK (`s_tnack`), which goes on to tx_engine's
 //!    answer channel (`m_cnack`) with the connection the lookup found; a
-//!    NO_CONN NACK of conn_table (a packet for no connection) has no
-//!    connection context to leave by and is dropped here (tx_engine's
-//!    answer channel takes its addresses from a connection).
+//!    NO_CONN NACK of conn_table (DATA or a PROBE for no connection) goes
+//!    there `direct`, back to the packet's IPv4 and Ethernet sources
+//!    (`dst_ip`, `dst_mac`: no connection names them).
 //! 2. SACK or NACK that passed: tx_engine's `s_sack` / `s_nack` (`m_sack`
 //!    / `m_nack`) from the raw header (proto's SACK and NACK layouts), with
 //!    `dport` = the frame's UDP destination port (the entropy of the path
@@ -349,6 +349,7 @@ struct Hdr {
     sport: u64,
     dport: u64,
     ip_src: u64,
+    eth_src: u64,
     plane: u64,
     raw: Vec<u8>,
 }
@@ -665,6 +666,7 @@ impl RxCtl {
             sport: g("udp_sport"),
             dport: g("udp_dport"),
             ip_src: g("ip_src"),
+            eth_src: g("eth_src"),
             plane: g("plane"),
             raw,
         };
@@ -745,17 +747,23 @@ impl RxCtl {
             msns: inputs[c.field("msns")].clone(),
         };
         let t = &self.ix.tnack.clone();
-        if inputs[t.valid].bit(0) && Self::get(inputs, t, "code") == NACK_BAD_HDR {
-            // conn_table refused DATA on a path the connection lacks.
+        if inputs[t.valid].bit(0) {
+            // conn_table refused DATA on a path the connection lacks
+            // (BAD_HDR, by the connection's addresses), or DATA or a PROBE
+            // for no connection (NO_CONN, back to where it came from).
+            let code = Self::get(inputs, t, "code");
             let fields: Vec<(String, u64)> =
-                ["path_id", "path_gen", "psn", "stream_id", "msn", "echo_ts", "sport", "plane"]
+                ["dst_conn", "path_id", "path_gen", "psn", "stream_id", "msn", "echo_ts", "sport", "plane"]
                     .iter()
                     .map(|n| (n.to_string(), Self::get(inputs, t, n)))
                     .collect();
             let mut set: Vec<(&str, u64)> = fields.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            set.push(("conn", self.lk.conn));
-            set.push(("dst_conn", Self::get(inputs, t, "dst_conn")));
-            set.push(("code", NACK_BAD_HDR));
+            set.push(("code", code));
+            if code == NACK_NO_CONN {
+                set.extend([("direct", 1), ("dst_ip", Self::get(inputs, t, "dst_addr")), ("dst_mac", self.h.eth_src)]);
+            } else {
+                set.push(("conn", self.lk.conn));
+            }
             let ports = self.ports.clone();
             self.o.cnack.offer(&ports, &set);
         }
@@ -948,9 +956,13 @@ impl Block for RxCtl {
             let v = on && inputs[from.valid].bit(0);
             if v {
                 outputs[to.chan.valid].set_u64(1, 1);
-                for (k, n) in from.names.iter().enumerate() {
-                    if let Some(j) = to.chan.names.iter().position(|m| m == n) {
-                        outputs[to.chan.ids[j]].clone_from(&inputs[from.ids[k]]);
+                // A field the part does not have is 0 (tx_engine's
+                // `s_cnack_direct` for sack_gen's NACKs).
+                for (j, n) in to.chan.names.iter().enumerate() {
+                    let id = to.chan.ids[j];
+                    match from.names.iter().position(|m| m == n) {
+                        Some(k) => outputs[id].clone_from(&inputs[from.ids[k]]),
+                        None => outputs[id] = Bits::zero(self.ports[id].width),
                     }
                 }
             }

@@ -29,7 +29,9 @@
 //!   `m_hdr_udp_dport` the destination port (an answer's: the entropy of
 //!   the path it answers, which tx_engine checks) and
 //!   `m_hdr_ip_src` the IPv4 source address (where conn_table sends a
-//!   NO_CONN NACK, and what it checks a connection's peer against);
+//!   NO_CONN NACK, and what it checks a connection's peer against),
+//!   `m_hdr_eth_src` the Ethernet source (the hop the frame came from,
+//!   which a NO_CONN NACK goes back to: no connection names one);
 //!   `m_hdr_plane` is `s_axis_tid` of the frame.
 //! - `m_axis_*`: the payload of every frame that produced an `m_hdr` entry,
 //!   realigned so payload byte 0 is in lane 0; exactly one packet per
@@ -274,6 +276,12 @@ pub fn ports(p: &RxParserParams) -> Vec<PortDef> {
         "UDP destination port (an answer's: the path entropy it answers)",
     ));
     v.push(PortDef::output("m_hdr_ip_src", ipv4::SRC_IP.width, HDR, "IPv4 source address"));
+    v.push(PortDef::output(
+        "m_hdr_eth_src",
+        eth::SRC_MAC.width,
+        HDR,
+        "Ethernet source address (the hop it came from: where an answer without a connection goes)",
+    ));
     v.push(PortDef::output("m_hdr_plane", PLANE_BITS, HDR, "plane the frame arrived on (s_axis_tid)"));
     v.extend([
         PortDef::output("m_axis_tdata", p.data_bits, OUT, "payload, byte 0 in lane 0"),
@@ -303,14 +311,15 @@ pub mod port {
     pub const M_HDR_VALID: usize = 9;
     pub const M_HDR_READY: usize = 10;
     pub const M_HDR_RAW: usize = 11;
-    /// First of the named header fields, then imm, ecn, udp_sport, udp_dport, ip_src, plane.
+    /// First of the named header fields, then imm, ecn, udp_sport, udp_dport, ip_src, eth_src, plane.
     pub const M_HDR_FIELDS: usize = 12;
     pub const M_HDR_IMM: usize = M_HDR_FIELDS + 13;
     pub const M_HDR_ECN: usize = M_HDR_IMM + 1;
     pub const M_HDR_SPORT: usize = M_HDR_ECN + 1;
     pub const M_HDR_DPORT: usize = M_HDR_SPORT + 1;
     pub const M_HDR_IP_SRC: usize = M_HDR_DPORT + 1;
-    pub const M_HDR_PLANE: usize = M_HDR_IP_SRC + 1;
+    pub const M_HDR_ETH_SRC: usize = M_HDR_IP_SRC + 1;
+    pub const M_HDR_PLANE: usize = M_HDR_ETH_SRC + 1;
     pub const M_TDATA: usize = M_HDR_PLANE + 1;
     pub const M_TKEEP: usize = M_TDATA + 1;
     pub const M_TVALID: usize = M_TDATA + 2;
@@ -340,6 +349,7 @@ pub struct HdrOut {
     pub udp_sport: u16,
     pub udp_dport: u16,
     pub ip_src: u32,
+    pub eth_src: u64,
     pub plane: u8,
 }
 
@@ -674,6 +684,7 @@ impl RxParser {
                     udp_sport: be(&self.hb, UDP_AT, &udp::SRC_PORT) as u16,
                     udp_dport: be(&self.hb, UDP_AT, &udp::DST_PORT) as u16,
                     ip_src: be(&self.hb, IP_AT, &ipv4::SRC_IP) as u32,
+                    eth_src: be(&self.hb, 0, &eth::SRC_MAC),
                     plane: tid,
                 });
             }
@@ -769,8 +780,15 @@ impl Block for RxParser {
         let w = |i: usize| p[i].width;
         outputs[port::S_TREADY].set_u64(1, o.s_ready as u64);
         outputs[port::M_HDR_VALID].set_u64(1, o.hdr.is_some() as u64);
-        let h =
-            o.hdr.unwrap_or(HdrOut { raw: [0; RAW_BYTES], ecn: 0, udp_sport: 0, udp_dport: 0, ip_src: 0, plane: 0 });
+        let h = o.hdr.unwrap_or(HdrOut {
+            raw: [0; RAW_BYTES],
+            ecn: 0,
+            udp_sport: 0,
+            udp_dport: 0,
+            ip_src: 0,
+            eth_src: 0,
+            plane: 0,
+        });
         outputs[port::M_HDR_RAW] = bits_from_be(w(port::M_HDR_RAW), &h.raw);
         for (i, f) in HDR_FIELDS.iter().enumerate() {
             outputs[port::M_HDR_FIELDS + i].set_u64(f.width, h.get(f));
@@ -780,6 +798,7 @@ impl Block for RxParser {
         outputs[port::M_HDR_SPORT].set_u64(16, h.udp_sport as u64);
         outputs[port::M_HDR_DPORT].set_u64(16, h.udp_dport as u64);
         outputs[port::M_HDR_IP_SRC].set_u64(32, h.ip_src as u64);
+        outputs[port::M_HDR_ETH_SRC].set_u64(48, h.eth_src);
         outputs[port::M_HDR_PLANE].set_u64(PLANE_BITS, h.plane as u64);
         let axis_valid = o.axis.is_some();
         let a = o.axis.unwrap_or_default();
@@ -956,6 +975,7 @@ pub mod stimulus {
             dst_port,
             ident: rng.next_u64() as u16,
             src_ip: (rng.next_u64() as u32).to_be_bytes(),
+            src_mac: rng.next_u64().to_be_bytes()[2..].try_into().expect("6 bytes"),
             ..NetHeaders::default()
         };
         let mut out = Vec::new();

@@ -41,7 +41,10 @@
 //!   computed, and the frame leaves on `m_axis_*` with `tuser` = the plane.
 //!   Answers from the receive side (`s_csack_*` from sack_gen's `m_sack_*`,
 //!   `s_cnack_*` from its `m_nack_*`) are framed by the same builder and
-//!   win the arbitration at every frame boundary.
+//!   win the arbitration at every frame boundary. An answer takes its
+//!   addresses from its connection's context, except a `direct` NACK (a
+//!   NO_CONN answer to a packet for no connection), which names them
+//!   (`s_cnack_dst_ip`, `s_cnack_dst_mac`).
 //! - **Acknowledgements** (`s_sack_*`, `s_nack_*`): the reference's
 //!   `on_sack` / `on_nack`: ring slots acknowledged by cum_psn and the
 //!   bitmap are freed, an ACK event (pkts, bytes, RTT sample, acked_seq)
@@ -480,7 +483,9 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         v.push(i(format!("s_{ch}_valid"), 1, ANS, format!("a {what} to send")));
         v.push(o(format!("s_{ch}_ready"), 1, ANS, format!("{what} taken")));
         v.push(i(format!("s_{ch}_conn"), cb, ANS, "local connection (addresses from its context)"));
-        v.push(i(format!("s_{ch}_path_id"), pb, ANS, "path of the trigger"));
+        // The wire's width: a BAD_HDR answer names a path the connection
+        // does not have, as the packet did.
+        v.push(i(format!("s_{ch}_path_id"), sack::PATH_ID.width, ANS, "path_id of the trigger, as on the wire"));
         v.push(i(format!("s_{ch}_dst_conn"), CONN_ID_BITS, ANS, "the peer's connection id"));
         v.push(i(format!("s_{ch}_path_gen"), pt::GEN.width, ANS, "generation"));
     }
@@ -503,6 +508,15 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     ans(&mut v, "cnack", "echo_ts", sack::ECHO_TS.width, "tx_ts of the trigger");
     ans(&mut v, "cnack", "sport", PORT_BITS, "source port of the trigger");
     ans(&mut v, "cnack", "plane", PLANE_BITS, "plane of the trigger");
+    ans(
+        &mut v,
+        "cnack",
+        "direct",
+        1,
+        "no connection (a NO_CONN answer): the addresses are dst_ip and dst_mac, not conn's",
+    );
+    ans(&mut v, "cnack", "dst_ip", 32, "with direct: the trigger's IPv4 source");
+    ans(&mut v, "cnack", "dst_mac", 48, "with direct: the trigger's Ethernet source (the hop it came from)");
     v.extend([
         o("m_axis_tdata", p.data_bits, OUT, "frame bytes, first byte in bits 7..0"),
         o("m_axis_tkeep", p.data_bits / 8, OUT, "byte enables (all ones except on the last beat)"),
@@ -796,6 +810,10 @@ pub struct NackOut {
     pub echo_ts: u16,
     pub sport: u16,
     pub plane: u8,
+    /// No connection: the answer goes to `dst_ip` by `dst_mac`.
+    pub direct: bool,
+    pub dst_ip: u32,
+    pub dst_mac: u64,
 }
 
 /// A send completion (`m_cqe_*`).
@@ -1240,6 +1258,8 @@ struct Answer {
     conn: u32,
     sport: u16,
     plane: u8,
+    /// The (MAC, IPv4) it goes to when no connection names them.
+    to: Option<(u64, u32)>,
 }
 
 /// The cycle-accurate transmit engine. See the module docs.
@@ -2967,11 +2987,12 @@ impl TxEngine {
     }
 
     fn sack_answer(&self, s: &SackOut) -> Answer {
-        Answer { hdr: sack_header(s), conn: s.conn, sport: s.sport, plane: s.plane }
+        Answer { hdr: sack_header(s), conn: s.conn, sport: s.sport, plane: s.plane, to: None }
     }
 
     fn nack_answer(&self, n: &NackOut) -> Answer {
-        Answer { hdr: nack_header(n), conn: n.conn, sport: n.sport, plane: n.plane }
+        let to = n.direct.then_some((n.dst_mac, n.dst_ip));
+        Answer { hdr: nack_header(n), conn: n.conn, sport: n.sport, plane: n.plane, to }
     }
 
     /// A read beat lands in the oldest frame still waiting for payload.
@@ -2991,14 +3012,9 @@ impl TxEngine {
     fn next_frame(&mut self, inp: &Inputs) {
         if let Some(a) = self.answers.pop_front() {
             let k = &self.conns[a.conn as usize];
-            let net = Net {
-                src_mac: inp.src_mac,
-                dst_mac: k.dst_mac,
-                src_ip: inp.src_ip,
-                dst_ip: k.dst_ip,
-                sport: inp.udp_port,
-                dport: a.sport,
-            };
+            let (dst_mac, dst_ip) = a.to.unwrap_or((k.dst_mac, k.dst_ip));
+            let net =
+                Net { src_mac: inp.src_mac, dst_mac, src_ip: inp.src_ip, dst_ip, sport: inp.udp_port, dport: a.sport };
             self.cur = Some((build_frame(&net, &a.hdr, &[]), 0, a.plane));
             self.stats.tx_answer = true;
             return;
@@ -3195,6 +3211,9 @@ impl TxEngine {
                 echo_ts: g.u("s_cnack_echo_ts") as u16,
                 sport: g.u("s_cnack_sport") as u16,
                 plane: g.u("s_cnack_plane") as u8,
+                direct: g.b("s_cnack_direct"),
+                dst_ip: g.u("s_cnack_dst_ip") as u32,
+                dst_mac: g.u("s_cnack_dst_mac"),
             }),
             axis_ready: g.b("m_axis_tready"),
             cqe_ready: g.b("m_cqe_ready"),

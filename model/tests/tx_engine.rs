@@ -624,11 +624,29 @@ fn answers_are_framed_like_proto_and_go_first() {
         echo_ts: 0x1234,
         sport: 50002,
         plane: 1,
+        direct: false,
+        dst_ip: 0,
+        dst_mac: 0,
+    };
+    // A NO_CONN answer: no connection, its addresses given (conn 9 was
+    // never opened and its context is empty).
+    let d = NackOut {
+        conn: 9,
+        path_id: 7,
+        dst_conn: 0x00_0063,
+        code: NackCode::NoConn as u8,
+        sport: 50003,
+        plane: 3,
+        direct: true,
+        dst_ip: 0x0a00_0063,
+        dst_mac: 0x0266_0000_0063,
+        ..n
     };
     rig.csacks.push_back(s);
     rig.cnacks.push_back(n);
+    rig.cnacks.push_back(d);
     rig.run(500);
-    assert_eq!(rig.frames.len(), 2);
+    assert_eq!(rig.frames.len(), 3);
     let sh = Header::Sack(SackHeader {
         rate_hint: s.rate_hint,
         dst_conn: s.dst_conn,
@@ -645,7 +663,7 @@ fn answers_are_framed_like_proto_and_go_first() {
     encode_frame(&net(UDP_PORT, 50001), &sh, &[], &mut exp).unwrap();
     assert_eq!(rig.frames[0].bytes, exp, "SACK frame");
     assert_eq!(rig.frames[0].plane, 2, "leaves by the trigger's plane");
-    let nh = Header::Nack(NackHeader {
+    let nack = NackHeader {
         code: NackCode::Rnr,
         dst_conn: n.dst_conn,
         path_id: 0,
@@ -654,11 +672,22 @@ fn answers_are_framed_like_proto_and_go_first() {
         stream_id: 1,
         msn: 5,
         echo_ts: 0x1234,
-    });
+    };
+    let nh = Header::Nack(nack);
     let mut exp = Vec::new();
     encode_frame(&net(UDP_PORT, 50002), &nh, &[], &mut exp).unwrap();
     assert_eq!(rig.frames[1].bytes, exp, "NACK frame");
     assert_eq!(rig.frames[1].plane, 1);
+    let dh = Header::Nack(NackHeader { code: NackCode::NoConn, dst_conn: 0x63, path_id: 7, ..nack });
+    let to = NetHeaders {
+        dst_mac: d.dst_mac.to_be_bytes()[2..].try_into().unwrap(),
+        dst_ip: d.dst_ip.to_be_bytes(),
+        ..net(UDP_PORT, 50003)
+    };
+    let mut exp = Vec::new();
+    encode_frame(&to, &dh, &[], &mut exp).unwrap();
+    assert_eq!(rig.frames[2].bytes, exp, "a direct NACK goes to the addresses it names");
+    assert_eq!(rig.frames[2].plane, 3);
 }
 
 #[test]

@@ -186,6 +186,11 @@ impl NicRig {
         rig.clock();
         rig.clock();
         rig.set("rst", 0)?;
+        // Time starts when the NIC is usable: the sweeps' length is no
+        // part of a scenario's timing.
+        rig.set("ts_hold", 1)?;
+        rig.wait_out_of_reset()?;
+        rig.set("ts_hold", 0)?;
         Ok(rig)
     }
 
@@ -315,6 +320,28 @@ impl NicRig {
             if self.cycle - start > STALL_LIMIT {
                 self.set(valid, 0)?;
                 return Err(format!("{what}: not taken in {STALL_LIMIT} cycles (cycle {})", self.cycle));
+            }
+        }
+    }
+
+    /// Clocks until every host channel is ready at once: the blocks' reset
+    /// sweeps are over, as a driver waits after reset before it uses the
+    /// NIC. A frame that arrived earlier would have found tx_engine still
+    /// clearing its memories, unable to answer (no connection has to be
+    /// opened first for a NO_CONN answer).
+    fn wait_out_of_reset(&mut self) -> Result<(), String> {
+        let ids = ["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready", "s_wr_ready"]
+            .iter()
+            .map(|n| self.idx(n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let start = self.cycle;
+        loop {
+            self.clock();
+            if ids.iter().all(|&i| self.outs[i].bit(0)) {
+                return Ok(());
+            }
+            if self.cycle - start > STALL_LIMIT {
+                return Err(format!("the top did not leave reset in {STALL_LIMIT} cycles"));
             }
         }
     }

@@ -48,6 +48,7 @@ module rx_parser #(
   output wire [15:0]                 m_hdr_udp_sport,    // UDP source port (path entropy)
   output wire [15:0]                 m_hdr_udp_dport,    // UDP destination port (an answer's: the path entropy it answers)
   output wire [31:0]                 m_hdr_ip_src,       // IPv4 source address
+  output wire [47:0]                 m_hdr_eth_src,      // Ethernet source address (the hop it came from: where an answer without a connection goes)
   output wire [2:0]                  m_hdr_plane,        // plane the frame arrived on (s_axis_tid)
 
   /* Payload output */
@@ -97,7 +98,7 @@ module rx_parser #(
   reg          a_user_reg, a_user_next;            // stage A: tuser
   reg  [2:0]   a_tid_reg, a_tid_next;              // stage A: tid (the plane)
   reg  [6:0]   a_idx_reg, a_idx_next;              // stage A: beat index in its frame
-  reg  [223:0] hb12_reg, hb12_next;                // header buffer: frame bytes 12..40, byte 12 in bits 7:0
+  reg  [271:0] hb6_reg, hb6_next;                  // header buffer: frame bytes 6..40, byte 6 in bits 7:0
   reg  [415:0] hb42_reg, hb42_next;                // header buffer: frame bytes 42..94, byte 42 in bits 7:0
   reg  [367:0] prev_reg, prev_next;                // lanes SHIFT and up of the previous beat (payload realignment)
   reg          fs_mac_reg, fs_mac_next;            // frame so far: a MAC error
@@ -121,14 +122,14 @@ module rx_parser #(
   reg  [3:0]   hdr_count_reg, hdr_count_next;      // headers in the header FIFO
   reg  [2:0]   hdr_wr_reg, hdr_wr_next;            // header FIFO write slot
   reg  [2:0]   hdr_rd_reg, hdr_rd_next;            // header FIFO head slot
-  reg  [484:0] hdr_fifo0_reg, hdr_fifo0_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
-  reg  [484:0] hdr_fifo1_reg, hdr_fifo1_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
-  reg  [484:0] hdr_fifo2_reg, hdr_fifo2_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
-  reg  [484:0] hdr_fifo3_reg, hdr_fifo3_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
-  reg  [484:0] hdr_fifo4_reg, hdr_fifo4_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
-  reg  [484:0] hdr_fifo5_reg, hdr_fifo5_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
-  reg  [484:0] hdr_fifo6_reg, hdr_fifo6_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
-  reg  [484:0] hdr_fifo7_reg, hdr_fifo7_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, plane}
+  reg  [532:0] hdr_fifo0_reg, hdr_fifo0_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
+  reg  [532:0] hdr_fifo1_reg, hdr_fifo1_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
+  reg  [532:0] hdr_fifo2_reg, hdr_fifo2_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
+  reg  [532:0] hdr_fifo3_reg, hdr_fifo3_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
+  reg  [532:0] hdr_fifo4_reg, hdr_fifo4_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
+  reg  [532:0] hdr_fifo5_reg, hdr_fifo5_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
+  reg  [532:0] hdr_fifo6_reg, hdr_fifo6_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
+  reg  [532:0] hdr_fifo7_reg, hdr_fifo7_next;      // {raw, ecn, udp_sport, udp_dport, ip_src, eth_src, plane}
   reg  [3:0]   axis_count_reg, axis_count_next;    // beats in the payload FIFO
   reg  [2:0]   axis_wr_reg, axis_wr_next;          // payload FIFO write slot
   reg  [2:0]   axis_rd_reg, axis_rd_next;          // payload FIFO head slot
@@ -142,6 +143,7 @@ module rx_parser #(
   reg  [577:0] axis_fifo7_reg, axis_fifo7_next;    // {tdata, tkeep, tlast, tuser}
   wire         in_fire;                            // input beat accepted
   wire [15:0]  eth_type_v;                         // frame bytes 12..14, big-endian
+  wire [47:0]  eth_src_v;                          // frame bytes 6..12, big-endian
   wire [159:0] ip_v;                               // frame bytes 14..34, big-endian
   wire [47:0]  udp_v;                              // frame bytes 34..40, big-endian
   wire [415:0] tr_v;                               // frame bytes 42..94, big-endian
@@ -253,9 +255,9 @@ module rx_parser #(
   wire [577:0] axis_entry;                         // {tdata, tkeep, tlast, tuser} pushed this cycle
   wire         axis_push;                          // a payload beat enters the FIFO
   wire         hdr_push_w;                         // an entry enters
-  wire [484:0] hdr_entry_w;                        // the entry
+  wire [532:0] hdr_entry_w;                        // the entry
   wire         hdr_pop;                            // the head leaves
-  reg  [484:0] hdr_head;                           // the head entry
+  reg  [532:0] hdr_head;                           // the head entry
   wire         axis_push_w;                        // an entry enters
   wire [577:0] axis_entry_w;                       // the entry
   wire         axis_pop;                           // the head leaves
@@ -263,9 +265,10 @@ module rx_parser #(
 
   assign s_axis_tready = (hdr_count_reg <= 4'd4) && (axis_count_reg <= 4'd4);
   assign in_fire = s_axis_tvalid && s_axis_tready;
-  assign eth_type_v = {hb12_reg[7:0], hb12_reg[15:8]};
-  assign ip_v = {hb12_reg[23:16], hb12_reg[31:24], hb12_reg[39:32], hb12_reg[47:40], hb12_reg[55:48], hb12_reg[63:56], hb12_reg[71:64], hb12_reg[79:72], hb12_reg[87:80], hb12_reg[95:88], hb12_reg[103:96], hb12_reg[111:104], hb12_reg[119:112], hb12_reg[127:120], hb12_reg[135:128], hb12_reg[143:136], hb12_reg[151:144], hb12_reg[159:152], hb12_reg[167:160], hb12_reg[175:168]};
-  assign udp_v = {hb12_reg[183:176], hb12_reg[191:184], hb12_reg[199:192], hb12_reg[207:200], hb12_reg[215:208], hb12_reg[223:216]};
+  assign eth_type_v = {hb6_reg[55:48], hb6_reg[63:56]};
+  assign eth_src_v = {hb6_reg[7:0], hb6_reg[15:8], hb6_reg[23:16], hb6_reg[31:24], hb6_reg[39:32], hb6_reg[47:40]};
+  assign ip_v = {hb6_reg[71:64], hb6_reg[79:72], hb6_reg[87:80], hb6_reg[95:88], hb6_reg[103:96], hb6_reg[111:104], hb6_reg[119:112], hb6_reg[127:120], hb6_reg[135:128], hb6_reg[143:136], hb6_reg[151:144], hb6_reg[159:152], hb6_reg[167:160], hb6_reg[175:168], hb6_reg[183:176], hb6_reg[191:184], hb6_reg[199:192], hb6_reg[207:200], hb6_reg[215:208], hb6_reg[223:216]};
+  assign udp_v = {hb6_reg[231:224], hb6_reg[239:232], hb6_reg[247:240], hb6_reg[255:248], hb6_reg[263:256], hb6_reg[271:264]};
   assign tr_v = {hb42_reg[7:0], hb42_reg[15:8], hb42_reg[23:16], hb42_reg[31:24], hb42_reg[39:32], hb42_reg[47:40], hb42_reg[55:48], hb42_reg[63:56], hb42_reg[71:64], hb42_reg[79:72], hb42_reg[87:80], hb42_reg[95:88], hb42_reg[103:96], hb42_reg[111:104], hb42_reg[119:112], hb42_reg[127:120], hb42_reg[135:128], hb42_reg[143:136], hb42_reg[151:144], hb42_reg[159:152], hb42_reg[167:160], hb42_reg[175:168], hb42_reg[183:176], hb42_reg[191:184], hb42_reg[199:192], hb42_reg[207:200], hb42_reg[215:208], hb42_reg[223:216], hb42_reg[231:224], hb42_reg[239:232], hb42_reg[247:240], hb42_reg[255:248], hb42_reg[263:256], hb42_reg[271:264], hb42_reg[279:272], hb42_reg[287:280], hb42_reg[295:288], hb42_reg[303:296], hb42_reg[311:304], hb42_reg[319:312], hb42_reg[327:320], hb42_reg[335:328], hb42_reg[343:336], hb42_reg[351:344], hb42_reg[359:352], hb42_reg[367:360], hb42_reg[375:368], hb42_reg[383:376], hb42_reg[391:384], hb42_reg[399:392], hb42_reg[407:400], hb42_reg[415:408]};
   assign first = a_idx_reg == 7'd0;
   assign c_mac = first ? 1'b0 : fs_mac_reg;
@@ -375,7 +378,7 @@ module rx_parser #(
   assign axis_entry = fin_push ? {tail_valid_reg ? tail_data_reg : 512'd0, tail_valid_reg ? tail_keep_reg : 64'd0, 1'b1, fin_code != 4'd0} : {d1, all_keep, 1'b0, 1'b0};
   assign axis_push = push1 || fin_push;
   assign hdr_push_w = hdr_push;
-  assign hdr_entry_w = {hdr_raw, ip_v[145:144], udp_v[47:32], udp_v[31:16], ip_v[63:32], a_tid_reg};
+  assign hdr_entry_w = {hdr_raw, ip_v[145:144], udp_v[47:32], udp_v[31:16], ip_v[63:32], eth_src_v, a_tid_reg};
   assign m_hdr_valid = hdr_count_reg != 4'd0;
   assign hdr_pop = m_hdr_valid && m_hdr_ready;
 
@@ -410,7 +413,7 @@ module rx_parser #(
     endcase
   end
 
-  assign m_hdr_raw = m_hdr_valid ? hdr_head[484:69] : 416'd0;
+  assign m_hdr_raw = m_hdr_valid ? hdr_head[532:117] : 416'd0;
   assign m_hdr_opcode = m_hdr_raw[411:408];
   assign m_hdr_flags = m_hdr_raw[407:400];
   assign m_hdr_payload_len = m_hdr_raw[399:384];
@@ -425,10 +428,11 @@ module rx_parser #(
   assign m_hdr_addr = m_hdr_raw[223:160];
   assign m_hdr_tx_ts = m_hdr_raw[159:144];
   assign m_hdr_imm = m_hdr_raw[127:96];
-  assign m_hdr_ecn = m_hdr_valid ? hdr_head[68:67] : 2'd0;
-  assign m_hdr_udp_sport = m_hdr_valid ? hdr_head[66:51] : 16'd0;
-  assign m_hdr_udp_dport = m_hdr_valid ? hdr_head[50:35] : 16'd0;
-  assign m_hdr_ip_src = m_hdr_valid ? hdr_head[34:3] : 32'd0;
+  assign m_hdr_ecn = m_hdr_valid ? hdr_head[116:115] : 2'd0;
+  assign m_hdr_udp_sport = m_hdr_valid ? hdr_head[114:99] : 16'd0;
+  assign m_hdr_udp_dport = m_hdr_valid ? hdr_head[98:83] : 16'd0;
+  assign m_hdr_ip_src = m_hdr_valid ? hdr_head[82:51] : 32'd0;
+  assign m_hdr_eth_src = m_hdr_valid ? hdr_head[50:3] : 48'd0;
   assign m_hdr_plane = m_hdr_valid ? hdr_head[2:0] : 3'd0;
   assign m_axis_tdata = m_axis_tvalid ? axis_head[577:66] : 512'd0;
   assign m_axis_tkeep = m_axis_tvalid ? axis_head[65:2] : 64'd0;
@@ -460,7 +464,7 @@ module rx_parser #(
     a_user_next = a_user_reg;
     a_tid_next = a_tid_reg;
     a_idx_next = a_idx_reg;
-    hb12_next = hb12_reg;
+    hb6_next = hb6_reg;
     hb42_next = hb42_reg;
     prev_next = prev_reg;
     fs_mac_next = fs_mac_reg;
@@ -514,7 +518,7 @@ module rx_parser #(
       a_idx_next = in_idx_reg;
       in_idx_next = s_axis_tlast ? 7'd0 : (in_idx_reg == 7'd66 ? 7'd66 : in_idx_reg + 7'd1);
     end
-    hb12_next = {in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[319:312] : hb12_reg[223:216], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[311:304] : hb12_reg[215:208], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[303:296] : hb12_reg[207:200], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[295:288] : hb12_reg[199:192], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[287:280] : hb12_reg[191:184], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[279:272] : hb12_reg[183:176], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[271:264] : hb12_reg[175:168], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[263:256] : hb12_reg[167:160], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[255:248] : hb12_reg[159:152], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[247:240] : hb12_reg[151:144], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[239:232] : hb12_reg[143:136], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[231:224] : hb12_reg[135:128], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[223:216] : hb12_reg[127:120], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[215:208] : hb12_reg[119:112], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[207:200] : hb12_reg[111:104], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[199:192] : hb12_reg[103:96], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[191:184] : hb12_reg[95:88], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[183:176] : hb12_reg[87:80], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[175:168] : hb12_reg[79:72], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[167:160] : hb12_reg[71:64], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[159:152] : hb12_reg[63:56], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[151:144] : hb12_reg[55:48], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[143:136] : hb12_reg[47:40], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[135:128] : hb12_reg[39:32], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[127:120] : hb12_reg[31:24], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[119:112] : hb12_reg[23:16], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[111:104] : hb12_reg[15:8], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[103:96] : hb12_reg[7:0]};
+    hb6_next = {in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[319:312] : hb6_reg[271:264], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[311:304] : hb6_reg[263:256], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[303:296] : hb6_reg[255:248], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[295:288] : hb6_reg[247:240], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[287:280] : hb6_reg[239:232], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[279:272] : hb6_reg[231:224], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[271:264] : hb6_reg[223:216], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[263:256] : hb6_reg[215:208], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[255:248] : hb6_reg[207:200], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[247:240] : hb6_reg[199:192], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[239:232] : hb6_reg[191:184], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[231:224] : hb6_reg[183:176], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[223:216] : hb6_reg[175:168], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[215:208] : hb6_reg[167:160], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[207:200] : hb6_reg[159:152], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[199:192] : hb6_reg[151:144], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[191:184] : hb6_reg[143:136], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[183:176] : hb6_reg[135:128], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[175:168] : hb6_reg[127:120], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[167:160] : hb6_reg[119:112], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[159:152] : hb6_reg[111:104], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[151:144] : hb6_reg[103:96], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[143:136] : hb6_reg[95:88], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[135:128] : hb6_reg[87:80], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[127:120] : hb6_reg[79:72], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[119:112] : hb6_reg[71:64], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[111:104] : hb6_reg[63:56], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[103:96] : hb6_reg[55:48], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[95:88] : hb6_reg[47:40], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[87:80] : hb6_reg[39:32], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[79:72] : hb6_reg[31:24], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[71:64] : hb6_reg[23:16], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[63:56] : hb6_reg[15:8], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[55:48] : hb6_reg[7:0]};
     hb42_next = {in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[239:232] : hb42_reg[415:408], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[231:224] : hb42_reg[407:400], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[223:216] : hb42_reg[399:392], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[215:208] : hb42_reg[391:384], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[207:200] : hb42_reg[383:376], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[199:192] : hb42_reg[375:368], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[191:184] : hb42_reg[367:360], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[183:176] : hb42_reg[359:352], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[175:168] : hb42_reg[351:344], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[167:160] : hb42_reg[343:336], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[159:152] : hb42_reg[335:328], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[151:144] : hb42_reg[327:320], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[143:136] : hb42_reg[319:312], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[135:128] : hb42_reg[311:304], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[127:120] : hb42_reg[303:296], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[119:112] : hb42_reg[295:288], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[111:104] : hb42_reg[287:280], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[103:96] : hb42_reg[279:272], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[95:88] : hb42_reg[271:264], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[87:80] : hb42_reg[263:256], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[79:72] : hb42_reg[255:248], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[71:64] : hb42_reg[247:240], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[63:56] : hb42_reg[239:232], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[55:48] : hb42_reg[231:224], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[47:40] : hb42_reg[223:216], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[39:32] : hb42_reg[215:208], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[31:24] : hb42_reg[207:200], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[23:16] : hb42_reg[199:192], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[15:8] : hb42_reg[191:184], in_fire && (in_idx_reg == 7'd1) ? s_axis_tdata[7:0] : hb42_reg[183:176], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[511:504] : hb42_reg[175:168], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[503:496] : hb42_reg[167:160], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[495:488] : hb42_reg[159:152], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[487:480] : hb42_reg[151:144], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[479:472] : hb42_reg[143:136], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[471:464] : hb42_reg[135:128], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[463:456] : hb42_reg[127:120], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[455:448] : hb42_reg[119:112], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[447:440] : hb42_reg[111:104], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[439:432] : hb42_reg[103:96], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[431:424] : hb42_reg[95:88], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[423:416] : hb42_reg[87:80], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[415:408] : hb42_reg[79:72], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[407:400] : hb42_reg[71:64], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[399:392] : hb42_reg[63:56], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[391:384] : hb42_reg[55:48], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[383:376] : hb42_reg[47:40], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[375:368] : hb42_reg[39:32], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[367:360] : hb42_reg[31:24], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[359:352] : hb42_reg[23:16], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[351:344] : hb42_reg[15:8], in_fire && (in_idx_reg == 7'd0) ? s_axis_tdata[343:336] : hb42_reg[7:0]};
     if (a_valid_reg) begin
       fs_mac_next = n_mac;
@@ -604,7 +608,7 @@ module rx_parser #(
     a_user_reg <= a_user_next;
     a_tid_reg <= a_tid_next;
     a_idx_reg <= a_idx_next;
-    hb12_reg <= hb12_next;
+    hb6_reg <= hb6_next;
     hb42_reg <= hb42_next;
     prev_reg <= prev_next;
     fs_mac_reg <= fs_mac_next;
@@ -657,7 +661,7 @@ module rx_parser #(
       a_user_reg <= 1'b0;
       a_tid_reg <= 3'd0;
       a_idx_reg <= 7'd0;
-      hb12_reg <= 224'd0;
+      hb6_reg <= 272'd0;
       hb42_reg <= 416'd0;
       prev_reg <= 368'd0;
       fs_mac_reg <= 1'b0;
@@ -681,14 +685,14 @@ module rx_parser #(
       hdr_count_reg <= 4'd0;
       hdr_wr_reg <= 3'd0;
       hdr_rd_reg <= 3'd0;
-      hdr_fifo0_reg <= 485'd0;
-      hdr_fifo1_reg <= 485'd0;
-      hdr_fifo2_reg <= 485'd0;
-      hdr_fifo3_reg <= 485'd0;
-      hdr_fifo4_reg <= 485'd0;
-      hdr_fifo5_reg <= 485'd0;
-      hdr_fifo6_reg <= 485'd0;
-      hdr_fifo7_reg <= 485'd0;
+      hdr_fifo0_reg <= 533'd0;
+      hdr_fifo1_reg <= 533'd0;
+      hdr_fifo2_reg <= 533'd0;
+      hdr_fifo3_reg <= 533'd0;
+      hdr_fifo4_reg <= 533'd0;
+      hdr_fifo5_reg <= 533'd0;
+      hdr_fifo6_reg <= 533'd0;
+      hdr_fifo7_reg <= 533'd0;
       axis_count_reg <= 4'd0;
       axis_wr_reg <= 3'd0;
       axis_rd_reg <= 3'd0;
@@ -709,7 +713,7 @@ module rx_parser #(
   reg          f_past_s_axis_stall;    // s_axis: valid and not ready last cycle
   reg  [580:0] f_past_s_axis_payload;  // s_axis: payload last cycle
   reg          f_past_m_hdr_stall;     // m_hdr: valid and not ready last cycle
-  reg  [784:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
+  reg  [832:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
   reg          f_past_m_axis_stall;    // m_axis: valid and not ready last cycle
   reg  [577:0] f_past_m_axis_payload;  // m_axis: payload last cycle
 
@@ -730,7 +734,7 @@ module rx_parser #(
   end
 
   always @(posedge clk) begin
-    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_plane};
+    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_eth_src, m_hdr_plane};
   end
 
   always @(posedge clk) begin
@@ -771,7 +775,7 @@ module rx_parser #(
       c_m_hdr_stall_fire: cover ((f_past_m_hdr_stall && m_hdr_valid) && m_hdr_ready);
 
       // m_hdr: payload holds while valid and not ready (this block keeps it)
-      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_plane} == f_past_m_hdr_payload));
+      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_eth_src, m_hdr_plane} == f_past_m_hdr_payload));
 
       // m_axis: valid stays high until its handshake (this block keeps it)
       a_m_axis_valid_held: assert (!f_past_m_axis_stall || m_axis_tvalid);
