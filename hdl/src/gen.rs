@@ -102,6 +102,7 @@ pub const BLOCKS: &[BlockGen] = &[
     block!(probe_walk),
     block!(mr_check),
     block!(conn_search),
+    block!(msg_check),
     block!(csr),
 ];
 

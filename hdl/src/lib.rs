@@ -102,6 +102,7 @@ pub mod formal;
 pub mod gen;
 pub mod ir;
 pub mod mr_check;
+pub mod msg_check;
 pub mod netlist;
 pub mod op_map;
 pub mod param;

@@ -14,4 +14,5 @@ op_map.v
 probe_walk.v
 mr_check.v
 conn_search.v
+msg_check.v
 csr.v
