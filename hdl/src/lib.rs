@@ -114,6 +114,7 @@ pub mod probe_walk;
 pub mod proof;
 pub mod rate_hint;
 pub mod recv_match;
+pub mod rx_buffer;
 pub mod rx_drop_or;
 pub mod rx_parser;
 pub mod sack_gen;

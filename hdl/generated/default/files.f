@@ -11,6 +11,7 @@ rate_hint.v
 rx_drop_or.v
 cqe_merge.v
 op_map.v
+rx_buffer.v
 probe_walk.v
 mr_check.v
 conn_search.v
