@@ -98,10 +98,13 @@ pub const BLOCKS: &[BlockGen] = &[
     block!(rx_drop_or),
     block!(cqe_merge),
     block!(op_map),
-    // The receive controller's parts (docs/architecture.md, mrnic_core).
+    // The store-and-forward buffer between rx_parser and the receive
+    // controller, and the controller's parts (docs/architecture.md, mrnic_core).
+    block!(rx_buffer),
     block!(probe_walk),
     block!(mr_check),
     block!(conn_search),
+    block!(msg_check),
     block!(csr),
 ];
 

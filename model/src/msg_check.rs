@@ -24,7 +24,10 @@
 //! takes the message's fields with its bytes if it held another msn or
 //! nothing, else its bytes grow by the payload. Bytes count at acceptance,
 //! as in the reference (where the write is instant); cpl_engine counts
-//! them again when the write is in memory, for the completion. A slot
+//! them again when the write is in memory, for the completion. An accept
+//! of a stream the connection lacks (the check refuses such a packet, so
+//! the controller never sends one) writes nothing: the generated module
+//! reads every bit of `s_acc_stream`, as lint requires. A slot
 //! whose message completed is never cleared: its msn is behind
 //! completed_msn, so a packet naming it fails the window check first, and
 //! a later message in the slot has another msn. `s_open_*` clears a
@@ -344,6 +347,7 @@ impl MsgCheck {
                 let slot = live.filter(|m| m.msn == k.msn);
                 State::Answer(verdict(&self.p, &k, slot.as_ref()))
             }
+            Op::Acc(k) if k.stream as u32 >= self.p.streams => State::Idle,
             Op::Acc(k) => {
                 let at = self.slot_index(&k);
                 let m = match live.filter(|m| m.msn == k.msn) {

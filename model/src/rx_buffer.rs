@@ -34,7 +34,8 @@
 //! `t + 2` (RAM read at `t + 1`, registered), then one beat per cycle while
 //! `m_axis_tready` is high (a 2-entry output FIFO with the reads in flight
 //! counted). Every `ready` and `valid` is a register or a function of
-//! registers only. `s_axis_tready` is high while the ring has a free beat;
+//! registers only. `s_axis_tready` is high while the ring has a free beat
+//! and fewer than `REC_DEPTH` (16) complete packets wait for release;
 //! the ring holds two maximum packets, so the parser streams one packet
 //! while the controller works on the previous one.
 //!
@@ -56,6 +57,12 @@ pub const NAME: &str = "rx_buffer";
 pub const HDR_DEPTH: usize = 4;
 /// Output FIFO entries (beats).
 pub const OUT_DEPTH: usize = 2;
+/// Complete packets not yet released (their beat counts and drop bits).
+/// rx_parser pushes a header no later than its packet's last beat, so a
+/// backlog beyond the header FIFO's 4 needs the parser's own queues; the
+/// bound only keeps the record FIFO a few registers instead of one entry
+/// per ring beat (a FIFO of `2 x MAXB` records would be one-beat packets).
+pub const REC_DEPTH: usize = 16;
 
 /// A config the block cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -116,7 +123,12 @@ pub fn ports(p: &RxBufferParams) -> Vec<PortDef> {
     v.push(PortDef::input("s_axis_tdata", d, PI, "payload beat, lane 0 first"));
     v.push(PortDef::input("s_axis_tkeep", b, PI, "bytes present"));
     v.push(PortDef::input("s_axis_tvalid", 1, PI, "a beat is offered"));
-    v.push(PortDef::output("s_axis_tready", 1, PI, "taken this cycle if valid (the ring has a free beat)"));
+    v.push(PortDef::output(
+        "s_axis_tready",
+        1,
+        PI,
+        "taken this cycle if valid (the ring has a free beat, the record FIFO room)",
+    ));
     v.push(PortDef::input("s_axis_tlast", 1, PI, "last beat of the packet"));
     v.push(PortDef::input("s_axis_tuser", 1, PI, "on the last beat: drop the packet"));
     v.push(PortDef::output("m_hdr_valid", 1, HO, "the oldest complete good packet's header"));
@@ -239,6 +251,10 @@ impl RxBuffer {
             && self.cur_beats == 0
     }
 
+    fn axis_ready(&self) -> bool {
+        self.free > 0 && self.recs.len() < REC_DEPTH
+    }
+
     fn pay_ready(&self) -> bool {
         self.cmd_wait.is_some() && self.stream_left == 0
     }
@@ -265,7 +281,7 @@ impl RxBuffer {
             return;
         }
         // Registered readies, as eval() showed them.
-        let (hdr_ready, axis_ready, pay_ready) = (self.hdrs.len() < HDR_DEPTH, self.free > 0, self.pay_ready());
+        let (hdr_ready, axis_ready, pay_ready) = (self.hdrs.len() < HDR_DEPTH, self.axis_ready(), self.pay_ready());
         if out_taken {
             self.outq.pop_front();
         }
@@ -346,7 +362,7 @@ impl Block for RxBuffer {
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
         let ids = self.ids;
         put(&self.ports, outputs, ids.s_hdr_ready, (self.hdrs.len() < HDR_DEPTH) as u64);
-        put(&self.ports, outputs, ids.s_axis_tready, (self.free > 0) as u64);
+        put(&self.ports, outputs, ids.s_axis_tready, self.axis_ready() as u64);
         put(&self.ports, outputs, ids.s_pay_ready, self.pay_ready() as u64);
         put(&self.ports, outputs, ids.m_hdr_valid, self.out_hdr.is_some() as u64);
         for (k, &i) in self.hdr_out.iter().enumerate() {

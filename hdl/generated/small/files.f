@@ -11,7 +11,9 @@ rate_hint.v
 rx_drop_or.v
 cqe_merge.v
 op_map.v
+rx_buffer.v
 probe_walk.v
 mr_check.v
 conn_search.v
+msg_check.v
 csr.v

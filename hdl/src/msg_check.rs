@@ -1,0 +1,300 @@
+//! `msg_check` RTL: the generator of the receive controller's part
+//! [`mrnic_model::msg_check`], with the same ports (the model's list plus
+//! `clk`) and the same cycle timing. The model's doc comment is the
+//! specification.
+//!
+//! Structure: `vld_mem` (a valid bit per message slot, one word per stream)
+//! and `msg_mem` (the message slots), both block RAM read at the
+//! handshake; the operation (accept or check) and its packet in registers
+//! beside the read; `READ_LATENCY` stage bits; at the last stage the
+//! verdict into the answer register, or the accept's slot and valid word
+//! written back. The reset sweep and an open clear stream words through
+//! `vld_mem`'s one write port, which the accept shares (never in the same
+//! cycle: one operation at a time).
+
+use mrnic_model::msg_check::{self as model, status, MsgCheckParams, ParamError};
+
+use crate::expr::{cat, lit, mux, zext, Expr, Signal};
+use crate::ir::{if_else, if_then, set, MemStyle, Module};
+use crate::param::ParamExpr;
+use crate::ports::{declare, offsets, pack, read_latency};
+
+crate::block_api!(mrnic_model::msg_check, MsgCheckParams, ParamError);
+
+/// Message-slot fields, LSB first (the model's `Slot`).
+const SLOT: [(&str, u32, &str); 7] = [
+    ("msn", 24, "message"),
+    ("send", 1, "SEND or SEND_IMM"),
+    ("rq_seq", 24, "SEND: its receive"),
+    ("msg_len", 32, "message length"),
+    ("imm_valid", 1, "carries an immediate"),
+    ("imm", 32, "the immediate (compared only when valid)"),
+    ("bytes", 32, "payload bytes accepted"),
+];
+
+/// `m_chk_status` width.
+const STATUS_BITS: u32 = 2;
+
+fn build(p: &MsgCheckParams) -> Module {
+    let l = p.read_latency;
+    let (cb, sb) = (p.conn_bits, p.stream_bits);
+    let db = p.depth.trailing_zeros();
+    let qb = cb + sb;
+    let sw: u32 = SLOT.iter().map(|f| f.1).sum();
+
+    let mut m = Module::new(model::NAME);
+    m.describe("a data packet's header sanity and message-table checks, in the reference's order");
+    let conns_p = m.param("CONNS", u64::from(p.conns), "connection slots (power of 2)");
+    let streams_p = m.param("STREAMS", u64::from(p.streams), "streams per connection (power of 2, 2..256)");
+    let depth_p = m.param("MSG_DEPTH", u64::from(p.depth), "message slots per stream (power of 2, 2..64)");
+    let lat_p = m.param("READ_LATENCY", u64::from(l), "table memory read latency in cycles (1 or 2)");
+    let queues_p = m.localparam("QUEUES", conns_p.expr() * streams_p.expr(), "stream words: CONNS * STREAMS");
+    let slots_p = m.localparam("SLOTS", queues_p.expr() * depth_p.expr(), "message slots: QUEUES * MSG_DEPTH");
+    let pow2 = |e: ParamExpr| e.clone().eq(ParamExpr::Const(1) << e.clog2());
+    m.param_check(
+        "sizes",
+        conns_p
+            .expr()
+            .ge(2u32)
+            .and(pow2(conns_p.expr()))
+            .and(streams_p.expr().ge(2u32))
+            .and(streams_p.expr().le(256u32))
+            .and(pow2(streams_p.expr()))
+            .and(depth_p.expr().ge(2u32))
+            .and(depth_p.expr().le(64u32))
+            .and(pow2(depth_p.expr())),
+        "CONNS, STREAMS and MSG_DEPTH must be powers of 2; STREAMS in 2..256, MSG_DEPTH in 2..64",
+    );
+    m.param_check("read_latency", lat_p.expr().ge(1u32).and(lat_p.expr().le(2u32)), "READ_LATENCY must be 1 or 2");
+
+    let (clk, sig) = declare(&mut m, &model::ports(p));
+    let port = |n: &str| sig[n].clone();
+    let rst = port("rst");
+    m.clock_domain(&clk, &rst);
+    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
+        let s = m.wire(n, w, c);
+        m.assign(&s, e);
+        s
+    };
+
+    // ---- state ----
+    let sweeping = m.reg("sweeping", 1, 1, "stream words are being cleared (reset sweep or open)");
+    let sweep = m.reg("sweep", qb, 0, "the stream word cleared next");
+    let sweep_all = m.reg("sweep_all", 1, 1, "the reset sweep (every word), not an open's (one connection's)");
+    let stages: Vec<crate::Reg> = (1..=l)
+        .map(|k| m.reg(&format!("stage{k}"), 1, 0, "the operation's read data is this many cycles on"))
+        .collect();
+    let out_valid = m.reg("out_valid", 1, 0, "an answer waits on m_chk");
+    let out_status = m.reg_no_reset("out_status", STATUS_BITS, "the answer");
+    let busy = stages.iter().fold(out_valid.q.expr(), |a, s| a.logic_or(&s.q));
+    let not_busy = sweeping.q.expr().logic_or(busy).logic_not();
+    let idle = wire(&mut m, "idle", 1, "no sweep, no operation in flight, no answer waiting", not_busy);
+
+    // ---- the three channels, open first ----
+    m.assign(port("s_open_ready"), &idle);
+    let acc_ready = wire(
+        &mut m,
+        "acc_ready",
+        1,
+        "idle and no open offered",
+        idle.expr().logic_and(port("s_open_valid").expr().logic_not()),
+    );
+    m.assign(port("s_acc_ready"), &acc_ready);
+    let chk_ready = wire(
+        &mut m,
+        "chk_ready",
+        1,
+        "idle and neither an open nor an accept offered",
+        acc_ready.expr().logic_and(port("s_acc_valid").expr().logic_not()),
+    );
+    m.assign(port("s_chk_ready"), &chk_ready);
+    let open_take =
+        wire(&mut m, "open_take", 1, "an open is taken", port("s_open_valid").expr().logic_and(port("s_open_ready")));
+    let acc_take = wire(&mut m, "acc_take", 1, "an accept is taken", port("s_acc_valid").expr().logic_and(&acc_ready));
+    let chk_take = wire(&mut m, "chk_take", 1, "a check is taken", port("s_chk_valid").expr().logic_and(&chk_ready));
+    let either = acc_take.expr().logic_or(&chk_take);
+    let take = wire(&mut m, "take", 1, "an accept or a check is taken: the tables are read", either);
+
+    // ---- the operation's packet, beside the read ----
+    let fields = p.chk_fields();
+    let foff = offsets(&fields);
+    let pw: u32 = fields.iter().map(|f| f.1).sum();
+    let acc_names: Vec<&str> = p.acc_fields().iter().map(|f| f.0).collect();
+    let in_pkt =
+        wire(&mut m, "in_pkt", pw, "the taken operation's packet (an accept's has no offset nor completed_msn)", {
+            pack(&fields, |n| {
+                let c = port(&format!("s_chk_{n}"));
+                if acc_names.contains(&n) {
+                    mux(&acc_take, port(&format!("s_acc_{n}")), &c)
+                } else {
+                    c.expr()
+                }
+            })
+        });
+    let pkt = m.reg_no_reset("pkt", pw, "the operation's packet, fields as on s_chk");
+    let is_acc = m.reg_no_reset("is_acc", 1, "the operation is an accept");
+    m.next(if_then(&take, vec![set(&pkt.next, &in_pkt), set(&is_acc.next, &acc_take)]));
+    let f = |word: &Signal, n: &str| -> Expr {
+        let (o, w) = foff[n];
+        word.slice(o + w - 1, o)
+    };
+    let k = |n: &str| f(&pkt.q, n);
+
+    // ---- the tables ----
+    let vld_mem = m.memory("vld", p.depth, &queues_p, MemStyle::Block, "a valid bit per message slot, by stream word");
+    let msg_mem = m.memory(
+        "msg",
+        sw,
+        &slots_p,
+        MemStyle::Block,
+        "message slots {bytes, imm, imm_valid, msg_len, rq_seq, send, msn}; live while the slot's valid bit is set",
+    );
+    // The low bits of a packed field, selected straight from the net.
+    let low = |w: &Signal, n: &str, bits: u32| w.slice(foff[n].0 + bits - 1, foff[n].0);
+    let word_of = |w: &Signal| cat(&[f(w, "conn"), low(w, "stream", sb)]);
+    let slot_of = |w: &Signal| cat(&[word_of(w), low(w, "msn", db)]);
+    let vld = read_latency(&mut m, &vld_mem, "vld", &take, word_of(&in_pkt), l);
+    let slot = read_latency(&mut m, &msg_mem, "msg", &take, slot_of(&in_pkt), l);
+    m.next(set(&stages[0].next, &take));
+    for i in 1..stages.len() {
+        m.next(set(&stages[i].next, &stages[i - 1].q));
+    }
+    let act = stages[stages.len() - 1].q.clone();
+
+    // ---- the verdict, in the reference's order ----
+    let soff = offsets(&SLOT);
+    let s = |n: &str| -> Expr {
+        let (o, w) = soff[n];
+        slot.slice(o + w - 1, o)
+    };
+    let msn_slot = wire(&mut m, "msn_slot", db, "the packet's slot: msn mod MSG_DEPTH", low(&pkt.q, "msn", db));
+    let live = wire(
+        &mut m,
+        "live",
+        1,
+        "the slot holds this msn's message",
+        vld.expr().bit_at(&msn_slot).logic_and(s("msn").eq(k("msn"))),
+    );
+    let len32 = zext(k("len"), 32);
+    let bad_len = wire(
+        &mut m,
+        "bad_len",
+        1,
+        "payload beyond the MTU or msg_len, a stream the connection lacks, or empty in a non-empty message",
+        len32
+            .clone()
+            .gt(lit(32, u64::from(p.mtu)))
+            .logic_or(zext(k("stream"), 9).ge(lit(9, u64::from(p.streams))))
+            .logic_or(len32.clone().gt(k("msg_len")))
+            .logic_or(k("len").eq(lit(16, 0)).logic_and(k("msg_len").ne(lit(32, 0)))),
+    );
+    let window = wire(
+        &mut m,
+        "window",
+        1,
+        "msn - completed_msn at or beyond the message window",
+        (k("msn") - k("completed_msn")).ge(lit(24, u64::from(p.depth))),
+    );
+    let send = k("send");
+    let imm_differs = s("imm_valid").ne(k("imm_valid")).logic_or(k("imm_valid").logic_and(s("imm").ne(k("imm"))));
+    let mismatch = wire(
+        &mut m,
+        "mismatch",
+        1,
+        "the live message differs in kind, receive, msg_len or immediate, or this payload overfills it",
+        live.expr().logic_and(
+            s("send")
+                .ne(send.clone())
+                .logic_or(send.clone().logic_and(s("rq_seq").ne(k("rq_seq"))))
+                .logic_or(s("msg_len").ne(k("msg_len")))
+                .logic_or(imm_differs)
+                .logic_or((zext(s("bytes"), 33) + zext(k("len"), 33)).gt(zext(s("msg_len"), 33))),
+        ),
+    );
+    let past_end = wire(
+        &mut m,
+        "past_end",
+        1,
+        "a SEND whose offset plus payload passes msg_len",
+        send.logic_and((zext(k("msg_offset"), 33) + zext(k("len"), 33)).gt(zext(k("msg_len"), 33))),
+    );
+    let code = |c: u8| lit(STATUS_BITS, u64::from(c));
+    let verdict = wire(
+        &mut m,
+        "verdict",
+        STATUS_BITS,
+        "bad length, window, mismatch, bad SEND offset, or OK",
+        mux(
+            &bad_len,
+            code(status::BAD_LEN),
+            mux(
+                &window,
+                code(status::WINDOW),
+                mux(&mismatch, code(status::MISMATCH), mux(&past_end, code(status::BAD_LEN), code(status::OK))),
+            ),
+        ),
+    );
+    let answer =
+        wire(&mut m, "answer", 1, "a check's read data is there", act.expr().logic_and(is_acc.q.expr().logic_not()));
+    m.next(if_else(
+        &answer,
+        vec![set(&out_valid.next, lit(1, 1)), set(&out_status.next, &verdict)],
+        vec![if_then(port("m_chk_ready"), vec![set(&out_valid.next, lit(1, 0))])],
+    ));
+    m.assign(port("m_chk_valid"), &out_valid.q);
+    m.assign(port("m_chk_status"), mux(&out_valid.q, &out_status.q, lit(STATUS_BITS, 0)));
+
+    // ---- the accept's write-back ----
+    let record = wire(
+        &mut m,
+        "record",
+        1,
+        "an accept's read data is there, of a stream the connection has",
+        act.expr().logic_and(&is_acc.q).logic_and(zext(k("stream"), 9).lt(lit(9, u64::from(p.streams)))),
+    );
+    let new_slot = wire(&mut m, "new_slot", sw, "the slot after the accept: grown, or the message's fields", {
+        let grown = s("bytes") + zext(k("len"), 32);
+        pack(&SLOT, |n| match n {
+            "bytes" => mux(&live, grown.clone(), zext(k("len"), 32)),
+            _ => mux(&live, s(n), k(n)),
+        })
+    });
+    let not_rst = rst.expr().logic_not();
+    m.mem_write(&msg_mem, record.expr().logic_and(not_rst.clone()), slot_of(&pkt.q), &new_slot);
+    let slot_bit =
+        wire(&mut m, "slot_bit", p.depth, "the accept's slot as a valid bit", lit(p.depth, 1) << msn_slot.expr());
+    let first_word = cat(&[port("s_open_conn").expr(), lit(sb, 0)]);
+    m.mem_write(
+        &vld_mem,
+        record.expr().logic_or(&open_take).logic_or(&sweeping.q).logic_and(not_rst),
+        mux(&record, word_of(&pkt.q), mux(&open_take, first_word, &sweep.q)),
+        mux(&record, vld.expr() | slot_bit.expr(), lit(p.depth, 0)),
+    );
+
+    // ---- the sweeps: every word after reset, an open's connection's ----
+    let all_streams = lit(sb, u64::from(p.streams - 1));
+    let last = wire(
+        &mut m,
+        "sweep_last",
+        1,
+        "the word cleared now is the sweep's last",
+        sweep.q.slice(sb - 1, 0).eq(all_streams).logic_and(
+            sweep_all.q.expr().logic_not().logic_or(sweep.q.slice(qb - 1, sb).eq(lit(cb, u64::from(p.conns - 1)))),
+        ),
+    );
+    m.next(if_else(
+        &sweeping.q,
+        vec![set(&sweep.next, sweep.q.expr() + lit(qb, 1)), if_then(&last, vec![set(&sweeping.next, lit(1, 0))])],
+        // The open clears its first word now and the others next
+        // (STREAMS >= 2, so there is always a next).
+        vec![if_then(
+            &open_take,
+            vec![
+                set(&sweeping.next, lit(1, 1)),
+                set(&sweep_all.next, lit(1, 0)),
+                set(&sweep.next, cat(&[port("s_open_conn").expr(), lit(sb, 1)])),
+            ],
+        )],
+    ));
+    m
+}
