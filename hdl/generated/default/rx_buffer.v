@@ -34,7 +34,9 @@ module rx_buffer #(
   input  wire [31:0]  s_hdr_imm,          // immediate data for WRITE_IMM and SEND_IMM, else 0
   input  wire [1:0]   s_hdr_ecn,          // IPv4 ECN codepoint
   input  wire [15:0]  s_hdr_udp_sport,    // UDP source port (path entropy)
+  input  wire [15:0]  s_hdr_udp_dport,    // UDP destination port (an answer's: the path entropy it answers)
   input  wire [31:0]  s_hdr_ip_src,       // IPv4 source address
+  input  wire [47:0]  s_hdr_eth_src,      // Ethernet source address (the hop it came from: where an answer without a connection goes)
   input  wire [2:0]   s_hdr_plane,        // plane the frame arrived on (s_axis_tid)
 
   /* Payload in (rx_parser m_axis_*) */
@@ -65,7 +67,9 @@ module rx_buffer #(
   output wire [31:0]  m_hdr_imm,          // immediate data for WRITE_IMM and SEND_IMM, else 0
   output wire [1:0]   m_hdr_ecn,          // IPv4 ECN codepoint
   output wire [15:0]  m_hdr_udp_sport,    // UDP source port (path entropy)
+  output wire [15:0]  m_hdr_udp_dport,    // UDP destination port (an answer's: the path entropy it answers)
   output wire [31:0]  m_hdr_ip_src,       // IPv4 source address
+  output wire [47:0]  m_hdr_eth_src,      // Ethernet source address (the hop it came from: where an answer without a connection goes)
   output wire [2:0]   m_hdr_plane,        // plane the frame arrived on (s_axis_tid)
 
   /* Payload command */
@@ -106,7 +110,7 @@ module rx_buffer #(
   reg  [6:0]   cur_beats_reg, cur_beats_next;          // beats stored of the packet coming in
   reg          cur_over_reg, cur_over_next;            // the packet coming in had more than MAX_BEATS beats
   reg          out_hdr_valid_reg, out_hdr_valid_next;  // a released header is on m_hdr
-  reg  [768:0] out_hdr_reg, out_hdr_next;              // the released header, fields as on s_hdr (first lowest)
+  reg  [832:0] out_hdr_reg, out_hdr_next;              // the released header, fields as on s_hdr (first lowest)
   reg          cmd_valid_reg, cmd_valid_next;          // a released packet waits for its payload command
   reg  [6:0]   cmd_beats_reg, cmd_beats_next;          // its beats
   reg  [6:0]   stream_left_reg, stream_left_next;      // beats of the streaming packet still to read
@@ -119,13 +123,13 @@ module rx_buffer #(
   reg  [2:0]   hdrq_count_reg, hdrq_count_next;        // entries in the FIFO
   reg  [1:0]   hdrq_wr_reg, hdrq_wr_next;              // slot the next entry goes to
   reg  [1:0]   hdrq_rd_reg, hdrq_rd_next;              // slot of the head entry
-  reg  [768:0] hdrq0_reg, hdrq0_next;                  // FIFO slot
-  reg  [768:0] hdrq1_reg, hdrq1_next;                  // FIFO slot
-  reg  [768:0] hdrq2_reg, hdrq2_next;                  // FIFO slot
-  reg  [768:0] hdrq3_reg, hdrq3_next;                  // FIFO slot
-  reg  [768:0] hdrq_head;                              // the FIFO's head entry
+  reg  [832:0] hdrq0_reg, hdrq0_next;                  // FIFO slot
+  reg  [832:0] hdrq1_reg, hdrq1_next;                  // FIFO slot
+  reg  [832:0] hdrq2_reg, hdrq2_next;                  // FIFO slot
+  reg  [832:0] hdrq3_reg, hdrq3_next;                  // FIFO slot
+  reg  [832:0] hdrq_head;                              // the FIFO's head entry
   wire         hdrq_head_valid;                        // the FIFO holds an entry
-  wire [768:0] hdrq_shown;                             // the head entry, zero while the FIFO is empty
+  wire [832:0] hdrq_shown;                             // the head entry, zero while the FIFO is empty
   wire [4:0]   rec_count_w;                            // record FIFO entries
   wire         axis_ready;                             // a free ring slot and room for a record
   wire         beat_in;                                // a payload beat is taken
@@ -197,7 +201,7 @@ module rx_buffer #(
   end
 
   assign hdrq_head_valid = hdrq_count_reg != 3'd0;
-  assign hdrq_shown = hdrq_head_valid ? hdrq_head : 769'd0;
+  assign hdrq_shown = hdrq_head_valid ? hdrq_head : 833'd0;
   assign hdr_count_w = hdrq_count_reg;
   assign axis_ready = (free_reg != 9'd0) && (rec_count_w < 5'd16);
   assign s_axis_tready = axis_ready;
@@ -279,8 +283,10 @@ module rx_buffer #(
   assign m_hdr_imm = out_hdr_valid_reg ? out_hdr_reg[715:684] : 32'd0;
   assign m_hdr_ecn = out_hdr_valid_reg ? out_hdr_reg[717:716] : 2'd0;
   assign m_hdr_udp_sport = out_hdr_valid_reg ? out_hdr_reg[733:718] : 16'd0;
-  assign m_hdr_ip_src = out_hdr_valid_reg ? out_hdr_reg[765:734] : 32'd0;
-  assign m_hdr_plane = out_hdr_valid_reg ? out_hdr_reg[768:766] : 3'd0;
+  assign m_hdr_udp_dport = out_hdr_valid_reg ? out_hdr_reg[749:734] : 16'd0;
+  assign m_hdr_ip_src = out_hdr_valid_reg ? out_hdr_reg[781:750] : 32'd0;
+  assign m_hdr_eth_src = out_hdr_valid_reg ? out_hdr_reg[829:782] : 48'd0;
+  assign m_hdr_plane = out_hdr_valid_reg ? out_hdr_reg[832:830] : 3'd0;
   assign freed = ({8'd0, read} + (pay_drop ? {2'd0, cmd_beats_reg} : 9'd0)) + (discard ? {2'd0, rec_beats} : 9'd0);
   assign rd_sum = rd_reg + freed;
 
@@ -345,10 +351,10 @@ module rx_buffer #(
 
     if (s_hdr_valid && hdr_ready) begin
       case (hdrq_wr_reg)
-        2'd0: hdrq0_next = {s_hdr_plane, s_hdr_ip_src, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
-        2'd1: hdrq1_next = {s_hdr_plane, s_hdr_ip_src, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
-        2'd2: hdrq2_next = {s_hdr_plane, s_hdr_ip_src, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
-        2'd3: hdrq3_next = {s_hdr_plane, s_hdr_ip_src, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
+        2'd0: hdrq0_next = {s_hdr_plane, s_hdr_eth_src, s_hdr_ip_src, s_hdr_udp_dport, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
+        2'd1: hdrq1_next = {s_hdr_plane, s_hdr_eth_src, s_hdr_ip_src, s_hdr_udp_dport, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
+        2'd2: hdrq2_next = {s_hdr_plane, s_hdr_eth_src, s_hdr_ip_src, s_hdr_udp_dport, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
+        2'd3: hdrq3_next = {s_hdr_plane, s_hdr_eth_src, s_hdr_ip_src, s_hdr_udp_dport, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
       endcase
       hdrq_wr_next = hdrq_wr_reg + 2'd1;
     end

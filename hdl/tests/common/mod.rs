@@ -273,10 +273,10 @@ pub fn configs() -> Vec<Config> {
 
 /// Blocks whose `default` synthesis is too slow for every `cargo test` on
 /// 2 cores: the 512-bit parser's CRC, the 65536-entry receive rings and
-/// SACK tables, and rate_hint's 4096 `recent` flip-flops with their
-/// decoders (minutes in ABC). `MRNIC_SYNTH_DEFAULT=1` adds them;
-/// `scripts/synth` always runs them.
-const SLOW_DEFAULT: &[&str] = &["rx_parser", "recv_match", "sack_gen", "rate_hint"];
+/// SACK tables, rate_hint's 4096 `recent` flip-flops with their decoders
+/// (minutes in ABC), and msg_check's 1M-slot message table (1.5 minutes).
+/// `MRNIC_SYNTH_DEFAULT=1` adds them; `scripts/synth` always runs them.
+const SLOW_DEFAULT: &[&str] = &["rx_parser", "recv_match", "sack_gen", "rate_hint", "msg_check"];
 
 /// The configs `block` is synthesized for in `cargo test`: both, except
 /// `default` for the [`SLOW_DEFAULT`] blocks unless `MRNIC_SYNTH_DEFAULT=1`.
