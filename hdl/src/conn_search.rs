@@ -11,7 +11,7 @@
 use mrnic_model::conn_search::{self as model, ConnSearchParams};
 use mrnic_proto::Config;
 
-use crate::expr::{lit, mux, zext, Expr, Signal};
+use crate::expr::{lit, mux, zext};
 use crate::ir::{case, if_else, if_then, set, Module};
 use crate::ports::{declare, ConfigError};
 
@@ -56,11 +56,6 @@ fn build(p: &Params) -> Module {
     let port = |n: &str| sig[n].clone();
     let rst = port("rst");
     m.clock_domain(&clk, &rst);
-    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.wire(n, w, c);
-        m.assign(&s, e);
-        s
-    };
 
     let state = m.reg("state", 2, IDLE, "0 IDLE, 1 SWEEP, 2 OUT");
     let next = m.reg_no_reset("next", nb, "the next slot to read (CONNS: every read issued)");
@@ -78,8 +73,7 @@ fn build(p: &Params) -> Module {
 
     m.assign(port("s_nc_ready"), lit(1, 1));
     m.assign(port("s_rdr_ready"), lit(1, 1));
-    let reading = wire(
-        &mut m,
+    let reading = m.wire_from(
         "reading",
         1,
         "a read is offered: sweeping, no match yet, slots left",
@@ -87,10 +81,9 @@ fn build(p: &Params) -> Module {
     );
     m.assign(port("m_rd_valid"), &reading);
     m.assign(port("m_rd_conn"), mux(&reading, next.q.slice(cb - 1, 0), lit(cb, 0)));
-    let issued = wire(&mut m, "issued", 1, "a read is taken", reading.expr().logic_and(port("m_rd_ready")));
+    let issued = m.wire_from("issued", 1, "a read is taken", reading.expr().logic_and(port("m_rd_ready")));
     let answer = port("s_rdr_valid");
-    let hit = wire(
-        &mut m,
+    let hit = m.wire_from(
         "hit",
         1,
         "the answer is an open connection to the NACK's sender with its id",
@@ -100,31 +93,27 @@ fn build(p: &Params) -> Module {
             .logic_and(port("s_rdr_remote_id").expr().eq(ncq("dst_conn")))
             .logic_and(port("s_rdr_remote_addr").expr().eq(ncq("src_addr"))),
     );
-    let pending_new = wire(
-        &mut m,
+    let pending_new = m.wire_from(
         "pending_new",
         nb,
         "reads in flight after this cycle",
         pending.q.expr() + zext(&issued, nb) - zext(&answer, nb),
     );
-    let next_new = wire(&mut m, "next_new", nb, "the next slot after this cycle", next.q.expr() + zext(&issued, nb));
-    let found_new = wire(&mut m, "found_new", 1, "a slot matched, this cycle or before", found.q.expr().logic_or(&hit));
-    let done = wire(
-        &mut m,
+    let next_new = m.wire_from("next_new", nb, "the next slot after this cycle", next.q.expr() + zext(&issued, nb));
+    let found_new = m.wire_from("found_new", 1, "a slot matched, this cycle or before", found.q.expr().logic_or(&hit));
+    let done = m.wire_from(
         "sweep_done",
         1,
         "nothing more to read and every read answered",
         next_new.bit(cb).logic_or(&found_new).logic_and(pending_new.expr().eq(lit(nb, 0))),
     );
-    let drop = wire(
-        &mut m,
+    let drop = m.wire_from(
         "drop",
         1,
         "a NO_CONN NACK came while one is resolved",
         port("s_nc_valid").expr().logic_and(is(IDLE).logic_not()),
     );
-    let failed = wire(
-        &mut m,
+    let failed = m.wire_from(
         "failed",
         1,
         "the sweep ends without a match",
@@ -158,20 +147,19 @@ fn build(p: &Params) -> Module {
         Some(vec![go(IDLE)]),
     ));
     let ow = OWED_BITS;
-    let owed_all = wire(
-        &mut m,
+    let owed_all = m.wire_from(
         "owed_all",
         ow,
         "pulses owed with this cycle's",
         owed.q.expr() + zext(&drop, ow) + zext(&failed, ow),
     );
-    let any = wire(&mut m, "owed_any", 1, "a pulse is owed", owed_all.expr().ne(lit(ow, 0)));
+    let any = m.wire_from("owed_any", 1, "a pulse is owed", owed_all.expr().ne(lit(ow, 0)));
     m.next(set(&stat.next, &any));
-    let left = wire(&mut m, "owed_left", ow, "pulses owed after this cycle's", owed_all.expr() - zext(&any, ow));
+    let left = m.wire_from("owed_left", ow, "pulses owed after this cycle's", owed_all.expr() - zext(&any, ow));
     m.next(set(&owed.next, &left));
     m.assign(port("stat_ack_no_conn"), &stat.q);
 
-    let on = wire(&mut m, "nack_on", 1, "the resolved NACK is on m_nack", is(OUT));
+    let on = m.wire_from("nack_on", 1, "the resolved NACK is on m_nack", is(OUT));
     m.assign(port("m_nack_valid"), &on);
     m.assign(port("m_nack_conn"), mux(&on, &found_conn.q, lit(cb, 0)));
     for f in ["path_id", "code", "psn"] {

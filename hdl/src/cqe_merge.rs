@@ -38,11 +38,6 @@ fn build(p: &CqeMergeParams) -> Module {
     let port = |n: &str| sig[n].clone();
     let rst = port("rst");
     m.clock_domain(&clk, &rst);
-    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.wire(n, w, c);
-        m.assign(&s, e);
-        s
-    };
 
     // A side's record in the merged layout; `imm` is zero without imm_valid
     // (the model keeps an immediate only when it is valid).
@@ -58,8 +53,8 @@ fn build(p: &CqeMergeParams) -> Module {
             }
         })
     };
-    let tx = wire(&mut m, "tx_entry", width, "the send completion offered", entry("s_tx", &p.tx_fields()));
-    let rx = wire(&mut m, "rx_entry", width, "the receive completion offered", entry("s_rx", &p.rx_fields));
+    let tx = m.wire_from("tx_entry", width, "the send completion offered", entry("s_tx", &p.tx_fields()));
+    let rx = m.wire_from("rx_entry", width, "the receive completion offered", entry("s_rx", &p.rx_fields));
 
     let count = m.reg("count", fb + 1, 0, "entries in the FIFO");
     let wr = m.reg("wr", fb, 0, "slot the next entry goes to");
@@ -67,8 +62,7 @@ fn build(p: &CqeMergeParams) -> Module {
     let rx_first = m.reg("rx_first", 1, 0, "when both come together, the receive goes first");
     let slots: Vec<crate::Reg> = (0..depth).map(|j| m.reg_no_reset(&format!("slot{j}"), width, "FIFO slot")).collect();
 
-    let ready = wire(
-        &mut m,
+    let ready = m.wire_from(
         "room_for_two",
         1,
         "both inputs may hand one over",
@@ -76,23 +70,21 @@ fn build(p: &CqeMergeParams) -> Module {
     );
     m.assign(port("s_tx_ready"), &ready);
     m.assign(port("s_rx_ready"), &ready);
-    let tx_in = wire(&mut m, "tx_take", 1, "a send completion enters", port("s_tx_valid").expr().logic_and(&ready));
-    let rx_in = wire(&mut m, "rx_take", 1, "a receive completion enters", port("s_rx_valid").expr().logic_and(&ready));
-    let both = wire(&mut m, "both_take", 1, "both enter this cycle", tx_in.expr().logic_and(&rx_in));
-    let valid = wire(&mut m, "head_valid", 1, "the FIFO holds an entry", count.q.expr().ne(lit(fb + 1, 0)));
-    let pop = wire(&mut m, "pop", 1, "the head leaves", valid.expr().logic_and(port("m_cqe_ready")));
+    let tx_in = m.wire_from("tx_take", 1, "a send completion enters", port("s_tx_valid").expr().logic_and(&ready));
+    let rx_in = m.wire_from("rx_take", 1, "a receive completion enters", port("s_rx_valid").expr().logic_and(&ready));
+    let both = m.wire_from("both_take", 1, "both enter this cycle", tx_in.expr().logic_and(&rx_in));
+    let valid = m.wire_from("head_valid", 1, "the FIFO holds an entry", count.q.expr().ne(lit(fb + 1, 0)));
+    let pop = m.wire_from("pop", 1, "the head leaves", valid.expr().logic_and(port("m_cqe_ready")));
 
     // The first entry written this cycle and the second (both only).
-    let first = wire(
-        &mut m,
+    let first = m.wire_from(
         "first_entry",
         width,
         "the entry at wr",
         mux(both.expr().logic_and(&rx_first.q), &rx, mux(&tx_in, &tx, &rx)),
     );
-    let second = wire(&mut m, "second_entry", width, "the entry at wr + 1 when both enter", mux(&rx_first.q, &tx, &rx));
-    let pushes = wire(
-        &mut m,
+    let second = m.wire_from("second_entry", width, "the entry at wr + 1 when both enter", mux(&rx_first.q, &tx, &rx));
+    let pushes = m.wire_from(
         "pushes",
         fb + 1,
         "entries entering this cycle (0..2)",
@@ -120,7 +112,7 @@ fn build(p: &CqeMergeParams) -> Module {
         (0..depth).map(|j| (vec![lit(fb, u64::from(j))], vec![set(&head, &slots[j as usize].q)])).collect(),
         None,
     )]);
-    let shown = wire(&mut m, "shown", width, "the head entry, zero while empty", mux(&valid, &head, lit(width, 0)));
+    let shown = m.wire_from("shown", width, "the head entry, zero while empty", mux(&valid, &head, lit(width, 0)));
     m.assign(port("m_cqe_valid"), &valid);
     let off = offsets(&out_fields);
     for (n, _, _) in &out_fields {

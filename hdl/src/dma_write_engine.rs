@@ -99,13 +99,6 @@ fn port_size(d: &PortDef, sym: Option<&ParamExpr>) -> Size {
     }
 }
 
-/// A wire driven by `e`, so it can be sliced.
-fn wire(m: &mut Module, name: &str, width: u32, comment: &str, e: impl Into<Expr>) -> Signal {
-    let w = m.wire(name, width, comment);
-    m.assign(&w, e);
-    w
-}
-
 /// A wire holding `entries[idx]`; `entries.len()` is `2^idx.width()`.
 fn select(m: &mut Module, name: &str, comment: &str, idx: &Expr, entries: &[Expr], width: u32) -> Signal {
     let w = m.wire(name, width, comment);
@@ -311,10 +304,10 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
 
     // ---- request handshake, MR table ----
     let occ_bg =
-        wire(&mut m, "occ_bg", pqb, "placements the burst generator has not finished", pq_wr.q.expr() - &pq_bg.q);
-    let occ_wd = wire(&mut m, "occ_wd", pqb, "placements the payload path has not finished", pq_wr.q.expr() - &pq_wd.q);
+        m.wire_from("occ_bg", pqb, "placements the burst generator has not finished", pq_wr.q.expr() - &pq_bg.q);
+    let occ_wd = m.wire_from("occ_wd", pqb, "placements the payload path has not finished", pq_wr.q.expr() - &pq_wd.q);
     let inflight_sum = stages.iter().map(|s| zext(&s.valid.q, pqb)).reduce(|a, c| a + c).expect("a stage");
-    let inflight = wire(&mut m, "inflight", pqb, "requests in the table-read pipeline", inflight_sum);
+    let inflight = m.wire_from("inflight", pqb, "requests in the table-read pipeline", inflight_sum);
     m.comment("Ready from registers only: queue room for every request in flight plus this one.");
     let pd_lit = lit(pqb, u64::from(pd));
     m.assign(
@@ -325,7 +318,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
             .logic_and((inflight.expr() + &occ_bg).lt(pd_lit.clone()))
             .logic_and((inflight.expr() + &occ_wd).lt(pd_lit)),
     );
-    let req_fire = wire(&mut m, "req_fire", 1, "request handshake", port("s_req_valid").expr() & port("s_req_ready"));
+    let req_fire = m.wire_from("req_fire", 1, "request handshake", port("s_req_valid").expr() & port("s_req_ready"));
     m.assign(port("s_mr_ready"), init.q.expr().logic_not());
 
     let mem = m.memory(
@@ -398,38 +391,34 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
     // ---- bounds check at the last stage ----
     let st = &stages[l as usize - 1];
     let rb = REGION_BITS;
-    let e_valid = wire(&mut m, "e_valid", 1, "table entry: in use", entry.bit(wb - 1));
-    let e_recv = wire(&mut m, "e_recv", 1, "table entry: receive buffers allowed", entry.bit(wb - 2));
-    let e_write = wire(&mut m, "e_write", 1, "table entry: remote write allowed", entry.bit(wb - 3));
-    let e_access = wire(
-        &mut m,
+    let e_valid = m.wire_from("e_valid", 1, "table entry: in use", entry.bit(wb - 1));
+    let e_recv = m.wire_from("e_recv", 1, "table entry: receive buffers allowed", entry.bit(wb - 2));
+    let e_write = m.wire_from("e_write", 1, "table entry: remote write allowed", entry.bit(wb - 3));
+    let e_access = m.wire_from(
         "e_access",
         1,
         "the entry allows the placement's kind: receives for a SEND's, remote writes for a WRITE's",
         mux(&st.recv.q, &e_recv, &e_write),
     );
     let empty =
-        wire(&mut m, "req_empty", 1, "a zero-length placement: no key checked", st.len.q.expr().eq(lit(LEN_BITS, 0)));
-    let e_key = wire(&mut m, "e_key", KEY_BITS, "table entry: key", entry.slice(2 * rb + KEY_BITS - 1, 2 * rb));
-    let e_base = wire(&mut m, "e_base", rb, "table entry: base", entry.slice(2 * rb - 1, rb));
-    let e_len = wire(&mut m, "e_len", rb, "table entry: length", entry.slice(rb - 1, 0));
-    let end65 = wire(
-        &mut m,
+        m.wire_from("req_empty", 1, "a zero-length placement: no key checked", st.len.q.expr().eq(lit(LEN_BITS, 0)));
+    let e_key = m.wire_from("e_key", KEY_BITS, "table entry: key", entry.slice(2 * rb + KEY_BITS - 1, 2 * rb));
+    let e_base = m.wire_from("e_base", rb, "table entry: base", entry.slice(2 * rb - 1, rb));
+    let e_len = m.wire_from("e_len", rb, "table entry: length", entry.slice(rb - 1, 0));
+    let end65 = m.wire_from(
         "req_end",
         65,
         "addr + len on 65 bits; bit 64 set: the range passes 2^64 - 1",
         zext(&st.addr.q, 65) + zext(&st.len.q, 65),
     );
-    let region_end = wire(
-        &mut m,
+    let region_end = m.wire_from(
         "region_end",
         65,
         "base + region length on 65 bits (never wraps)",
         zext(&e_base, 65) + zext(&e_len, 65),
     );
     let in_range = !end65.bit(64) & st.addr.q.expr().ge(&e_base) & end65.expr().le(&region_end);
-    let ok = wire(
-        &mut m,
+    let ok = m.wire_from(
         "check_ok",
         1,
         "Memory::check(key, addr, len, REMOTE_WRITE or RECV) of the reference; an empty placement checks no key",
@@ -541,32 +530,30 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
     let wh: Vec<Signal> = wh.into_iter().map(|s| s.unwrap_or_else(|| dummy.clone())).collect();
     let n_out = |m: &mut Module, who: &str, h: &[Signal]| -> Signal {
         let sum = zext(h[1].slice(lb - 1, 0), bb) + zext(&h[2], bb) + lit(bb, u64::from(b - 1));
-        wire(m, &format!("{who}_n_out"), bb, "beats the placement spans in memory", sum >> lit(3, u64::from(lb)))
+        m.wire_from(&format!("{who}_n_out"), bb, "beats the placement spans in memory", sum >> lit(3, u64::from(lb)))
     };
 
     // ---- burst generator ----
-    let bg_valid = wire(&mut m, "bg_valid", 1, "the burst generator has a placement", occ_bg.expr().ne(lit(pqb, 0)));
+    let bg_valid = m.wire_from("bg_valid", 1, "the burst generator has a placement", occ_bg.expr().ne(lit(pqb, 0)));
     let bg_nout = n_out(&mut m, "bg", &bh);
-    let cur = wire(&mut m, "bg_addr", 64, "address of the next burst", mux(&bg_busy.q, &bg_cur.q, &bh[1]));
-    let rem = wire(&mut m, "bg_left", bb, "beats left in the placement", mux(&bg_busy.q, &bg_rem.q, &bg_nout));
+    let cur = m.wire_from("bg_addr", 64, "address of the next burst", mux(&bg_busy.q, &bg_cur.q, &bh[1]));
+    let rem = m.wire_from("bg_left", bb, "beats left in the placement", mux(&bg_busy.q, &bg_rem.q, &bg_nout));
     // Every candidate burst length minus 1, clamped to the 8 bits of awlen.
-    let rem_m1 = wire(&mut m, "bg_left_m1", bb, "beats left - 1", rem.expr() - lit(bb, 1));
-    let rem_c = wire(
-        &mut m,
+    let rem_m1 = m.wire_from("bg_left_m1", bb, "beats left - 1", rem.expr() - lit(bb, 1));
+    let rem_c = m.wire_from(
         "bg_left_c",
         8,
         "beats left - 1, at most 255",
         mux(rem_m1.slice(bb - 1, 8).ne(lit(bb - 8, 0)), lit(8, 255), rem_m1.slice(7, 0)),
     );
-    let page_m1 = wire(&mut m, "bg_page_m1", pgb, "beats to the next 4 KiB boundary - 1", !cur.slice(11, lb));
+    let page_m1 = m.wire_from("bg_page_m1", pgb, "beats to the next 4 KiB boundary - 1", !cur.slice(11, lb));
     let page_c: Expr = if pgb > 8 {
         mux(page_m1.slice(pgb - 1, 8).ne(lit(pgb - 8, 0)), lit(8, 255), page_m1.slice(7, 0))
     } else {
         zext(&page_m1, 8)
     };
-    let page_c = wire(&mut m, "bg_page_c", 8, "that, at most 255", page_c);
-    let beats_m1 = wire(
-        &mut m,
+    let page_c = m.wire_from("bg_page_c", 8, "that, at most 255", page_c);
+    let beats_m1 = m.wire_from(
         "bg_awlen",
         8,
         "beats of this burst - 1",
@@ -576,33 +563,30 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
             n => min(min(rem_c.expr(), page_c.expr()), lit(8, u64::from(n - 1))),
         },
     );
-    let bg_last = wire(&mut m, "bg_last", 1, "this burst ends the placement", rem_m1.expr().eq(zext(&beats_m1, bb)));
-    let rsp_count = wire(&mut m, "rsp_count", ob, "response queue entries", rsp_wr.q.expr() - &rsp_rd.q);
+    let bg_last = m.wire_from("bg_last", 1, "this burst ends the placement", rem_m1.expr().eq(zext(&beats_m1, bb)));
+    let rsp_count = m.wire_from("rsp_count", ob, "response queue entries", rsp_wr.q.expr() - &rsp_rd.q);
     let rsp_room =
-        wire(&mut m, "rsp_room", 1, "the response queue has room", rsp_count.expr().lt(lit(ob, u64::from(out_n))));
-    let aw_free = wire(
-        &mut m,
+        m.wire_from("rsp_room", 1, "the response queue has room", rsp_count.expr().lt(lit(ob, u64::from(out_n))));
+    let aw_free = m.wire_from(
         "aw_free",
         1,
         "the AW register can load",
         aw_valid.q.expr().logic_not().logic_or(port("m_axi_awready")),
     );
-    let bg_skip = wire(
-        &mut m,
+    let bg_skip = m.wire_from(
         "bg_skip",
         1,
         "rejected or empty: a completion without a burst",
         bg_valid.expr() & (bh[3].expr().logic_not().logic_or(bh[2].expr().eq(lit(LEN_BITS, 0)))),
     );
-    let bg_done = wire(&mut m, "bg_done", 1, "queue the burstless completion", bg_skip.expr() & &rsp_room);
-    let bg_issue = wire(
-        &mut m,
+    let bg_done = m.wire_from("bg_done", 1, "queue the burstless completion", bg_skip.expr() & &rsp_room);
+    let bg_issue = m.wire_from(
         "bg_issue",
         1,
         "issue a burst",
         bg_valid.expr() & !bg_skip.expr() & rsp_room.expr() & aw_free.expr(),
     );
-    let cur_hi = wire(&mut m, "bg_addr_beat", 64 - lb, "burst address in beats", cur.slice(63, lb));
+    let cur_hi = m.wire_from("bg_addr_beat", 64 - lb, "burst address in beats", cur.slice(63, lb));
     m.next(if_then(
         &bg_issue,
         vec![if_else(
@@ -705,7 +689,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
     );
 
     // Response queue push.
-    let rsp_push = wire(&mut m, "rsp_push", 1, "an entry enters the response queue", bg_done.expr() | &bg_issue);
+    let rsp_push = m.wire_from("rsp_push", 1, "an entry enters the response queue", bg_done.expr() | &bg_issue);
     let ri = ob - 1;
     let push_status = mux(&bh[3], lit(STATUS_BITS, u64::from(status::OK)), lit(STATUS_BITS, u64::from(status::ACCESS)));
     for (k, e) in rsp.iter().enumerate() {
@@ -732,24 +716,22 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
             select(&mut m, &format!("rsp_h_{name}"), &format!("{name} of the response queue head"), &ridx, &entries, *w)
         })
         .collect();
-    let cq_count = wire(&mut m, "cq_count", 2, "completion queue entries", cq_wr.q.expr() - &cq_rd.q);
-    let cq_room = wire(&mut m, "cq_room", 1, "the completion queue has room", !cq_count.bit(1));
-    let rsp_valid = wire(&mut m, "rsp_valid", 1, "the response queue has an entry", rsp_count.expr().ne(lit(ob, 0)));
+    let cq_count = m.wire_from("cq_count", 2, "completion queue entries", cq_wr.q.expr() - &cq_rd.q);
+    let cq_room = m.wire_from("cq_room", 1, "the completion queue has room", !cq_count.bit(1));
+    let rsp_valid = m.wire_from("rsp_valid", 1, "the response queue has an entry", rsp_count.expr().ne(lit(ob, 0)));
     let bready = port("m_axi_bready");
     m.assign(&bready, rsp_valid.expr() & !rh[1].expr() & cq_room.expr());
-    let b_fire = wire(&mut m, "b_fire", 1, "write response handshake", bready.expr() & &port("m_axi_bvalid"));
-    let b_err = wire(
-        &mut m,
+    let b_fire = m.wire_from("b_fire", 1, "write response handshake", bready.expr() & &port("m_axi_bvalid"));
+    let b_err = m.wire_from(
         "b_err",
         1,
         "the response is not OKAY, or not for ID 0",
         port("m_axi_bresp").expr().ne(lit(2, 0)).logic_or(port("m_axi_bid").expr().ne(lit(idb, 0))),
     );
-    let done_pop = wire(&mut m, "done_pop", 1, "a burstless completion leaves", rsp_valid.expr() & &rh[1] & &cq_room);
+    let done_pop = m.wire_from("done_pop", 1, "a burstless completion leaves", rsp_valid.expr() & &rh[1] & &cq_room);
     let cq_push =
-        wire(&mut m, "cq_push", 1, "a completion enters its queue", done_pop.expr() | (b_fire.expr() & &rh[2]));
-    let cq_status = wire(
-        &mut m,
+        m.wire_from("cq_push", 1, "a completion enters its queue", done_pop.expr() | (b_fire.expr() & &rh[2]));
+    let cq_status = m.wire_from(
         "cq_status_in",
         STATUS_BITS,
         "status of that completion",
@@ -781,30 +763,28 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
     m.next(if_then(cpl_valid.expr() & &port("m_cpl_ready"), vec![set(&cq_rd.next, cq_rd.q.expr() + lit(2, 1))]));
 
     // ---- payload path ----
-    let wd_valid = wire(&mut m, "wd_valid", 1, "the payload path has a placement", occ_wd.expr().ne(lit(pqb, 0)));
+    let wd_valid = m.wire_from("wd_valid", 1, "the payload path has a placement", occ_wd.expr().ne(lit(pqb, 0)));
     let wd_nout = n_out(&mut m, "wd", &wh);
     let in_sum = zext(&wh[2], bb) + lit(bb, u64::from(b - 1));
-    let n_in = wire(&mut m, "wd_n_in", bb, "payload beats of the placement", in_sum >> lit(3, u64::from(lb)));
+    let n_in = m.wire_from("wd_n_in", bb, "payload beats of the placement", in_sum >> lit(3, u64::from(lb)));
     let off =
-        wire(&mut m, "wd_off", lb, "byte offset of the placement's first byte in its beat", wh[1].slice(lb - 1, 0));
+        m.wire_from("wd_off", lb, "byte offset of the placement's first byte in its beat", wh[1].slice(lb - 1, 0));
     let nonempty =
-        wire(&mut m, "wd_nonempty", 1, "a placement with payload", wd_valid.expr() & wh[2].expr().ne(lit(LEN_BITS, 0)));
-    let consume = wire(&mut m, "wd_consume", 1, "this output beat takes a payload beat", wd_j.q.expr().lt(&n_in));
-    let in_last = wire(
-        &mut m,
+        m.wire_from("wd_nonempty", 1, "a placement with payload", wd_valid.expr() & wh[2].expr().ne(lit(LEN_BITS, 0)));
+    let consume = m.wire_from("wd_consume", 1, "this output beat takes a payload beat", wd_j.q.expr().lt(&n_in));
+    let in_last = m.wire_from(
         "wd_in_last",
         1,
         "the payload beat due is the placement's last",
         wd_j.q.expr().eq(n_in.expr() - lit(bb, 1)),
     );
-    let wq_count = wire(&mut m, "wq_count", 2, "W queue entries", wq_wr.q.expr() - &wq_rd.q);
-    let wq_room = wire(&mut m, "wq_room", 1, "the W queue has room", !wq_count.bit(1));
+    let wq_count = m.wire_from("wq_count", 2, "W queue entries", wq_wr.q.expr() - &wq_rd.q);
+    let wq_room = m.wire_from("wq_room", 1, "the W queue has room", !wq_count.bit(1));
     let tready = port("s_axis_tready");
     m.assign(&tready, nonempty.expr() & (wh[3].expr().logic_not().logic_or(consume.expr() & &wq_room)));
-    let t_fire = wire(&mut m, "t_fire", 1, "payload beat handshake", tready.expr() & &port("s_axis_tvalid"));
-    let drain = wire(&mut m, "wd_drain", 1, "a rejected placement: drop its beats", nonempty.expr() & !wh[3].expr());
-    let act = wire(
-        &mut m,
+    let t_fire = m.wire_from("t_fire", 1, "payload beat handshake", tready.expr() & &port("s_axis_tvalid"));
+    let drain = m.wire_from("wd_drain", 1, "a rejected placement: drop its beats", nonempty.expr() & !wh[3].expr());
+    let act = m.wire_from(
         "wd_act",
         1,
         "an output beat is produced",
@@ -813,45 +793,40 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
     let tdata = port("s_axis_tdata");
     let tkeep = port("s_axis_tkeep");
     let cur_d =
-        wire(&mut m, "wd_cur_data", d, "the payload beat, or 0 for the tail beat", mux(&consume, &tdata, lit(d, 0)));
-    let cur_k = wire(&mut m, "wd_cur_keep", b, "its tkeep, or 0", mux(&consume, &tkeep, lit(b, 0)));
-    let wide_d = wire(
-        &mut m,
+        m.wire_from("wd_cur_data", d, "the payload beat, or 0 for the tail beat", mux(&consume, &tdata, lit(d, 0)));
+    let cur_k = m.wire_from("wd_cur_keep", b, "its tkeep, or 0", mux(&consume, &tkeep, lit(b, 0)));
+    let wide_d = m.wire_from(
         "wd_wide_data",
         2 * d,
         "this beat above the previous one",
         cat(&[cur_d.expr(), prev_data.q.expr()]),
     );
-    let wide_k = wire(&mut m, "wd_wide_keep", 2 * b, "their tkeep", cat(&[cur_k.expr(), prev_keep.q.expr()]));
-    let back = wire(
-        &mut m,
+    let wide_k = m.wire_from("wd_wide_keep", 2 * b, "their tkeep", cat(&[cur_k.expr(), prev_keep.q.expr()]));
+    let back = m.wire_from(
         "wd_back",
         lb + 1,
         "BYTES - offset: the byte shift down from the wide pair",
         lit(lb + 1, u64::from(b)) - zext(&off, lb + 1),
     );
-    let data_sh = wire(&mut m, "wd_data", d, "realigned beat", wide_d.expr().part(cat(&[back.expr(), lit(3, 0)]), d));
-    let keep_sh = wire(&mut m, "wd_keep", b, "realigned tkeep", wide_k.expr().part(&back, b));
-    let end_lane = wire(
-        &mut m,
+    let data_sh = m.wire_from("wd_data", d, "realigned beat", wide_d.expr().part(cat(&[back.expr(), lit(3, 0)]), d));
+    let keep_sh = m.wire_from("wd_keep", b, "realigned tkeep", wide_k.expr().part(&back, b));
+    let end_lane = m.wire_from(
         "wd_end_lane",
         lb,
         "lane of the placement's last byte",
         off.expr() + wh[2].slice(lb - 1, 0) - lit(lb, 1),
     );
-    let first = wire(&mut m, "wd_first", 1, "first output beat", wd_j.q.expr().eq(lit(bb, 0)));
-    let last = wire(&mut m, "wd_last", 1, "last output beat", wd_j.q.expr().eq(wd_nout.expr() - lit(bb, 1)));
-    let strb = wire(
-        &mut m,
+    let first = m.wire_from("wd_first", 1, "first output beat", wd_j.q.expr().eq(lit(bb, 0)));
+    let last = m.wire_from("wd_last", 1, "last output beat", wd_j.q.expr().eq(wd_nout.expr() - lit(bb, 1)));
+    let strb = m.wire_from(
         "wd_strb",
         b,
         "bytes of the placement in this beat, and present in tkeep",
         keep_sh.expr() & mux(&first, ones(b) << &off, ones(b)) & mux(&last, ones(b) >> !end_lane.expr(), ones(b)),
     );
     let pg =
-        wire(&mut m, "wd_page_beat", pgb, "beat index in the 4 KiB page", mux(&first, wh[1].slice(11, lb), &wd_pg.q));
-    let wlast = wire(
-        &mut m,
+        m.wire_from("wd_page_beat", pgb, "beat index in the 4 KiB page", mux(&first, wh[1].slice(11, lb), &wd_pg.q));
+    let wlast = m.wire_from(
         "wd_wlast",
         1,
         "the burst ends here: placement end, 4 KiB boundary or MAX_BURST beats",
@@ -890,8 +865,7 @@ fn build(p: &DmaWriteEngineParams, opts: &Options) -> Module {
         "a placement outside the region its rkey names produces no W beat (its payload is drained)",
         implies(wd_valid.expr().logic_and(f_wd_allow.expr().logic_not()), act.expr().logic_not()),
     );
-    let wd_pop = wire(
-        &mut m,
+    let wd_pop = m.wire_from(
         "wd_pop",
         1,
         "the payload path finishes its placement",

@@ -484,6 +484,13 @@ impl Module {
         self.net(name, size.into(), NetKind::Wire, comment).1
     }
 
+    /// A wire driven by `e`: [`Module::wire`] and its one assign.
+    pub fn wire_from(&mut self, name: &str, size: impl Into<Size>, comment: &str, e: impl Into<Expr>) -> Signal {
+        let s = self.wire(name, size, comment);
+        self.assign(&s, e);
+        s
+    }
+
     /// Sets the clock and synchronous active-high reset of every register,
     /// memory and clocked block in this module. Both must be 1-bit inputs.
     pub fn clock_domain(&mut self, clk: &Signal, rst: &Signal) {

@@ -13,7 +13,7 @@ use mrnic_model::dma_write_engine::{DmaWriteEngineParams, KEY_BITS, REGION_BITS}
 use mrnic_model::mr_check::{self as model, status, MrCheckParams, ParamError, STATUS_BITS};
 use mrnic_proto::Config;
 
-use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
+use crate::expr::{cat, index_bits, lit, mux, zext};
 use crate::ir::{if_else, if_then, set, MemStyle, Module};
 use crate::ports::{declare, read_latency};
 
@@ -58,18 +58,12 @@ fn build(p: &Params) -> Module {
     let port = |n: &str| sig[n].clone();
     let rst = port("rst");
     m.clock_domain(&clk, &rst);
-    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.wire(n, w, c);
-        m.assign(&s, e);
-        s
-    };
 
     // ---- the table copy ----
     let mem = m.memory("mr", wb, &entries_p, p.style, "MR table copy {valid, receive, remote write, key, base, len}");
     let sweeping = m.reg("sweeping", 1, 1, "the reset sweep clears the table");
     let sweep = m.reg("sweep", ab, 0, "the slot the sweep clears next");
-    let tap = wire(
-        &mut m,
+    let tap = m.wire_from(
         "tap_fire",
         1,
         "csr handed a table write to dma_write_engine",
@@ -104,15 +98,14 @@ fn build(p: &Params) -> Module {
     let out_valid = m.reg("out_valid", 1, 0, "an answer waits on m_chk");
     let out_status = m.reg_no_reset("out_status", STATUS_BITS, "the answer");
     let busy = stages.iter().fold(out_valid.q.expr(), |a, s| a.logic_or(&s.q));
-    let ready = wire(
-        &mut m,
+    let ready = m.wire_from(
         "chk_ready",
         1,
         "no sweep, no check in flight, no answer waiting",
         sweeping.q.expr().logic_or(busy).logic_not(),
     );
     m.assign(port("s_chk_ready"), &ready);
-    let take = wire(&mut m, "take", 1, "a check is taken", port("s_chk_valid").expr().logic_and(&ready));
+    let take = m.wire_from("take", 1, "a check is taken", port("s_chk_valid").expr().logic_and(&ready));
     let req: Vec<(String, crate::Reg)> = ["rkey", "addr", "len", "msg_len", "recv"]
         .iter()
         .map(|f| {
@@ -131,40 +124,36 @@ fn build(p: &Params) -> Module {
     let act = &stages[stages.len() - 1].q;
 
     // ---- the verdict, in the reference's order ----
-    let e_valid = wire(&mut m, "e_valid", 1, "table entry: in use", word.bit(wb - 1));
-    let e_recv = wire(&mut m, "e_recv", 1, "table entry: receive buffers allowed", word.bit(wb - 2));
-    let e_write = wire(&mut m, "e_write", 1, "table entry: remote write allowed", word.bit(wb - 3));
+    let e_valid = m.wire_from("e_valid", 1, "table entry: in use", word.bit(wb - 1));
+    let e_recv = m.wire_from("e_recv", 1, "table entry: receive buffers allowed", word.bit(wb - 2));
+    let e_write = m.wire_from("e_write", 1, "table entry: remote write allowed", word.bit(wb - 3));
     let recv = rq("recv");
-    let e_access = wire(
-        &mut m,
+    let e_access = m.wire_from(
         "e_access",
         1,
         "the entry allows the check's kind: receives for a SEND's, remote writes for a WRITE's",
         mux(&recv, &e_recv, &e_write),
     );
-    let e_key = wire(&mut m, "e_key", KEY_BITS, "table entry: key", word.slice(2 * rb + KEY_BITS - 1, 2 * rb));
-    let e_base = wire(&mut m, "e_base", rb, "table entry: base", word.slice(2 * rb - 1, rb));
-    let e_len = wire(&mut m, "e_len", rb, "table entry: length", word.slice(rb - 1, 0));
+    let e_key = m.wire_from("e_key", KEY_BITS, "table entry: key", word.slice(2 * rb + KEY_BITS - 1, 2 * rb));
+    let e_base = m.wire_from("e_base", rb, "table entry: base", word.slice(2 * rb - 1, rb));
+    let e_len = m.wire_from("e_len", rb, "table entry: length", word.slice(rb - 1, 0));
     let (addr, len) = (rq("addr"), rq("len"));
-    let end65 = wire(
-        &mut m,
+    let end65 = m.wire_from(
         "req_end",
         65,
         "addr + len on 65 bits; bit 64 set: the range passes 2^64 - 1",
         zext(&addr, 65) + zext(&len, 65),
     );
     let region_end =
-        wire(&mut m, "region_end", 65, "base + region length on 65 bits", zext(&e_base, 65) + zext(&e_len, 65));
-    let in_range = wire(
-        &mut m,
+        m.wire_from("region_end", 65, "base + region length on 65 bits", zext(&e_base, 65) + zext(&e_len, 65));
+    let in_range = m.wire_from(
         "in_range",
         1,
         "[addr, addr + len) lies inside the region",
         end65.bit(64).logic_not().logic_and(addr.expr().ge(&e_base)).logic_and(end65.expr().le(&region_end)),
     );
     let code = |c: u8| lit(STATUS_BITS, u64::from(c));
-    let verdict = wire(
-        &mut m,
+    let verdict = m.wire_from(
         "verdict",
         STATUS_BITS,
         "bad key, no access, bounds, message too long, or OK",

@@ -71,11 +71,6 @@ fn build(p: &MsgCheckParams) -> Module {
     let port = |n: &str| sig[n].clone();
     let rst = port("rst");
     m.clock_domain(&clk, &rst);
-    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.wire(n, w, c);
-        m.assign(&s, e);
-        s
-    };
 
     // ---- state ----
     let sweeping = m.reg("sweeping", 1, 1, "stream words are being cleared (reset sweep or open)");
@@ -88,20 +83,18 @@ fn build(p: &MsgCheckParams) -> Module {
     let out_status = m.reg_no_reset("out_status", STATUS_BITS, "the answer");
     let busy = stages.iter().fold(out_valid.q.expr(), |a, s| a.logic_or(&s.q));
     let not_busy = sweeping.q.expr().logic_or(busy).logic_not();
-    let idle = wire(&mut m, "idle", 1, "no sweep, no operation in flight, no answer waiting", not_busy);
+    let idle = m.wire_from("idle", 1, "no sweep, no operation in flight, no answer waiting", not_busy);
 
     // ---- the three channels, open first ----
     m.assign(port("s_open_ready"), &idle);
-    let acc_ready = wire(
-        &mut m,
+    let acc_ready = m.wire_from(
         "acc_ready",
         1,
         "idle and no open offered",
         idle.expr().logic_and(port("s_open_valid").expr().logic_not()),
     );
     m.assign(port("s_acc_ready"), &acc_ready);
-    let chk_ready = wire(
-        &mut m,
+    let chk_ready = m.wire_from(
         "chk_ready",
         1,
         "idle and neither an open nor an accept offered",
@@ -109,11 +102,11 @@ fn build(p: &MsgCheckParams) -> Module {
     );
     m.assign(port("s_chk_ready"), &chk_ready);
     let open_take =
-        wire(&mut m, "open_take", 1, "an open is taken", port("s_open_valid").expr().logic_and(port("s_open_ready")));
-    let acc_take = wire(&mut m, "acc_take", 1, "an accept is taken", port("s_acc_valid").expr().logic_and(&acc_ready));
-    let chk_take = wire(&mut m, "chk_take", 1, "a check is taken", port("s_chk_valid").expr().logic_and(&chk_ready));
+        m.wire_from("open_take", 1, "an open is taken", port("s_open_valid").expr().logic_and(port("s_open_ready")));
+    let acc_take = m.wire_from("acc_take", 1, "an accept is taken", port("s_acc_valid").expr().logic_and(&acc_ready));
+    let chk_take = m.wire_from("chk_take", 1, "a check is taken", port("s_chk_valid").expr().logic_and(&chk_ready));
     let either = acc_take.expr().logic_or(&chk_take);
-    let take = wire(&mut m, "take", 1, "an accept or a check is taken: the tables are read", either);
+    let take = m.wire_from("take", 1, "an accept or a check is taken: the tables are read", either);
 
     // ---- the operation's packet, beside the read ----
     let fields = p.chk_fields();
@@ -121,7 +114,7 @@ fn build(p: &MsgCheckParams) -> Module {
     let pw: u32 = fields.iter().map(|f| f.1).sum();
     let acc_names: Vec<&str> = p.acc_fields().iter().map(|f| f.0).collect();
     let in_pkt =
-        wire(&mut m, "in_pkt", pw, "the taken operation's packet (an accept's has no offset nor completed_msn)", {
+        m.wire_from("in_pkt", pw, "the taken operation's packet (an accept's has no offset nor completed_msn)", {
             pack(&fields, |n| {
                 let c = port(&format!("s_chk_{n}"));
                 if acc_names.contains(&n) {
@@ -167,17 +160,15 @@ fn build(p: &MsgCheckParams) -> Module {
         let (o, w) = soff[n];
         slot.slice(o + w - 1, o)
     };
-    let msn_slot = wire(&mut m, "msn_slot", db, "the packet's slot: msn mod MSG_DEPTH", low(&pkt.q, "msn", db));
-    let live = wire(
-        &mut m,
+    let msn_slot = m.wire_from("msn_slot", db, "the packet's slot: msn mod MSG_DEPTH", low(&pkt.q, "msn", db));
+    let live = m.wire_from(
         "live",
         1,
         "the slot holds this msn's message",
         vld.expr().bit_at(&msn_slot).logic_and(s("msn").eq(k("msn"))),
     );
     let len32 = zext(k("len"), 32);
-    let bad_len = wire(
-        &mut m,
+    let bad_len = m.wire_from(
         "bad_len",
         1,
         "payload beyond the MTU or msg_len, a stream the connection lacks, or empty in a non-empty message",
@@ -188,8 +179,7 @@ fn build(p: &MsgCheckParams) -> Module {
             .logic_or(len32.clone().gt(k("msg_len")))
             .logic_or(k("len").eq(lit(16, 0)).logic_and(k("msg_len").ne(lit(32, 0)))),
     );
-    let window = wire(
-        &mut m,
+    let window = m.wire_from(
         "window",
         1,
         "msn - completed_msn at or beyond the message window",
@@ -197,8 +187,7 @@ fn build(p: &MsgCheckParams) -> Module {
     );
     let send = k("send");
     let imm_differs = s("imm_valid").ne(k("imm_valid")).logic_or(k("imm_valid").logic_and(s("imm").ne(k("imm"))));
-    let mismatch = wire(
-        &mut m,
+    let mismatch = m.wire_from(
         "mismatch",
         1,
         "the live message differs in kind, receive, msg_len or immediate, or this payload overfills it",
@@ -211,16 +200,14 @@ fn build(p: &MsgCheckParams) -> Module {
                 .logic_or((zext(s("bytes"), 33) + zext(k("len"), 33)).gt(zext(s("msg_len"), 33))),
         ),
     );
-    let past_end = wire(
-        &mut m,
+    let past_end = m.wire_from(
         "past_end",
         1,
         "a SEND whose offset plus payload passes msg_len",
         send.logic_and((zext(k("msg_offset"), 33) + zext(k("len"), 33)).gt(zext(k("msg_len"), 33))),
     );
     let code = |c: u8| lit(STATUS_BITS, u64::from(c));
-    let verdict = wire(
-        &mut m,
+    let verdict = m.wire_from(
         "verdict",
         STATUS_BITS,
         "bad length, window, mismatch, bad SEND offset, or OK",
@@ -235,7 +222,7 @@ fn build(p: &MsgCheckParams) -> Module {
         ),
     );
     let answer =
-        wire(&mut m, "answer", 1, "a check's read data is there", act.expr().logic_and(is_acc.q.expr().logic_not()));
+        m.wire_from("answer", 1, "a check's read data is there", act.expr().logic_and(is_acc.q.expr().logic_not()));
     m.next(if_else(
         &answer,
         vec![set(&out_valid.next, lit(1, 1)), set(&out_status.next, &verdict)],
@@ -245,14 +232,13 @@ fn build(p: &MsgCheckParams) -> Module {
     m.assign(port("m_chk_status"), mux(&out_valid.q, &out_status.q, lit(STATUS_BITS, 0)));
 
     // ---- the accept's write-back ----
-    let record = wire(
-        &mut m,
+    let record = m.wire_from(
         "record",
         1,
         "an accept's read data is there, of a stream the connection has",
         act.expr().logic_and(&is_acc.q).logic_and(zext(k("stream"), 9).lt(lit(9, u64::from(p.streams)))),
     );
-    let new_slot = wire(&mut m, "new_slot", sw, "the slot after the accept: grown, or the message's fields", {
+    let new_slot = m.wire_from("new_slot", sw, "the slot after the accept: grown, or the message's fields", {
         let grown = s("bytes") + zext(k("len"), 32);
         pack(&SLOT, |n| match n {
             "bytes" => mux(&live, grown.clone(), zext(k("len"), 32)),
@@ -262,7 +248,7 @@ fn build(p: &MsgCheckParams) -> Module {
     let not_rst = rst.expr().logic_not();
     m.mem_write(&msg_mem, record.expr().logic_and(not_rst.clone()), slot_of(&pkt.q), &new_slot);
     let slot_bit =
-        wire(&mut m, "slot_bit", p.depth, "the accept's slot as a valid bit", lit(p.depth, 1) << msn_slot.expr());
+        m.wire_from("slot_bit", p.depth, "the accept's slot as a valid bit", lit(p.depth, 1) << msn_slot.expr());
     let first_word = cat(&[port("s_open_conn").expr(), lit(sb, 0)]);
     m.mem_write(
         &vld_mem,
@@ -273,8 +259,7 @@ fn build(p: &MsgCheckParams) -> Module {
 
     // ---- the sweeps: every word after reset, an open's connection's ----
     let all_streams = lit(sb, u64::from(p.streams - 1));
-    let last = wire(
-        &mut m,
+    let last = m.wire_from(
         "sweep_last",
         1,
         "the word cleared now is the sweep's last",

@@ -12,7 +12,7 @@ use mrnic_model::probe_walk::{self as model, ProbeWalkParams};
 use mrnic_model::sack_gen::OP_PROBE;
 use mrnic_proto::Config;
 
-use crate::expr::{lit, mux, Expr, Signal};
+use crate::expr::{lit, mux, Expr};
 use crate::ir::{if_else, if_then, set, Module, Stmt};
 use crate::ports::{declare, ConfigError};
 
@@ -55,23 +55,18 @@ fn build(p: &Params) -> Module {
     let port = |n: &str| sig[n].clone();
     let rst = port("rst");
     m.clock_domain(&clk, &rst);
-    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.wire(n, w, c);
-        m.assign(&s, e);
-        s
-    };
 
     let left = m.reg("left", ns, 0, "streams still to report; the lowest is on m_pkt");
     let first = m.reg("first", 1, 0, "the beat on m_pkt is its PROBE's first");
     let msns = m.reg_no_reset("msns", ns * 24, "completed_msn of each stream, stream i at bits 24i+23..24i");
-    let ready = wire(&mut m, "walk_done", 1, "no beat left: a new PROBE may come", left.q.expr().eq(lit(ns, 0)));
+    let ready = m.wire_from("walk_done", 1, "no beat left: a new PROBE may come", left.q.expr().eq(lit(ns, 0)));
     m.assign(port("s_probe_ready"), &ready);
-    let take = wire(&mut m, "take", 1, "a PROBE is taken", port("s_probe_valid").expr().logic_and(&ready));
-    let on = wire(&mut m, "on", 1, "a beat is on m_pkt", ready.expr().logic_not());
-    let pop = wire(&mut m, "pop", 1, "the beat is taken", on.expr().logic_and(port("m_pkt_ready")));
+    let take = m.wire_from("take", 1, "a PROBE is taken", port("s_probe_valid").expr().logic_and(&ready));
+    let on = m.wire_from("on", 1, "a beat is on m_pkt", ready.expr().logic_not());
+    let pop = m.wire_from("pop", 1, "the beat is taken", on.expr().logic_and(port("m_pkt_ready")));
 
     let active = port("s_probe_active");
-    let none = wire(&mut m, "none_active", 1, "no stream active: report the last", active.expr().eq(lit(ns, 0)));
+    let none = m.wire_from("none_active", 1, "no stream active: report the last", active.expr().eq(lit(ns, 0)));
     let mut load = vec![
         set(&left.next, mux(&none, lit(ns, 1u64 << (ns - 1)), &active)),
         set(&first.next, lit(1, 1)),

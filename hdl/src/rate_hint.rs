@@ -46,22 +46,15 @@ fn build(p: &RateHintParams) -> Module {
     let port = |n: &str| sig[n].clone();
     let rst = port("rst");
     m.clock_domain(&clk, &rst);
-    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.wire(n, w, c);
-        m.assign(&s, e);
-        s
-    };
     let ts_now = port("ts_now");
-    let new_fire = wire(
-        &mut m,
+    let new_fire = m.wire_from(
         "new_fire",
         1,
         "sack_gen handed on a packet that set a new bit",
         port("tap_new_valid").expr().logic_and(port("tap_new_ready")),
     );
     let new_conn = port("tap_new_conn");
-    let pkt_fire = wire(
-        &mut m,
+    let pkt_fire = m.wire_from(
         "pkt_fire",
         1,
         "sack_gen took a packet",
@@ -73,7 +66,7 @@ fn build(p: &RateHintParams) -> Module {
     let sweep = m.reg("sweep", cb, 0, "the connection the sweep reads now");
     m.next(set(&sweep.next, sweep.q.expr() + lit(cb, 1)));
     m.mem_write(&last_mem, new_fire.expr().logic_and(rst.expr().logic_not()), &new_conn, &ts_now);
-    let rd_en = wire(&mut m, "last_rd_en", 1, "the sweep reads every cycle out of reset", rst.expr().logic_not());
+    let rd_en = m.wire_from("last_rd_en", 1, "the sweep reads every cycle out of reset", rst.expr().logic_not());
     let rd = read_latency(&mut m, &last_mem, "last", &rd_en, &sweep.q, l);
 
     // Stage k holds the read issued k edges ago; a write to its
@@ -102,8 +95,7 @@ fn build(p: &RateHintParams) -> Module {
         prev = Some((v.q, c.q, fv.q, fd.q));
     }
     let (act_v, act_c, act_f, act_d) = prev.expect("READ_LATENCY >= 1");
-    let last = wire(
-        &mut m,
+    let last = m.wire_from(
         "act_last",
         32,
         "the acting connection's last data, with this cycle's write",
@@ -113,8 +105,7 @@ fn build(p: &RateHintParams) -> Module {
     // ---- recent bits and their count ----
     let recent = m.reg("recent", conns, 0, "connections with data within the window");
     let count = m.reg("count", cw, 0, "recent bits set");
-    let expired = wire(
-        &mut m,
+    let expired = m.wire_from(
         "expired",
         1,
         "the sweep clears the acting connection's recent bit",
@@ -123,8 +114,7 @@ fn build(p: &RateHintParams) -> Module {
             .logic_and(recent.q.expr().bit_at(&act_c))
             .logic_and((ts_now.expr() - &last).ge(lit(32, u64::from(p.window)))),
     );
-    let newly = wire(
-        &mut m,
+    let newly = m.wire_from(
         "newly_recent",
         1,
         "new data on a connection not recent",
@@ -143,11 +133,10 @@ fn build(p: &RateHintParams) -> Module {
         m.next(set(&r.next, pk));
         pk = r.q.expr();
     }
-    let pkt_conn = wire(&mut m, "hint_conn", cb, "the connection sack_gen updates now", pk);
+    let pkt_conn = m.wire_from("hint_conn", cb, "the connection sack_gen updates now", pk);
 
     // ---- the hint ----
-    let others = wire(
-        &mut m,
+    let others = m.wire_from(
         "others",
         cw,
         "recent connections other than the packet's",
@@ -158,7 +147,7 @@ fn build(p: &RateHintParams) -> Module {
     } else {
         mux(others.slice(cw - 1, ROM_BITS).reduce_or(), lit(ROM_BITS, 255), others.slice(ROM_BITS - 1, 0))
     };
-    let rom_idx = wire(&mut m, "rom_index", ROM_BITS, "others, saturated at 255", idx);
+    let rom_idx = m.wire_from("rom_index", ROM_BITS, "others, saturated at 255", idx);
     let hint = port("hint");
     let arms = (0..1u32 << ROM_BITS)
         .map(|o| (vec![lit(ROM_BITS, u64::from(o))], vec![set(&hint, lit(16, u64::from(hint_of(o))))]));

@@ -15,7 +15,7 @@
 use mrnic_model::rx_buffer::{self as model, RxBufferParams, HDR_DEPTH, OUT_DEPTH, REC_DEPTH};
 use mrnic_proto::Config;
 
-use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
+use crate::expr::{cat, index_bits, lit, mux, zext};
 use crate::ir::{if_else, if_then, set, MemStyle, Module};
 use crate::ports::{declare, ConfigError};
 use crate::sack_gen::fifo;
@@ -57,11 +57,6 @@ fn build(p: &Params) -> Module {
     let port = |n: &str| sig[n].clone();
     let rst = port("rst");
     m.clock_domain(&clk, &rst);
-    let wire = |m: &mut Module, n: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.wire(n, w, c);
-        m.assign(&s, e);
-        s
-    };
 
     // ---- registers ----
     let wr = m.reg("wr", pb, 0, "ring slot the next stored beat goes to");
@@ -82,8 +77,7 @@ fn build(p: &Params) -> Module {
 
     // ---- the header FIFO ----
     let hdr_count = m.wire("hdr_count_w", index_bits(HDR_DEPTH as u32 + 1), "header FIFO entries");
-    let hdr_ready = wire(
-        &mut m,
+    let hdr_ready = m.wire_from(
         "hdr_ready",
         1,
         "room in the header FIFO",
@@ -105,8 +99,7 @@ fn build(p: &Params) -> Module {
 
     // ---- payload in ----
     let rec_count = m.wire("rec_count_w", index_bits(REC_DEPTH as u32 + 1), "record FIFO entries");
-    let axis_ready = wire(
-        &mut m,
+    let axis_ready = m.wire_from(
         "axis_ready",
         1,
         "a free ring slot and room for a record",
@@ -114,30 +107,23 @@ fn build(p: &Params) -> Module {
     );
     m.assign(port("s_axis_tready"), &axis_ready);
     let beat_in =
-        wire(&mut m, "beat_in", 1, "a payload beat is taken", port("s_axis_tvalid").expr().logic_and(&axis_ready));
-    let store = wire(
-        &mut m,
+        m.wire_from("beat_in", 1, "a payload beat is taken", port("s_axis_tvalid").expr().logic_and(&axis_ready));
+    let store = m.wire_from(
         "store",
         1,
         "the beat goes into the ring (the packet has had fewer than MAX_BEATS)",
         beat_in.expr().logic_and(cur_beats.q.expr().lt(lit(cb, u64::from(maxb)))),
     );
-    let closes = wire(
-        &mut m,
-        "closes",
-        1,
-        "the taken beat is its packet's last",
-        beat_in.expr().logic_and(port("s_axis_tlast")),
-    );
-    let over = wire(
-        &mut m,
+    let closes =
+        m.wire_from("closes", 1, "the taken beat is its packet's last", beat_in.expr().logic_and(port("s_axis_tlast")));
+    let over = m.wire_from(
         "over",
         1,
         "the packet had a beat with no room in its slot",
         cur_over.q.expr().logic_or(beat_in.expr().logic_and(store.expr().logic_not())),
     );
     let beats_in =
-        wire(&mut m, "beats_in", cb, "the packet's stored beats after this one", cur_beats.q.expr() + zext(&store, cb));
+        m.wire_from("beats_in", cb, "the packet's stored beats after this one", cur_beats.q.expr() + zext(&store, cb));
     m.next(if_else(
         &closes,
         vec![set(&cur_beats.next, lit(cb, 0)), set(&cur_over.next, lit(1, 0))],
@@ -163,8 +149,8 @@ fn build(p: &Params) -> Module {
     let (rec_valid, rec_head, rec_n) =
         fifo(&mut m, "recq", REC_DEPTH as u32, &closes.expr(), &release, &rec_in, cb + 1);
     m.assign(&rec_count, &rec_n);
-    let rec_drop = wire(&mut m, "rec_drop", 1, "the oldest complete packet is dropped", rec_head.bit(cb));
-    let rec_beats = wire(&mut m, "rec_beats", cb, "its beats", rec_head.slice(cb - 1, 0));
+    let rec_drop = m.wire_from("rec_drop", 1, "the oldest complete packet is dropped", rec_head.bit(cb));
+    let rec_beats = m.wire_from("rec_beats", cb, "its beats", rec_head.slice(cb - 1, 0));
 
     // ---- payload out: the output FIFO, fed by the RAM's read register ----
     let outd = OUT_DEPTH as u32;
@@ -181,8 +167,7 @@ fn build(p: &Params) -> Module {
     m.assign(port("m_axis_tkeep"), out_head.slice(mw - 1, dw));
     m.assign(port("m_axis_tdata"), out_head.slice(dw - 1, 0));
     let room_after = out_count.expr() - zext(&out_pop, ow) + zext(&pipe_valid.q, ow);
-    let read = wire(
-        &mut m,
+    let read = m.wire_from(
         "read",
         1,
         "the streaming packet's next beat is read: the output FIFO will have room for it",
@@ -194,8 +179,7 @@ fn build(p: &Params) -> Module {
     m.next(if_then(&read, vec![set(&pipe_last.next, stream_left.q.expr().eq(lit(cb, 1)))]));
 
     // ---- the payload command ----
-    let pay_ready = wire(
-        &mut m,
+    let pay_ready = m.wire_from(
         "pay_ready",
         1,
         "a released packet waits and no payload streams",
@@ -203,10 +187,9 @@ fn build(p: &Params) -> Module {
     );
     m.assign(port("s_pay_ready"), &pay_ready);
     let pay_take =
-        wire(&mut m, "pay_take", 1, "a payload command is taken", port("s_pay_valid").expr().logic_and(&pay_ready));
-    let pay_drop = wire(&mut m, "pay_drop", 1, "it frees the payload", pay_take.expr().logic_and(port("s_pay_drop")));
-    let left_now = wire(
-        &mut m,
+        m.wire_from("pay_take", 1, "a payload command is taken", port("s_pay_valid").expr().logic_and(&pay_ready));
+    let pay_drop = m.wire_from("pay_drop", 1, "it frees the payload", pay_take.expr().logic_and(port("s_pay_drop")));
+    let left_now = m.wire_from(
         "left_now",
         cb,
         "beats left to stream after this cycle's read and command",
@@ -221,22 +204,19 @@ fn build(p: &Params) -> Module {
     // ---- release, in the model's order: after the command and m_hdr ----
     let hdr_held = out_valid.q.expr().logic_and(port("m_hdr_ready").expr().logic_not());
     let cmd_held = cmd_valid.q.expr().logic_and(pay_take.expr().logic_not());
-    let can = wire(
-        &mut m,
+    let can = m.wire_from(
         "can_release",
         1,
         "a complete packet with its header, and the previous one's header and command done",
         rec_valid.expr().logic_and(&hdr_valid).logic_and(hdr_held.logic_or(cmd_held).logic_not()),
     );
-    let discard = wire(
-        &mut m,
+    let discard = m.wire_from(
         "discard",
         1,
         "a dropped packet is freed with its header (once no payload streams before it)",
         can.expr().logic_and(&rec_drop).logic_and(left_now.expr().eq(lit(cb, 0))),
     );
-    let hand_on = wire(
-        &mut m,
+    let hand_on = m.wire_from(
         "hand_on",
         1,
         "a good packet's header is released",
@@ -261,8 +241,7 @@ fn build(p: &Params) -> Module {
     }
 
     // ---- the read pointer and the free count ----
-    let freed = wire(
-        &mut m,
+    let freed = m.wire_from(
         "freed",
         sw,
         "ring slots freed this cycle: a streamed beat, a dropped command's, a discarded packet's",
@@ -270,7 +249,7 @@ fn build(p: &Params) -> Module {
             + mux(&pay_drop, zext(&cmd_beats.q, sw), lit(sw, 0))
             + mux(&discard, zext(&rec_beats, sw), lit(sw, 0)),
     );
-    let rd_sum = wire(&mut m, "rd_sum", sw, "rd plus the freed slots, before the wrap", rd.q.expr() + freed.expr());
+    let rd_sum = m.wire_from("rd_sum", sw, "rd plus the freed slots, before the wrap", rd.q.expr() + freed.expr());
     let ring_w = lit(sw, u64::from(ring));
     m.next(set(&rd.next, mux(rd_sum.expr().ge(ring_w.clone()), rd_sum.expr() - ring_w, &rd_sum)));
     m.next(set(&free.next, free.q.expr() + freed.expr() - zext(&store, sw)));

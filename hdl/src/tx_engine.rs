@@ -787,13 +787,6 @@ pub struct CcOut {
     pub cap: Signal,
 }
 
-/// A named wire of `m` driven by `e`.
-fn wire(m: &mut Module, name: &str, width: u32, comment: &str, e: impl Into<Expr>) -> Signal {
-    let s = m.wire(name, width, comment);
-    m.assign(&s, e);
-    s
-}
-
 /// The larger of two equally wide values.
 fn max_of(a: Expr, b: Expr) -> Expr {
     mux(a.clone().lt(b.clone()), b, a)
@@ -813,15 +806,13 @@ pub fn conn_cap(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, rate_hin
     use mrnic_model::path_telemetry::MIN_RTT_NONE;
     let mrw = st.min_rtt.width();
     let none = st.min_rtt.expr().eq(lit(mrw, u64::from(MIN_RTT_NONE)));
-    let base = wire(
-        m,
+    let base = m.wire_from(
         &format!("{name}_base"),
         34,
         "min_rtt, srtt before a sample",
         mux(none, zext(&st.srtt, 34), zext(&st.min_rtt, 34)),
     );
-    let rtt = wire(
-        m,
+    let rtt = m.wire_from(
         &format!("{name}_rtt"),
         34,
         "max(srtt, 5/4 base)",
@@ -829,13 +820,23 @@ pub fn conn_cap(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, rate_hin
     );
     let lw = 64 - sz.line.leading_zeros();
     let w = 16 + lw + 34;
-    let rate =
-        wire(m, &format!("{name}_rate"), 16 + lw, "rate_hint x line", zext(rate_hint, 16 + lw) * lit(16 + lw, sz.line));
-    let prod = wire(m, &format!("{name}_prod"), w, "rate_hint x line x rtt", zext(&rate, w) * zext(&rtt, w));
-    let share = wire(m, &format!("{name}_share"), w, "the rate hint's share of the window", prod.expr() >> lit(5, 16));
-    let low = wire(m, &format!("{name}_min"), w, "min(share, cwnd)", min_of(share.expr(), zext(&st.cwnd, w)));
+    let rate = m.wire_from(
+        &format!("{name}_rate"),
+        16 + lw,
+        "rate_hint x line",
+        zext(rate_hint, 16 + lw) * lit(16 + lw, sz.line),
+    );
+    let prod = m.wire_from(&format!("{name}_prod"), w, "rate_hint x line x rtt", zext(&rate, w) * zext(&rtt, w));
+    let share =
+        m.wire_from(&format!("{name}_share"), w, "the rate hint's share of the window", prod.expr() >> lit(5, 16));
+    let low = m.wire_from(&format!("{name}_min"), w, "min(share, cwnd)", min_of(share.expr(), zext(&st.cwnd, w)));
     let mtu = u64::from(sz.mtu);
-    wire(m, name, 32, "the connection's cap, bytes", mux(low.expr().lt(lit(w, mtu)), lit(32, mtu), low.slice(31, 0)))
+    m.wire_from(
+        name,
+        32,
+        "the connection's cap, bytes",
+        mux(low.expr().lt(lit(w, mtu)), lit(32, mtu), low.slice(31, 0)),
+    )
 }
 
 /// Connection-level AIMD, RTT and cap on a SACK (the model's
@@ -851,11 +852,10 @@ pub fn conn_cc(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, a: &CcAck
     // RTT sample.
     let srtt_ew = ewma(m, &n("srtt_ewma"), 32, st.srtt.expr(), zext(&a.rtt, 32), sz.srtt_shift);
     let srtt_s = max_of(srtt_ew.expr(), lit(32, 1));
-    let srtt = wire(m, &n("srtt"), 32, "srtt after the sample", mux(&a.rtt_valid, srtt_s, &st.srtt));
+    let srtt = m.wire_from(&n("srtt"), 32, "srtt after the sample", mux(&a.rtt_valid, srtt_s, &st.srtt));
     let mrw = st.min_rtt.width();
     let r1 = zext(max_of(a.rtt.expr(), lit(16, 1)), mrw);
-    let min_rtt = wire(
-        m,
+    let min_rtt = m.wire_from(
         &n("min_rtt"),
         mrw,
         "min_rtt after the sample",
@@ -864,55 +864,52 @@ pub fn conn_cc(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, a: &CcAck
     // ECN fraction: min(ecn_cnt, pkts) (ecn_cnt < 256) times 65536 / pkts.
     let pw = sz.pkts_bits.max(9);
     let pk = zext(&a.pkts, pw);
-    let pkts_nz = wire(m, &n("pkts_nz"), 1, "the SACK acknowledged a packet", pk.clone().ne(lit(pw, 0)));
-    let marked = wire(m, &n("marked"), pw, "min(ecn_cnt, pkts)", min_of(zext(&a.ecn_cnt, pw), pk.clone()));
-    let addr = wire(
-        m,
+    let pkts_nz = m.wire_from(&n("pkts_nz"), 1, "the SACK acknowledged a packet", pk.clone().ne(lit(pw, 0)));
+    let marked = m.wire_from(&n("marked"), pw, "min(ecn_cnt, pkts)", min_of(zext(&a.ecn_cnt, pw), pk.clone()));
+    let addr = m.wire_from(
         &n("recip_addr"),
         8,
         "pkts as the ROM's address",
         if sz.pkts_bits <= 8 { zext(&a.pkts, 8) } else { a.pkts.slice(7, 0) },
     );
     let rom = recip_rom(m, &n("recip_rom"), &addr);
-    let recip = wire(m, &n("recip"), 17, "65536 / clamp(pkts, 1, 256)", mux(pk.ge(lit(pw, 256)), lit(17, 256), &rom));
-    let prod = wire(m, &n("frac_prod"), 25, "marked x recip", zext(&marked, 25) * zext(&recip, 25));
-    let full = wire(m, &n("frac_full"), 25, "marked x recip >> 8", prod.expr() >> lit(4, 8));
-    let frac = wire(
-        m,
+    let recip =
+        m.wire_from(&n("recip"), 17, "65536 / clamp(pkts, 1, 256)", mux(pk.ge(lit(pw, 256)), lit(17, 256), &rom));
+    let prod = m.wire_from(&n("frac_prod"), 25, "marked x recip", zext(&marked, 25) * zext(&recip, 25));
+    let full = m.wire_from(&n("frac_full"), 25, "marked x recip >> 8", prod.expr() >> lit(4, 8));
+    let frac = m.wire_from(
         &n("frac"),
         8,
         "ECN fraction, Q0.8, at most 255",
         mux(full.expr().gt(lit(25, 255)), lit(8, 255), full.slice(7, 0)),
     );
     let ecn_ew = ewma(m, &n("ecn_ewma_new"), 8, st.ecn_ewma.expr(), frac.expr(), sz.ecn_shift);
-    let ecn = wire(m, &n("ecn_ewma"), 8, "ecn_ewma after the SACK", mux(&pkts_nz, &ecn_ew, &st.ecn_ewma));
+    let ecn = m.wire_from(&n("ecn_ewma"), 8, "ecn_ewma after the SACK", mux(&pkts_nz, &ecn_ew, &st.ecn_ewma));
     // CE: the cut, at most once per srtt.
-    let ce = wire(m, &n("ce"), 1, "the SACK reports CE marks", a.ecn_cnt.expr().ne(lit(8, 0)));
-    let left = wire(m, &n("hold_left"), 32, "ts - hold_until", a.ts.expr() - st.hold_until.expr());
-    let reached = wire(m, &n("hold_reached"), 1, "the hold is over", left.expr().lt(lit(32, 1 << 31)));
-    let cut_prod = wire(m, &n("cut_prod"), 40, "cwnd x ecn_ewma", zext(&st.cwnd, 40) * zext(&ecn, 40));
-    let cut = wire(m, &n("cut"), 40, "cwnd x ecn_ewma / 512", cut_prod.expr() >> lit(4, 9));
-    let diff = wire(m, &n("cut_cwnd"), 40, "cwnd - cut", zext(&st.cwnd, 40) - cut.expr());
+    let ce = m.wire_from(&n("ce"), 1, "the SACK reports CE marks", a.ecn_cnt.expr().ne(lit(8, 0)));
+    let left = m.wire_from(&n("hold_left"), 32, "ts - hold_until", a.ts.expr() - st.hold_until.expr());
+    let reached = m.wire_from(&n("hold_reached"), 1, "the hold is over", left.expr().lt(lit(32, 1 << 31)));
+    let cut_prod = m.wire_from(&n("cut_prod"), 40, "cwnd x ecn_ewma", zext(&st.cwnd, 40) * zext(&ecn, 40));
+    let cut = m.wire_from(&n("cut"), 40, "cwnd x ecn_ewma / 512", cut_prod.expr() >> lit(4, 9));
+    let diff = m.wire_from(&n("cut_cwnd"), 40, "cwnd - cut", zext(&st.cwnd, 40) - cut.expr());
     let min_cwnd = u64::from(sz.min_cwnd);
     let cwnd_cut = mux(diff.expr().lt(lit(40, min_cwnd)), lit(32, min_cwnd), diff.slice(31, 0));
-    let hold = wire(m, &n("hold_next"), 32, "ts + srtt", a.ts.expr() + max_of(srtt.expr(), lit(32, 1)));
+    let hold = m.wire_from(&n("hold_next"), 32, "ts + srtt", a.ts.expr() + max_of(srtt.expr(), lit(32, 1)));
     // No CE: acknowledged bytes, saturating; a window of them grows cwnd.
     let abw = pt::ACKED_BYTES.width;
     let amax = pt::ACKED_BYTES.max();
-    let sum = wire(m, &n("acked_sum"), 33, "acked_bytes + bytes", zext(&st.acked_bytes, 33) + zext(&a.bytes, 33));
-    let acked = wire(
-        m,
+    let sum = m.wire_from(&n("acked_sum"), 33, "acked_bytes + bytes", zext(&st.acked_bytes, 33) + zext(&a.bytes, 33));
+    let acked = m.wire_from(
         &n("acked_sat"),
         abw,
         "acked bytes, saturated",
         mux(sum.expr().gt(lit(33, amax)), lit(abw, amax), sum.slice(abw - 1, 0)),
     );
-    let grow = wire(m, &n("grow"), 1, "a window of bytes acknowledged", zext(&acked, 32).ge(&st.cwnd));
-    let step = wire(m, &n("step"), 33, "one MTU per path", zext(&a.npaths, 33) * lit(33, u64::from(sz.mtu)));
-    let plus = wire(m, &n("cwnd_plus"), 33, "cwnd + step", zext(&st.cwnd, 33) + step.expr());
+    let grow = m.wire_from(&n("grow"), 1, "a window of bytes acknowledged", zext(&acked, 32).ge(&st.cwnd));
+    let step = m.wire_from(&n("step"), 33, "one MTU per path", zext(&a.npaths, 33) * lit(33, u64::from(sz.mtu)));
+    let plus = m.wire_from(&n("cwnd_plus"), 33, "cwnd + step", zext(&st.cwnd, 33) + step.expr());
     let cmax = u64::from(sz.conn_max);
-    let grown = wire(
-        m,
+    let grown = m.wire_from(
         &n("grown"),
         32,
         "cwnd + step, capped",
@@ -920,22 +917,21 @@ pub fn conn_cc(m: &mut Module, name: &str, sz: &CcSizes, st: &CcState, a: &CcAck
     );
     // cwnd <= acked < 2^24 when it grows: the low bits subtract exactly.
     let acked_left = acked.expr() - st.cwnd.slice(abw - 1, 0);
-    let cut_now = wire(m, &n("cut_now"), 1, "CE and the hold over", ce.expr().logic_and(&reached));
-    let cwnd = wire(
-        m,
+    let cut_now = m.wire_from(&n("cut_now"), 1, "CE and the hold over", ce.expr().logic_and(&reached));
+    let cwnd = m.wire_from(
         &n("cwnd"),
         32,
         "cwnd after the SACK",
         mux(&cut_now, cwnd_cut, mux(ce.expr().logic_not().logic_and(&grow), &grown, &st.cwnd)),
     );
-    let acked_bytes = wire(
-        m,
+    let acked_bytes = m.wire_from(
         &n("acked_bytes"),
         abw,
         "acked_bytes after the SACK",
         mux(&cut_now, lit(abw, 0), mux(&ce, &st.acked_bytes, mux(&grow, acked_left, &acked))),
     );
-    let hold_until = wire(m, &n("hold_until"), 32, "hold_until after the SACK", mux(&cut_now, &hold, &st.hold_until));
+    let hold_until =
+        m.wire_from(&n("hold_until"), 32, "hold_until after the SACK", mux(&cut_now, &hold, &st.hold_until));
     let state = CcState { cwnd, acked_bytes, ecn_ewma: ecn, hold_until, srtt, min_rtt };
     let cap = conn_cap(m, &n("cap"), sz, &state, &a.rate_hint);
     CcOut { state, cap }
@@ -957,17 +953,19 @@ pub fn axi_burst(m: &mut Module, name: &str, p: &TxEngineParams, next: &Signal, 
     let nw = (13 - sh).max(9);
     let page_beats = u64::from(4096 / bb);
     let lsh = lit(7, u64::from(sh));
-    let to_end =
-        wire(m, &format!("{name}_to_end"), ab, "beats to the end", (end.expr() >> lsh.clone()) - (next.expr() >> lsh));
-    let to_page = wire(
-        m,
+    let to_end = m.wire_from(
+        &format!("{name}_to_end"),
+        ab,
+        "beats to the end",
+        (end.expr() >> lsh.clone()) - (next.expr() >> lsh),
+    );
+    let to_page = m.wire_from(
         &format!("{name}_to_page"),
         nw,
         "beats to the 4 KiB boundary",
         lit(nw, page_beats) - zext(next.slice(11, sh), nw),
     );
-    let cap = wire(
-        m,
+    let cap = m.wire_from(
         &format!("{name}_cap"),
         nw,
         "beats to the boundary or the longest burst",
@@ -976,8 +974,7 @@ pub fn axi_burst(m: &mut Module, name: &str, p: &TxEngineParams, next: &Signal, 
     // Every count is at least 1 and the chosen one at most 256: its low
     // byte minus 1 is the length.
     let one = lit(8, 1);
-    wire(
-        m,
+    m.wire_from(
         name,
         8,
         "burst length, beats - 1",
