@@ -330,10 +330,13 @@ impl NicRig {
     /// clearing its memories, unable to answer (no connection has to be
     /// opened first for a NO_CONN answer).
     fn wait_out_of_reset(&mut self) -> Result<(), String> {
-        let ids = ["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready", "s_wr_ready"]
-            .iter()
-            .map(|n| self.idx(n))
-            .collect::<Result<Vec<_>, _>>()?;
+        self.wait_high(&["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready", "s_wr_ready"])
+    }
+
+    /// Waits until the outputs `names` are all high at once (after a
+    /// cycle's `eval`), clocking.
+    fn wait_high(&mut self, names: &[&str]) -> Result<(), String> {
+        let ids = names.iter().map(|n| self.idx(n)).collect::<Result<Vec<_>, _>>()?;
         let start = self.cycle;
         loop {
             self.clock();
@@ -341,22 +344,11 @@ impl NicRig {
                 return Ok(());
             }
             if self.cycle - start > STALL_LIMIT {
-                return Err(format!("the top did not leave reset in {STALL_LIMIT} cycles"));
-            }
-        }
-    }
-
-    /// Waits until output `name` is high (after a cycle's `eval`), clocking.
-    fn wait_high(&mut self, name: &str) -> Result<(), String> {
-        let i = self.idx(name)?;
-        let start = self.cycle;
-        loop {
-            self.clock();
-            if self.outs[i].bit(0) {
-                return Ok(());
-            }
-            if self.cycle - start > STALL_LIMIT {
-                return Err(format!("`{name}` not high in {STALL_LIMIT} cycles (cycle {})", self.cycle));
+                return Err(format!(
+                    "`{}` not high in {STALL_LIMIT} cycles (cycle {})",
+                    names.join("`, `"),
+                    self.cycle
+                ));
             }
         }
     }
@@ -382,7 +374,7 @@ impl NicRig {
         self.set("s_axil_awvalid", 0)?;
         self.set("s_axil_wvalid", 0)?;
         self.set("s_axil_bready", 1)?;
-        self.wait_high("s_axil_bvalid")?;
+        self.wait_high(&["s_axil_bvalid"])?;
         self.set("s_axil_bready", 0)?;
         Ok(self.get("s_axil_bresp")? as u8)
     }
@@ -391,10 +383,10 @@ impl NicRig {
     pub fn axil_read(&mut self, addr: u32) -> Result<(u32, u8), String> {
         self.set("s_axil_araddr", addr as u64)?;
         self.set("s_axil_arvalid", 1)?;
-        self.wait_high("s_axil_arready")?;
+        self.wait_high(&["s_axil_arready"])?;
         self.set("s_axil_arvalid", 0)?;
         self.set("s_axil_rready", 1)?;
-        self.wait_high("s_axil_rvalid")?;
+        self.wait_high(&["s_axil_rvalid"])?;
         self.set("s_axil_rready", 0)?;
         Ok((self.get("s_axil_rdata")? as u32, self.get("s_axil_rresp")? as u8))
     }
