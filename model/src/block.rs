@@ -54,8 +54,36 @@ impl PortDef {
 
 /// A port value of any width: 64-bit words, least significant first. Bits
 /// above the port's width are always zero.
-#[derive(Clone, PartialEq, Eq, Default, Hash)]
+#[derive(Eq, Default)]
 pub struct Bits(pub Vec<u64>);
+
+// Word by word rather than the slice's `memcmp`: most ports are one word,
+// and the netlist simulator compares every port value on every pass.
+impl PartialEq for Bits {
+    #[inline]
+    fn eq(&self, other: &Bits) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| a == b)
+    }
+}
+
+// The same equality as the words', so the words' hash.
+impl std::hash::Hash for Bits {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+// By hand so that `clone_from` reuses the words already allocated: the
+// netlist simulator copies every port value every cycle.
+impl Clone for Bits {
+    fn clone(&self) -> Bits {
+        Bits(self.0.clone())
+    }
+
+    fn clone_from(&mut self, source: &Bits) {
+        self.0.clone_from(&source.0);
+    }
+}
 
 impl Bits {
     pub fn zero(width: u32) -> Bits {
@@ -111,6 +139,19 @@ impl Bits {
                 }
             }
             at += w;
+        }
+        self.truncate(width);
+    }
+
+    /// Sets the value to bits `lsb .. lsb + width` of `v`, in place.
+    pub fn set_slice(&mut self, v: &Bits, lsb: u32, width: u32) {
+        let n = width.div_ceil(64).max(1) as usize;
+        self.0.resize(n, 0);
+        let (first, off) = ((lsb / 64) as usize, lsb % 64);
+        for (k, w) in self.0.iter_mut().enumerate() {
+            let lo = v.0.get(first + k).copied().unwrap_or(0) >> off;
+            let hi = if off == 0 { 0 } else { v.0.get(first + k + 1).copied().unwrap_or(0) << (64 - off) };
+            *w = lo | hi;
         }
         self.truncate(width);
     }

@@ -331,16 +331,14 @@ struct ResDrive {
     src: Res,
     range: Option<(u32, u32)>,
     width: u32,
+    /// A whole source port of the sink's width: copied as it is.
+    exact: bool,
 }
 
 /// Bits `lsb .. lsb + width` of `v`.
 pub fn slice_bits(v: &Bits, lsb: u32, width: u32) -> Bits {
     let mut out = Bits::zero(width);
-    for k in 0..width {
-        if v.bit(lsb + k) {
-            out.0[(k / 64) as usize] |= 1 << (k % 64);
-        }
-    }
+    out.set_slice(v, lsb, width);
     out
 }
 
@@ -352,6 +350,15 @@ pub struct Sim {
     blocks: Vec<Box<dyn Block>>,
     ins: Vec<Vec<Bits>>,
     outs: Vec<Vec<Bits>>,
+    /// Per instance: its outputs before its last `eval`, to see a change
+    /// without allocating.
+    before: Vec<Vec<Bits>>,
+    /// Scratch for one drive's value.
+    scratch: Bits,
+    /// Per instance: the instances that read one of its outputs.
+    readers: Vec<Vec<usize>>,
+    /// Per instance: a source of its inputs changed since it last ran.
+    dirty: Vec<bool>,
     /// Per instance: (input port index, its drive).
     plan: Vec<Vec<(usize, ResDrive)>>,
     /// Top outputs: (port index, drive).
@@ -375,6 +382,11 @@ impl Sim {
                 return Err(net.err(format!("instance `{}`: the block's ports are not the declared ones", i.name)));
             }
         }
+        let src_width = |s: &Res| match s {
+            Res::Top(p) => Some(net.ports[*p].width),
+            Res::Out(k, p) => Some(net.insts[*k].ports[*p].width),
+            Res::Const(_) => None,
+        };
         let resolve = |d: &Drive, width: u32| -> ResDrive {
             let src = match &d.src {
                 Src::Top(p) => Res::Top(port_index(&net.ports, p).expect("checked")),
@@ -384,9 +396,10 @@ impl Sim {
                 }
                 Src::Const(v) => Res::Const(Bits::from_u64(width, *v)),
             };
-            ResDrive { src, range: d.range, width }
+            let exact = d.range.is_none() && src_width(&src) == Some(width);
+            ResDrive { src, range: d.range, width, exact }
         };
-        let mut plan = vec![Vec::new(); net.insts.len()];
+        let mut plan: Vec<Vec<(usize, ResDrive)>> = vec![Vec::new(); net.insts.len()];
         let mut top_plan = Vec::new();
         for (sink, d) in &net.drives {
             match sink {
@@ -401,30 +414,47 @@ impl Sim {
                 }
             }
         }
+        let mut readers = vec![Vec::new(); net.insts.len()];
+        for (k, drives) in plan.iter().enumerate() {
+            for (_, d) in drives {
+                if let Res::Out(i, _) = d.src {
+                    if !readers[i].contains(&k) {
+                        readers[i].push(k);
+                    }
+                }
+            }
+        }
         Ok(Sim {
             name: net.name,
             ports: net.ports.clone(),
             names: net.insts.iter().map(|i| i.name.clone()).collect(),
             ins: net.insts.iter().map(|i| zero_values(&i.ports)).collect(),
             outs: net.insts.iter().map(|i| zero_values(&i.ports)).collect(),
+            before: net.insts.iter().map(|i| zero_values(&i.ports)).collect(),
+            scratch: Bits::zero(64),
+            dirty: vec![false; net.insts.len()],
             blocks,
             plan,
+            readers,
             top_plan,
         })
     }
 
-    fn value(&self, d: &ResDrive, top: &[Bits]) -> Bits {
+    /// Writes `d`'s current value into `out`, in place.
+    fn value_into(outs: &[Vec<Bits>], d: &ResDrive, top: &[Bits], out: &mut Bits) {
         let full = match &d.src {
             Res::Top(p) => &top[*p],
-            Res::Out(i, p) => &self.outs[*i][*p],
-            Res::Const(b) => return b.clone(),
+            Res::Out(i, p) => &outs[*i][*p],
+            Res::Const(b) => {
+                out.clone_from(b);
+                return;
+            }
         };
         match d.range {
-            Some((lsb, w)) => slice_bits(full, lsb, w),
+            Some((lsb, w)) => out.set_slice(full, lsb, w),
             None => {
-                let mut b = full.clone();
-                b.truncate(d.width);
-                b
+                out.clone_from(full);
+                out.truncate(d.width);
             }
         }
     }
@@ -432,11 +462,30 @@ impl Sim {
     /// Sets instance `k`'s inputs from the current values; true if any changed.
     fn gather(&mut self, k: usize, top: &[Bits]) -> bool {
         let mut changed = false;
-        for j in 0..self.plan[k].len() {
-            let (pi, ref d) = self.plan[k][j];
-            let v = self.value(d, top);
-            if self.ins[k][pi] != v {
-                self.ins[k][pi] = v;
+        for (pi, d) in &self.plan[k] {
+            if d.exact {
+                let src = match d.src {
+                    Res::Top(p) => &top[p],
+                    Res::Out(i, p) => &self.outs[i][p],
+                    Res::Const(_) => unreachable!("a constant is never exact"),
+                };
+                debug_assert!(
+                    src.0.len() == d.width.div_ceil(64).max(1) as usize
+                        && (d.width % 64 == 0 || src.0.last().is_some_and(|w| w >> (d.width % 64) == 0)),
+                    "netlist {}: a value wider than its {}-bit port",
+                    self.name,
+                    d.width
+                );
+                let dst = &mut self.ins[k][*pi];
+                if dst != src {
+                    dst.clone_from(src);
+                    changed = true;
+                }
+                continue;
+            }
+            Self::value_into(&self.outs, d, top, &mut self.scratch);
+            if self.ins[k][*pi] != self.scratch {
+                std::mem::swap(&mut self.ins[k][*pi], &mut self.scratch);
                 changed = true;
             }
         }
@@ -471,26 +520,37 @@ impl Block for Sim {
     }
 
     fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
+        // Every block runs once (its state may have moved at the last
+        // tick); after that only those whose inputs a change reached, pass
+        // after pass in instance order, until nothing changes.
         let n = self.blocks.len();
+        self.dirty.fill(true);
         let mut settled = false;
         for pass in 0..=n + 1 {
-            let mut changed = false;
             for k in 0..n {
+                if !self.dirty[k] {
+                    continue;
+                }
+                self.dirty[k] = false;
                 if !self.gather(k, inputs) && pass > 0 {
                     continue;
                 }
-                let before = self.outs[k].clone();
+                self.before[k].clone_from(&self.outs[k]);
                 self.blocks[k].eval(&self.ins[k], &mut self.outs[k]);
-                changed |= self.outs[k] != before;
+                if self.outs[k] != self.before[k] {
+                    for &r in &self.readers[k] {
+                        self.dirty[r] = true;
+                    }
+                }
             }
-            if !changed && pass > 0 {
+            if !self.dirty.contains(&true) {
                 settled = true;
                 break;
             }
         }
         assert!(settled, "netlist {}: outputs do not settle (a combinational loop among {:?})", self.name, self.names);
         for (pi, d) in &self.top_plan {
-            outputs[*pi] = self.value(d, inputs);
+            Self::value_into(&self.outs, d, inputs, &mut outputs[*pi]);
         }
     }
 

@@ -410,7 +410,7 @@ enum St {
 #[derive(Debug, Clone)]
 pub struct RxCtl {
     p: RxCtlParams,
-    ports: Vec<PortDef>,
+    ports: std::rc::Rc<[PortDef]>,
     ix: Ix,
     st: St,
     h: Hdr,
@@ -556,7 +556,7 @@ impl RxCtl {
         };
         RxCtl {
             p,
-            ports,
+            ports: ports.into(),
             ix,
             st: St::Idle,
             h: Hdr::default(),

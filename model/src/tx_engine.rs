@@ -210,13 +210,14 @@
 //!   order the engine takes the records (timeouts first), not the
 //!   reference's (reply first).
 
+use std::collections::HashMap;
 use std::fmt;
 
 use mrnic_proto::config::{Config, MAX_PATHS_PER_CONN};
 use mrnic_proto::layouts::{data, sack};
 use mrnic_proto::tables::path as pt;
 
-use crate::block::{port_index, Bits, Block, PortDef};
+use crate::block::{Bits, Block, PortDef};
 use crate::path_telemetry as tel;
 
 /// Module name, shared with the Verilog.
@@ -1266,6 +1267,10 @@ struct Answer {
 pub struct TxEngine {
     p: TxEngineParams,
     ports: Vec<PortDef>,
+    /// Port index by name: `decode` and `encode` map the typed records
+    /// onto the ports every cycle, and a search of the list per name made
+    /// them the hottest code of a top-level run.
+    index: HashMap<String, usize>,
     k: tel::Consts,
     conns: Vec<Conn>,
     paths: Vec<PathM>,
@@ -1351,8 +1356,10 @@ impl TxEngine {
     pub fn new(p: TxEngineParams) -> TxEngine {
         let k = tel::Consts::from_config(&p.cfg);
         let (c, n, s) = (p.conns as usize, p.paths as usize, p.streams as usize);
+        let ports = ports(&p);
         TxEngine {
-            ports: ports(&p),
+            index: ports.iter().enumerate().map(|(i, d)| (d.name.clone(), i)).collect(),
+            ports,
             k,
             conns: vec![Conn::default(); c],
             paths: vec![PathM::default(); c * n],
@@ -3077,14 +3084,18 @@ fn words4(b: &Bits) -> [u64; 4] {
     [0, 1, 2, 3].map(|i| b.0.get(i).copied().unwrap_or(0))
 }
 
+fn index_of(index: &HashMap<String, usize>, name: &str) -> usize {
+    *index.get(name).unwrap_or_else(|| panic!("tx_engine has no port {name}"))
+}
+
 struct Ports<'a> {
-    defs: &'a [PortDef],
+    index: &'a HashMap<String, usize>,
     v: &'a [Bits],
 }
 
 impl Ports<'_> {
     fn get(&self, name: &str) -> &Bits {
-        &self.v[port_index(self.defs, name).unwrap_or_else(|| panic!("tx_engine has no port {name}"))]
+        &self.v[index_of(self.index, name)]
     }
     fn u(&self, name: &str) -> u64 {
         self.get(name).as_u64()
@@ -3094,10 +3105,29 @@ impl Ports<'_> {
     }
 }
 
+/// Outputs by name, written in place: they keep their words from cycle
+/// to cycle.
+struct Out<'a> {
+    defs: &'a [PortDef],
+    index: &'a HashMap<String, usize>,
+    v: &'a mut [Bits],
+}
+
+impl Out<'_> {
+    fn u(&mut self, name: &str, v: u64) {
+        let i = index_of(self.index, name);
+        self.v[i].set_u64(self.defs[i].width, v);
+    }
+    fn words(&mut self, name: &str, words: &[u64]) {
+        let i = index_of(self.index, name);
+        self.v[i].set_words(self.defs[i].width, words);
+    }
+}
+
 impl TxEngine {
     /// Typed inputs from port values.
     pub fn decode(&self, inputs: &[Bits]) -> Inputs {
-        let g = Ports { defs: &self.ports, v: inputs };
+        let g = Ports { index: &self.index, v: inputs };
         let n = self.p.paths;
         Inputs {
             rst: g.b("rst"),
@@ -3222,98 +3252,88 @@ impl TxEngine {
 
     /// Port values from typed outputs (outputs zeroed while not valid).
     pub fn encode(&self, o: &Outputs, outputs: &mut [Bits]) {
-        let defs = &self.ports;
-        let mut set = |name: &str, v: Bits| {
-            let i = port_index(defs, name).unwrap_or_else(|| panic!("tx_engine has no port {name}"));
-            let mut v = v;
-            v.truncate(defs[i].width);
-            outputs[i] = v;
-        };
-        let n = |v: u64| Bits::from_u64(64, v);
-        set("s_open_ready", n(o.open_ready as u64));
-        set("s_wr_ready", n(o.wr_ready as u64));
+        let mut out = Out { defs: &self.ports, index: &self.index, v: outputs };
+        out.u("s_open_ready", o.open_ready as u64);
+        out.u("s_wr_ready", o.wr_ready as u64);
         let ar = o.ar.unwrap_or_default();
-        set("m_axi_arid", n(0));
-        set("m_axi_araddr", n(ar.addr));
-        set("m_axi_arlen", n(ar.len as u64));
-        set("m_axi_arsize", n(ar.size as u64));
-        set("m_axi_arburst", n(o.ar.is_some() as u64));
-        set("m_axi_arvalid", n(o.ar.is_some() as u64));
-        set("m_axi_rready", n(o.r_ready as u64));
-        set("m_trd_valid", n(o.trd.is_some() as u64));
-        set("m_trd_conn", n(o.trd.unwrap_or(0) as u64));
-        set("s_trd_ready", n(o.trd_resp_ready as u64));
+        out.u("m_axi_arid", 0);
+        out.u("m_axi_araddr", ar.addr);
+        out.u("m_axi_arlen", ar.len as u64);
+        out.u("m_axi_arsize", ar.size as u64);
+        out.u("m_axi_arburst", o.ar.is_some() as u64);
+        out.u("m_axi_arvalid", o.ar.is_some() as u64);
+        out.u("m_axi_rready", o.r_ready as u64);
+        out.u("m_trd_valid", o.trd.is_some() as u64);
+        out.u("m_trd_conn", o.trd.unwrap_or(0) as u64);
+        out.u("s_trd_ready", o.trd_resp_ready as u64);
         let e = o.evt.unwrap_or_default();
-        set("m_evt_valid", n(o.evt.is_some() as u64));
-        set("m_evt_kind", n(e.kind as u64));
-        set("m_evt_conn", n(e.conn as u64));
-        set("m_evt_path", n(e.path as u64));
-        set("m_evt_now", n(e.now as u64));
-        set("m_evt_cum_acked", n(e.cum_acked as u64));
-        set("m_evt_acked_pkts", n(e.acked_pkts as u64));
-        set("m_evt_acked_bytes", n(e.acked_bytes as u64));
-        set("m_evt_ecn_cnt", n(e.ecn_cnt as u64));
-        set("m_evt_rtt_valid", n(e.rtt_valid as u64));
-        set("m_evt_rtt", n(e.rtt as u64));
-        set("m_evt_acked_seq", n(e.acked_seq as u64));
-        set("m_evt_sport", n(e.sport as u64));
-        set("m_evt_plane", n(e.plane as u64));
-        set("s_upd_ready", n(o.upd_ready as u64));
-        set("s_rto_ready", n(o.rto_ready as u64));
+        out.u("m_evt_valid", o.evt.is_some() as u64);
+        out.u("m_evt_kind", e.kind as u64);
+        out.u("m_evt_conn", e.conn as u64);
+        out.u("m_evt_path", e.path as u64);
+        out.u("m_evt_now", e.now as u64);
+        out.u("m_evt_cum_acked", e.cum_acked as u64);
+        out.u("m_evt_acked_pkts", e.acked_pkts as u64);
+        out.u("m_evt_acked_bytes", e.acked_bytes as u64);
+        out.u("m_evt_ecn_cnt", e.ecn_cnt as u64);
+        out.u("m_evt_rtt_valid", e.rtt_valid as u64);
+        out.u("m_evt_rtt", e.rtt as u64);
+        out.u("m_evt_acked_seq", e.acked_seq as u64);
+        out.u("m_evt_sport", e.sport as u64);
+        out.u("m_evt_plane", e.plane as u64);
+        out.u("s_upd_ready", o.upd_ready as u64);
+        out.u("s_rto_ready", o.rto_ready as u64);
         let q = o.psel.clone().unwrap_or_default();
         let mut wbits = Bits::zero(self.p.paths * pt::WEIGHT.width);
         for (i, &w) in q.weight.iter().enumerate() {
             let bit = i * 8;
             wbits.0[bit / 64] |= (w as u64) << (bit % 64);
         }
-        set("m_psel_valid", n(o.psel.is_some() as u64));
-        set("m_psel_conn", n(q.conn as u64));
-        set("m_psel_elig", n(q.elig as u64));
-        set("m_psel_weight", wbits);
-        set("m_psel_clr", n(q.clr as u64));
-        set("s_psel_ready", n(o.psel_resp_ready as u64));
-        set("s_sack_ready", n(o.sack_ready as u64));
-        set("s_nack_ready", n(o.nack_ready as u64));
-        set("s_csack_ready", n(o.csack_ready as u64));
-        set("s_cnack_ready", n(o.cnack_ready as u64));
-        let bb = self.p.beat_bytes() as usize;
+        out.u("m_psel_valid", o.psel.is_some() as u64);
+        out.u("m_psel_conn", q.conn as u64);
+        out.u("m_psel_elig", q.elig as u64);
+        out.words("m_psel_weight", &wbits.0);
+        out.u("m_psel_clr", q.clr as u64);
+        out.u("s_psel_ready", o.psel_resp_ready as u64);
+        out.u("s_sack_ready", o.sack_ready as u64);
+        out.u("s_nack_ready", o.nack_ready as u64);
+        out.u("s_csack_ready", o.csack_ready as u64);
+        out.u("s_cnack_ready", o.cnack_ready as u64);
         match &o.axis {
             Some(b) => {
-                set("m_axis_tdata", bytes_to_bits(self.p.data_bits, &b.data));
+                out.words("m_axis_tdata", &bytes_to_bits(self.p.data_bits, &b.data).0);
                 let keep = if b.keep >= 64 { u64::MAX } else { (1u64 << b.keep) - 1 };
-                let mut kb = Bits::zero(bb as u32);
-                kb.0[0] = keep;
-                set("m_axis_tkeep", kb);
-                set("m_axis_tvalid", n(1));
-                set("m_axis_tlast", n(b.last as u64));
-                set("m_axis_tuser", n(b.plane as u64));
+                out.words("m_axis_tkeep", &[keep]);
+                out.u("m_axis_tvalid", 1);
+                out.u("m_axis_tlast", b.last as u64);
+                out.u("m_axis_tuser", b.plane as u64);
             }
             None => {
-                set("m_axis_tdata", Bits::zero(self.p.data_bits));
-                set("m_axis_tkeep", Bits::zero(bb as u32));
-                set("m_axis_tvalid", n(0));
-                set("m_axis_tlast", n(0));
-                set("m_axis_tuser", n(0));
+                out.words("m_axis_tdata", &[]);
+                out.words("m_axis_tkeep", &[]);
+                out.u("m_axis_tvalid", 0);
+                out.u("m_axis_tlast", 0);
+                out.u("m_axis_tuser", 0);
             }
         }
         let c = o.cqe.unwrap_or_default();
-        set("m_cqe_valid", n(o.cqe.is_some() as u64));
-        set("m_cqe_conn", n(c.conn as u64));
-        set("m_cqe_stream", n(c.stream as u64));
-        set("m_cqe_wr_id", n(c.wr_id));
-        set("m_cqe_status", n(c.status as u64));
-        set("m_cqe_opcode", n(c.opcode as u64));
-        set("m_cqe_byte_len", n(c.byte_len as u64));
-        set("m_cqe_imm_valid", n(c.imm.is_some() as u64));
-        set("m_cqe_imm", n(c.imm.unwrap_or(0) as u64));
+        out.u("m_cqe_valid", o.cqe.is_some() as u64);
+        out.u("m_cqe_conn", c.conn as u64);
+        out.u("m_cqe_stream", c.stream as u64);
+        out.u("m_cqe_wr_id", c.wr_id);
+        out.u("m_cqe_status", c.status as u64);
+        out.u("m_cqe_opcode", c.opcode as u64);
+        out.u("m_cqe_byte_len", c.byte_len as u64);
+        out.u("m_cqe_imm_valid", c.imm.is_some() as u64);
+        out.u("m_cqe_imm", c.imm.unwrap_or(0) as u64);
         let s = o.stats;
-        set("stat_tx_data", n(s.tx_data as u64));
-        set("stat_tx_retx", n(s.tx_retx as u64));
-        set("stat_tx_probe", n(s.tx_probe as u64));
-        set("stat_tx_answer", n(s.tx_answer as u64));
-        set("stat_ring_full", n(s.ring_full as u64));
-        set("stat_sack_stale", n(s.sack_stale as u64));
-        set("stat_nack_stale", n(s.nack_stale as u64));
+        out.u("stat_tx_data", s.tx_data as u64);
+        out.u("stat_tx_retx", s.tx_retx as u64);
+        out.u("stat_tx_probe", s.tx_probe as u64);
+        out.u("stat_tx_answer", s.tx_answer as u64);
+        out.u("stat_ring_full", s.ring_full as u64);
+        out.u("stat_sack_stale", s.sack_stale as u64);
+        out.u("stat_nack_stale", s.nack_stale as u64);
     }
 }
 
