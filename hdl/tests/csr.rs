@@ -15,7 +15,7 @@ use mrnic_model::csr::{ports, regmap, Csr, CsrParams, Inputs, STATS};
 use mrnic_proto::Config;
 
 mod common;
-use common::{configs, have, run, synth_configs, Scratch};
+use common::{configs, have, run, Scratch};
 
 const BLOCK: &str = "csr";
 
@@ -66,9 +66,7 @@ fn yosys_synthesizes_without_latches() {
     if !have("yosys", "-V") {
         return;
     }
-    for cfg in synth_configs(BLOCK) {
-        common::yosys_synthesizes(BLOCK, &cfg);
-    }
+    common::yosys_synthesizes_each(BLOCK);
 }
 
 /// Icarus replays the model's outputs, every output every cycle, on random

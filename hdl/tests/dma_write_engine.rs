@@ -16,7 +16,7 @@ use mrnic_model::dma_write_engine::{ports, DmaWriteEngineParams};
 use mrnic_proto::Config;
 
 mod common;
-use common::{have, run, synth_configs, Scratch};
+use common::{have, run, Scratch};
 
 const BLOCK: &str = "dma_write_engine";
 
@@ -106,9 +106,8 @@ fn yosys_synthesizes_without_latches_in_the_chosen_ram() {
     if !have("yosys", "-V") {
         return;
     }
-    for cfg in synth_configs(BLOCK) {
+    for (cfg, stats) in common::yosys_synthesizes_each(BLOCK) {
         let p = DmaWriteEngineParams::from_config(&cfg).unwrap();
-        let stats = common::yosys_synthesizes(BLOCK, &cfg);
         let bram = stats.contains("RAMB18E1") || stats.contains("RAMB36E1");
         let lutram = stats.contains("RAM32M") || stats.contains("RAM64M") || stats.contains("RAM32X1D");
         if p.mr_block_ram() {

@@ -16,7 +16,7 @@ use mrnic_model::path_selector::{ports, PathSelectorParams};
 use mrnic_proto::Config;
 
 mod common;
-use common::{have, run, synth_configs, Scratch};
+use common::{have, run, Scratch};
 
 const BLOCK: &str = "path_selector";
 
@@ -102,8 +102,7 @@ fn yosys_synthesizes_without_latches_and_with_block_ram() {
     if !have("yosys", "-V") {
         return;
     }
-    for cfg in synth_configs(BLOCK) {
-        let stats = common::yosys_synthesizes(BLOCK, &cfg);
+    for (cfg, stats) in common::yosys_synthesizes_each(BLOCK) {
         assert!(
             stats.contains("RAMB18E1") || stats.contains("RAMB36E1"),
             "{}: the credit memory did not map to block RAM\n{stats}",

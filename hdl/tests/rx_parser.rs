@@ -20,7 +20,7 @@ use mrnic_proto::packet::ICRC;
 use mrnic_proto::Config;
 
 mod common;
-use common::{configs, have, run, synth_configs, Scratch};
+use common::{configs, have, run, Scratch};
 
 const BLOCK: &str = "rx_parser";
 
@@ -95,9 +95,7 @@ fn yosys_synthesizes_without_latches() {
     if !have("yosys", "-V") {
         return;
     }
-    for cfg in synth_configs(BLOCK) {
-        common::yosys_synthesizes(BLOCK, &cfg);
-    }
+    common::yosys_synthesizes_each(BLOCK);
 }
 
 /// Runs the model on random traffic and records every port every cycle.

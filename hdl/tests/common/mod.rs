@@ -285,6 +285,30 @@ pub fn synth_configs(block: &str) -> Vec<Config> {
     configs().into_iter().filter(|c| all || c.name != "default" || !SLOW_DEFAULT.contains(&block)).collect()
 }
 
+/// `f` for each config, the configs side by side on their own threads:
+/// Yosys is single-threaded, and a block's synthesis for `default` took as
+/// long as the rest of its tests, with the other core idle.
+pub fn per_config<T: Send>(cfgs: Vec<Config>, f: impl Fn(&Config) -> T + Sync) -> Vec<(Config, T)> {
+    std::thread::scope(|s| {
+        let jobs: Vec<_> = cfgs
+            .into_iter()
+            .map(|c| {
+                s.spawn(|| {
+                    let t = f(&c);
+                    (c, t)
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    })
+}
+
+/// [`yosys_synthesizes`] for each of `block`'s [`synth_configs`], side by
+/// side; the `stat` reports.
+pub fn yosys_synthesizes_each(block: &str) -> Vec<(Config, String)> {
+    per_config(synth_configs(block), |cfg| yosys_synthesizes(block, cfg))
+}
+
 /// `verilator --lint-only -Wall` prints nothing for `block` under each config.
 pub fn verilator_lints_clean(block: &str, cfgs: &[Config]) {
     if !have("verilator", "--version") {
@@ -353,9 +377,9 @@ pub fn yosys_synthesizes_files(dir: &Scratch, block: &str, files: &[PathBuf]) ->
 /// -Wall` silent for both configs, and [`yosys_synthesizes`]'s checks for
 /// [`synth_configs`].
 pub fn standalone_tools_accept(block: &str) {
-    for cfg in configs() {
+    per_config(configs(), |cfg| {
         let dir = Scratch::new(&format!("{block}-tools-{}", cfg.name));
-        let file = dir.write(block, &cfg);
+        let file = dir.write(block, cfg);
         if have("verilator", "--version") {
             verilator_lint(&file, block);
         }
@@ -365,7 +389,7 @@ pub fn standalone_tools_accept(block: &str) {
         if have("yosys", "-V") && synth_configs(block).iter().any(|c| c.name == cfg.name) {
             yosys_synthesizes_files(&dir, block, &[file]);
         }
-    }
+    });
 }
 
 /// [`replay`] of a glue block's model (`netlist::model_block`) for both
