@@ -343,6 +343,12 @@ pub fn slice_bits(v: &Bits, lsb: u32, width: u32) -> Bits {
 }
 
 /// A netlist simulated block by block.
+///
+/// Values move port to port as they change: an instance's inputs are kept
+/// equal to their sources at all times (a changed output or top input
+/// writes through its drives, and marks each reader whose input changed),
+/// so `eval` runs every block once and then only the blocks a change
+/// reached, and no pass re-reads the unchanged drives.
 pub struct Sim {
     name: &'static str,
     ports: Vec<PortDef>,
@@ -350,17 +356,26 @@ pub struct Sim {
     blocks: Vec<Box<dyn Block>>,
     ins: Vec<Vec<Bits>>,
     outs: Vec<Vec<Bits>>,
-    /// Per instance: its outputs before its last `eval`, to see a change
+    /// Per instance: its outputs after its last `eval`, to see a change
     /// without allocating.
     before: Vec<Vec<Bits>>,
     /// Scratch for one drive's value.
     scratch: Bits,
-    /// Per instance: the instances that read one of its outputs.
-    readers: Vec<Vec<usize>>,
-    /// Per instance: a source of its inputs changed since it last ran.
+    /// Every drive of an instance input: (instance, input port, drive).
+    drives: Vec<(usize, usize, ResDrive)>,
+    /// Per instance and output port: the drives it sources; and per
+    /// instance, the output ports that source any.
+    by_out: Vec<Vec<Vec<usize>>>,
+    watched: Vec<Vec<usize>>,
+    /// Per top port: the drives it sources; the top ports that source any.
+    by_top: Vec<Vec<usize>>,
+    top_watched: Vec<usize>,
+    /// Top port values as last written through (`seen`), and whether any
+    /// were yet (`primed`: the first `eval` writes every drive).
+    seen: Vec<Bits>,
+    primed: bool,
+    /// Per instance: one of its inputs changed since it last ran.
     dirty: Vec<bool>,
-    /// Per instance: (input port index, its drive).
-    plan: Vec<Vec<(usize, ResDrive)>>,
     /// Top outputs: (port index, drive).
     top_plan: Vec<(usize, ResDrive)>,
 }
@@ -399,14 +414,14 @@ impl Sim {
             let exact = d.range.is_none() && src_width(&src) == Some(width);
             ResDrive { src, range: d.range, width, exact }
         };
-        let mut plan: Vec<Vec<(usize, ResDrive)>> = vec![Vec::new(); net.insts.len()];
+        let mut drives = Vec::new();
         let mut top_plan = Vec::new();
         for (sink, d) in &net.drives {
             match sink {
                 Sink::In(i, p) => {
                     let k = net.inst_index(i).expect("checked");
                     let pi = port_index(&net.insts[k].ports, p).expect("checked");
-                    plan[k].push((pi, resolve(d, net.insts[k].ports[pi].width)));
+                    drives.push((k, pi, resolve(d, net.insts[k].ports[pi].width)));
                 }
                 Sink::Top(p) => {
                     let pi = port_index(&net.ports, p).expect("checked");
@@ -414,16 +429,17 @@ impl Sim {
                 }
             }
         }
-        let mut readers = vec![Vec::new(); net.insts.len()];
-        for (k, drives) in plan.iter().enumerate() {
-            for (_, d) in drives {
-                if let Res::Out(i, _) = d.src {
-                    if !readers[i].contains(&k) {
-                        readers[i].push(k);
-                    }
-                }
+        let mut by_out: Vec<Vec<Vec<usize>>> = net.insts.iter().map(|i| vec![Vec::new(); i.ports.len()]).collect();
+        let mut by_top = vec![Vec::new(); net.ports.len()];
+        for (di, (_, _, d)) in drives.iter().enumerate() {
+            match d.src {
+                Res::Out(k, p) => by_out[k][p].push(di),
+                Res::Top(p) => by_top[p].push(di),
+                Res::Const(_) => {}
             }
         }
+        let watched = by_out.iter().map(|v| (0..v.len()).filter(|&p| !v[p].is_empty()).collect()).collect();
+        let top_watched = (0..by_top.len()).filter(|&p| !by_top[p].is_empty()).collect();
         Ok(Sim {
             name: net.name,
             ports: net.ports.clone(),
@@ -433,9 +449,14 @@ impl Sim {
             before: net.insts.iter().map(|i| zero_values(&i.ports)).collect(),
             scratch: Bits::zero(64),
             dirty: vec![false; net.insts.len()],
+            seen: zero_values(&net.ports),
+            primed: false,
             blocks,
-            plan,
-            readers,
+            drives,
+            by_out,
+            watched,
+            by_top,
+            top_watched,
             top_plan,
         })
     }
@@ -459,37 +480,59 @@ impl Sim {
         }
     }
 
-    /// Sets instance `k`'s inputs from the current values; true if any changed.
-    fn gather(&mut self, k: usize, top: &[Bits]) -> bool {
-        let mut changed = false;
-        for (pi, d) in &self.plan[k] {
-            if d.exact {
-                let src = match d.src {
-                    Res::Top(p) => &top[p],
-                    Res::Out(i, p) => &self.outs[i][p],
-                    Res::Const(_) => unreachable!("a constant is never exact"),
-                };
-                debug_assert!(
-                    src.0.len() == d.width.div_ceil(64).max(1) as usize
-                        && (d.width % 64 == 0 || src.0.last().is_some_and(|w| w >> (d.width % 64) == 0)),
-                    "netlist {}: a value wider than its {}-bit port",
-                    self.name,
-                    d.width
-                );
-                let dst = &mut self.ins[k][*pi];
-                if dst != src {
-                    dst.clone_from(src);
-                    changed = true;
-                }
-                continue;
+    /// Writes drive `di` through to its instance input; marks the
+    /// instance dirty if the input changed.
+    fn apply(&mut self, di: usize, top: &[Bits]) {
+        let (k, pi, ref d) = self.drives[di];
+        let dst = &mut self.ins[k][pi];
+        if d.exact {
+            let src = match d.src {
+                Res::Top(p) => &top[p],
+                Res::Out(i, p) => &self.outs[i][p],
+                Res::Const(_) => unreachable!("a constant is never exact"),
+            };
+            debug_assert!(
+                src.0.len() == d.width.div_ceil(64).max(1) as usize
+                    && (d.width % 64 == 0 || src.0.last().is_some_and(|w| w >> (d.width % 64) == 0)),
+                "netlist {}: a value wider than its {}-bit port",
+                self.name,
+                d.width
+            );
+            if dst != src {
+                dst.clone_from(src);
+                self.dirty[k] = true;
             }
-            Self::value_into(&self.outs, d, top, &mut self.scratch);
-            if self.ins[k][*pi] != self.scratch {
-                std::mem::swap(&mut self.ins[k][*pi], &mut self.scratch);
-                changed = true;
+            return;
+        }
+        Self::value_into(&self.outs, d, top, &mut self.scratch);
+        if *dst != self.scratch {
+            std::mem::swap(dst, &mut self.scratch);
+            self.dirty[k] = true;
+        }
+    }
+
+    /// Writes the top inputs that changed since the last call (all drives,
+    /// the first time) through to the instances.
+    fn sync_top(&mut self, top: &[Bits]) {
+        if !self.primed {
+            self.primed = true;
+            for di in 0..self.drives.len() {
+                self.apply(di, top);
+            }
+            for &p in &self.top_watched {
+                self.seen[p].clone_from(&top[p]);
+            }
+            return;
+        }
+        for t in 0..self.top_watched.len() {
+            let p = self.top_watched[t];
+            if top[p] != self.seen[p] {
+                self.seen[p].clone_from(&top[p]);
+                for j in 0..self.by_top[p].len() {
+                    self.apply(self.by_top[p][j], top);
+                }
             }
         }
-        changed
     }
 
     /// An instance's port value after the last `eval`, by name (for tests
@@ -523,23 +566,26 @@ impl Block for Sim {
         // Every block runs once (its state may have moved at the last
         // tick); after that only those whose inputs a change reached, pass
         // after pass in instance order, until nothing changes.
+        self.sync_top(inputs);
         let n = self.blocks.len();
         self.dirty.fill(true);
         let mut settled = false;
-        for pass in 0..=n + 1 {
+        for _pass in 0..=n + 1 {
             for k in 0..n {
                 if !self.dirty[k] {
                     continue;
                 }
                 self.dirty[k] = false;
-                if !self.gather(k, inputs) && pass > 0 {
-                    continue;
-                }
-                self.before[k].clone_from(&self.outs[k]);
                 self.blocks[k].eval(&self.ins[k], &mut self.outs[k]);
-                if self.outs[k] != self.before[k] {
-                    for &r in &self.readers[k] {
-                        self.dirty[r] = true;
+                // `before` keeps the outputs of the last eval: an output
+                // that changed writes through its drives.
+                for w in 0..self.watched[k].len() {
+                    let p = self.watched[k][w];
+                    if self.before[k][p] != self.outs[k][p] {
+                        self.before[k][p].clone_from(&self.outs[k][p]);
+                        for j in 0..self.by_out[k][p].len() {
+                            self.apply(self.by_out[k][p][j], inputs);
+                        }
                     }
                 }
             }
@@ -555,8 +601,8 @@ impl Block for Sim {
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
+        self.sync_top(inputs);
         for k in 0..self.blocks.len() {
-            self.gather(k, inputs);
             self.blocks[k].tick(&self.ins[k]);
         }
     }

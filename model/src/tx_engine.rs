@@ -1270,7 +1270,7 @@ pub struct TxEngine {
     /// Port index by name: `decode` and `encode` map the typed records
     /// onto the ports every cycle, and a search of the list per name made
     /// them the hottest code of a top-level run.
-    index: HashMap<String, usize>,
+    index: PortIndex,
     k: tel::Consts,
     conns: Vec<Conn>,
     paths: Vec<PathM>,
@@ -3084,12 +3084,33 @@ fn words4(b: &Bits) -> [u64; 4] {
     [0, 1, 2, 3].map(|i| b.0.get(i).copied().unwrap_or(0))
 }
 
-fn index_of(index: &HashMap<String, usize>, name: &str) -> usize {
+/// A multiply-rotate hash over a port name, eight bytes at a time: the
+/// names are short and our own, so SipHash's defence against chosen keys
+/// buys nothing, and it cost a tenth of a top-level run.
+#[derive(Default)]
+struct NameHash(u64);
+
+impl std::hash::Hasher for NameHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.0 = (self.0 ^ u64::from_le_bytes(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+        }
+    }
+}
+
+type PortIndex = HashMap<String, usize, std::hash::BuildHasherDefault<NameHash>>;
+
+fn index_of(index: &PortIndex, name: &str) -> usize {
     *index.get(name).unwrap_or_else(|| panic!("tx_engine has no port {name}"))
 }
 
 struct Ports<'a> {
-    index: &'a HashMap<String, usize>,
+    index: &'a PortIndex,
     v: &'a [Bits],
 }
 
@@ -3109,7 +3130,7 @@ impl Ports<'_> {
 /// to cycle.
 struct Out<'a> {
     defs: &'a [PortDef],
-    index: &'a HashMap<String, usize>,
+    index: &'a PortIndex,
     v: &'a mut [Bits],
 }
 
