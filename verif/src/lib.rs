@@ -19,6 +19,7 @@ pub mod coverage;
 pub mod designs;
 pub mod lockstep;
 pub mod nic;
+pub mod pair;
 pub mod rtl;
 pub mod stimulus;
 pub mod trace;

@@ -16,6 +16,8 @@
 //! A connection's receive side is opened with one `s_ropen_*` record
 //! (conn, paths, the peer's first psn), after conn_table's `s_conn_*`.
 
+use std::collections::VecDeque;
+
 use mrnic_model::block::{port_index, zero_values, Bits, Block, Dir, PortDef};
 use mrnic_model::cqe_merge::Cqe;
 use mrnic_model::mrnic_core;
@@ -29,6 +31,9 @@ use crate::stimulus::{set_u64, Rng};
 /// Cycles a single transaction may wait for its `ready` before the bench
 /// gives up (a stuck top is reported, never waited on forever).
 pub const STALL_LIMIT: u64 = 200_000;
+/// The most cycles the reset sweeps may take: the longest clears one
+/// entry a cycle, and `default`'s message table has 1M of them.
+pub const RESET_LIMIT: u64 = 1 << 22;
 
 /// A frame the top sent: its bytes and the plane (`m_axis_tuser`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +139,14 @@ pub struct NicRig {
     rst: usize,
     k: Keys,
     out_ids: Vec<usize>,
+    /// Frames queued to enter on `s_axis_*` while the clock runs (the
+    /// back-to-back bench), with the next beat of the first.
+    inbound: VecDeque<(Vec<u8>, u8)>,
+    in_beat: usize,
+    /// `s_axis_tvalid` is ours to lower when the queue empties.
+    in_driving: bool,
+    /// s_axis_tdata, tkeep, tlast, tid, tvalid, and the tready output.
+    sin: [usize; 6],
 }
 
 impl NicRig {
@@ -180,7 +193,17 @@ impl NicRig {
             activity: 0,
             quiet: 0,
             rst: 0,
+            inbound: VecDeque::new(),
+            in_beat: 0,
+            in_driving: false,
+            sin: [0; 6],
         };
+        for (k, n) in ["s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "s_axis_tid", "s_axis_tvalid", "s_axis_tready"]
+            .iter()
+            .enumerate()
+        {
+            rig.sin[k] = rig.idx(n)?;
+        }
         rig.rst = rig.idx("rst")?;
         rig.set("rst", 1)?;
         rig.clock();
@@ -236,7 +259,15 @@ impl NicRig {
         let in_reset = self.ins[self.rst].bit(0);
         self.wmem.drive(&mut self.rng, self.cycle, &mut self.ins, in_reset);
         self.rmem.drive(&mut self.rng, self.cycle, &mut self.ins, &self.wmem.memory);
+        self.drive_inbound();
         self.sim.eval(&self.ins, &mut self.outs);
+        if !self.inbound.is_empty() && self.outs[self.sin[5]].bit(0) {
+            self.in_beat += 1;
+            if self.in_beat * self.beat_bytes >= self.inbound[0].0.len() {
+                self.inbound.pop_front();
+                self.in_beat = 0;
+            }
+        }
         // Outputs joined to the inputs: one port-indexed list for the
         // slaves (eval ignores the entries of outputs in its inputs).
         for &i in &self.out_ids {
@@ -330,12 +361,19 @@ impl NicRig {
     /// clearing its memories, unable to answer (no connection has to be
     /// opened first for a NO_CONN answer).
     fn wait_out_of_reset(&mut self) -> Result<(), String> {
-        self.wait_high(&["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready", "s_wr_ready"])
+        self.wait_high_within(
+            &["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready", "s_wr_ready"],
+            RESET_LIMIT,
+        )
     }
 
     /// Waits until the outputs `names` are all high at once (after a
     /// cycle's `eval`), clocking.
     fn wait_high(&mut self, names: &[&str]) -> Result<(), String> {
+        self.wait_high_within(names, STALL_LIMIT)
+    }
+
+    fn wait_high_within(&mut self, names: &[&str], limit: u64) -> Result<(), String> {
         let ids = names.iter().map(|n| self.idx(n)).collect::<Result<Vec<_>, _>>()?;
         let start = self.cycle;
         loop {
@@ -343,12 +381,8 @@ impl NicRig {
             if ids.iter().all(|&i| self.outs[i].bit(0)) {
                 return Ok(());
             }
-            if self.cycle - start > STALL_LIMIT {
-                return Err(format!(
-                    "`{}` not high in {STALL_LIMIT} cycles (cycle {})",
-                    names.join("`, `"),
-                    self.cycle
-                ));
+            if self.cycle - start > limit {
+                return Err(format!("`{}` not high in {limit} cycles (cycle {})", names.join("`, `"), self.cycle));
             }
         }
     }
@@ -420,6 +454,52 @@ impl NicRig {
             }
         }
         Ok(())
+    }
+
+    /// Queues a frame from the MAC of `plane`: it enters on `s_axis_*`, a
+    /// beat per cycle as `tready` allows, while the clock runs (frames in
+    /// the order queued, back to back). Not to be mixed with
+    /// [`NicRig::send_frame`].
+    pub fn queue_frame(&mut self, bytes: Vec<u8>, plane: u8) {
+        if !bytes.is_empty() {
+            self.inbound.push_back((bytes, plane));
+        }
+    }
+
+    /// Frames queued and not yet wholly taken.
+    pub fn inbound_len(&self) -> usize {
+        self.inbound.len()
+    }
+
+    /// The current beat of the first queued frame on `s_axis_*`; `tvalid`
+    /// low once the queue has emptied.
+    fn drive_inbound(&mut self) {
+        let [td, tk, tl, tid, tv, _] = self.sin;
+        let Some((bytes, plane)) = self.inbound.front() else {
+            if self.in_driving {
+                set_u64(&mut self.ins[tv], 1, 0);
+                self.in_driving = false;
+            }
+            return;
+        };
+        let bb = self.beat_bytes.max(1);
+        let beat = &bytes[self.in_beat * bb..((self.in_beat + 1) * bb).min(bytes.len())];
+        let d = &mut self.ins[td];
+        d.0.iter_mut().for_each(|w| *w = 0);
+        for (lane, b) in beat.iter().enumerate() {
+            d.0[lane / 8] |= (*b as u64) << (8 * (lane % 8));
+        }
+        let k = &mut self.ins[tk];
+        k.0.iter_mut().for_each(|w| *w = 0);
+        for lane in 0..beat.len() {
+            k.0[lane / 64] |= 1 << (lane % 64);
+        }
+        let last = (self.in_beat + 1) * bb >= bytes.len();
+        let plane = *plane as u64;
+        set_u64(&mut self.ins[tl], 1, last as u64);
+        set_u64(&mut self.ins[tid], self.ports[tid].width, plane);
+        set_u64(&mut self.ins[tv], 1, 1);
+        self.in_driving = true;
     }
 
     /// A frame from the MAC of `plane`, beat by beat (every byte kept).
