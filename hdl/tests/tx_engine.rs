@@ -527,7 +527,9 @@ fn icarus_payload_digest_is_the_models() {
     if !have("iverilog", "-V") || !have("vvp", "-V") {
         return;
     }
-    for bb in [8u32, 64] {
+    // The two widths side by side: the 64-byte one alone took most of a
+    // minute in Icarus.
+    let each = |bb: u32| {
         let dir = Scratch::new(&format!("txf-digest-{bb}"));
         let m = digest_module(bb);
         let text =
@@ -581,7 +583,12 @@ fn icarus_payload_digest_is_the_models() {
                 next_start = cur.1 == 0;
             }
         });
-    }
+    };
+    std::thread::scope(|s| {
+        for bb in [8u32, 64] {
+            s.spawn(move || each(bb));
+        }
+    });
 }
 
 // -------------------------------------------------------------- path choice
@@ -1004,15 +1011,20 @@ fn yosys_units_have_no_latches() {
     }
     let cfg = mrnic_proto::config::Config::builtin("default").unwrap();
     let p = model::TxEngineParams::from_config(&cfg).unwrap();
-    for (m, what) in [
-        (choice_module(&ChoiceSizes::of(&p)), "tx_engine path choice check"),
-        (cc_module(&CcSizes::of(&p)), "tx_engine congestion check"),
-        (burst_module(&p), "tx_engine burst check"),
-    ] {
-        let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
-        let rtl = write_check(&dir, &m, what);
-        yosys_no_latches(&dir, &rtl, m.name());
-    }
+    // Side by side: Yosys is single-threaded.
+    std::thread::scope(|s| {
+        for (m, what) in [
+            (choice_module(&ChoiceSizes::of(&p)), "tx_engine path choice check"),
+            (cc_module(&CcSizes::of(&p)), "tx_engine congestion check"),
+            (burst_module(&p), "tx_engine burst check"),
+        ] {
+            s.spawn(move || {
+                let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
+                let rtl = write_check(&dir, &m, what);
+                yosys_no_latches(&dir, &rtl, m.name());
+            });
+        }
+    });
 }
 
 // ------------------------------------------------------ AXI read bursts
