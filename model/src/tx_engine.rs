@@ -210,6 +210,7 @@
 //!   order the engine takes the records (timeouts first), not the
 //!   reference's (reply first).
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -1271,6 +1272,12 @@ pub struct TxEngine {
     /// onto the ports every cycle, and a search of the list per name made
     /// them the hottest code of a top-level run.
     index: PortIndex,
+    /// The port indices `encode` and `decode` ask for, in the order they
+    /// ask (recorded once, on idle ports): each lookup checks the name at
+    /// its position and only searches the index when it differs (a branch
+    /// taken that the recording did not take).
+    enc_seq: Vec<usize>,
+    dec_seq: Vec<usize>,
     k: tel::Consts,
     conns: Vec<Conn>,
     paths: Vec<PathM>,
@@ -1357,7 +1364,9 @@ impl TxEngine {
         let k = tel::Consts::from_config(&p.cfg);
         let (c, n, s) = (p.conns as usize, p.paths as usize, p.streams as usize);
         let ports = ports(&p);
-        TxEngine {
+        let mut e = TxEngine {
+            enc_seq: Vec::new(),
+            dec_seq: Vec::new(),
             index: ports.iter().enumerate().map(|(i, d)| (d.name.clone(), i)).collect(),
             ports,
             k,
@@ -1399,7 +1408,15 @@ impl TxEngine {
             sacks_started: 0,
             tails_fired: 0,
             p,
-        }
+        };
+        let mut rec = Vec::new();
+        let mut outs = crate::block::zero_values(&e.ports);
+        e.encode_seq(&e.outputs(), &mut outs, Some(&mut rec));
+        e.enc_seq = rec;
+        let rec = RefCell::new(Vec::new());
+        e.decode_seq(&crate::block::zero_values(&e.ports), Some(&rec));
+        e.dec_seq = rec.into_inner();
+        e
     }
 
     pub fn params(&self) -> &TxEngineParams {
@@ -3109,14 +3126,33 @@ fn index_of(index: &PortIndex, name: &str) -> usize {
     *index.get(name).unwrap_or_else(|| panic!("tx_engine has no port {name}"))
 }
 
+/// The index of port `name` asked for at position `at` of a sequence
+/// recorded as `seq`.
+fn seq_index(defs: &[PortDef], index: &PortIndex, seq: &[usize], at: usize, name: &str) -> usize {
+    match seq.get(at) {
+        Some(&i) if defs[i].name == name => i,
+        _ => index_of(index, name),
+    }
+}
+
 struct Ports<'a> {
+    defs: &'a [PortDef],
     index: &'a PortIndex,
     v: &'a [Bits],
+    seq: &'a [usize],
+    at: Cell<usize>,
+    rec: Option<&'a RefCell<Vec<usize>>>,
 }
 
 impl Ports<'_> {
     fn get(&self, name: &str) -> &Bits {
-        &self.v[index_of(self.index, name)]
+        let at = self.at.get();
+        self.at.set(at + 1);
+        let i = seq_index(self.defs, self.index, self.seq, at, name);
+        if let Some(r) = self.rec {
+            r.borrow_mut().push(i);
+        }
+        &self.v[i]
     }
     fn u(&self, name: &str) -> u64 {
         self.get(name).as_u64()
@@ -3132,15 +3168,26 @@ struct Out<'a> {
     defs: &'a [PortDef],
     index: &'a PortIndex,
     v: &'a mut [Bits],
+    seq: &'a [usize],
+    at: usize,
+    rec: Option<&'a mut Vec<usize>>,
 }
 
 impl Out<'_> {
+    fn slot(&mut self, name: &str) -> usize {
+        let i = seq_index(self.defs, self.index, self.seq, self.at, name);
+        self.at += 1;
+        if let Some(r) = self.rec.as_mut() {
+            r.push(i);
+        }
+        i
+    }
     fn u(&mut self, name: &str, v: u64) {
-        let i = index_of(self.index, name);
+        let i = self.slot(name);
         self.v[i].set_u64(self.defs[i].width, v);
     }
     fn words(&mut self, name: &str, words: &[u64]) {
-        let i = index_of(self.index, name);
+        let i = self.slot(name);
         self.v[i].set_words(self.defs[i].width, words);
     }
 }
@@ -3148,7 +3195,18 @@ impl Out<'_> {
 impl TxEngine {
     /// Typed inputs from port values.
     pub fn decode(&self, inputs: &[Bits]) -> Inputs {
-        let g = Ports { index: &self.index, v: inputs };
+        self.decode_seq(inputs, None)
+    }
+
+    fn decode_seq(&self, inputs: &[Bits], rec: Option<&RefCell<Vec<usize>>>) -> Inputs {
+        let g = Ports {
+            defs: &self.ports,
+            index: &self.index,
+            v: inputs,
+            seq: if rec.is_some() { &[] } else { &self.dec_seq },
+            at: Cell::new(0),
+            rec,
+        };
         let n = self.p.paths;
         Inputs {
             rst: g.b("rst"),
@@ -3273,7 +3331,12 @@ impl TxEngine {
 
     /// Port values from typed outputs (outputs zeroed while not valid).
     pub fn encode(&self, o: &Outputs, outputs: &mut [Bits]) {
-        let mut out = Out { defs: &self.ports, index: &self.index, v: outputs };
+        self.encode_seq(o, outputs, None)
+    }
+
+    fn encode_seq(&self, o: &Outputs, outputs: &mut [Bits], rec: Option<&mut Vec<usize>>) {
+        let seq: &[usize] = if rec.is_some() { &[] } else { &self.enc_seq };
+        let mut out = Out { defs: &self.ports, index: &self.index, v: outputs, seq, at: 0, rec };
         out.u("s_open_ready", o.open_ready as u64);
         out.u("s_wr_ready", o.wr_ready as u64);
         let ar = o.ar.unwrap_or_default();
