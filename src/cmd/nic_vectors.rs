@@ -26,7 +26,7 @@ use mrnic_proto::{decode_datagram, decode_frame, wrap_datagram, Config, NetHeade
 use mrnic_reference::vectors::rx::{self, Input, MemWrite, NicVector, Output, Pkt};
 use mrnic_reference::vectors::Outcome;
 use mrnic_reference::verbs::{Completion, CqOpcode, Status, WrOp};
-use mrnic_verif::nic::{FrameOut, NicRig, Pressure};
+use mrnic_verif::nic::{mac_of, FrameOut, NicRig, Pressure};
 
 /// Cycles without an output handshake that end a drain, beyond one sweep
 /// of path_telemetry's RTO scanner (a timer due at the step's time fires
@@ -39,12 +39,6 @@ const TIME_LIMIT: u64 = 50_000_000;
 
 /// What a refused verb compares as.
 const REFUSED: &str = "refused";
-
-/// The MAC the bench gives node `addr` (frames are compared as the UDP
-/// view, so any fixed rule does).
-fn mac_of(addr: u32) -> u64 {
-    0x0200_0000_0000 | addr as u64
-}
 
 /// Runs one NIC-level vector on the model's top.
 pub fn check(cfg: &Config, v: &NicVector) -> Outcome {

@@ -111,6 +111,12 @@ impl Keys {
     }
 }
 
+/// The MAC address a bench gives node `addr` (IPv4 address `addr`): any
+/// fixed rule does, frames are compared as their UDP view.
+pub fn mac_of(addr: u32) -> u64 {
+    0x0200_0000_0000 | addr as u64
+}
+
 /// The top, its host memory and what came out of it.
 pub struct NicRig {
     sim: Sim,
@@ -484,16 +490,7 @@ impl NicRig {
         };
         let bb = self.beat_bytes.max(1);
         let beat = &bytes[self.in_beat * bb..((self.in_beat + 1) * bb).min(bytes.len())];
-        let d = &mut self.ins[td];
-        d.0.iter_mut().for_each(|w| *w = 0);
-        for (lane, b) in beat.iter().enumerate() {
-            d.0[lane / 8] |= (*b as u64) << (8 * (lane % 8));
-        }
-        let k = &mut self.ins[tk];
-        k.0.iter_mut().for_each(|w| *w = 0);
-        for lane in 0..beat.len() {
-            k.0[lane / 64] |= 1 << (lane % 64);
-        }
+        put_beat(&mut self.ins, td, tk, beat);
         let last = (self.in_beat + 1) * bb >= bytes.len();
         let plane = *plane as u64;
         set_u64(&mut self.ins[tl], 1, last as u64);
@@ -509,16 +506,7 @@ impl NicRig {
         let chunks: Vec<&[u8]> = bytes.chunks(self.beat_bytes.max(1)).collect();
         self.set("s_axis_tid", plane as u64)?;
         for (k, c) in chunks.iter().enumerate() {
-            let mut d = Bits::zero(self.ports[td].width);
-            for (lane, b) in c.iter().enumerate() {
-                d.0[lane / 8] |= (*b as u64) << (8 * (lane % 8));
-            }
-            self.ins[td] = d;
-            let mut keep = Bits::zero(self.ports[tk].width);
-            for lane in 0..c.len() {
-                keep.0[lane / 64] |= 1 << (lane % 64);
-            }
-            self.ins[tk] = keep;
+            put_beat(&mut self.ins, td, tk, c);
             self.set("s_axis_tlast", (k + 1 == chunks.len()) as u64)?;
             self.handshake("s_axis_tvalid", ready, &format!("frame beat {k}"))?;
         }
@@ -537,5 +525,20 @@ impl NicRig {
             }
         }
         false
+    }
+}
+
+/// One beat's bytes on `tdata` (input `td`, lane 0 first) with their
+/// `tkeep` bits (input `tk`), every other lane cleared.
+fn put_beat(ins: &mut [Bits], td: usize, tk: usize, beat: &[u8]) {
+    let d = &mut ins[td];
+    d.0.iter_mut().for_each(|w| *w = 0);
+    for (lane, b) in beat.iter().enumerate() {
+        d.0[lane / 8] |= (*b as u64) << (8 * (lane % 8));
+    }
+    let k = &mut ins[tk];
+    k.0.iter_mut().for_each(|w| *w = 0);
+    for lane in 0..beat.len() {
+        k.0[lane / 64] |= 1 << (lane % 64);
     }
 }

@@ -20,18 +20,13 @@
 use mrnic_model::tx_engine::{op, status};
 use mrnic_proto::Config;
 
-use crate::nic::{NicRig, Pressure};
+use crate::nic::{mac_of, NicRig, Pressure};
 use crate::stimulus::Rng;
 
 /// The region both NICs register: source bytes in its first half, the
 /// peer's WRITEs land in its second.
 const KEY: u32 = 16;
 const BASE: u64 = 0x1000_0000;
-
-/// One side's MAC address in the bench.
-fn mac_of(addr: u32) -> u64 {
-    0x0200_0000_0000 | addr as u64
-}
 
 /// What a run did, per NIC summed over both.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,8 +35,6 @@ pub struct PairStats {
     pub cycles: u64,
     /// Frames both NICs sent.
     pub frames: u64,
-    /// Frame bytes both NICs sent.
-    pub frame_bytes: u64,
     /// Work requests posted and completed (successfully) by both.
     pub posted: u64,
     pub completed: u64,
@@ -219,7 +212,6 @@ impl Pair {
             }
             for f in std::mem::take(&mut side.rig.frames) {
                 self.stats.frames += 1;
-                self.stats.frame_bytes += f.bytes.len() as u64;
                 self.sides[1 - me].rig.queue_frame(f.bytes, f.plane);
             }
             self.completions(me)?;
