@@ -736,7 +736,10 @@ fn build(p: &PathTelemetryParams) -> Module {
         ns("tx_seq", inc32(&e["tx_seq"])),
         start_rto.clone(),
     ];
-    let retx = vec![ns("tx_seq", inc32(&e["tx_seq"])), start_rto];
+    let retx = vec![ns("tx_seq", inc32(&e["tx_seq"])), start_rto.clone()];
+    // RESUME: a RETX that counts the packet RNR held in inflight again.
+    let inflight_inc = mux(e["inflight"].expr().eq(lit(9, 511)), lit(9, 511), e["inflight"].expr() + lit(9, 1));
+    let resume = vec![ns("inflight", inflight_inc), ns("tx_seq", inc32(&e["tx_seq"])), start_rto];
     let probe_sent = vec![
         ns("probe_pending", lit(1, 1)),
         ns("probe_ts", now.slice(15, 0)),
@@ -805,6 +808,10 @@ fn build(p: &PathTelemetryParams) -> Module {
         ),
     ];
     let nack = vec![if_then(&e_active, vec![ns("retries", lit(4, 0)), ns("rto_deadline", dl_rto_e.expr())])];
+    // RNR: a NACK, and the packet it holds leaves inflight (so it does not
+    // hold the path's timer through its back-off).
+    let mut rnr = nack.clone();
+    rnr.push(ns("inflight", mux(e["inflight"].expr().eq(lit(9, 0)), lit(9, 0), e["inflight"].expr() - lit(9, 1))));
     // Timeout on the ticked state. Every branch that asks for a PROBE
     // restarts the RTO (its srtt, rttvar and min_rtt are the entry's). (The
     // reference's "no probe and timer idle -> restart the RTO" cannot
@@ -881,6 +888,8 @@ fn build(p: &PathTelemetryParams) -> Module {
         (vec![lit(4, u64::from(kind::ACK))], ack),
         (vec![lit(4, u64::from(kind::PROBE_REPLY))], probe_reply),
         (vec![lit(4, u64::from(kind::NACK))], nack),
+        (vec![lit(4, u64::from(kind::RNR))], rnr),
+        (vec![lit(4, u64::from(kind::RESUME))], resume),
         (vec![lit(4, u64::from(kind::TIMEOUT))], timeout_body),
         (vec![lit(4, u64::from(kind::TICK)), lit(4, u64::from(kind::TIMER)), lit(4, u64::from(kind::SILENT))], tick),
     ];
@@ -999,6 +1008,8 @@ fn build(p: &PathTelemetryParams) -> Module {
         (kind::ACK, "ack"),
         (kind::PROBE_REPLY, "probe_reply"),
         (kind::NACK, "nack"),
+        (kind::RNR, "rnr"),
+        (kind::RESUME, "resume"),
         (kind::TIMEOUT, "timeout"),
         (kind::TICK, "tick"),
         (kind::SILENT, "silent"),

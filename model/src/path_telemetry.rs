@@ -27,7 +27,9 @@
 //! | TICK | 8 | `on_tick` | `now` |
 //! | TIMER | 9 | the per-path body of the reference's `TxConn::on_timer`: `on_tick`, then `on_timeout` with the block's fresh port if the timer is armed and `rto_deadline` is reached | `now` |
 //! | SILENT | 10 | the reference sender's `silent_losses`: `on_timeout` with the block's fresh port if the path is GOOD (`usable`), else nothing | `now` |
-//! | 11..=15 | | no operation: the entry is written back unchanged, nothing is emitted | |
+//! | RNR | 11 | `on_rnr`: NACK, and the packet RNR holds leaves `inflight` | `now` |
+//! | RESUME | 12 | `on_resume`: RETX, and the packet counts in `inflight` again | `now` |
+//! | 13..=15 | | no operation: the entry is written back unchanged, nothing is emitted | |
 //!
 //! TIMER is what the RTO scanner injects (with `now = ts_now`); the other
 //! kinds come from outside on `s_evt_*`. SILENT is tx_engine's: a loss it
@@ -148,6 +150,12 @@ pub mod kind {
     /// since it left (tx_engine's loss detection): one timeout of the path
     /// if it is GOOD, with the block's fresh port.
     pub const SILENT: u8 = 10;
+    /// An RNR NACK put a packet of the path into back-off: a NACK, and the
+    /// packet leaves `inflight`, so it does not hold the path's timer.
+    pub const RNR: u8 = 11;
+    /// The packet RNR held is sent again: a RETX that counts it in
+    /// `inflight` again.
+    pub const RESUME: u8 = 12;
 }
 
 /// Action bits of `m_upd_act` / `m_rto_act` (the reference's `PathAction`).
@@ -539,7 +547,10 @@ pub fn execute(e: &Entry, ev: &Event, lfsr: u16, k: &Consts) -> Outcome {
                 n.rto_deadline = now.wrapping_add(rto(e.srtt, e.rttvar, e.min_rtt, k));
             }
         }
-        kind::RETX => {
+        kind::RETX | kind::RESUME => {
+            if ev.kind == kind::RESUME {
+                n.inflight = (e.inflight + 1).min(pt::INFLIGHT.max() as u32);
+            }
             n.tx_seq = e.tx_seq.wrapping_add(1);
             if !e.timer_armed() {
                 n.rto_deadline = now.wrapping_add(rto(e.srtt, e.rttvar, e.min_rtt, k));
@@ -574,9 +585,14 @@ pub fn execute(e: &Entry, ev: &Event, lfsr: u16, k: &Consts) -> Outcome {
                 n.rto_deadline = now.wrapping_add(rto(n.srtt, n.rttvar, n.min_rtt, k));
             }
         }
-        kind::NACK if e.state == GOOD || e.state == SKIP => {
-            n.retries = 0;
-            n.rto_deadline = now.wrapping_add(rto(e.srtt, e.rttvar, e.min_rtt, k));
+        kind::NACK | kind::RNR => {
+            if ev.kind == kind::RNR {
+                n.inflight = e.inflight.saturating_sub(1);
+            }
+            if e.state == GOOD || e.state == SKIP {
+                n.retries = 0;
+                n.rto_deadline = now.wrapping_add(rto(e.srtt, e.rttvar, e.min_rtt, k));
+            }
         }
         kind::TIMEOUT => {
             timeout(&mut n, &mut o, now, ev.sport, k);
@@ -913,7 +929,7 @@ pub fn ports(p: &PathTelemetryParams) -> Vec<PortDef> {
             "s_evt_kind",
             KIND_BITS,
             EVT,
-            "OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10",
+            "OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10, RNR 11, RESUME 12",
         ),
         PortDef::input("s_evt_conn", cw, EVT, "connection"),
         PortDef::input("s_evt_path", pw, EVT, "path of the connection"),

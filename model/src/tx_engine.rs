@@ -2068,6 +2068,8 @@ impl TxEngine {
                     slot.retx_count += 1;
                 }
                 slot.resent |= !slot.rnr_resend;
+                // The packet RNR held counts in inflight again.
+                let kind = if slot.rnr_resend { tel::kind::RESUME } else { tel::kind::RETX };
                 slot.rnr_resend = false;
                 slot.charge = false;
                 slot.phys = phys;
@@ -2079,13 +2081,7 @@ impl TxEngine {
                 slot.rnr_wait = false;
                 self.ring[ri] = Some(slot);
                 self.paths[pi].tx_seq = self.paths[pi].tx_seq.wrapping_add(1);
-                self.evt_fifo.push_back(tel::Event {
-                    kind: tel::kind::RETX,
-                    conn: c,
-                    path,
-                    now: ts,
-                    ..Default::default()
-                });
+                self.evt_fifo.push_back(tel::Event { kind, conn: c, path, now: ts, ..Default::default() });
                 let addr = w.req.laddr.wrapping_add(slot.offset as u64);
                 self.push_frame(c, phys, data_header(&f), Some((slot.stream, slot.wq)), addr, slot.len);
                 self.stats.tx_retx = true;
@@ -2488,7 +2484,8 @@ impl TxEngine {
             let ri = self.ridx(c, path, psn);
             let Some(slot) = self.ring[ri].take() else { continue };
             touched[slot.stream as usize] = true;
-            pkts += 1;
+            // A packet in RNR back-off left the path's inflight already.
+            pkts += u32::from(!slot.rnr_resend);
             bytes += slot.len;
             if !slot.resent && slot.tx_ts == h.echo_ts {
                 rtt_ok = true;
@@ -2783,7 +2780,12 @@ impl TxEngine {
                 return;
             }
         };
-        self.pend_evt.push_back(tel::Event { kind: tel::kind::NACK, conn: c, path, now: ts, ..Default::default() });
+        // An RNR that starts a back-off takes the packet out of the path's
+        // inflight (path_telemetry RNR); one for a packet already out is
+        // a plain NACK.
+        let backs_off = h.code == mrnic_proto::NackCode::Rnr as u8 && !slot.rnr_resend && slot.rnr_count < RNR_RETRY;
+        let kind = if backs_off { tel::kind::RNR } else { tel::kind::NACK };
+        self.pend_evt.push_back(tel::Event { kind, conn: c, path, now: ts, ..Default::default() });
         // The path delivers: its timeout run ends (path_telemetry clears
         // retries of a GOOD or SKIP path).
         let pi = self.pidx(c, path);

@@ -152,6 +152,8 @@ fn golden(e: &Entry, ev: &Event, lfsr: u16, p: &PathParams) -> (Entry, u8, bool)
         }),
         kind::PROBE_REPLY => PathEvent::ProbeReply,
         kind::NACK => PathEvent::Nack,
+        kind::RNR => PathEvent::Rnr,
+        kind::RESUME => PathEvent::Resume,
         kind::TIMEOUT => PathEvent::Timeout { fresh_sport: ev.sport },
         kind::TICK => PathEvent::Tick,
         kind::TIMER => {
@@ -221,6 +223,7 @@ fn random_event(rng: &mut Rng, p: &PathTelemetryParams, conns: u32, paths: u32, 
         14 => kind::TIMEOUT,
         15 => kind::TICK,
         16 => kind::TIMER,
+        // SILENT, RNR, RESUME and the three unused codes.
         17 => 10 + rng.below(6) as u8,
         18 => kind::SILENT,
         _ => kind::ACK,

@@ -292,8 +292,10 @@ pub struct AckEvent {
     pub now: u32,
     /// New cumulative point (24 bits).
     pub cum_acked: u32,
-    /// Packets and payload bytes newly acknowledged by this SACK.
+    /// Packets newly acknowledged by this SACK that count in `inflight`
+    /// (a packet in RNR back-off does not: `on_rnr`).
     pub acked_pkts: u32,
+    /// Payload bytes newly acknowledged by this SACK.
     pub acked_bytes: u32,
     /// CE marks reported (the SACK's ecn_cnt).
     pub ecn_cnt: u32,
@@ -494,6 +496,25 @@ pub fn on_nack(e: &PathEntry, now: u32, p: &PathParams) -> PathEntry {
     n
 }
 
+/// An RNR NACK put one of the path's packets into back-off: a NACK (the
+/// path answers), and the packet leaves `inflight`. It is not in the
+/// network but waiting at the sender, so it must not hold the path's
+/// timer: with the back-off at least the RTO, the path timed out when the
+/// back-off ended and the packet was rerouted as if the path had failed.
+pub fn on_rnr(e: &PathEntry, now: u32, p: &PathParams) -> PathEntry {
+    let mut n = on_nack(e, now, p);
+    n.inflight = e.inflight.saturating_sub(1);
+    n
+}
+
+/// The packet an RNR NACK held is sent again: a retransmission that
+/// counts in `inflight` again (`on_rnr` took it out).
+pub fn on_resume(e: &PathEntry, now: u32, p: &PathParams) -> PathEntry {
+    let mut n = on_retransmit(e, now, p);
+    n.inflight = (e.inflight + 1).min(t::INFLIGHT.max() as u32);
+    n
+}
+
 /// Time passes: a SKIP path whose hold has expired is GOOD again.
 pub fn on_tick(e: &PathEntry, now: u32) -> PathEntry {
     let mut n = *e;
@@ -519,6 +540,10 @@ pub enum PathEvent {
     ProbeReply,
     /// A valid NACK arrived.
     Nack,
+    /// An RNR NACK put a packet of this path into back-off.
+    Rnr,
+    /// The packet an RNR NACK held was sent again.
+    Resume,
     /// `rto_deadline` was reached; the fresh port is used if re-entropied.
     Timeout { fresh_sport: u16 },
     /// Time passed (SKIP expiry).
@@ -535,6 +560,8 @@ pub fn apply(e: &PathEntry, now: u32, ev: &PathEvent, p: &PathParams) -> (PathEn
         PathEvent::Ack(a) => (on_ack(e, &AckEvent { now, ..a }, p), none),
         PathEvent::ProbeReply => on_probe_reply(e, now, p),
         PathEvent::Nack => (on_nack(e, now, p), none),
+        PathEvent::Rnr => (on_rnr(e, now, p), none),
+        PathEvent::Resume => (on_resume(e, now, p), none),
         PathEvent::Timeout { fresh_sport } => on_timeout(e, now, fresh_sport, p),
         PathEvent::Tick => (on_tick(e, now), none),
     }

@@ -47,6 +47,8 @@ struct Slot {
     /// it, separately, as in RDMA).
     rnr_count: u8,
     /// The pending retransmission answers an RNR back-off, not a loss.
+    /// Also: the packet is out of its path's `inflight` (`path::on_rnr`)
+    /// until that retransmission (`path::on_resume`).
     rnr_resend: bool,
     /// The path identity's tx_seq of the last transmission.
     tx_seq: u32,
@@ -441,7 +443,6 @@ impl TxConn {
             slot.retx_count += 1;
         }
         slot.resent |= !slot.rnr_resend;
-        slot.rnr_resend = false;
         slot.charge = false;
         slot.phys = phys as u8;
         slot.tx_seq = self.paths[pid].tx_seq;
@@ -449,8 +450,14 @@ impl TxConn {
         slot.sent = ts;
         slot.queued = false;
         slot.rnr_until = None;
+        let resume = slot.rnr_resend;
+        slot.rnr_resend = false;
         self.rings[pid].insert(ext, slot);
-        self.paths[pid] = path::on_retransmit(&self.paths[pid], ts, &c.p.path);
+        self.paths[pid] = if resume {
+            path::on_resume(&self.paths[pid], ts, &c.p.path)
+        } else {
+            path::on_retransmit(&self.paths[pid], ts, &c.p.path)
+        };
         c.counters.tx_retransmits += 1;
         if phys != pid {
             c.counters.tx_rerouted += 1;
@@ -613,7 +620,8 @@ impl TxConn {
         let mut delivered = 0u32;
         for ext in acked {
             let slot = self.rings[pid].remove(&ext).expect("collected from the ring");
-            pkts += 1;
+            // A packet in RNR back-off left the path's inflight already.
+            pkts += u32::from(!slot.rnr_resend);
             bytes += slot.len;
             if !slot.resent && slot.tx_ts == h.echo_ts {
                 rtt_ok = true;
@@ -926,7 +934,14 @@ impl TxConn {
         };
         c.counters.nacks_received += 1;
         let ts = c.ts32(now);
-        self.paths[pid] = path::on_nack(&self.paths[pid], ts, &c.p.path);
+        // An RNR that starts a back-off takes the packet out of inflight;
+        // one for a packet already out (a second copy's) is a plain NACK.
+        let backs_off = h.code == NackCode::Rnr && !slot.rnr_resend && (slot.rnr_count as u32) < c.p.rnr_retry;
+        self.paths[pid] = if backs_off {
+            path::on_rnr(&self.paths[pid], ts, &c.p.path)
+        } else {
+            path::on_nack(&self.paths[pid], ts, &c.p.path)
+        };
         match h.code {
             NackCode::Rnr => {
                 if slot.rnr_until.is_some() {

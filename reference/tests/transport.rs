@@ -205,6 +205,35 @@ fn rnr_then_success_after_post_recv() {
 }
 
 #[test]
+fn rnr_back_off_holds_no_path_timer() {
+    // The back-off (100 us) equals the RTO floor: while the refused packet
+    // waited at the sender it kept its path's timer running, so the path
+    // timed out as the back-off ended, was probed and re-entropied, and
+    // the packet was rerouted as if the path had failed.
+    let s = Setup::new(1, 14);
+    let mut r = prepare(&s, &[]);
+    let wr = mrnic_reference::WorkRequest {
+        wr_id: 5,
+        op: mrnic_reference::WrOp::Send,
+        imm: None,
+        local: mrnic_reference::Sge { addr: SRC_BASE, len: 10 },
+    };
+    r.sim.nics[A].post_send(A_CONN, 0, wr).unwrap();
+    r.sim.run_until(450_000, 100_000, |_| false);
+    let c = r.sim.nics[A].counters();
+    assert!(c.rnr_retries >= 3, "{c:?}");
+    assert_eq!((c.rto_fired, c.re_entropy, c.tx_rerouted), (0, 0, 0), "{c:?}");
+    let info = r.sim.nics[A].conn_info(A_CONN).unwrap();
+    assert_eq!(info.paths[0].state, PathState::Good);
+    assert_eq!(info.paths[0].inflight, 0, "the refused packet waits at the sender");
+    let rr = mrnic_reference::RecvRequest { wr_id: 6, addr: RECV_BASE, len: 64 };
+    r.sim.nics[B].post_recv(B_CONN, 0, rr).unwrap();
+    r.sim.run_until(10_000_000, 100_000, |s| s.completions[A].len() == 1 && s.completions[B].len() == 1);
+    assert_eq!(r.sim.completions[A][0].status, mrnic_reference::Status::Success);
+    assert_eq!(r.sim.nics[A].conn_info(A_CONN).unwrap().paths[0].inflight, 0);
+}
+
+#[test]
 fn rnr_forever_fails_with_rnr_retry_exceeded() {
     let s = Setup::new(1, 12);
     let mut r = prepare(&s, &[]);

@@ -679,6 +679,8 @@ fn to_event(ev: &PathEvent, now: u32, conn: u32, path: u32) -> pt::Event {
         }
         PathEvent::ProbeReply => pt::kind::PROBE_REPLY,
         PathEvent::Nack => pt::kind::NACK,
+        PathEvent::Rnr => pt::kind::RNR,
+        PathEvent::Resume => pt::kind::RESUME,
         PathEvent::Timeout { fresh_sport } => {
             e.sport = fresh_sport;
             pt::kind::TIMEOUT

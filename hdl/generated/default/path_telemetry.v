@@ -24,7 +24,7 @@ module path_telemetry #(
   /* Update events */
   input  wire                     s_evt_valid,        // an event is offered
   output wire                     s_evt_ready,        // event accepted this cycle if valid
-  input  wire [3:0]               s_evt_kind,         // OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10
+  input  wire [3:0]               s_evt_kind,         // OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10, RNR 11, RESUME 12
   input  wire [$clog2(CONNS)-1:0] s_evt_conn,         // connection
   input  wire [$clog2(PATHS)-1:0] s_evt_path,         // path of the connection
   input  wire [31:0]              s_evt_now,          // timestamp the event applies at
@@ -1251,6 +1251,20 @@ module path_telemetry #(
           n_rto_deadline = deadline_rto_e;
         end
       end
+      4'd11: begin
+        if (e_active) begin
+          n_retries = 4'd0;
+          n_rto_deadline = deadline_rto_e;
+        end
+        n_inflight = e_inflight == 9'd0 ? 9'd0 : e_inflight - 9'd1;
+      end
+      4'd12: begin
+        n_inflight = e_inflight == 9'd511 ? 9'd511 : e_inflight + 9'd1;
+        n_tx_seq = e_tx_seq + 32'd1;
+        if (!e_armed) begin
+          n_rto_deadline = deadline_rto_e;
+        end
+      end
       4'd7: begin
         ex_fired = 1'b1;
         n_probe_pending = 1'b0;
@@ -2030,6 +2044,12 @@ module path_telemetry #(
 
       // a NACK event executes
       c_exec_nack: cover (p2_valid_reg && (ev_kind == 4'd6));
+
+      // a RNR event executes
+      c_exec_rnr: cover (p2_valid_reg && (ev_kind == 4'd11));
+
+      // a RESUME event executes
+      c_exec_resume: cover (p2_valid_reg && (ev_kind == 4'd12));
 
       // a TIMEOUT event executes
       c_exec_timeout: cover (p2_valid_reg && (ev_kind == 4'd7));

@@ -346,5 +346,18 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<TelemetryVector> {
             }
         });
     }
+    // Appended after the random ones so that the earlier ids keep their
+    // contents.
+    push("an RNR NACK takes its packet out of inflight, its resend puts it back and starts the RTO", 700, &|r, _| {
+        r.sends(1, 2);
+        r.at(10, PathEvent::Rnr);
+        // The other packet is acknowledged: nothing is in flight, the
+        // timer stops while the refused one backs off.
+        r.ack(10, 1, Some(20), 0);
+        r.at(100, PathEvent::Resume);
+        r.ack(20, 1, None, 0);
+        // inflight saturates at 0 (an RNR the sender never sends).
+        r.at(5, PathEvent::Rnr);
+    });
     out
 }

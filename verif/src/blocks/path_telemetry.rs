@@ -60,7 +60,9 @@ pub fn random_event(p: &PathTelemetryParams, rng: &mut Rng, t: &mut Txn, now: u3
         68..=72 => kind::NACK,
         73..=83 => kind::TIMEOUT,
         84..=89 => kind::TICK,
-        90..=97 => kind::TIMER,
+        90..=95 => kind::TIMER,
+        96 => kind::RNR,
+        97 => kind::RESUME,
         _ => 10 + rng.below(6) as u8,
     };
     let pkts = rng.below(12);
