@@ -43,12 +43,6 @@ fn the_reference_passes_the_committed_vectors() {
     assert!(pass > 50 && fail == 0, "{out}");
 }
 
-/// The rx and tx vectors the model's top fails, in file order, and why
-/// (docs/vectors.md).
-const KNOWN_TOP_FAILURES: &[(&str, &str)] = &[
-    ("rx-007", "rx_parser drops a payload over the MTU as a frame fault; the reference NACKs BAD_HDR"),
-];
-
 #[test]
 fn the_model_passes_every_modelled_block() {
     let (ok, out, err) = mrnic(&["vectors", "check", "--target", "model", &committed()]);
@@ -60,19 +54,11 @@ fn the_model_passes_every_modelled_block() {
             "{out}"
         );
     }
-    // rx and tx run on the top (mrnic_core): every vector that fails is a
-    // known one (KNOWN_TOP_FAILURES says why), and every known one still
-    // fails (a fix takes its entry out).
-    let failed: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("FAIL "))
-        .filter_map(|l| l.split_whitespace().nth(1))
-        .map(|id| id.trim_end_matches(':'))
-        .collect();
-    let known: Vec<&str> = KNOWN_TOP_FAILURES.iter().map(|(id, _)| *id).collect();
-    assert_eq!(failed, known, "{out}");
-    assert!(out.contains("rx.jsonl: 29 passed, 1 failed (model)"), "{out}");
-    assert!(!ok && fail == known.len(), "{out}{err}");
+    // rx and tx run on the top (mrnic_core), every vector of them too.
+    for f in ["rx.jsonl", "tx.jsonl"] {
+        assert!(out.lines().any(|l| l.starts_with(f) && l.contains(" 0 failed (model)")), "{out}");
+    }
+    assert!(ok && fail == 0, "{out}{err}");
     assert!(pass > 30, "{out}");
 }
 

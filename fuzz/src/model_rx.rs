@@ -185,7 +185,7 @@ fn check(
                 encode_datagram(&fr.header, fr.payload, &mut hdr).map_err(|e| e.to_string())?;
                 hdr.truncate(fr.header.opcode().layout().len);
                 hdr.resize(got.raw.len(), 0);
-                let payload = if fr.header.opcode().is_data() { fr.payload } else { &[][..] };
+                let payload = mrnic_proto::drop::handed_payload(&fr, mtu);
                 if got.raw != hdr || got.payload != payload || got.ecn != fr.net.ecn || got.udp_sport != fr.net.src_port
                 {
                     return Err(format!("frame {i}: handed on with another header, payload, ECN or port"));

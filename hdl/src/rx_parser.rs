@@ -9,7 +9,8 @@
 //!   buffers (`hb_ip`: frame bytes 12..40, `hb_tr`: bytes 42..94) capture
 //!   their bytes by beat index (`in_idx`, saturating at the oversize beat);
 //! - process stage (stage A valid): the frame state (`fs_*`: stream error
-//!   flags, header decision, live, raw CRC, ICRC bytes), the header checks
+//!   flags, header decision, live, payload discard, raw CRC, ICRC bytes),
+//!   the header checks
 //!   as one priority chain over slices of the header buffers taken from the
 //!   field table (`Field::vector_range`), the `m_hdr` push, the payload
 //!   realignment by the constant shift `82 mod (DATA_WIDTH/8)` (`prev` holds
@@ -250,6 +251,7 @@ fn build(p: &RxParserParams) -> Module {
     let fs_decided = m.reg("fs_decided", 1, 0, "header checks done for this frame");
     let fs_early = m.reg("fs_early", CODE_BITS, 0, "their verdict: drop reason code (index + 1), 0 = pass");
     let fs_live = m.reg("fs_live", 1, 0, "the header was pushed: payload and a last beat follow");
+    let fs_discard = m.reg("fs_discard", 1, 0, "the payload is over the MTU: none of it goes out");
     let fs_crc = m.reg("fs_crc", 32, 0, "raw CRC register over the covered bytes so far");
     let fs_icrc = m.reg("fs_icrc", 32, 0, "ICRC bytes captured, big-endian");
     let tail_valid = m.reg("tail_valid", 1, 0, "the last payload beat is held for the verdict");
@@ -379,6 +381,7 @@ fn build(p: &RxParserParams) -> Module {
     let c_decided = cur(&mut m, &fs_decided, lit(1, 0), "c_decided");
     let c_early = cur(&mut m, &fs_early, lit(CODE_BITS, 0), "c_early");
     let c_live = cur(&mut m, &fs_live, lit(1, 0), "c_live");
+    let c_discard = cur(&mut m, &fs_discard, lit(1, 0), "c_discard");
     let c_crc = cur(&mut m, &fs_crc, lit(32, 0), "c_crc");
     let c_icrc = cur(&mut m, &fs_icrc, lit(32, 0), "c_icrc");
 
@@ -580,8 +583,11 @@ fn build(p: &RxParserParams) -> Module {
             Reason::Invalid,
         ),
         (zext(ulen, 17).ne(zext(&hlen, 17) + lit(17, 12) + &pl), Reason::Length),
-        (is_data.expr().logic_and(pl.expr().gt(lit(17, u64::from(p.mtu)))), Reason::Mtu),
     ];
+    // Not a frame fault: the header goes on for a BAD_HDR NACK, the
+    // payload is discarded (proto::drop::handed_payload).
+    let over_mtu = m.wire("over_mtu", 1, "a data payload over the MTU");
+    m.assign(&over_mtu, is_data.expr().logic_and(pl.expr().gt(lit(17, u64::from(p.mtu)))));
     let check_code = m.wire("check_code", CODE_BITS, "header check verdict: first failing reason code, 0 = pass");
     m.assign(
         &check_code,
@@ -604,6 +610,8 @@ fn build(p: &RxParserParams) -> Module {
     m.assign(&n_early, mux(&decide, &early_code, &c_early));
     let n_live = m.wire("n_live", 1, "live after this beat");
     m.assign(&n_live, c_live.expr().logic_or(&hdr_push));
+    let n_discard = m.wire("n_discard", 1, "discarding the payload after this beat");
+    m.assign(&n_discard, c_discard.expr().logic_or(hdr_push.expr().logic_and(&over_mtu)));
     let raw = m.wire("hdr_raw", (RAW_BYTES * 8) as u32, "transport header, zero past the opcode's length");
     let trunc_to = |n: usize| -> Expr {
         let zeros = (8 * (RAW_BYTES - n)) as u32;
@@ -625,8 +633,8 @@ fn build(p: &RxParserParams) -> Module {
     // Payload realignment.
     let p_end = m.wire("payload_end", ow, "frame offset after the payload");
     m.assign(&p_end, zext(trf(&data::PAYLOAD_LEN), ow) + lit(ow, PAYLOAD_AT as u64));
-    let emit = m.wire("emit", 1, "a live data frame: payload beats are produced");
-    m.assign(&emit, a_valid.q.expr().logic_and(&n_live).logic_and(&is_data));
+    let emit = m.wire("emit", 1, "a live data frame within the MTU: payload beats are produced");
+    m.assign(&emit, a_valid.q.expr().logic_and(&n_live).logic_and(&is_data).logic_and(n_discard.expr().logic_not()));
     let keep_for = |m: &mut Module, name: &str, lo: &Signal| -> Signal {
         let diff = m.wire(&format!("{name}_left"), ow, "payload bytes from this output beat on");
         m.assign(&diff, p_end.expr() - lo);
@@ -691,6 +699,7 @@ fn build(p: &RxParserParams) -> Module {
             set(&fs_decided.next, c_decided.expr().logic_or(&decide)),
             set(&fs_early.next, &n_early),
             set(&fs_live.next, &n_live),
+            set(&fs_discard.next, &n_discard),
             set(&fs_crc.next, &n_crc),
             set(&fs_icrc.next, &n_icrc),
             set(&prev.next, a_data.q.slice(w - 1, 8 * s)),

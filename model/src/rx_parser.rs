@@ -39,8 +39,12 @@
 //!   carries `m_axis_tuser` = drop: the ICRC, the frame length against the
 //!   IPv4 total length, a MAC error or a malformed beat after the header can
 //!   only be known at the end of the frame. A frame without payload (control
-//!   opcodes, zero-length data) and a frame that ends early produce a last
-//!   beat with `m_axis_tkeep` all zero. **Downstream must not commit side
+//!   opcodes, zero-length data), a data frame whose `payload_len` is over
+//!   the MTU and a frame that ends early produce a last beat with
+//!   `m_axis_tkeep` all zero. An MTU overrun is not a frame fault: its
+//!   header goes on so that msg_check answers it BAD_HDR (spec section 6);
+//!   its payload is discarded (`proto::drop::handed_payload`), so nothing
+//!   downstream buffers more than an MTU. **Downstream must not commit side
 //!   effects of a packet (memory writes, completions, table updates) before
 //!   its tlast beat with `tuser` = 0.** (The alternative, store-and-forward,
 //!   would cost a frame buffer of two maximum frames in block RAM and a
@@ -439,7 +443,7 @@ const OP_NACK: u64 = mrnic_proto::headers::Opcode::Nack as u64;
 
 /// The header checks on the header buffer, in priority order. `len` is the
 /// frame length when the frame has ended.
-pub fn checks(hb: &[u8], len: Option<usize>, udp_port: u16, mtu: u32) -> Option<Reason> {
+pub fn checks(hb: &[u8], len: Option<usize>, udp_port: u16) -> Option<Reason> {
     if len.is_some_and(|l| l < UDP_AT) {
         return Some(Reason::Truncated);
     }
@@ -500,10 +504,14 @@ pub fn checks(hb: &[u8], len: Option<usize>, udp_port: u16, mtu: u32) -> Option<
     if ulen != (8 + layout.len + 4) as u64 + pl {
         return Some(Reason::Length);
     }
-    if pl > mtu as u64 {
-        return Some(Reason::Mtu);
-    }
     None
+}
+
+/// A data frame whose `payload_len` is over the MTU: its header passes (the
+/// receiver answers BAD_HDR), its payload is discarded
+/// (`proto::drop::handed_payload`).
+pub fn over_mtu(hb: &[u8], mtu: u32) -> bool {
+    be(hb, HDR_AT, &common::OPCODE) < 8 && be(hb, HDR_AT, &data::PAYLOAD_LEN) > mtu as u64
 }
 
 #[derive(Debug, Clone, Default)]
@@ -514,6 +522,8 @@ struct FrameState {
     decided: bool,
     early: Option<Reason>,
     live: bool,
+    /// The payload is over the MTU: none of it is handed on.
+    discard: bool,
     crc: u32,
     icrc: [u8; 4],
 }
@@ -671,9 +681,10 @@ impl RxParser {
         let len = beat.last.then(|| start + beat.keep.count_ones() as usize);
         if !self.fs.decided && (k >= self.p.decide_beat() || beat.last) {
             self.fs.decided = true;
-            self.fs.early = self.fs.axi_reason().or(checks(&self.hb, len, udp_port, self.p.mtu));
+            self.fs.early = self.fs.axi_reason().or(checks(&self.hb, len, udp_port));
             if self.fs.early.is_none() {
                 self.fs.live = true;
+                self.fs.discard = over_mtu(&self.hb, self.p.mtu);
                 let op = be(&self.hb, HDR_AT, &common::OPCODE);
                 let n = layout_of(op).map_or(RAW_BYTES, |l| l.len);
                 let mut raw = [0u8; RAW_BYTES];
@@ -690,7 +701,7 @@ impl RxParser {
             }
         }
         let op = be(&self.hb, HDR_AT, &common::OPCODE);
-        if self.fs.live && op < 8 {
+        if self.fs.live && op < 8 && !self.fs.discard {
             let p_end = PAYLOAD_AT + be(&self.hb, HDR_AT, &data::PAYLOAD_LEN) as usize;
             let (k0, s) = (self.p.k0(), self.p.shift());
             if k > k0 {
@@ -881,7 +892,9 @@ pub mod stimulus {
         match rng.below(6) {
             0 => 0,
             1 => rng.below(16) as usize,
-            2 => mtu as usize,
+            // A quarter of the MTU-sized ones overrun it by a byte: the
+            // header passes, the payload is discarded.
+            2 => mtu as usize + usize::from(rng.below(4) == 0),
             3 => mtu as usize - rng.below(8) as usize,
             _ => rng.below(mtu as u64 + 1) as usize,
         }
@@ -991,10 +1004,10 @@ pub mod stimulus {
         ipv4::CHECKSUM.set(&mut f[IP_AT..], c as u64);
     }
 
-    /// proto's verdict on a frame, in this block's reasons, plus the checks
-    /// proto leaves to the receiver (UDP port, MTU).
-    pub fn reference(frame: &[u8], udp_port: u16, mtu: u32) -> Option<Reason> {
-        mrnic_proto::drop::frame_verdict(frame, udp_port, mtu, &mut Vec::new()).err()
+    /// proto's verdict on a frame, in this block's reasons, plus the check
+    /// proto leaves to the receiver (the UDP port).
+    pub fn reference(frame: &[u8], udp_port: u16) -> Option<Reason> {
+        mrnic_proto::drop::frame_verdict(frame, udp_port, &mut Vec::new()).err()
     }
 
     /// proto's decode errors as drop reasons.
@@ -1105,20 +1118,6 @@ pub mod stimulus {
                 }
                 f = random_frame(rng, mtu, udp_port);
             },
-            Reason::Mtu => {
-                let n = mtu as usize + 1 + rng.below(64) as usize;
-                let h = loop {
-                    if let Header::Data(d) = random_header(rng, n) {
-                        break Header::Data(d);
-                    }
-                };
-                let payload: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
-                let net = NetHeaders { dst_port: udp_port, ..NetHeaders::default() };
-                f.clear();
-                encode_frame(&net, &h, &payload, &mut f).expect("encodes");
-                f[UDP_AT + 6] = 0;
-                f[UDP_AT + 7] = 0;
-            }
             Reason::Icrc => {
                 let at = HDR_AT + 40.min(f.len() - HDR_AT - 1);
                 let i = at + rng.below((f.len() - at) as u64) as usize;

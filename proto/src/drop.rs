@@ -8,7 +8,7 @@
 //! checks itself, beat by beat) and the fuzzers judge a frame by one rule.
 //! The verdict follows the block's contract: the UDP checksum is not
 //! checked (the ICRC covers the transport bytes), the UDP destination port
-//! and the MTU are, and damage on the AXI4-Stream (`tuser`, `tkeep` holes,
+//! is, and damage on the AXI4-Stream (`tuser`, `tkeep` holes,
 //! a frame longer than the longest accepted one) comes before anything in
 //! the bytes.
 
@@ -51,15 +51,13 @@ pub enum DropReason {
     Reserved,
     /// Immediate data on WRITE or SEND, or a NACK code not in the table.
     Invalid,
-    /// `payload_len` above the MTU.
-    Mtu,
     /// ICRC mismatch.
     Icrc,
 }
 
 impl DropReason {
     /// Every reason, in priority order (and port order).
-    pub const ALL: [DropReason; 15] = [
+    pub const ALL: [DropReason; 14] = [
         DropReason::MacError,
         DropReason::Tkeep,
         DropReason::Oversize,
@@ -73,7 +71,6 @@ impl DropReason {
         DropReason::Opcode,
         DropReason::Reserved,
         DropReason::Invalid,
-        DropReason::Mtu,
         DropReason::Icrc,
     ];
 
@@ -93,7 +90,6 @@ impl DropReason {
             DropReason::Opcode => "opcode",
             DropReason::Reserved => "reserved",
             DropReason::Invalid => "invalid",
-            DropReason::Mtu => "mtu",
             DropReason::Icrc => "icrc",
         }
     }
@@ -134,14 +130,11 @@ pub fn reason_of(e: &DecodeError) -> DropReason {
 
 /// The verdict on a whole frame's bytes (no FCS): decoded by proto with
 /// the UDP checksum ignored, then the UDP ports (to the transport port, or
-/// an answer from it) and the MTU checked.
+/// an answer from it) checked. A data payload over the MTU is not a frame
+/// fault: the receiver answers it with a BAD_HDR NACK (spec section 6),
+/// so the parser hands its header on (its payload it discards).
 /// The returned frame borrows `scratch`, a copy of `frame`.
-pub fn frame_verdict<'a>(
-    frame: &[u8],
-    udp_port: u16,
-    mtu: u32,
-    scratch: &'a mut Vec<u8>,
-) -> Result<Frame<'a>, DropReason> {
+pub fn frame_verdict<'a>(frame: &[u8], udp_port: u16, scratch: &'a mut Vec<u8>) -> Result<Frame<'a>, DropReason> {
     scratch.clear();
     scratch.extend_from_slice(frame);
     // The block does not check the UDP checksum: "not computed" is what
@@ -157,10 +150,19 @@ pub fn frame_verdict<'a>(
     if f.net.dst_port != udp_port && !(answer && f.net.src_port == udp_port) {
         return Err(DropReason::UdpPort);
     }
-    if f.header.opcode().is_data() && f.payload.len() as u64 > mtu as u64 {
-        return Err(DropReason::Mtu);
-    }
     Ok(f)
+}
+
+/// The payload the parser hands on with a frame that passed: a data
+/// packet's, when it is within the MTU. A control packet has none, and an
+/// MTU overrun's is discarded: the receiver answers it BAD_HDR without
+/// placing a byte, so nothing downstream buffers more than an MTU.
+pub fn handed_payload<'a>(f: &Frame<'a>, mtu: u32) -> &'a [u8] {
+    if f.header.opcode().is_data() && f.payload.len() as u64 <= mtu as u64 {
+        f.payload
+    } else {
+        &[]
+    }
 }
 
 /// How a frame crosses an AXI4-Stream of `beat_bytes`-byte beats: its
@@ -220,7 +222,7 @@ pub fn stream_verdict<'a>(
     if last * beat_bytes >= max_frame(mtu) {
         return Err(DropReason::Oversize);
     }
-    frame_verdict(&s.bytes[..last * beat_bytes + kept], udp_port, mtu, scratch)
+    frame_verdict(&s.bytes[..last * beat_bytes + kept], udp_port, scratch)
 }
 
 #[cfg(test)]
@@ -259,7 +261,7 @@ mod tests {
         let end = [f.len() as u32 - 1];
         let short = StreamFrame { keep_holes: &end, ..ok.clone() };
         assert_eq!(stream_verdict(&short, 8, port, 1024, &mut scratch).err(), Some(DropReason::Truncated));
-        assert_eq!(frame_verdict(&f, port ^ 1, 1024, &mut scratch).err(), Some(DropReason::UdpPort));
+        assert_eq!(frame_verdict(&f, port ^ 1, &mut scratch).err(), Some(DropReason::UdpPort));
     }
 
     #[test]
@@ -282,7 +284,7 @@ mod tests {
             f
         };
         let mut scratch = Vec::new();
-        let mut verdict = |f: &[u8]| frame_verdict(f, port, 1024, &mut scratch).err();
+        let mut verdict = |f: &[u8]| frame_verdict(f, port, &mut scratch).err();
         // An answer to the path's entropy port, from the transport port.
         assert_eq!(verdict(&frame(&nack, port, 0xc123)), None);
         // Not from the transport port, or not an answer: dropped.

@@ -73,7 +73,6 @@ module rx_parser #(
   output wire                        stat_drop_opcode,       // one-cycle pulse per dropped frame
   output wire                        stat_drop_reserved,     // one-cycle pulse per dropped frame
   output wire                        stat_drop_invalid,      // one-cycle pulse per dropped frame
-  output wire                        stat_drop_mtu,          // one-cycle pulse per dropped frame
   output wire                        stat_drop_icrc          // one-cycle pulse per dropped frame
 );
 
@@ -107,6 +106,7 @@ module rx_parser #(
   reg          fs_decided_reg, fs_decided_next;    // header checks done for this frame
   reg  [3:0]   fs_early_reg, fs_early_next;        // their verdict: drop reason code (index + 1), 0 = pass
   reg          fs_live_reg, fs_live_next;          // the header was pushed: payload and a last beat follow
+  reg          fs_discard_reg, fs_discard_next;    // the payload is over the MTU: none of it goes out
   reg  [31:0]  fs_crc_reg, fs_crc_next;            // raw CRC register over the covered bytes so far
   reg  [31:0]  fs_icrc_reg, fs_icrc_next;          // ICRC bytes captured, big-endian
   reg          tail_valid_reg, tail_valid_next;    // the last payload beat is held for the verdict
@@ -118,7 +118,7 @@ module rx_parser #(
   reg  [31:0]  fin_crc_reg, fin_crc_next;          // finish: raw CRC register
   reg  [5:0]   fin_z_reg, fin_z_next;              // finish: zero bytes after the covered bytes in their last beat
   reg  [31:0]  fin_icrc_reg, fin_icrc_next;        // finish: the ICRC as sent
-  reg  [14:0]  stat_reg, stat_next;                // drop pulses, bit = reason index
+  reg  [13:0]  stat_reg, stat_next;                // drop pulses, bit = reason index
   reg  [3:0]   hdr_count_reg, hdr_count_next;      // headers in the header FIFO
   reg  [2:0]   hdr_wr_reg, hdr_wr_next;            // header FIFO write slot
   reg  [2:0]   hdr_rd_reg, hdr_rd_next;            // header FIFO head slot
@@ -154,6 +154,7 @@ module rx_parser #(
   wire         c_decided;                          // frame state before this beat
   wire [3:0]   c_early;                            // frame state before this beat
   wire         c_live;                             // frame state before this beat
+  wire         c_discard;                          // frame state before this beat
   wire [31:0]  c_crc;                              // frame state before this beat
   wire [31:0]  c_icrc;                             // frame state before this beat
   wire [63:0]  all_keep;                           // every tkeep bit
@@ -216,15 +217,17 @@ module rx_parser #(
   wire [15:0]  ip_fold2;                           // second carry fold: 0xffff when the checksum is right
   wire         reserved_bad;                       // a reserved field of the opcode's layout is not zero
   wire [16:0]  pl;                                 // payload bytes the header announces (0 for control opcodes)
+  wire         over_mtu;                           // a data payload over the MTU
   wire [3:0]   check_code;                         // header check verdict: first failing reason code, 0 = pass
   wire         decide;                             // the header checks run on this beat
   wire [3:0]   early_code;                         // verdict of the header decision
   wire         hdr_push;                           // the header passes: push it
   wire [3:0]   n_early;                            // header verdict after this beat
   wire         n_live;                             // live after this beat
+  wire         n_discard;                          // discarding the payload after this beat
   wire [415:0] hdr_raw;                            // transport header, zero past the opcode's length
   wire [16:0]  payload_end;                        // frame offset after the payload
-  wire         emit;                               // a live data frame: payload beats are produced
+  wire         emit;                               // a live data frame within the MTU: payload beats are produced
   wire [16:0]  lo1;                                // payload offset of the output beat made of prev and this beat
   wire [511:0] d1;                                 // prev's upper bytes then this beat's lower bytes
   wire [16:0]  o1_left;                            // payload bytes from this output beat on
@@ -277,6 +280,7 @@ module rx_parser #(
   assign c_decided = first ? 1'b0 : fs_decided_reg;
   assign c_early = first ? 4'd0 : fs_early_reg;
   assign c_live = first ? 1'b0 : fs_live_reg;
+  assign c_discard = first ? 1'b0 : fs_discard_reg;
   assign c_crc = first ? 32'd0 : fs_crc_reg;
   assign c_icrc = first ? 32'd0 : fs_icrc_reg;
   assign all_keep = ~64'd0;
@@ -339,15 +343,17 @@ module rx_parser #(
   assign ip_fold2 = ip_fold1[15:0] + {15'd0, ip_fold1[16]};
   assign reserved_bad = is_data ? ((tr_v[411:408] == 4'd2) || (tr_v[411:408] == 4'd3) ? (((tr_v[402:400] != 3'd0) || (tr_v[231:224] != 8'd0)) || (tr_v[223:192] != 32'd0)) || (tr_v[143:128] != 16'd0) : (tr_v[402:400] != 3'd0) || (tr_v[143:128] != 16'd0)) : (tr_v[411:408] == 4'd8 ? (tr_v[407:400] != 8'd0) || (tr_v[263:256] != 8'd0) : (tr_v[411:408] == 4'd9 ? ((tr_v[407:400] != 8'd0) || (tr_v[391:384] != 8'd0)) || (tr_v[271:256] != 16'd0) : (tr_v[407:400] != 8'd0) || (tr_v[319:288] != 32'd0)));
   assign pl = is_data ? {1'b0, tr_v[399:384]} : 17'd0;
-  assign check_code = a_last_reg && (frame_len < 17'd34) ? 4'd4 : (eth_type_v != 16'd2048 ? 4'd5 : ((ip_v[159:156] != 4'd4) || (ip_v[155:152] != 4'd5) ? 4'd6 : (ip_v[143:128] < 16'd28 ? 4'd8 : (a_last_reg && (frame_len < frame_end) ? 4'd4 : ((((ip_v[111] != 1'b0) || (ip_v[109] != 1'b0)) || (ip_v[108:96] != 13'd0)) || (ip_v[87:80] != 8'd17) ? 4'd6 : (ip_fold2 != 16'hffff ? 4'd7 : (udp_v[15:0] != (ip_v[143:128] - 16'd20) ? 4'd8 : ((udp_v[31:16] != cfg_udp_port) && !answer ? 4'd9 : (tr_v[415:412] != 4'd0 ? 4'd10 : (!op_known ? 4'd11 : (udp_v[15:0] < (hdr_len + 16'd12) ? 4'd4 : (reserved_bad ? 4'd12 : ((((tr_v[411:408] == 4'd0) || (tr_v[411:408] == 4'd2)) && (tr_v[127:96] != 32'd0)) || ((tr_v[411:408] == 4'd9) && ((tr_v[399:392] == 8'd0) || (tr_v[399:392] > 8'd4))) ? 4'd13 : ({1'b0, udp_v[15:0]} != (({1'b0, hdr_len} + 17'd12) + pl) ? 4'd8 : (is_data && (pl > 17'h1000) ? 4'd14 : 4'd0)))))))))))))));
+  assign over_mtu = is_data && (pl > 17'h1000);
+  assign check_code = a_last_reg && (frame_len < 17'd34) ? 4'd4 : (eth_type_v != 16'd2048 ? 4'd5 : ((ip_v[159:156] != 4'd4) || (ip_v[155:152] != 4'd5) ? 4'd6 : (ip_v[143:128] < 16'd28 ? 4'd8 : (a_last_reg && (frame_len < frame_end) ? 4'd4 : ((((ip_v[111] != 1'b0) || (ip_v[109] != 1'b0)) || (ip_v[108:96] != 13'd0)) || (ip_v[87:80] != 8'd17) ? 4'd6 : (ip_fold2 != 16'hffff ? 4'd7 : (udp_v[15:0] != (ip_v[143:128] - 16'd20) ? 4'd8 : ((udp_v[31:16] != cfg_udp_port) && !answer ? 4'd9 : (tr_v[415:412] != 4'd0 ? 4'd10 : (!op_known ? 4'd11 : (udp_v[15:0] < (hdr_len + 16'd12) ? 4'd4 : (reserved_bad ? 4'd12 : ((((tr_v[411:408] == 4'd0) || (tr_v[411:408] == 4'd2)) && (tr_v[127:96] != 32'd0)) || ((tr_v[411:408] == 4'd9) && ((tr_v[399:392] == 8'd0) || (tr_v[399:392] > 8'd4))) ? 4'd13 : ({1'b0, udp_v[15:0]} != (({1'b0, hdr_len} + 17'd12) + pl) ? 4'd8 : 4'd0))))))))))))));
   assign decide = (a_valid_reg && !c_decided) && ((a_idx_reg >= 7'd1) || a_last_reg);
   assign early_code = axi_code != 4'd0 ? axi_code : check_code;
   assign hdr_push = decide && (early_code == 4'd0);
   assign n_early = decide ? early_code : c_early;
   assign n_live = c_live || hdr_push;
+  assign n_discard = c_discard || (hdr_push && over_mtu);
   assign hdr_raw = is_data ? {tr_v[415:96], 96'd0} : (tr_v[411:408] == 4'd9 ? {tr_v[415:256], 256'd0} : (tr_v[411:408] == 4'd10 ? {tr_v[415:288], 288'd0} : tr_v));
   assign payload_end = {1'b0, tr_v[399:384]} + 17'd82;
-  assign emit = (a_valid_reg && n_live) && is_data;
+  assign emit = ((a_valid_reg && n_live) && is_data) && !n_discard;
   assign lo1 = {4'd0, {a_idx_reg - 7'd2, 6'd0}} + 17'd82;
   assign d1 = {a_data_reg[143:0], prev_reg};
   assign o1_left = payload_end - lo1;
@@ -372,7 +378,7 @@ module rx_parser #(
   assign crc_fix4 = fin_z_reg[4] ? unfeed4 : crc_fix3;
   assign unfeed5 = {^{crc_fix4[1], crc_fix4[2], crc_fix4[5], crc_fix4[6], crc_fix4[10], crc_fix4[12], crc_fix4[13], crc_fix4[14], crc_fix4[18], crc_fix4[22], crc_fix4[24], crc_fix4[25], crc_fix4[26], crc_fix4[27], crc_fix4[28], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[0], crc_fix4[2], crc_fix4[4], crc_fix4[6], crc_fix4[9], crc_fix4[10], crc_fix4[11], crc_fix4[14], crc_fix4[17], crc_fix4[18], crc_fix4[21], crc_fix4[22], crc_fix4[23], crc_fix4[28], crc_fix4[29]}, ^{crc_fix4[2], crc_fix4[3], crc_fix4[6], crc_fix4[8], crc_fix4[9], crc_fix4[12], crc_fix4[14], crc_fix4[16], crc_fix4[17], crc_fix4[18], crc_fix4[20], crc_fix4[21], crc_fix4[24], crc_fix4[25], crc_fix4[26], crc_fix4[30]}, ^{crc_fix4[1], crc_fix4[2], crc_fix4[5], crc_fix4[7], crc_fix4[8], crc_fix4[11], crc_fix4[13], crc_fix4[15], crc_fix4[16], crc_fix4[17], crc_fix4[19], crc_fix4[20], crc_fix4[23], crc_fix4[24], crc_fix4[25], crc_fix4[29]}, ^{crc_fix4[0], crc_fix4[2], crc_fix4[4], crc_fix4[5], crc_fix4[7], crc_fix4[13], crc_fix4[15], crc_fix4[16], crc_fix4[19], crc_fix4[23], crc_fix4[25], crc_fix4[26], crc_fix4[27], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[2], crc_fix4[3], crc_fix4[4], crc_fix4[5], crc_fix4[10], crc_fix4[13], crc_fix4[15], crc_fix4[27], crc_fix4[28], crc_fix4[29], crc_fix4[31]}, ^{crc_fix4[1], crc_fix4[2], crc_fix4[3], crc_fix4[4], crc_fix4[9], crc_fix4[12], crc_fix4[14], crc_fix4[26], crc_fix4[27], crc_fix4[28], crc_fix4[30]}, ^{crc_fix4[0], crc_fix4[3], crc_fix4[5], crc_fix4[6], crc_fix4[8], crc_fix4[10], crc_fix4[11], crc_fix4[12], crc_fix4[14], crc_fix4[18], crc_fix4[22], crc_fix4[24], crc_fix4[28], crc_fix4[29], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[1], crc_fix4[4], crc_fix4[6], crc_fix4[7], crc_fix4[9], crc_fix4[11], crc_fix4[12], crc_fix4[14], crc_fix4[17], crc_fix4[18], crc_fix4[21], crc_fix4[22], crc_fix4[23], crc_fix4[24], crc_fix4[25], crc_fix4[26], crc_fix4[29], crc_fix4[31]}, ^{crc_fix4[0], crc_fix4[3], crc_fix4[5], crc_fix4[6], crc_fix4[8], crc_fix4[10], crc_fix4[11], crc_fix4[13], crc_fix4[16], crc_fix4[17], crc_fix4[20], crc_fix4[21], crc_fix4[22], crc_fix4[23], crc_fix4[24], crc_fix4[25], crc_fix4[28], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[1], crc_fix4[4], crc_fix4[6], crc_fix4[7], crc_fix4[9], crc_fix4[13], crc_fix4[14], crc_fix4[15], crc_fix4[16], crc_fix4[18], crc_fix4[19], crc_fix4[20], crc_fix4[21], crc_fix4[23], crc_fix4[25], crc_fix4[26], crc_fix4[28], crc_fix4[29], crc_fix4[31]}, ^{crc_fix4[0], crc_fix4[1], crc_fix4[2], crc_fix4[3], crc_fix4[8], crc_fix4[10], crc_fix4[15], crc_fix4[17], crc_fix4[19], crc_fix4[20], crc_fix4[26], crc_fix4[31]}, ^{crc_fix4[0], crc_fix4[5], crc_fix4[6], crc_fix4[7], crc_fix4[9], crc_fix4[10], crc_fix4[12], crc_fix4[13], crc_fix4[16], crc_fix4[19], crc_fix4[22], crc_fix4[24], crc_fix4[26], crc_fix4[27], crc_fix4[28], crc_fix4[31]}, ^{crc_fix4[4], crc_fix4[5], crc_fix4[6], crc_fix4[8], crc_fix4[9], crc_fix4[11], crc_fix4[12], crc_fix4[15], crc_fix4[18], crc_fix4[21], crc_fix4[23], crc_fix4[25], crc_fix4[26], crc_fix4[27], crc_fix4[30]}, ^{crc_fix4[3], crc_fix4[4], crc_fix4[5], crc_fix4[7], crc_fix4[8], crc_fix4[10], crc_fix4[11], crc_fix4[14], crc_fix4[17], crc_fix4[20], crc_fix4[22], crc_fix4[24], crc_fix4[25], crc_fix4[26], crc_fix4[29]}, ^{crc_fix4[2], crc_fix4[3], crc_fix4[4], crc_fix4[6], crc_fix4[7], crc_fix4[9], crc_fix4[10], crc_fix4[13], crc_fix4[16], crc_fix4[19], crc_fix4[21], crc_fix4[23], crc_fix4[24], crc_fix4[25], crc_fix4[28], crc_fix4[31]}, ^{crc_fix4[3], crc_fix4[8], crc_fix4[9], crc_fix4[10], crc_fix4[13], crc_fix4[14], crc_fix4[15], crc_fix4[20], crc_fix4[23], crc_fix4[25], crc_fix4[26], crc_fix4[28]}, ^{crc_fix4[2], crc_fix4[7], crc_fix4[8], crc_fix4[9], crc_fix4[12], crc_fix4[13], crc_fix4[14], crc_fix4[19], crc_fix4[22], crc_fix4[24], crc_fix4[25], crc_fix4[27], crc_fix4[31]}, ^{crc_fix4[1], crc_fix4[6], crc_fix4[7], crc_fix4[8], crc_fix4[11], crc_fix4[12], crc_fix4[13], crc_fix4[18], crc_fix4[21], crc_fix4[23], crc_fix4[24], crc_fix4[26], crc_fix4[30]}, ^{crc_fix4[0], crc_fix4[5], crc_fix4[6], crc_fix4[7], crc_fix4[10], crc_fix4[11], crc_fix4[12], crc_fix4[17], crc_fix4[20], crc_fix4[22], crc_fix4[23], crc_fix4[25], crc_fix4[29]}, ^{crc_fix4[4], crc_fix4[5], crc_fix4[6], crc_fix4[9], crc_fix4[10], crc_fix4[11], crc_fix4[16], crc_fix4[19], crc_fix4[21], crc_fix4[22], crc_fix4[24], crc_fix4[28]}, ^{crc_fix4[3], crc_fix4[4], crc_fix4[5], crc_fix4[8], crc_fix4[9], crc_fix4[10], crc_fix4[15], crc_fix4[18], crc_fix4[20], crc_fix4[21], crc_fix4[23], crc_fix4[27]}, ^{crc_fix4[1], crc_fix4[3], crc_fix4[4], crc_fix4[5], crc_fix4[6], crc_fix4[7], crc_fix4[8], crc_fix4[9], crc_fix4[10], crc_fix4[12], crc_fix4[13], crc_fix4[17], crc_fix4[18], crc_fix4[19], crc_fix4[20], crc_fix4[24], crc_fix4[25], crc_fix4[27], crc_fix4[28], crc_fix4[30]}, ^{crc_fix4[0], crc_fix4[1], crc_fix4[3], crc_fix4[4], crc_fix4[7], crc_fix4[8], crc_fix4[9], crc_fix4[10], crc_fix4[11], crc_fix4[13], crc_fix4[14], crc_fix4[16], crc_fix4[17], crc_fix4[19], crc_fix4[22], crc_fix4[23], crc_fix4[25], crc_fix4[28], crc_fix4[29], crc_fix4[30]}, ^{crc_fix4[0], crc_fix4[2], crc_fix4[3], crc_fix4[6], crc_fix4[7], crc_fix4[8], crc_fix4[9], crc_fix4[10], crc_fix4[12], crc_fix4[13], crc_fix4[15], crc_fix4[16], crc_fix4[18], crc_fix4[21], crc_fix4[22], crc_fix4[24], crc_fix4[27], crc_fix4[28], crc_fix4[29]}, ^{crc_fix4[1], crc_fix4[2], crc_fix4[5], crc_fix4[6], crc_fix4[7], crc_fix4[8], crc_fix4[9], crc_fix4[11], crc_fix4[12], crc_fix4[14], crc_fix4[15], crc_fix4[17], crc_fix4[20], crc_fix4[21], crc_fix4[23], crc_fix4[26], crc_fix4[27], crc_fix4[28]}, ^{crc_fix4[0], crc_fix4[2], crc_fix4[4], crc_fix4[7], crc_fix4[8], crc_fix4[11], crc_fix4[12], crc_fix4[16], crc_fix4[18], crc_fix4[19], crc_fix4[20], crc_fix4[24], crc_fix4[28], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[1], crc_fix4[3], crc_fix4[6], crc_fix4[7], crc_fix4[10], crc_fix4[11], crc_fix4[15], crc_fix4[17], crc_fix4[18], crc_fix4[19], crc_fix4[23], crc_fix4[27], crc_fix4[29], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[0], crc_fix4[2], crc_fix4[5], crc_fix4[6], crc_fix4[9], crc_fix4[10], crc_fix4[14], crc_fix4[16], crc_fix4[17], crc_fix4[18], crc_fix4[22], crc_fix4[26], crc_fix4[28], crc_fix4[29], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[1], crc_fix4[4], crc_fix4[5], crc_fix4[8], crc_fix4[9], crc_fix4[13], crc_fix4[15], crc_fix4[16], crc_fix4[17], crc_fix4[21], crc_fix4[25], crc_fix4[27], crc_fix4[28], crc_fix4[29], crc_fix4[30], crc_fix4[31]}, ^{crc_fix4[0], crc_fix4[3], crc_fix4[4], crc_fix4[7], crc_fix4[8], crc_fix4[12], crc_fix4[14], crc_fix4[15], crc_fix4[16], crc_fix4[20], crc_fix4[24], crc_fix4[26], crc_fix4[27], crc_fix4[28], crc_fix4[29], crc_fix4[30]}, ^{crc_fix4[2], crc_fix4[3], crc_fix4[6], crc_fix4[7], crc_fix4[11], crc_fix4[13], crc_fix4[14], crc_fix4[15], crc_fix4[19], crc_fix4[23], crc_fix4[25], crc_fix4[26], crc_fix4[27], crc_fix4[28], crc_fix4[29], crc_fix4[31]}};
   assign crc_fix5 = fin_z_reg[5] ? unfeed5 : crc_fix4;
-  assign fin_code = fin_reason_reg != 4'd0 ? fin_reason_reg : (~crc_fix5 != fin_icrc_reg ? 4'd15 : 4'd0);
+  assign fin_code = fin_reason_reg != 4'd0 ? fin_reason_reg : (~crc_fix5 != fin_icrc_reg ? 4'd14 : 4'd0);
   assign fin_push = fin_valid_reg && fin_live_reg;
   assign zero_count = 6'd0 - crc_end[5:0];
   assign axis_entry = fin_push ? {tail_valid_reg ? tail_data_reg : 512'd0, tail_valid_reg ? tail_keep_reg : 64'd0, 1'b1, fin_code != 4'd0} : {d1, all_keep, 1'b0, 1'b0};
@@ -451,8 +457,7 @@ module rx_parser #(
   assign stat_drop_opcode = stat_reg[10];
   assign stat_drop_reserved = stat_reg[11];
   assign stat_drop_invalid = stat_reg[12];
-  assign stat_drop_mtu = stat_reg[13];
-  assign stat_drop_icrc = stat_reg[14];
+  assign stat_drop_icrc = stat_reg[13];
 
   // Next state: each register holds unless assigned below.
   always @* begin
@@ -473,6 +478,7 @@ module rx_parser #(
     fs_decided_next = fs_decided_reg;
     fs_early_next = fs_early_reg;
     fs_live_next = fs_live_reg;
+    fs_discard_next = fs_discard_reg;
     fs_crc_next = fs_crc_reg;
     fs_icrc_next = fs_icrc_reg;
     tail_valid_next = tail_valid_reg;
@@ -527,6 +533,7 @@ module rx_parser #(
       fs_decided_next = c_decided || decide;
       fs_early_next = n_early;
       fs_live_next = n_live;
+      fs_discard_next = n_discard;
       fs_crc_next = n_crc;
       fs_icrc_next = n_icrc;
       prev_next = a_data_reg[511:144];
@@ -552,7 +559,7 @@ module rx_parser #(
       tail_data_next = d2;
       tail_keep_next = o2_keep;
     end
-    stat_next = {fin_valid_reg && (fin_code == 4'd15), fin_valid_reg && (fin_code == 4'd14), fin_valid_reg && (fin_code == 4'd13), fin_valid_reg && (fin_code == 4'd12), fin_valid_reg && (fin_code == 4'd11), fin_valid_reg && (fin_code == 4'd10), fin_valid_reg && (fin_code == 4'd9), fin_valid_reg && (fin_code == 4'd8), fin_valid_reg && (fin_code == 4'd7), fin_valid_reg && (fin_code == 4'd6), fin_valid_reg && (fin_code == 4'd5), fin_valid_reg && (fin_code == 4'd4), fin_valid_reg && (fin_code == 4'd3), fin_valid_reg && (fin_code == 4'd2), fin_valid_reg && (fin_code == 4'd1)};
+    stat_next = {fin_valid_reg && (fin_code == 4'd14), fin_valid_reg && (fin_code == 4'd13), fin_valid_reg && (fin_code == 4'd12), fin_valid_reg && (fin_code == 4'd11), fin_valid_reg && (fin_code == 4'd10), fin_valid_reg && (fin_code == 4'd9), fin_valid_reg && (fin_code == 4'd8), fin_valid_reg && (fin_code == 4'd7), fin_valid_reg && (fin_code == 4'd6), fin_valid_reg && (fin_code == 4'd5), fin_valid_reg && (fin_code == 4'd4), fin_valid_reg && (fin_code == 4'd3), fin_valid_reg && (fin_code == 4'd2), fin_valid_reg && (fin_code == 4'd1)};
     if (hdr_push_w) begin
       case (hdr_wr_reg)
         3'd0: hdr_fifo0_next = hdr_entry_w;
@@ -617,6 +624,7 @@ module rx_parser #(
     fs_decided_reg <= fs_decided_next;
     fs_early_reg <= fs_early_next;
     fs_live_reg <= fs_live_next;
+    fs_discard_reg <= fs_discard_next;
     fs_crc_reg <= fs_crc_next;
     fs_icrc_reg <= fs_icrc_next;
     tail_valid_reg <= tail_valid_next;
@@ -670,6 +678,7 @@ module rx_parser #(
       fs_decided_reg <= 1'b0;
       fs_early_reg <= 4'd0;
       fs_live_reg <= 1'b0;
+      fs_discard_reg <= 1'b0;
       fs_crc_reg <= 32'd0;
       fs_icrc_reg <= 32'd0;
       tail_valid_reg <= 1'b0;
@@ -681,7 +690,7 @@ module rx_parser #(
       fin_crc_reg <= 32'd0;
       fin_z_reg <= 6'd0;
       fin_icrc_reg <= 32'd0;
-      stat_reg <= 15'd0;
+      stat_reg <= 14'd0;
       hdr_count_reg <= 4'd0;
       hdr_wr_reg <= 3'd0;
       hdr_rd_reg <= 3'd0;

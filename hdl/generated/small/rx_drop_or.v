@@ -21,13 +21,12 @@ module rx_drop_or (
   input  wire stat_drop_opcode,       // one-cycle pulse
   input  wire stat_drop_reserved,     // one-cycle pulse
   input  wire stat_drop_invalid,      // one-cycle pulse
-  input  wire stat_drop_mtu,          // one-cycle pulse
 
   /* Counter pulse (csr) */
   output wire stat_rx_decode_error  // a frame was dropped for any reason but its ICRC
 );
 
-  assign stat_rx_decode_error = |{stat_drop_mac_error, stat_drop_tkeep, stat_drop_oversize, stat_drop_truncated, stat_drop_ethertype, stat_drop_ip_header, stat_drop_ip_checksum, stat_drop_length, stat_drop_udp_port, stat_drop_version, stat_drop_opcode, stat_drop_reserved, stat_drop_invalid, stat_drop_mtu};
+  assign stat_rx_decode_error = |{stat_drop_mac_error, stat_drop_tkeep, stat_drop_oversize, stat_drop_truncated, stat_drop_ethertype, stat_drop_ip_header, stat_drop_ip_checksum, stat_drop_length, stat_drop_udp_port, stat_drop_version, stat_drop_opcode, stat_drop_reserved, stat_drop_invalid};
 
 endmodule
 

@@ -85,7 +85,7 @@ pub fn expect(cfg: &Config, bytes: &[u8], keep_holes: &[u32], tuser_byte: Option
             let mut hdr = Vec::new();
             encode_datagram(&f.header, f.payload, &mut hdr).expect("a decoded header encodes");
             hdr.truncate(f.header.opcode().layout().len);
-            let payload = if f.header.opcode().is_data() { f.payload.to_vec() } else { Vec::new() };
+            let payload = mrnic_proto::drop::handed_payload(&f, cfg.transport.mtu).to_vec();
             ("ok".into(), Some(Parsed { hdr, ecn: f.net.ecn, udp_sport: f.net.src_port, payload }))
         }
     }
@@ -272,13 +272,16 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<RxParserVector> {
             g.push(f, vec![], None);
         },
     );
-    push("payload_len of the MTU is accepted; MTU + 1 is dropped (mtu) even with every length consistent", &|g| {
-        for n in [mtu, mtu + 1] {
-            let h = g.data(2, n);
-            let f = g.frame(&h, n);
-            g.push(f, vec![], None);
-        }
-    });
+    push(
+        "payload_len of the MTU is accepted; MTU + 1 passes its header on with no payload (BAD_HDR downstream)",
+        &|g| {
+            for n in [mtu, mtu + 1] {
+                let h = g.data(2, n);
+                let f = g.frame(&h, n);
+                g.push(f, vec![], None);
+            }
+        },
+    );
     push(
         "early tlast: a frame cut inside the Ethernet, IPv4, UDP and transport headers, the payload and the ICRC \
          (truncated each); a zero-byte frame (tkeep)",
