@@ -27,9 +27,11 @@ pub enum BenchCmd {
     /// lockstep at most 1.3x the cost of the RTL alone).
     Cosim(CosimBenchArgs),
     /// Two of the model's NIC tops back to back, each keeping its
-    /// connections busy with RDMA WRITEs of mixed sizes to the other;
-    /// prints simulated cycles and packets per second of wall time, and
-    /// checks every completion and every byte landed.
+    /// connections busy with a mix of WRITEs, SENDs and both with
+    /// immediate data, of mixed sizes, to the other (receives posted and
+    /// posted again as they complete); prints simulated cycles and packets
+    /// per second of wall time, and checks every completion and every byte
+    /// landed.
     Model(ModelBenchArgs),
 }
 
@@ -38,14 +40,15 @@ pub struct ModelBenchArgs {
     /// A config file or a built-in name.
     #[arg(long, default_value = "default")]
     pub config: String,
-    /// Cycles of each NIC while WRITEs are posted (the drain after comes
+    /// Cycles of each NIC while requests are posted (the drain after comes
     /// on top, untimed).
     #[arg(long, default_value_t = 100_000)]
     pub cycles: u64,
     /// Connections between the two NICs (every path of the config each).
     #[arg(long, default_value_t = 16)]
     pub conns: u32,
-    /// WRITEs outstanding per connection.
+    /// Requests outstanding per connection (also the receives each NIC
+    /// posts per connection and stream, up to the receive queue depth).
     #[arg(long, default_value_t = 4)]
     pub per_conn: u32,
     #[arg(long, default_value_t = 1)]
@@ -102,8 +105,8 @@ fn model(a: ModelBenchArgs) -> Result<()> {
     let cfg = Config::load(&a.config).with_context(|| format!("loading config {}", a.config))?;
     let profile = if cfg!(debug_assertions) { "debug build: figures are not meaningful" } else { "release" };
     println!(
-        "bench model, config {}, seed {}: two NIC tops back to back, {} connections x {} paths, {} WRITEs \
-         outstanding per connection ({profile})",
+        "bench model, config {}, seed {}: two NIC tops back to back, {} connections x {} paths, {} requests \
+         outstanding per connection, WRITEs, SENDs and requests with immediate data ({profile})",
         a.config, a.seed, a.conns, cfg.transport.paths_per_conn, a.per_conn
     );
     let t0 = std::time::Instant::now();
@@ -115,7 +118,7 @@ fn model(a: ModelBenchArgs) -> Result<()> {
     }
     let wall = t1.elapsed().as_secs_f64();
     let s = pair.stats.clone();
-    pair.finish(50 * a.cycles.max(10_000)).map_err(anyhow::Error::msg).context("draining the last WRITEs")?;
+    pair.finish(50 * a.cycles.max(10_000)).map_err(anyhow::Error::msg).context("draining the last requests")?;
     let sim_us = s.cycles as f64 / cfg.hardware.clock_mhz as f64;
     println!("setup (reset sweeps, csr writes, connection opens): {setup:.2} s");
     println!(
@@ -126,15 +129,20 @@ fn model(a: ModelBenchArgs) -> Result<()> {
         s.frames
     );
     println!(
-        "simulated: {sim_us:.1} us at {} MHz, {} WRITEs completed, {:.2} Gb/s of WRITE payload per NIC",
+        "simulated: {sim_us:.1} us at {} MHz, {} requests completed ({} WRITEs, {} WRITEs with immediate, {} SENDs), \
+         {:.2} Gb/s of payload per NIC",
         cfg.hardware.clock_mhz,
         s.completed,
+        s.completed - s.write_imms - s.sends,
+        s.write_imms,
+        s.sends,
         s.bytes as f64 * 8.0 / 2.0 / (sim_us * 1e3)
     );
     let all = pair.stats.clone();
     println!(
-        "checked after the drain: {} WRITEs posted, {} completed once each with success, every byte landed",
-        all.posted, all.completed
+        "checked after the drain: {} requests posted, {} completed once each with success, {} receives completed \
+         in order with the sender's length, immediate and bytes, every WRITE byte landed",
+        all.posted, all.completed, all.received
     );
     Ok(())
 }

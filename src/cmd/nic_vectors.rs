@@ -171,22 +171,9 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
                     None if recv.len == 0 => Some(0),
                     None => None,
                 };
-                let c = index(*conn) as u64;
                 if let Some(lkey) = lkey {
-                    rig.send(
-                        "s_post",
-                        &[
-                            ("conn", c),
-                            ("stream", *stream as u64),
-                            ("addr", recv.addr),
-                            ("len", recv.len as u64),
-                            ("wr_id", recv.wr_id),
-                            ("lkey", lkey as u64),
-                        ],
-                    )?;
-                    if wait_post(&mut rig)? {
-                        rig.send("s_rpost", &[("conn", c), ("stream", *stream as u64)])?;
-                    } else {
+                    let buf = (recv.addr, recv.len as u64);
+                    if !rig.post_recv(index(*conn), *stream as u32, buf, recv.wr_id, lkey)? {
                         error = Some("refused: the receive queue is full".to_string());
                     }
                 } else {
@@ -266,19 +253,6 @@ fn missing(want: &Output, got: &Output) -> String {
         Some(Err(e)) => format!(" (first packet {side} does not decode: {e})"),
         None => String::new(),
     }
-}
-
-/// Waits for recv_match's answer to a post: whether it was taken.
-fn wait_post(rig: &mut NicRig) -> Result<bool, String> {
-    for _ in 0..mrnic_verif::nic::STALL_LIMIT {
-        if rig.get("m_post_valid")? == 1 {
-            let ok = rig.get("m_post_ok")? == 1;
-            rig.clock();
-            return Ok(ok);
-        }
-        rig.clock();
-    }
-    Err("recv_match never answered a post".into())
 }
 
 /// Takes what the top has put out since the last call.

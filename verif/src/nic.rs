@@ -345,6 +345,36 @@ impl NicRig {
         self.handshake(&format!("{prefix}_valid"), ready, prefix)
     }
 
+    /// Posts a receive as a driver does: `s_post` to recv_match, its answer
+    /// on `m_post`, and when it was taken `s_rpost` to cpl_engine (which
+    /// wakes a WRITE_IMM waiting for one). Whether it was taken (false: the
+    /// stream's receive ring is full).
+    pub fn post_recv(
+        &mut self,
+        conn: u32,
+        stream: u32,
+        buf: (u64, u64),
+        wr_id: u64,
+        lkey: u32,
+    ) -> Result<bool, String> {
+        let (addr, len) = buf;
+        let (c, s) = (conn as u64, stream as u64);
+        let f = [("conn", c), ("stream", s), ("addr", addr), ("len", len), ("wr_id", wr_id), ("lkey", lkey as u64)];
+        self.send("s_post", &f)?;
+        let (valid, ok) = (self.idx("m_post_valid")?, self.idx("m_post_ok")?);
+        for _ in 0..STALL_LIMIT {
+            self.clock();
+            if self.outs[valid].bit(0) {
+                if !self.outs[ok].bit(0) {
+                    return Ok(false);
+                }
+                self.send("s_rpost", &[("conn", c), ("stream", s)])?;
+                return Ok(true);
+            }
+        }
+        Err("recv_match never answered a post".into())
+    }
+
     /// Raises `valid`, clocks until output `ready` was high, lowers it.
     fn handshake(&mut self, valid: &str, ready: usize, what: &str) -> Result<(), String> {
         self.set(valid, 1)?;

@@ -4,19 +4,29 @@
 //! model's `mrnic_core` with host memory); every frame one sends enters the
 //! other's MAC port on the same plane, a cycle of each per step. Both open
 //! `conns` connections to each other with every path of the config, and
-//! both keep every connection busy with RDMA WRITEs of mixed sizes (64 B to
-//! three MTUs) into the peer's region, at most `per_conn` outstanding each,
-//! on the connection's streams in turn. So both directions carry data and
-//! the SACKs, ACKREQs and completions the data causes. (SENDs and WRITEs
-//! with immediate data need posted receives, which this workload does not
-//! drive yet.)
+//! both keep every connection busy with a mix of work requests of mixed
+//! sizes (64 B to three MTUs), at most `per_conn` outstanding each, on the
+//! connection's streams in turn: RDMA WRITEs into the peer's region, and,
+//! where the peer has a receive posted on that stream that no earlier
+//! request has claimed, SENDs, SENDs with immediate data and WRITEs with
+//! immediate data. Each NIC posts `min(per_conn, recv_queue_depth)`
+//! receives per (connection, stream) at the start and posts each again
+//! once its completion was checked, through `s_post` / `s_rpost` while the
+//! clock runs. So both directions carry data and the SACKs, ACKREQs,
+//! placements and completions of every opcode.
 //!
-//! The run checks itself: every WRITE completes exactly once, with
-//! success, and [`Pair::finish`] compares what landed in each region with
-//! the peer's source bytes (each WRITE has its own slot until it completes,
-//! and a slot's source bytes never change, so every byte a slot's WRITEs
-//! covered must equal the source).
+//! The run checks itself: every request completes exactly once, with
+//! success; every receive completes once, in the order its stream's
+//! requests claimed receives, with the claiming request's length and
+//! immediate, and a SEND's receive buffer then holds the sender's source
+//! bytes; and [`Pair::finish`] compares what the WRITEs landed in each
+//! region with the peer's source bytes (each request has its own slot until
+//! it completes, and a slot's source bytes never change, so every byte a
+//! slot's WRITEs covered must equal the source).
 
+use std::collections::VecDeque;
+
+use mrnic_model::cqe_merge::{opcode, Cqe};
 use mrnic_model::tx_engine::{op, status};
 use mrnic_proto::Config;
 
@@ -27,6 +37,18 @@ use crate::stimulus::Rng;
 /// peer's WRITEs land in its second.
 const KEY: u32 = 16;
 const BASE: u64 = 0x1000_0000;
+/// Receive wr_ids: this bit, the (conn, stream) lane and the buffer.
+const RECV_WR: u64 = 1 << 48;
+
+/// Receive buffer `b` of `lane`, in the receive area at `area` (past the
+/// region's two halves).
+fn recv_buf(area: u64, lane: usize, b: usize, recvs: usize, slot_bytes: u64) -> u64 {
+    BASE + area + (lane * recvs + b) as u64 * slot_bytes
+}
+
+fn recv_wr_id(lane: usize, b: usize) -> u64 {
+    RECV_WR | (lane as u64) << 8 | b as u64
+}
 
 /// What a run did, per NIC summed over both.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,13 +62,43 @@ pub struct PairStats {
     pub completed: u64,
     /// Payload bytes of the completed work requests.
     pub bytes: u64,
+    /// Of those requests: SENDs and SENDs with immediate, WRITEs with
+    /// immediate (the rest are WRITEs).
+    pub sends: u64,
+    pub write_imms: u64,
+    /// Receive completions checked (and their receives posted again).
+    pub received: u64,
 }
 
-/// A work request in flight: its slot and length.
+/// A work request in flight: its slot, length and opcode.
 #[derive(Debug, Clone, Copy)]
 struct Flight {
     slot: u64,
     len: u64,
+    op: u8,
+}
+
+/// What the receive a request claimed must complete with: the request's
+/// opcode, length, immediate and source offset.
+#[derive(Debug, Clone, Copy)]
+struct Claim {
+    op: u8,
+    len: u64,
+    imm: u32,
+    src: u64,
+}
+
+/// A receive post crossing `s_post`, `m_post` and `s_rpost` while the
+/// clock runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Post {
+    Idle,
+    /// `s_post_valid` is up for (conn, stream, buffer).
+    Offered(usize, usize, usize),
+    /// Taken; recv_match's answer is due.
+    Answer(usize, usize, usize),
+    /// `s_rpost_valid` is up.
+    Wake(usize, usize, usize),
 }
 
 struct Side {
@@ -58,9 +110,20 @@ struct Side {
     /// Per connection and slot: the longest WRITE it completed.
     covered: Vec<Vec<u64>>,
     next_wr: u64,
-    /// The WRITE being offered on `s_wr`: (conn, wr_id, flight).
-    offer: Option<(usize, u64, Flight)>,
+    /// The request being offered on `s_wr`: (conn, wr_id, flight, claim).
+    offer: Option<(usize, u64, Flight, Option<Claim>)>,
     rr: usize,
+    /// Per (conn, stream), `conn * streams + stream`: receives the peer
+    /// has posted that no request of ours has claimed yet.
+    credits: Vec<u32>,
+    /// Per (conn, stream): what our posted receives must complete with,
+    /// in the order the peer's requests claimed them.
+    claims: Vec<VecDeque<Claim>>,
+    /// Per (conn, stream): our posted receives' buffers, in rq order.
+    posted: Vec<VecDeque<usize>>,
+    /// Receives to post again: (conn, stream, buffer).
+    reposts: VecDeque<(usize, usize, usize)>,
+    post: Post,
 }
 
 /// The back-to-back pair.
@@ -69,6 +132,9 @@ pub struct Pair {
     sides: [Side; 2],
     conns: usize,
     per_conn: usize,
+    streams: usize,
+    /// Receive buffers per (conn, stream).
+    recvs: usize,
     slot_bytes: u64,
     rng: Rng,
     pub stats: PairStats,
@@ -86,6 +152,10 @@ impl Pair {
         }
         let slot_bytes = 3 * t.mtu as u64;
         let half = conns as u64 * per_conn as u64 * slot_bytes;
+        let streams = t.streams_per_conn as usize;
+        let recvs = (per_conn as usize).min(cfg.hardware.recv_queue_depth as usize);
+        let lanes = conns as usize * streams;
+        let recv_area = (lanes * recvs) as u64 * slot_bytes;
         let mut rng = Rng::new(seed);
         let mut sides = Vec::new();
         for addr in [1u32, 2] {
@@ -99,7 +169,7 @@ impl Pair {
                 cfg,
                 KEY,
                 BASE,
-                2 * half,
+                2 * half + recv_area,
                 mrnic_model::dma_write_engine::ACCESS_REMOTE_WRITE | mrnic_model::dma_write_engine::ACCESS_RECV,
             )?;
             let src: Vec<u8> = (0..half).map(|_| rng.next_u64() as u8).collect();
@@ -135,6 +205,17 @@ impl Pair {
                 }
                 rig.send("s_ropen", &[("conn", c as u64), ("paths", t.paths_per_conn as u64), ("psn", 0)])?;
             }
+            let mut posted = vec![VecDeque::new(); lanes];
+            for (lane, q) in posted.iter_mut().enumerate() {
+                for b in 0..recvs {
+                    let buf = (recv_buf(2 * half, lane, b, recvs, slot_bytes), slot_bytes);
+                    let (c, st) = ((lane / streams) as u32, (lane % streams) as u32);
+                    if !rig.post_recv(c, st, buf, recv_wr_id(lane, b), KEY)? {
+                        return Err(format!("NIC {addr}: receive {b} of conn {c}, stream {st} refused"));
+                    }
+                    q.push_back(b);
+                }
+            }
             let n = conns as usize;
             let free_slots = (0..n).map(|_| (0..per_conn as u64).rev().collect()).collect();
             sides.push(Side {
@@ -145,6 +226,11 @@ impl Pair {
                 next_wr: 1,
                 offer: None,
                 rr: 0,
+                credits: vec![recvs as u32; lanes],
+                claims: vec![VecDeque::new(); lanes],
+                posted,
+                reposts: VecDeque::new(),
+                post: Post::Idle,
             });
         }
         let [a, b]: [Side; 2] = sides.try_into().map_err(|_| "two sides".to_string())?;
@@ -153,6 +239,8 @@ impl Pair {
             sides: [a, b],
             conns: conns as usize,
             per_conn: per_conn as usize,
+            streams,
+            recvs,
             slot_bytes,
             rng,
             stats: PairStats::default(),
@@ -192,21 +280,29 @@ impl Pair {
         self.conns as u64 * self.per_conn as u64 * self.slot_bytes
     }
 
-    /// One cycle of each NIC: with `offer`, a new WRITE offered where a
-    /// connection has room; frames crossed over, completions taken.
+    /// One cycle of each NIC: with `offer`, a new request offered where a
+    /// connection has room; receives posted again; frames crossed over,
+    /// completions taken.
     pub fn step(&mut self, offer: bool) -> Result<(), String> {
         for me in 0..2 {
             if offer && self.sides[me].offer.is_none() {
                 self.pick(me)?;
             }
+            self.offer_post(me)?;
             let side = &mut self.sides[me];
             side.rig.clock();
             if side.offer.is_some() && side.rig.get("s_wr_ready")? == 1 {
-                let (c, wr_id, f) = side.offer.take().expect("offered");
+                let (c, wr_id, f, claim) = side.offer.take().expect("offered");
                 side.flights[c].push((wr_id, f));
                 side.rig.set("s_wr_valid", 0)?;
                 self.stats.posted += 1;
+                if let Some(cl) = claim {
+                    let lane = c * self.streams + (wr_id % self.streams as u64) as usize;
+                    self.sides[1 - me].claims[lane].push_back(cl);
+                }
             }
+            self.advance_post(me)?;
+            let side = &mut self.sides[me];
             if !side.rig.violations.is_empty() {
                 return Err(format!("NIC {}: host memory: {}", me + 1, side.rig.violations.join("; ")));
             }
@@ -220,22 +316,97 @@ impl Pair {
         Ok(())
     }
 
-    /// Side `me`'s completions: each must end a WRITE in flight, with
-    /// success; its slot is free again.
-    fn completions(&mut self, me: usize) -> Result<(), String> {
+    /// Before the clock: a receive waiting to be posted again goes on
+    /// `s_post` when no post is under way.
+    fn offer_post(&mut self, me: usize) -> Result<(), String> {
         let side = &mut self.sides[me];
-        for q in std::mem::take(&mut side.rig.cqes) {
+        if side.post != Post::Idle {
+            return Ok(());
+        }
+        let Some((c, st, b)) = side.reposts.pop_front() else { return Ok(()) };
+        let lane = c * self.streams + st;
+        let addr = recv_buf(2 * self.half(), lane, b, self.recvs, self.slot_bytes);
+        let side = &mut self.sides[me];
+        let f = [
+            ("conn", c as u64),
+            ("stream", st as u64),
+            ("addr", addr),
+            ("len", self.slot_bytes),
+            ("wr_id", recv_wr_id(lane, b)),
+            ("lkey", KEY as u64),
+        ];
+        for (n, v) in f {
+            side.rig.set(&format!("s_post_{n}"), v)?;
+        }
+        side.rig.set("s_post_valid", 1)?;
+        side.post = Post::Offered(c, st, b);
+        Ok(())
+    }
+
+    /// After the clock: the post's handshakes. Once `s_rpost` is taken the
+    /// receive is posted, and the peer may claim it.
+    fn advance_post(&mut self, me: usize) -> Result<(), String> {
+        let side = &mut self.sides[me];
+        match side.post {
+            Post::Idle => {}
+            Post::Offered(c, st, b) => {
+                if side.rig.get("s_post_ready")? == 1 {
+                    side.rig.set("s_post_valid", 0)?;
+                    side.post = Post::Answer(c, st, b);
+                }
+            }
+            Post::Answer(c, st, b) => {
+                if side.rig.get("m_post_valid")? == 1 {
+                    if side.rig.get("m_post_ok")? != 1 {
+                        return Err(format!("NIC {}: receive {b} of conn {c}, stream {st} refused", me + 1));
+                    }
+                    side.rig.set("s_rpost_conn", c as u64)?;
+                    side.rig.set("s_rpost_stream", st as u64)?;
+                    side.rig.set("s_rpost_valid", 1)?;
+                    side.post = Post::Wake(c, st, b);
+                }
+            }
+            Post::Wake(c, st, b) => {
+                if side.rig.get("s_rpost_ready")? == 1 {
+                    side.rig.set("s_rpost_valid", 0)?;
+                    side.post = Post::Idle;
+                    let lane = c * self.streams + st;
+                    side.posted[lane].push_back(b);
+                    self.sides[1 - me].credits[lane] += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Side `me`'s completions. A request's must end one in flight, with
+    /// success; its slot is free again. A receive's must be the next one
+    /// its stream's claims expect, and a SEND's bytes must be the
+    /// sender's; the receive is posted again.
+    fn completions(&mut self, me: usize) -> Result<(), String> {
+        for q in std::mem::take(&mut self.sides[me].rig.cqes) {
+            if q.opcode == opcode::RECV || q.opcode == opcode::RECV_RDMA_WITH_IMM {
+                self.received(me, &q)?;
+                continue;
+            }
+            let side = &mut self.sides[me];
             let c = q.conn as usize;
             let pos = side.flights.get(c).and_then(|v| v.iter().position(|(id, _)| *id == q.wr_id));
             let Some(pos) = pos else {
-                return Err(format!("NIC {}: a completion for no WRITE in flight: {q:?}", me + 1));
+                return Err(format!("NIC {}: a completion for no request in flight: {q:?}", me + 1));
             };
             if q.status != status::SUCCESS {
-                return Err(format!("NIC {}: WRITE {} completed with status {}", me + 1, q.wr_id, q.status));
+                return Err(format!("NIC {}: request {} completed with status {}", me + 1, q.wr_id, q.status));
             }
             let (_, f) = side.flights[c].remove(pos);
-            let cov = &mut side.covered[c][f.slot as usize];
-            *cov = (*cov).max(f.len);
+            match f.op {
+                op::SEND | op::SEND_IMM => self.stats.sends += 1,
+                _ => {
+                    let cov = &mut side.covered[c][f.slot as usize];
+                    *cov = (*cov).max(f.len);
+                    self.stats.write_imms += u64::from(f.op == op::WRITE_IMM);
+                }
+            }
             side.free_slots[c].push(f.slot);
             self.stats.completed += 1;
             self.stats.bytes += f.len;
@@ -243,29 +414,79 @@ impl Pair {
         Ok(())
     }
 
-    /// Chooses the next WRITE of side `me`: the next connection, round
-    /// robin, with a free slot.
+    /// A receive completion of side `me`.
+    fn received(&mut self, me: usize, q: &Cqe) -> Result<(), String> {
+        let who = format!("NIC {}: receive completion {q:?}", me + 1);
+        let (c, st) = (q.conn as usize, q.stream as usize);
+        if c >= self.conns || st >= self.streams {
+            return Err(format!("{who}: no such connection or stream"));
+        }
+        let lane = c * self.streams + st;
+        let side = &mut self.sides[me];
+        let (Some(b), Some(cl)) = (side.posted[lane].pop_front(), side.claims[lane].pop_front()) else {
+            return Err(format!("{who}: no receive posted or claimed"));
+        };
+        let want_op = if cl.op == op::WRITE_IMM { opcode::RECV_RDMA_WITH_IMM } else { opcode::RECV };
+        let want_imm = (cl.op != op::SEND).then_some(cl.imm);
+        if q.status != status::SUCCESS
+            || q.wr_id != recv_wr_id(lane, b)
+            || q.opcode != want_op
+            || q.byte_len as u64 != cl.len
+            || q.imm != want_imm
+        {
+            return Err(format!("{who}: expected receive {b} for {cl:?}"));
+        }
+        if cl.op != op::WRITE_IMM {
+            let at = recv_buf(2 * self.half(), lane, b, self.recvs, self.slot_bytes);
+            let got = self.sides[me].rig.memory().read(at, cl.len as usize);
+            let src = self.sides[1 - me].rig.memory().read(BASE + cl.src, cl.len as usize);
+            if got != src {
+                let first = got.iter().zip(&src).position(|(a, b)| a != b).unwrap_or(0);
+                return Err(format!("{who}: byte {first} of {} differs from the sender's", cl.len));
+            }
+        }
+        self.sides[me].reposts.push_back((c, st, b));
+        self.stats.received += 1;
+        Ok(())
+    }
+
+    /// Chooses the next request of side `me`: the next connection, round
+    /// robin, with a free slot; a WRITE, or, when the peer has a receive
+    /// for it to claim, any opcode.
     fn pick(&mut self, me: usize) -> Result<(), String> {
         for k in 0..self.conns {
             let c = (self.sides[me].rr + k) % self.conns;
             let Some(slot) = self.sides[me].free_slots[c].pop() else { continue };
             let len = self.length();
-            let (at, half, streams) = (self.slot_at(c, slot), self.half(), self.cfg.transport.streams_per_conn as u64);
+            let (at, half, streams) = (self.slot_at(c, slot), self.half(), self.streams as u64);
+            let wr_id = self.sides[me].next_wr;
+            let lane = c * self.streams + (wr_id % streams) as usize;
+            let kind = if self.sides[me].credits[lane] > 0 { self.rng.below(20) } else { 0 };
+            let opc = match kind {
+                0..=7 => op::WRITE,
+                8..=10 => op::WRITE_IMM,
+                11..=16 => op::SEND,
+                _ => op::SEND_IMM,
+            };
+            let imm = (self.rng.next_u64() as u32) | 1;
             let side = &mut self.sides[me];
             side.rr = (c + 1) % self.conns;
-            let wr_id = side.next_wr;
             side.next_wr += 1;
-            side.offer = Some((c, wr_id, Flight { slot, len }));
+            let claim = (opc != op::WRITE).then_some(Claim { op: opc, len, imm, src: at });
+            if claim.is_some() {
+                side.credits[lane] -= 1;
+            }
+            side.offer = Some((c, wr_id, Flight { slot, len, op: opc }, claim));
             for (n, v) in [
                 ("conn", c as u64),
                 ("stream", wr_id % streams),
-                ("op", op::WRITE as u64),
+                ("op", opc as u64),
                 ("wr_id", wr_id),
                 ("laddr", BASE + at),
                 ("len", len),
                 ("raddr", BASE + half + at),
                 ("rkey", KEY as u64),
-                ("imm", 0),
+                ("imm", imm as u64),
             ] {
                 side.rig.set(&format!("s_wr_{n}"), v)?;
             }
@@ -275,21 +496,36 @@ impl Pair {
         Ok(())
     }
 
-    /// Stops offering and runs until both NICs have completed every WRITE
-    /// (at most `limit` cycles); then checks that every byte the WRITEs
-    /// covered in each region is the peer's source byte.
+    /// Stops offering and runs until both NICs have completed every
+    /// request and every claimed receive (at most `limit` cycles); then
+    /// checks that every byte the WRITEs covered in each region is the
+    /// peer's source byte.
     pub fn finish(&mut self, limit: u64) -> Result<(), String> {
-        for s in &mut self.sides {
-            if let Some((c, _, f)) = s.offer.take() {
+        for me in 0..2 {
+            if let Some((c, wr_id, f, claim)) = self.sides[me].offer.take() {
+                let s = &mut self.sides[me];
                 s.free_slots[c].push(f.slot);
                 s.rig.set("s_wr_valid", 0)?;
+                if claim.is_some() {
+                    s.credits[c * self.streams + (wr_id % self.streams as u64) as usize] += 1;
+                }
             }
         }
         let start = self.stats.cycles;
-        while self.sides.iter().any(|s| s.flights.iter().any(|v| !v.is_empty())) {
+        let left = |p: &Pair| -> usize {
+            p.sides
+                .iter()
+                .map(|s| {
+                    s.flights.iter().map(Vec::len).sum::<usize>() + s.claims.iter().map(VecDeque::len).sum::<usize>()
+                })
+                .sum()
+        };
+        while left(self) > 0 {
             if self.stats.cycles - start > limit {
-                let left: usize = self.sides.iter().map(|s| s.flights.iter().map(Vec::len).sum::<usize>()).sum();
-                return Err(format!("{left} WRITEs not complete {limit} cycles after the last was posted"));
+                return Err(format!(
+                    "{} requests and claimed receives not complete {limit} cycles after the last was posted",
+                    left(self)
+                ));
             }
             self.step(false)?;
         }

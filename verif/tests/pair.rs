@@ -1,12 +1,14 @@
-//! The back-to-back bench of two model tops (`mrnic bench model`): WRITEs
-//! both ways complete once each with success and land bit-exact, and the
-//! landing check catches a wrong byte.
+//! The back-to-back bench of two model tops (`mrnic bench model`): WRITEs,
+//! SENDs and both with immediate data, both ways, complete once each with
+//! success, every receive completes once with its sender's length,
+//! immediate and bytes, WRITEs land bit-exact, and the landing check
+//! catches a wrong byte.
 
 use mrnic_proto::Config;
 use mrnic_verif::pair::Pair;
 
 #[test]
-fn writes_both_ways_complete_and_land() {
+fn every_opcode_both_ways_completes_and_lands() {
     let cfg = Config::builtin("small").unwrap();
     let mut pair = Pair::new(&cfg, 4, 2, 7).unwrap();
     for _ in 0..6000 {
@@ -15,6 +17,10 @@ fn writes_both_ways_complete_and_land() {
     pair.finish(400_000).unwrap();
     let s = pair.stats.clone();
     assert!(s.completed >= 16 && s.completed == s.posted, "{s:?}");
+    // The mix: WRITEs, SENDs and WRITEs with immediate data; each of the
+    // last two consumed one receive, checked and posted again.
+    assert!(s.sends > 0 && s.write_imms > 0 && s.completed > s.sends + s.write_imms, "{s:?}");
+    assert_eq!(s.received, s.sends + s.write_imms, "{s:?}");
     // Data one way, SACKs the other, both ways: more frames than WRITEs.
     assert!(s.frames > s.completed, "{s:?}");
     // A byte of a landed WRITE changed behind the NICs' backs is caught.
