@@ -61,6 +61,7 @@ fn build(p: &Params) -> Module {
     let next = m.reg_no_reset("next", nb, "the next slot to read (CONNS: every read issued)");
     let pending = m.reg_no_reset("pending", nb, "reads issued and not yet answered");
     let found = m.reg_no_reset("found", 1, "a slot matched");
+    let held = m.reg("held", 1, 0, "the read of `next` was offered and not taken: it stays offered");
     let found_conn = m.reg_no_reset("found_conn", cb, "the first slot that matched");
     let stat = m.reg("stat", 1, 0, "stat_ack_no_conn");
     let owed = m.reg("owed", OWED_BITS, 0, "counter pulses still owed");
@@ -76,12 +77,18 @@ fn build(p: &Params) -> Module {
     let reading = m.wire_from(
         "reading",
         1,
-        "a read is offered: sweeping, no match yet, slots left",
-        is(SWEEP).logic_and(found.q.expr().logic_not()).logic_and(next.q.bit(cb).logic_not()),
+        "a read is offered: sweeping, slots left, and no match yet or the offer not taken yet",
+        is(SWEEP).logic_and(found.q.expr().logic_not().logic_or(&held.q)).logic_and(next.q.bit(cb).logic_not()),
     );
     m.assign(port("m_rd_valid"), &reading);
     m.assign(port("m_rd_conn"), mux(&reading, next.q.slice(cb - 1, 0), lit(cb, 0)));
     let issued = m.wire_from("issued", 1, "a read is taken", reading.expr().logic_and(port("m_rd_ready")));
+    let held_new = m.wire_from(
+        "held_new",
+        1,
+        "a read is offered and not taken",
+        reading.expr().logic_and(port("m_rd_ready").expr().logic_not()),
+    );
     let answer = port("s_rdr_valid");
     let hit = m.wire_from(
         "hit",
@@ -105,7 +112,10 @@ fn build(p: &Params) -> Module {
         "sweep_done",
         1,
         "nothing more to read and every read answered",
-        next_new.bit(cb).logic_or(&found_new).logic_and(pending_new.expr().eq(lit(nb, 0))),
+        next_new
+            .bit(cb)
+            .logic_or(found_new.expr().logic_and(held_new.expr().logic_not()))
+            .logic_and(pending_new.expr().eq(lit(nb, 0))),
     );
     let drop = m.wire_from(
         "drop",
@@ -120,8 +130,13 @@ fn build(p: &Params) -> Module {
         is(SWEEP).logic_and(&done).logic_and(found_new.expr().logic_not()),
     );
     let go = |s: u64| set(&state.next, lit(2, s));
-    let mut start =
-        vec![go(SWEEP), set(&next.next, lit(nb, 0)), set(&pending.next, lit(nb, 0)), set(&found.next, lit(1, 0))];
+    let mut start = vec![
+        go(SWEEP),
+        set(&next.next, lit(nb, 0)),
+        set(&pending.next, lit(nb, 0)),
+        set(&found.next, lit(1, 0)),
+        set(&held.next, lit(1, 0)),
+    ];
     for (f, r) in &nc {
         start.push(set(&r.next, port(&format!("s_nc_{f}"))));
     }
@@ -135,6 +150,7 @@ fn build(p: &Params) -> Module {
                     set(&pending.next, &pending_new),
                     set(&next.next, &next_new),
                     set(&found.next, &found_new),
+                    set(&held.next, &held_new),
                     if_then(
                         hit.expr().logic_and(found.q.expr().logic_not()),
                         vec![set(&found_conn.next, port("s_rdr_conn"))],
@@ -166,5 +182,14 @@ fn build(p: &Params) -> Module {
         let q = ncq(f);
         m.assign(port(&format!("m_nack_{f}")), mux(&on, &q, lit(q.width(), 0)));
     }
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut m, &rst);
     m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]): its channels' handshake rules by k-induction, their
+/// stall covers reached.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_and_cover(4, 30, true)
 }

@@ -119,5 +119,16 @@ fn build(p: &CqeMergeParams) -> Module {
         let (o, w) = off[n];
         m.assign(port(&format!("m_cqe_{n}")), shown.slice(o + w - 1, o));
     }
+    // The FIFO's pointers agree with its count (k-induction starts from
+    // no state where they do not), then the interface rules.
+    crate::formal::fifo_invariants(&mut m, "cqe", depth, &count.q, &wr.q, &rd.q, None);
+    crate::formal::every_channel(&mut m, &rst);
     m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]): its channels' handshake rules by k-induction, their
+/// stall covers reached.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_and_cover(4, 30, true)
 }

@@ -281,5 +281,17 @@ fn build(p: &MsgCheckParams) -> Module {
             ],
         )],
     ));
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut m, &rst);
     m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]): its channels' handshake rules by k-induction, their
+/// stall covers reached on the proof configuration's table
+/// ([`crate::proof::COVER_CONNECTIONS`]): `small`'s clear sweep is longer
+/// than a cover's depth.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{cover_on_proof_config, prove_and_cover, COVER_CONNECTIONS};
+    cover_on_proof_config(prove_and_cover(4, 30, true), COVER_CONNECTIONS, 30)
 }

@@ -117,5 +117,14 @@ fn build(p: &Params) -> Module {
         };
         m.assign(port(&d.name), v);
     }
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut m, &rst);
     m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]): its channels' handshake rules by k-induction, their
+/// stall covers reached.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_and_cover(4, 30, true)
 }

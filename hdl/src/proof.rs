@@ -174,6 +174,12 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         block!(recv_match),
         block!(sack_gen),
         block!(csr),
+        block!(rx_buffer),
+        block!(mr_check),
+        block!(conn_search),
+        block!(probe_walk),
+        block!(msg_check),
+        block!(cqe_merge),
         block!(conn_table),
         block!(cpl_engine),
     ])

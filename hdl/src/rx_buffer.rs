@@ -253,5 +253,14 @@ fn build(p: &Params) -> Module {
     let ring_w = lit(sw, u64::from(ring));
     m.next(set(&rd.next, mux(rd_sum.expr().ge(ring_w.clone()), rd_sum.expr() - ring_w, &rd_sum)));
     m.next(set(&free.next, free.q.expr() + freed.expr() - zext(&store, sw)));
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut m, &rst);
     m
+}
+
+/// How the properties of [`generate`]'s module are checked (see
+/// [`crate::proof`]): its channels' handshake rules by k-induction, their
+/// stall covers reached.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::prove_and_cover(4, 30, true)
 }

@@ -33,6 +33,9 @@
 //! # Timing
 //! `s_nc` handshake at `t`; reads from `t + 1`, one per cycle while
 //! conn_table's `s_rd_ready` is high, answered `L + 1` later (2 / 3). A
+//! read offered and not taken stays offered until it is, even when a match
+//! arrives meanwhile (a valid never drops before its handshake; its answer
+//! is counted and ignored). A
 //! sweep without a match takes `CONNS + L + 2` cycles (18 / 4100); with a
 //! match at slot `k`, about `k + L + 2`. The result leaves from a register.
 //! `m_nack` waits for `ready`; the next sweep starts after it is taken.
@@ -142,11 +145,14 @@ pub struct Rd {
 enum State {
     Idle,
     /// Sweeping: next slot to read (CONNS when all are issued), reads not
-    /// yet answered, the match.
+    /// yet answered, the match, and whether the read of `next` was offered
+    /// and not taken (it stays offered until taken, even after a match:
+    /// a valid never drops before its handshake).
     Sweep {
         next: u32,
         pending: u32,
         found: Option<u32>,
+        held: bool,
     },
     /// Result on m_nack.
     Out(u32),
@@ -182,7 +188,7 @@ impl ConnSearch {
     /// The read offered this cycle.
     pub fn read(&self) -> Option<u32> {
         match self.state {
-            State::Sweep { next, found: None, .. } if next < self.p.conns() => Some(next),
+            State::Sweep { next, found, held, .. } if next < self.p.conns() && (found.is_none() || held) => Some(next),
             _ => None,
         }
     }
@@ -207,15 +213,16 @@ impl ConnSearch {
             return;
         }
         let issued = self.read().is_some() && rd_ready;
+        let held = self.read().is_some() && !rd_ready;
         self.state = match self.state {
             State::Idle => match nc {
                 Some(n) => {
                     self.nc = n;
-                    State::Sweep { next: 0, pending: 0, found: None }
+                    State::Sweep { next: 0, pending: 0, found: None, held: false }
                 }
                 None => State::Idle,
             },
-            State::Sweep { next, pending, found } => {
+            State::Sweep { next, pending, found, .. } => {
                 self.owed += nc.is_some() as u32;
                 let mut found = found;
                 let mut pending = pending + issued as u32;
@@ -227,14 +234,14 @@ impl ConnSearch {
                     }
                 }
                 let next = next + issued as u32;
-                let done_issuing = next >= self.p.conns() || found.is_some();
+                let done_issuing = next >= self.p.conns() || (found.is_some() && !held);
                 match (done_issuing && pending == 0, found) {
                     (true, Some(c)) => State::Out(c),
                     (true, None) => {
                         self.owed += 1;
                         State::Idle
                     }
-                    (false, _) => State::Sweep { next, pending, found },
+                    (false, _) => State::Sweep { next, pending, found, held },
                 }
             }
             State::Out(c) => {

@@ -157,6 +157,79 @@ module cqe_merge (
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;   // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_tx_stall;     // s_tx: valid and not ready last cycle
+  reg  [149:0] f_past_s_tx_payload;   // s_tx: payload last cycle
+  reg          f_past_s_rx_stall;     // s_rx: valid and not ready last cycle
+  reg  [148:0] f_past_s_rx_payload;   // s_rx: payload last cycle
+  reg          f_past_m_cqe_stall;    // m_cqe: valid and not ready last cycle
+  reg  [150:0] f_past_m_cqe_payload;  // m_cqe: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_tx_stall <= (s_tx_valid && !s_tx_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_tx_payload <= {s_tx_conn, s_tx_stream, s_tx_wr_id, s_tx_status, s_tx_opcode, s_tx_byte_len, s_tx_imm_valid, s_tx_imm};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rx_stall <= (s_rx_valid && !s_rx_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rx_payload <= {s_rx_wr_id, s_rx_status, s_rx_opcode, s_rx_conn, s_rx_stream, s_rx_byte_len, s_rx_imm_valid, s_rx_imm};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cqe_stall <= (m_cqe_valid && !m_cqe_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_cqe_payload <= {m_cqe_conn, m_cqe_stream, m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_byte_len, m_cqe_imm_valid, m_cqe_imm};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // cqe FIFO: the pointers are apart by the count
+      a_cqe_fifo_pointers: assert ((wr_reg - rd_reg) == count_reg[1:0]);
+
+      // cqe FIFO: entries (and those still in flight towards it) never exceed its 4 slots
+      a_cqe_fifo_room: assert ({1'b0, count_reg} <= 4'd4);
+
+      // s_tx: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_tx_valid_held: assume (!f_past_s_tx_stall || s_tx_valid);
+
+      // s_tx: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_tx_payload_stable: assume (!f_past_s_tx_stall || ({s_tx_conn, s_tx_stream, s_tx_wr_id, s_tx_status, s_tx_opcode, s_tx_byte_len, s_tx_imm_valid, s_tx_imm} == f_past_s_tx_payload));
+
+      // s_rx: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_rx_valid_held: assume (!f_past_s_rx_stall || s_rx_valid);
+
+      // s_rx: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_rx_payload_stable: assume (!f_past_s_rx_stall || ({s_rx_wr_id, s_rx_status, s_rx_opcode, s_rx_conn, s_rx_stream, s_rx_byte_len, s_rx_imm_valid, s_rx_imm} == f_past_s_rx_payload));
+
+      // m_cqe: valid stays high until its handshake (this block keeps it)
+      a_m_cqe_valid_held: assert (!f_past_m_cqe_stall || m_cqe_valid);
+
+      // m_cqe: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_cqe_stall_fire: cover ((f_past_m_cqe_stall && m_cqe_valid) && m_cqe_ready);
+
+      // m_cqe: payload holds while valid and not ready (this block keeps it)
+      a_m_cqe_payload_stable: assert (!f_past_m_cqe_stall || ({m_cqe_conn, m_cqe_stream, m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_byte_len, m_cqe_imm_valid, m_cqe_imm} == f_past_m_cqe_payload));
+    end
+  end
+`endif
+
 endmodule
 
 `resetall

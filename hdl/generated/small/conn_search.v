@@ -65,6 +65,7 @@ module conn_search #(
   reg  [4:0]  next_reg, next_next;                // the next slot to read (CONNS: every read issued)
   reg  [4:0]  pending_reg, pending_next;          // reads issued and not yet answered
   reg         found_reg, found_next;              // a slot matched
+  reg         held_reg, held_next;                // the read of `next` was offered and not taken: it stays offered
   reg  [3:0]  found_conn_reg, found_conn_next;    // the first slot that matched
   reg         stat_reg, stat_next;                // stat_ack_no_conn
   reg  [2:0]  owed_reg, owed_next;                // counter pulses still owed
@@ -73,8 +74,9 @@ module conn_search #(
   reg  [7:0]  nc_path_id_reg, nc_path_id_next;    // the NACK resolved
   reg  [7:0]  nc_code_reg, nc_code_next;          // the NACK resolved
   reg  [23:0] nc_psn_reg, nc_psn_next;            // the NACK resolved
-  wire        reading;                            // a read is offered: sweeping, no match yet, slots left
+  wire        reading;                            // a read is offered: sweeping, slots left, and no match yet or the offer not taken yet
   wire        issued;                             // a read is taken
+  wire        held_new;                           // a read is offered and not taken
   wire        hit;                                // the answer is an open connection to the NACK's sender with its id
   wire [4:0]  pending_new;                        // reads in flight after this cycle
   wire [4:0]  next_new;                           // the next slot after this cycle
@@ -89,15 +91,16 @@ module conn_search #(
 
   assign s_nc_ready = 1'b1;
   assign s_rdr_ready = 1'b1;
-  assign reading = ((state_reg == 2'd1) && !found_reg) && !next_reg[4];
+  assign reading = ((state_reg == 2'd1) && (!found_reg || held_reg)) && !next_reg[4];
   assign m_rd_valid = reading;
   assign m_rd_conn = reading ? next_reg[3:0] : 4'd0;
   assign issued = reading && m_rd_ready;
+  assign held_new = reading && !m_rd_ready;
   assign hit = ((s_rdr_valid && s_rdr_entry_valid) && (s_rdr_remote_id == nc_dst_conn_reg)) && (s_rdr_remote_addr == nc_src_addr_reg);
   assign pending_new = (pending_reg + {4'd0, issued}) - {4'd0, s_rdr_valid};
   assign next_new = next_reg + {4'd0, issued};
   assign found_new = found_reg || hit;
-  assign sweep_done = (next_new[4] || found_new) && (pending_new == 5'd0);
+  assign sweep_done = (next_new[4] || (found_new && !held_new)) && (pending_new == 5'd0);
   assign drop = s_nc_valid && !(state_reg == 2'd0);
   assign failed = ((state_reg == 2'd1) && sweep_done) && !found_new;
   assign owed_all = (owed_reg + {2'd0, drop}) + {2'd0, failed};
@@ -117,6 +120,7 @@ module conn_search #(
     next_next = next_reg;
     pending_next = pending_reg;
     found_next = found_reg;
+    held_next = held_reg;
     found_conn_next = found_conn_reg;
     stat_next = stat_reg;
     owed_next = owed_reg;
@@ -133,6 +137,7 @@ module conn_search #(
           next_next = 5'd0;
           pending_next = 5'd0;
           found_next = 1'b0;
+          held_next = 1'b0;
           nc_dst_conn_next = s_nc_dst_conn;
           nc_src_addr_next = s_nc_src_addr;
           nc_path_id_next = s_nc_path_id;
@@ -144,6 +149,7 @@ module conn_search #(
         pending_next = pending_new;
         next_next = next_new;
         found_next = found_new;
+        held_next = held_new;
         if (hit && !found_reg) begin
           found_conn_next = s_rdr_conn;
         end
@@ -171,6 +177,7 @@ module conn_search #(
     next_reg <= next_next;
     pending_reg <= pending_next;
     found_reg <= found_next;
+    held_reg <= held_next;
     found_conn_reg <= found_conn_next;
     stat_reg <= stat_next;
     owed_reg <= owed_next;
@@ -182,10 +189,97 @@ module conn_search #(
 
     if (rst) begin
       state_reg <= 2'd0;
+      held_reg <= 1'b0;
       stat_reg <= 1'b0;
       owed_reg <= 3'd0;
     end
   end
+
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg         f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
+  reg         f_past_s_nc_stall;      // s_nc: valid and not ready last cycle
+  reg  [95:0] f_past_s_nc_payload;    // s_nc: payload last cycle
+  reg         f_past_m_rd_stall;      // m_rd: valid and not ready last cycle
+  reg  [3:0]  f_past_m_rd_payload;    // m_rd: payload last cycle
+  reg         f_past_s_rdr_stall;     // s_rdr: valid and not ready last cycle
+  reg  [60:0] f_past_s_rdr_payload;   // s_rdr: payload last cycle
+  reg         f_past_m_nack_stall;    // m_nack: valid and not ready last cycle
+  reg  [43:0] f_past_m_nack_payload;  // m_nack: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_nc_stall <= (s_nc_valid && !s_nc_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_nc_payload <= {s_nc_dst_conn, s_nc_src_addr, s_nc_path_id, s_nc_code, s_nc_psn};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rd_stall <= (m_rd_valid && !m_rd_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_rd_payload <= {m_rd_conn};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rdr_stall <= (s_rdr_valid && !s_rdr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_rdr_payload <= {s_rdr_conn, s_rdr_entry_valid, s_rdr_remote_id, s_rdr_remote_addr};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_nack_stall <= (m_nack_valid && !m_nack_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_nack_payload <= {m_nack_conn, m_nack_path_id, m_nack_code, m_nack_psn};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // s_nc: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_nc_valid_held: assume (!f_past_s_nc_stall || s_nc_valid);
+
+      // s_nc: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_nc_payload_stable: assume (!f_past_s_nc_stall || ({s_nc_dst_conn, s_nc_src_addr, s_nc_path_id, s_nc_code, s_nc_psn} == f_past_s_nc_payload));
+
+      // m_rd: valid stays high until its handshake (this block keeps it)
+      a_m_rd_valid_held: assert (!f_past_m_rd_stall || m_rd_valid);
+
+      // m_rd: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_rd_stall_fire: cover ((f_past_m_rd_stall && m_rd_valid) && m_rd_ready);
+
+      // m_rd: payload holds while valid and not ready (this block keeps it)
+      a_m_rd_payload_stable: assert (!f_past_m_rd_stall || ({m_rd_conn} == f_past_m_rd_payload));
+
+      // s_rdr: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_rdr_valid_held: assume (!f_past_s_rdr_stall || s_rdr_valid);
+
+      // s_rdr: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_rdr_payload_stable: assume (!f_past_s_rdr_stall || ({s_rdr_conn, s_rdr_entry_valid, s_rdr_remote_id, s_rdr_remote_addr} == f_past_s_rdr_payload));
+
+      // m_nack: valid stays high until its handshake (this block keeps it)
+      a_m_nack_valid_held: assert (!f_past_m_nack_stall || m_nack_valid);
+
+      // m_nack: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_nack_stall_fire: cover ((f_past_m_nack_stall && m_nack_valid) && m_nack_ready);
+
+      // m_nack: payload holds while valid and not ready (this block keeps it)
+      a_m_nack_payload_stable: assert (!f_past_m_nack_stall || ({m_nack_conn, m_nack_path_id, m_nack_code, m_nack_psn} == f_past_m_nack_payload));
+    end
+  end
+`endif
 
 endmodule
 

@@ -181,6 +181,73 @@ module mr_check #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
+  reg          f_past_tap_mr_stall;    // tap_mr: valid and not ready last cycle
+  reg  [162:0] f_past_tap_mr_payload;  // tap_mr: payload last cycle
+  reg          f_past_s_chk_stall;     // s_chk: valid and not ready last cycle
+  reg  [144:0] f_past_s_chk_payload;   // s_chk: payload last cycle
+  reg          f_past_m_chk_stall;     // m_chk: valid and not ready last cycle
+  reg  [2:0]   f_past_m_chk_payload;   // m_chk: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_tap_mr_stall <= (tap_mr_valid && !tap_mr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_tap_mr_payload <= {tap_mr_key, tap_mr_entry_valid, tap_mr_remote_write, tap_mr_recv, tap_mr_base, tap_mr_len};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_chk_stall <= (s_chk_valid && !s_chk_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_chk_payload <= {s_chk_rkey, s_chk_addr, s_chk_len, s_chk_msg_len, s_chk_recv};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_chk_stall <= (m_chk_valid && !m_chk_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_chk_payload <= {m_chk_status};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // tap_mr: valid stays high until its handshake (the neighbour keeps it)
+      asm_tap_mr_valid_held: assume (!f_past_tap_mr_stall || tap_mr_valid);
+
+      // tap_mr: payload holds while valid and not ready (the neighbour keeps it)
+      asm_tap_mr_payload_stable: assume (!f_past_tap_mr_stall || ({tap_mr_key, tap_mr_entry_valid, tap_mr_remote_write, tap_mr_recv, tap_mr_base, tap_mr_len} == f_past_tap_mr_payload));
+
+      // s_chk: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_chk_valid_held: assume (!f_past_s_chk_stall || s_chk_valid);
+
+      // s_chk: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_chk_payload_stable: assume (!f_past_s_chk_stall || ({s_chk_rkey, s_chk_addr, s_chk_len, s_chk_msg_len, s_chk_recv} == f_past_s_chk_payload));
+
+      // m_chk: valid stays high until its handshake (this block keeps it)
+      a_m_chk_valid_held: assert (!f_past_m_chk_stall || m_chk_valid);
+
+      // m_chk: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_chk_stall_fire: cover ((f_past_m_chk_stall && m_chk_valid) && m_chk_ready);
+
+      // m_chk: payload holds while valid and not ready (this block keeps it)
+      a_m_chk_payload_stable: assert (!f_past_m_chk_stall || ({m_chk_status} == f_past_m_chk_payload));
+    end
+  end
+`endif
+
 endmodule
 
 `resetall

@@ -223,6 +223,89 @@ module msg_check #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_open_stall;    // s_open: valid and not ready last cycle
+  reg  [3:0]   f_past_s_open_payload;  // s_open: payload last cycle
+  reg          f_past_s_acc_stall;     // s_acc: valid and not ready last cycle
+  reg  [141:0] f_past_s_acc_payload;   // s_acc: payload last cycle
+  reg          f_past_s_chk_stall;     // s_chk: valid and not ready last cycle
+  reg  [197:0] f_past_s_chk_payload;   // s_chk: payload last cycle
+  reg          f_past_m_chk_stall;     // m_chk: valid and not ready last cycle
+  reg  [1:0]   f_past_m_chk_payload;   // m_chk: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_open_stall <= (s_open_valid && !s_open_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_open_payload <= {s_open_conn};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_acc_stall <= (s_acc_valid && !s_acc_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_acc_payload <= {s_acc_conn, s_acc_stream, s_acc_msn, s_acc_send, s_acc_msg_len, s_acc_imm_valid, s_acc_imm, s_acc_rq_seq, s_acc_len};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_chk_stall <= (s_chk_valid && !s_chk_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_chk_payload <= {s_chk_conn, s_chk_stream, s_chk_msn, s_chk_send, s_chk_msg_len, s_chk_imm_valid, s_chk_imm, s_chk_rq_seq, s_chk_len, s_chk_msg_offset, s_chk_completed_msn};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_chk_stall <= (m_chk_valid && !m_chk_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_chk_payload <= {m_chk_status};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // s_open: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_open_valid_held: assume (!f_past_s_open_stall || s_open_valid);
+
+      // s_open: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_open_payload_stable: assume (!f_past_s_open_stall || ({s_open_conn} == f_past_s_open_payload));
+
+      // s_acc: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_acc_valid_held: assume (!f_past_s_acc_stall || s_acc_valid);
+
+      // s_acc: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_acc_payload_stable: assume (!f_past_s_acc_stall || ({s_acc_conn, s_acc_stream, s_acc_msn, s_acc_send, s_acc_msg_len, s_acc_imm_valid, s_acc_imm, s_acc_rq_seq, s_acc_len} == f_past_s_acc_payload));
+
+      // s_chk: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_chk_valid_held: assume (!f_past_s_chk_stall || s_chk_valid);
+
+      // s_chk: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_chk_payload_stable: assume (!f_past_s_chk_stall || ({s_chk_conn, s_chk_stream, s_chk_msn, s_chk_send, s_chk_msg_len, s_chk_imm_valid, s_chk_imm, s_chk_rq_seq, s_chk_len, s_chk_msg_offset, s_chk_completed_msn} == f_past_s_chk_payload));
+
+      // m_chk: valid stays high until its handshake (this block keeps it)
+      a_m_chk_valid_held: assert (!f_past_m_chk_stall || m_chk_valid);
+
+      // m_chk: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_chk_stall_fire: cover ((f_past_m_chk_stall && m_chk_valid) && m_chk_ready);
+
+      // m_chk: payload holds while valid and not ready (this block keeps it)
+      a_m_chk_payload_stable: assert (!f_past_m_chk_stall || ({m_chk_status} == f_past_m_chk_payload));
+    end
+  end
+`endif
+
 endmodule
 
 `resetall

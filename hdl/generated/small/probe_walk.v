@@ -180,6 +180,57 @@ module probe_walk #(
     end
   end
 
+`ifdef FORMAL
+  // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
+  reg          f_past_valid = 1'b0;     // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_probe_stall;    // s_probe: valid and not ready last cycle
+  reg  [196:0] f_past_s_probe_payload;  // s_probe: payload last cycle
+  reg          f_past_m_pkt_stall;      // m_pkt: valid and not ready last cycle
+  reg  [174:0] f_past_m_pkt_payload;    // m_pkt: payload last cycle
+
+  always @(posedge clk) begin
+    f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_probe_stall <= (s_probe_valid && !s_probe_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_probe_payload <= {s_probe_conn, s_probe_remote_id, s_probe_active, s_probe_msns, s_probe_path_id, s_probe_psn, s_probe_gen, s_probe_tx_ts, s_probe_sport, s_probe_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_pkt_stall <= (m_pkt_valid && !m_pkt_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_pkt_payload <= {m_pkt_op, m_pkt_conn, m_pkt_path_id, m_pkt_psn, m_pkt_gen, m_pkt_ce, m_pkt_ackreq, m_pkt_bad, m_pkt_payload_len, m_pkt_stream_id, m_pkt_msn, m_pkt_tx_ts, m_pkt_dst_conn, m_pkt_completed_msn, m_pkt_sport, m_pkt_plane, m_pkt_first};
+  end
+
+  always @(posedge clk) begin
+    if (!f_past_valid) begin
+      // The first cycle is a reset; registers without a reset value start arbitrary.
+      f_reset_first: assume (rst);
+    end else begin
+      // s_probe: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_probe_valid_held: assume (!f_past_s_probe_stall || s_probe_valid);
+
+      // s_probe: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_probe_payload_stable: assume (!f_past_s_probe_stall || ({s_probe_conn, s_probe_remote_id, s_probe_active, s_probe_msns, s_probe_path_id, s_probe_psn, s_probe_gen, s_probe_tx_ts, s_probe_sport, s_probe_plane} == f_past_s_probe_payload));
+
+      // m_pkt: valid stays high until its handshake (this block keeps it)
+      a_m_pkt_valid_held: assert (!f_past_m_pkt_stall || m_pkt_valid);
+
+      // m_pkt: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_pkt_stall_fire: cover ((f_past_m_pkt_stall && m_pkt_valid) && m_pkt_ready);
+
+      // m_pkt: payload holds while valid and not ready (this block keeps it)
+      a_m_pkt_payload_stable: assert (!f_past_m_pkt_stall || ({m_pkt_op, m_pkt_conn, m_pkt_path_id, m_pkt_psn, m_pkt_gen, m_pkt_ce, m_pkt_ackreq, m_pkt_bad, m_pkt_payload_len, m_pkt_stream_id, m_pkt_msn, m_pkt_tx_ts, m_pkt_dst_conn, m_pkt_completed_msn, m_pkt_sport, m_pkt_plane, m_pkt_first} == f_past_m_pkt_payload));
+    end
+  end
+`endif
+
 endmodule
 
 `resetall

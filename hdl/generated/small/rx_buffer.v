@@ -516,10 +516,60 @@ module rx_buffer #(
 
 `ifdef FORMAL
   // Formal properties, for SymbiYosys (read_verilog -formal). Not seen by synthesis or simulation.
-  reg  f_past_valid = 1'b0;  // 0 in the first cycle (a reset), 1 after
+  reg          f_past_valid = 1'b0;    // 0 in the first cycle (a reset), 1 after
+  reg          f_past_s_hdr_stall;     // s_hdr: valid and not ready last cycle
+  reg  [832:0] f_past_s_hdr_payload;   // s_hdr: payload last cycle
+  reg          f_past_s_axis_stall;    // s_axis: valid and not ready last cycle
+  reg  [73:0]  f_past_s_axis_payload;  // s_axis: payload last cycle
+  reg          f_past_m_hdr_stall;     // m_hdr: valid and not ready last cycle
+  reg  [832:0] f_past_m_hdr_payload;   // m_hdr: payload last cycle
+  reg          f_past_s_pay_stall;     // s_pay: valid and not ready last cycle
+  reg          f_past_s_pay_payload;   // s_pay: payload last cycle
+  reg          f_past_m_axis_stall;    // m_axis: valid and not ready last cycle
+  reg  [72:0]  f_past_m_axis_payload;  // m_axis: payload last cycle
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_hdr_stall <= (s_hdr_valid && !s_hdr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_hdr_payload <= {s_hdr_raw, s_hdr_opcode, s_hdr_flags, s_hdr_payload_len, s_hdr_dst_conn, s_hdr_path_id, s_hdr_path_psn, s_hdr_path_gen, s_hdr_stream_id, s_hdr_msn, s_hdr_msg_len, s_hdr_rkey, s_hdr_addr, s_hdr_tx_ts, s_hdr_imm, s_hdr_ecn, s_hdr_udp_sport, s_hdr_udp_dport, s_hdr_ip_src, s_hdr_eth_src, s_hdr_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axis_stall <= (s_axis_tvalid && !s_axis_tready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_axis_payload <= {s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_hdr_stall <= (m_hdr_valid && !m_hdr_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_hdr_payload <= {m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_eth_src, m_hdr_plane};
+  end
+
+  always @(posedge clk) begin
+    f_past_s_pay_stall <= (s_pay_valid && !s_pay_ready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_s_pay_payload <= {s_pay_drop};
+  end
+
+  always @(posedge clk) begin
+    f_past_m_axis_stall <= (m_axis_tvalid && !m_axis_tready) && !rst;
+  end
+
+  always @(posedge clk) begin
+    f_past_m_axis_payload <= {m_axis_tdata, m_axis_tkeep, m_axis_tlast};
   end
 
   always @(posedge clk) begin
@@ -544,6 +594,42 @@ module rx_buffer #(
 
       // outq FIFO: entries (and those still in flight towards it) never exceed its 2 slots
       a_outq_fifo_room: assert ({1'b0, outq_count_reg} <= 3'd2);
+
+      // s_hdr: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_hdr_valid_held: assume (!f_past_s_hdr_stall || s_hdr_valid);
+
+      // s_hdr: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_hdr_payload_stable: assume (!f_past_s_hdr_stall || ({s_hdr_raw, s_hdr_opcode, s_hdr_flags, s_hdr_payload_len, s_hdr_dst_conn, s_hdr_path_id, s_hdr_path_psn, s_hdr_path_gen, s_hdr_stream_id, s_hdr_msn, s_hdr_msg_len, s_hdr_rkey, s_hdr_addr, s_hdr_tx_ts, s_hdr_imm, s_hdr_ecn, s_hdr_udp_sport, s_hdr_udp_dport, s_hdr_ip_src, s_hdr_eth_src, s_hdr_plane} == f_past_s_hdr_payload));
+
+      // s_axis: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_axis_valid_held: assume (!f_past_s_axis_stall || s_axis_tvalid);
+
+      // s_axis: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_axis_payload_stable: assume (!f_past_s_axis_stall || ({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser} == f_past_s_axis_payload));
+
+      // m_hdr: valid stays high until its handshake (this block keeps it)
+      a_m_hdr_valid_held: assert (!f_past_m_hdr_stall || m_hdr_valid);
+
+      // m_hdr: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_hdr_stall_fire: cover ((f_past_m_hdr_stall && m_hdr_valid) && m_hdr_ready);
+
+      // m_hdr: payload holds while valid and not ready (this block keeps it)
+      a_m_hdr_payload_stable: assert (!f_past_m_hdr_stall || ({m_hdr_raw, m_hdr_opcode, m_hdr_flags, m_hdr_payload_len, m_hdr_dst_conn, m_hdr_path_id, m_hdr_path_psn, m_hdr_path_gen, m_hdr_stream_id, m_hdr_msn, m_hdr_msg_len, m_hdr_rkey, m_hdr_addr, m_hdr_tx_ts, m_hdr_imm, m_hdr_ecn, m_hdr_udp_sport, m_hdr_udp_dport, m_hdr_ip_src, m_hdr_eth_src, m_hdr_plane} == f_past_m_hdr_payload));
+
+      // s_pay: valid stays high until its handshake (the neighbour keeps it)
+      asm_s_pay_valid_held: assume (!f_past_s_pay_stall || s_pay_valid);
+
+      // s_pay: payload holds while valid and not ready (the neighbour keeps it)
+      asm_s_pay_payload_stable: assume (!f_past_s_pay_stall || ({s_pay_drop} == f_past_s_pay_payload));
+
+      // m_axis: valid stays high until its handshake (this block keeps it)
+      a_m_axis_valid_held: assert (!f_past_m_axis_stall || m_axis_tvalid);
+
+      // m_axis: a stalled offer completes its handshake (the rules above are not vacuous)
+      c_m_axis_stall_fire: cover ((f_past_m_axis_stall && m_axis_tvalid) && m_axis_tready);
+
+      // m_axis: payload holds while valid and not ready (this block keeps it)
+      a_m_axis_payload_stable: assert (!f_past_m_axis_stall || ({m_axis_tdata, m_axis_tkeep, m_axis_tlast} == f_past_m_axis_payload));
     end
   end
 `endif
