@@ -26,7 +26,7 @@ use mrnic_proto::{decode_datagram, decode_frame, wrap_datagram, Config, NetHeade
 use mrnic_reference::vectors::rx::{self, Input, MemWrite, NicVector, Output, Pkt};
 use mrnic_reference::vectors::Outcome;
 use mrnic_reference::verbs::{Completion, CqOpcode, Status, WrOp};
-use mrnic_verif::nic::{mac_of, FrameOut, NicRig, Pressure};
+use mrnic_verif::nic::{mac_of, FrameOut, NicRig, OpenConn, Pressure};
 
 /// Cycles without an output handshake that end a drain, beyond one sweep
 /// of path_telemetry's RTO scanner (a timer due at the step's time fires
@@ -67,34 +67,15 @@ fn run(cfg: &Config, v: &NicVector) -> Result<Outcome, String> {
     for c in &v.conns {
         let info =
             refnic.conn_info(c.local_id).ok_or_else(|| format!("conn {}: the reference has none", c.local_id))?;
-        let conn = index(c.local_id) as u64;
-        rig.send(
-            "s_conn",
-            &[
-                ("entry_valid", 1),
-                ("local_id", c.local_id as u64),
-                ("remote_id", c.remote_id as u64),
-                ("remote_addr", c.remote as u64),
-                ("paths", c.paths as u64),
-            ],
-        )?;
-        for (i, p) in info.paths.iter().enumerate() {
-            rig.send(
-                "s_open",
-                &[
-                    ("conn", conn),
-                    ("path", i as u64),
-                    ("npaths", c.paths as u64),
-                    ("remote_id", c.remote_id as u64),
-                    ("dst_mac", mac_of(c.remote)),
-                    ("dst_ip", c.remote as u64),
-                    ("sport", p.sport as u64),
-                    ("plane", p.plane as u64),
-                    ("psn", c.tx_psn as u64),
-                ],
-            )?;
-        }
-        rig.send("s_ropen", &[("conn", conn), ("paths", c.paths as u64), ("psn", c.rx_psn as u64)])?;
+        let open = OpenConn {
+            local_id: c.local_id,
+            remote_id: c.remote_id,
+            remote: c.remote,
+            tx_psn: c.tx_psn,
+            rx_psn: c.rx_psn,
+            paths: info.paths.iter().map(|p| (p.sport, p.plane)).collect(),
+        };
+        rig.open_conn(index(c.local_id), &open)?;
     }
     if !rig.drain(QUIET, DRAIN_LIMIT) {
         return Err("setup did not drain".into());

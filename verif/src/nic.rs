@@ -117,6 +117,19 @@ pub fn mac_of(addr: u32) -> u64 {
     0x0200_0000_0000 | addr as u64
 }
 
+/// A connection to open ([`NicRig::open_conn`]): its ids, the peer's
+/// IPv4 address (its MAC is [`mac_of`] it), the first psns each way and
+/// each path's (entropy source port, plane).
+#[derive(Debug, Clone)]
+pub struct OpenConn {
+    pub local_id: u32,
+    pub remote_id: u32,
+    pub remote: u32,
+    pub tx_psn: u32,
+    pub rx_psn: u32,
+    pub paths: Vec<(u16, u8)>,
+}
+
 /// The top, its host memory and what came out of it.
 pub struct NicRig {
     sim: Sim,
@@ -343,6 +356,36 @@ impl NicRig {
         }
         let ready = self.idx(&format!("{prefix}_ready"))?;
         self.handshake(&format!("{prefix}_valid"), ready, prefix)
+    }
+
+    /// Opens a connection in table slot `slot` as a driver does: its
+    /// conn_table entry (`s_conn`), each path's transmit state (`s_open`:
+    /// entropy port and plane), its receive state (`s_ropen`).
+    pub fn open_conn(&mut self, slot: u32, c: &OpenConn) -> Result<(), String> {
+        let (slot, npaths) = (slot as u64, c.paths.len() as u64);
+        let conn = [
+            ("entry_valid", 1),
+            ("local_id", c.local_id as u64),
+            ("remote_id", c.remote_id as u64),
+            ("remote_addr", c.remote as u64),
+            ("paths", npaths),
+        ];
+        self.send("s_conn", &conn)?;
+        for (i, &(sport, plane)) in c.paths.iter().enumerate() {
+            let open = [
+                ("conn", slot),
+                ("path", i as u64),
+                ("npaths", npaths),
+                ("remote_id", c.remote_id as u64),
+                ("dst_mac", mac_of(c.remote)),
+                ("dst_ip", c.remote as u64),
+                ("sport", sport as u64),
+                ("plane", plane as u64),
+                ("psn", c.tx_psn as u64),
+            ];
+            self.send("s_open", &open)?;
+        }
+        self.send("s_ropen", &[("conn", slot), ("paths", npaths), ("psn", c.rx_psn as u64)])
     }
 
     /// Posts a receive as a driver does: `s_post` to recv_match, its answer

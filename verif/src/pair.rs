@@ -30,7 +30,7 @@ use mrnic_model::cqe_merge::{opcode, Cqe};
 use mrnic_model::tx_engine::{op, status};
 use mrnic_proto::Config;
 
-use crate::nic::{mac_of, NicRig, Pressure};
+use crate::nic::{mac_of, NicRig, OpenConn, Pressure};
 use crate::stimulus::Rng;
 
 /// The region both NICs register: source bytes in its first half, the
@@ -103,11 +103,11 @@ enum Post {
 
 struct Side {
     rig: NicRig,
-    /// Per connection: outstanding WRITEs by wr_id.
+    /// Per connection: outstanding requests by wr_id.
     flights: Vec<Vec<(u64, Flight)>>,
     /// Per connection: its free slots.
     free_slots: Vec<Vec<u64>>,
-    /// Per connection and slot: the longest WRITE it completed.
+    /// Per connection and slot: the longest WRITE (or WRITE_IMM) it completed.
     covered: Vec<Vec<u64>>,
     next_wr: u64,
     /// The request being offered on `s_wr`: (conn, wr_id, flight, claim).
@@ -175,35 +175,12 @@ impl Pair {
             let src: Vec<u8> = (0..half).map(|_| rng.next_u64() as u8).collect();
             rig.memory().write(BASE, &src);
             for c in 0..conns {
-                rig.send(
-                    "s_conn",
-                    &[
-                        ("entry_valid", 1),
-                        ("local_id", c as u64),
-                        ("remote_id", c as u64),
-                        ("remote_addr", peer as u64),
-                        ("paths", t.paths_per_conn as u64),
-                    ],
-                )?;
-                for p in 0..t.paths_per_conn {
-                    // Entropy ports above the transport's, distinct per path.
-                    let sport = 0xC000 + ((c * t.paths_per_conn + p) % 0x3000) as u64;
-                    rig.send(
-                        "s_open",
-                        &[
-                            ("conn", c as u64),
-                            ("path", p as u64),
-                            ("npaths", t.paths_per_conn as u64),
-                            ("remote_id", c as u64),
-                            ("dst_mac", mac_of(peer)),
-                            ("dst_ip", peer as u64),
-                            ("sport", sport),
-                            ("plane", (p % t.planes) as u64),
-                            ("psn", 0),
-                        ],
-                    )?;
-                }
-                rig.send("s_ropen", &[("conn", c as u64), ("paths", t.paths_per_conn as u64), ("psn", 0)])?;
+                // Entropy ports above the transport's, distinct per path.
+                let paths = (0..t.paths_per_conn)
+                    .map(|p| (0xC000 + ((c * t.paths_per_conn + p) % 0x3000) as u16, (p % t.planes) as u8))
+                    .collect();
+                let open = OpenConn { local_id: c, remote_id: c, remote: peer, tx_psn: 0, rx_psn: 0, paths };
+                rig.open_conn(c, &open)?;
             }
             let mut posted = vec![VecDeque::new(); lanes];
             for (lane, q) in posted.iter_mut().enumerate() {
