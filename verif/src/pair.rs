@@ -70,12 +70,23 @@ pub struct PairStats {
     pub received: u64,
 }
 
-/// A work request in flight: its slot, length and opcode.
+/// A work request in flight: its slot, length, opcode and immediate.
 #[derive(Debug, Clone, Copy)]
 struct Flight {
     slot: u64,
     len: u64,
     op: u8,
+    imm: u32,
+}
+
+/// What a NIC was given, in the order its handshakes took it: the same
+/// work replayed on the reference must end the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Given {
+    /// A work request (`s_wr`); `imm` is meaningful for the `_IMM` opcodes.
+    Request { conn: u32, stream: u32, op: u8, wr_id: u64, laddr: u64, len: u64, raddr: u64, imm: u32 },
+    /// A receive posted (`s_post`, then `s_rpost`).
+    Recv { conn: u32, stream: u32, addr: u64, len: u64, wr_id: u64 },
 }
 
 /// What the receive a request claimed must complete with: the request's
@@ -124,6 +135,7 @@ struct Side {
     /// Receives to post again: (conn, stream, buffer).
     reposts: VecDeque<(usize, usize, usize)>,
     post: Post,
+    given: Vec<Given>,
 }
 
 /// The back-to-back pair.
@@ -183,14 +195,16 @@ impl Pair {
                 rig.open_conn(c, &open)?;
             }
             let mut posted = vec![VecDeque::new(); lanes];
+            let mut given = Vec::new();
             for (lane, q) in posted.iter_mut().enumerate() {
                 for b in 0..recvs {
-                    let buf = (recv_buf(2 * half, lane, b, recvs, slot_bytes), slot_bytes);
+                    let (at, wr_id) = (recv_buf(2 * half, lane, b, recvs, slot_bytes), recv_wr_id(lane, b));
                     let (c, st) = ((lane / streams) as u32, (lane % streams) as u32);
-                    if !rig.post_recv(c, st, buf, recv_wr_id(lane, b), KEY)? {
+                    if !rig.post_recv(c, st, (at, slot_bytes), wr_id, KEY)? {
                         return Err(format!("NIC {addr}: receive {b} of conn {c}, stream {st} refused"));
                     }
                     q.push_back(b);
+                    given.push(Given::Recv { conn: c, stream: st, addr: at, len: slot_bytes, wr_id });
                 }
             }
             let n = conns as usize;
@@ -208,6 +222,7 @@ impl Pair {
                 posted,
                 reposts: VecDeque::new(),
                 post: Post::Idle,
+                given,
             });
         }
         let [a, b]: [Side; 2] = sides.try_into().map_err(|_| "two sides".to_string())?;
@@ -241,6 +256,19 @@ impl Pair {
         }
     }
 
+    /// What NIC `side` was given so far, in order.
+    pub fn given(&self, side: usize) -> &[Given] {
+        &self.sides[side].given
+    }
+
+    /// The region both NICs register with remote write and receive
+    /// access: (base, length). Source bytes in the first half, the peer's
+    /// WRITEs in the second, receive buffers after.
+    pub fn region(&self) -> (u64, u64) {
+        let lanes = (self.conns * self.streams * self.recvs) as u64;
+        (BASE, 2 * self.half() + lanes * self.slot_bytes)
+    }
+
     /// NIC A (0) or B (1), for a look inside.
     pub fn rig(&mut self, side: usize) -> &mut NicRig {
         &mut self.sides[side].rig
@@ -253,7 +281,7 @@ impl Pair {
     }
 
     /// Bytes per half of a region.
-    fn half(&self) -> u64 {
+    pub fn half(&self) -> u64 {
         self.conns as u64 * self.per_conn as u64 * self.slot_bytes
     }
 
@@ -273,8 +301,14 @@ impl Pair {
                 side.flights[c].push((wr_id, f));
                 side.rig.set("s_wr_valid", 0)?;
                 self.stats.posted += 1;
+                let at = self.slot_at(c, f.slot);
+                let stream = (wr_id % self.streams as u64) as u32;
+                let (laddr, raddr) = (BASE + at, BASE + self.half() + at);
+                let g =
+                    Given::Request { conn: c as u32, stream, op: f.op, wr_id, laddr, len: f.len, raddr, imm: f.imm };
+                self.sides[me].given.push(g);
                 if let Some(cl) = claim {
-                    let lane = c * self.streams + (wr_id % self.streams as u64) as usize;
+                    let lane = c * self.streams + stream as usize;
                     self.sides[1 - me].claims[lane].push_back(cl);
                 }
             }
@@ -323,6 +357,7 @@ impl Pair {
     /// After the clock: the post's handshakes. Once `s_rpost` is taken the
     /// receive is posted, and the peer may claim it.
     fn advance_post(&mut self, me: usize) -> Result<(), String> {
+        let area = 2 * self.half();
         let side = &mut self.sides[me];
         match side.post {
             Post::Idle => {}
@@ -349,6 +384,9 @@ impl Pair {
                     side.post = Post::Idle;
                     let lane = c * self.streams + st;
                     side.posted[lane].push_back(b);
+                    let at = recv_buf(area, lane, b, self.recvs, self.slot_bytes);
+                    let (conn, stream, wr_id) = (c as u32, st as u32, recv_wr_id(lane, b));
+                    side.given.push(Given::Recv { conn, stream, addr: at, len: self.slot_bytes, wr_id });
                     self.sides[1 - me].credits[lane] += 1;
                 }
             }
@@ -453,7 +491,7 @@ impl Pair {
             if claim.is_some() {
                 side.credits[lane] -= 1;
             }
-            side.offer = Some((c, wr_id, Flight { slot, len, op: opc }, claim));
+            side.offer = Some((c, wr_id, Flight { slot, len, op: opc, imm }, claim));
             for (n, v) in [
                 ("conn", c as u64),
                 ("stream", wr_id % streams),

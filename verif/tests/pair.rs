@@ -4,8 +4,14 @@
 //! immediate and bytes, WRITEs land bit-exact, and the landing check
 //! catches a wrong byte.
 
+use std::collections::{BTreeMap, VecDeque};
+
+use mrnic_model::tx_engine::op;
 use mrnic_proto::Config;
-use mrnic_verif::pair::Pair;
+use mrnic_reference::channel::{Channel, Lane, Routing};
+use mrnic_reference::sim::Sim;
+use mrnic_reference::{Access, ConnParams, CqOpcode, Nic, NicConfig, RecvRequest, Sge, Status, WorkRequest, WrOp};
+use mrnic_verif::pair::{Given, Pair};
 
 #[test]
 fn every_opcode_both_ways_completes_and_lands() {
@@ -38,4 +44,118 @@ fn bad_sizes_are_refused() {
     assert!(Pair::new(&cfg, 0, 1, 1).is_err());
     assert!(Pair::new(&cfg, cfg.transport.connections + 1, 1, 1).is_err());
     assert!(Pair::new(&cfg, 1, 0, 1).is_err());
+}
+
+/// The work both model NICs were given, replayed on two reference NICs
+/// over a lossless channel: every request completes with success, every
+/// receive completes in its lane's order with the claiming request's
+/// length and immediate, and both NICs' regions end byte for byte as the
+/// model's did (the WRITEs' landing slots, the SENDs' receive buffers).
+/// The model ran with random backpressure and idle cycles on its host
+/// interfaces; the reference with its own timing: the outcome must not
+/// depend on either.
+#[test]
+fn the_pair_ends_as_the_reference_does() {
+    for (seed, conns, per_conn) in [(11, 4, 2), (12, 2, 4), (13, 8, 1)] {
+        ends_as_the_reference(seed, conns, per_conn);
+    }
+}
+
+fn ends_as_the_reference(seed: u64, conns: u32, per_conn: u32) {
+    let cfg = Config::builtin("small").unwrap();
+    let mut pair = Pair::new(&cfg, conns, per_conn, seed).unwrap();
+    for _ in 0..6000 {
+        pair.step(true).unwrap();
+    }
+    pair.finish(400_000).unwrap();
+    let s = pair.stats.clone();
+    assert!(s.sends > 0 && s.write_imms > 0, "seed {seed}: {s:?}");
+
+    let (base, len) = pair.region();
+    let half = pair.half();
+    let recvs = (per_conn as usize).min(cfg.hardware.recv_queue_depth as usize);
+    let mut nics = Vec::new();
+    let mut rkeys = Vec::new();
+    for side in 0..2usize {
+        let addr = side as u32 + 1;
+        let mut n = Nic::new(NicConfig::new(cfg.clone(), addr, 100 + addr as u64));
+        rkeys.push(n.reg_mr(base, len, Access::ALL).unwrap());
+        let src = pair.rig(side).memory().read(base, half as usize);
+        n.write_mem(base, &src).unwrap();
+        for c in 0..conns {
+            let paths = cfg.transport.paths_per_conn as u8;
+            n.create_conn(ConnParams { local_id: c, remote_id: c, remote: 3 - addr, paths, tx_psn: 0, rx_psn: 0 })
+                .unwrap();
+        }
+        nics.push(n);
+    }
+    let lanes = (0..cfg.transport.planes).map(|_| Lane::default()).collect();
+    let mut sim = Sim::new(nics, Channel::new(seed, lanes, Routing::ByPlane));
+    // Requests all at once; receives as the model posted them: the first
+    // `recvs` of each lane now, each later one when a receive of its lane
+    // completes (the model posted it again only then).
+    let mut later: Vec<BTreeMap<(u32, u32), VecDeque<RecvRequest>>> = vec![BTreeMap::new(), BTreeMap::new()];
+    let mut expect = [0usize; 2];
+    for side in 0..2usize {
+        let mut first: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+        for g in pair.given(side).to_vec() {
+            match g {
+                Given::Request { conn, stream, op: o, wr_id, laddr, len, raddr, imm } => {
+                    let write = o == op::WRITE || o == op::WRITE_IMM;
+                    let wr = WorkRequest {
+                        wr_id,
+                        op: if write { WrOp::Write { remote_addr: raddr, rkey: rkeys[1 - side] } } else { WrOp::Send },
+                        imm: (o == op::WRITE_IMM || o == op::SEND_IMM).then_some(imm),
+                        local: Sge { addr: laddr, len },
+                    };
+                    sim.nics[side].post_send(conn, stream as u8, wr).unwrap();
+                    expect[side] += 1;
+                    expect[1 - side] += usize::from(o != op::WRITE);
+                }
+                Given::Recv { conn, stream, addr, len, wr_id } => {
+                    let r = RecvRequest { wr_id, addr, len: len as u32 };
+                    let n = first.entry((conn, stream)).or_default();
+                    if *n < recvs {
+                        *n += 1;
+                        sim.nics[side].post_recv(conn, stream as u8, r).unwrap();
+                    } else {
+                        later[side].entry((conn, stream)).or_default().push_back(r);
+                    }
+                }
+            }
+        }
+    }
+    let mut seen = [0usize; 2];
+    while seen != expect {
+        sim.run_until(u64::MAX, 10_000_000, |s| (0..2).any(|i| s.completions[i].len() > seen[i]));
+        let before = seen;
+        for side in 0..2 {
+            for c in sim.completions[side][seen[side]..].iter().copied() {
+                assert_eq!(c.status, Status::Success, "NIC {}: {c:?}", side + 1);
+                if matches!(c.opcode, CqOpcode::Recv | CqOpcode::RecvRdmaWithImm) {
+                    if let Some(r) = later[side].get_mut(&(c.conn, c.stream as u32)).and_then(VecDeque::pop_front) {
+                        sim.nics[side].post_recv(c.conn, c.stream, r).unwrap();
+                    }
+                }
+            }
+            seen[side] = sim.completions[side].len();
+        }
+        assert!(seen != before, "the reference stopped with {seen:?} of {expect:?} completions");
+    }
+    for side in 0..2usize {
+        let model = pair.rig(side).memory().read(base, len as usize);
+        // Not two blank regions: the peer's WRITEs and SENDs are there.
+        let landed = model[half as usize..].iter().filter(|&&b| b != 0).count();
+        assert!(landed > 1000, "seed {seed}, NIC {}: only {landed} bytes landed", side + 1);
+        let reference = sim.nics[side].read_mem(base, len).unwrap();
+        if let Some(i) = model.iter().zip(reference).position(|(a, b)| a != b) {
+            panic!(
+                "seed {seed}, NIC {}: byte {:#x} of the region is {:#04x} in the model, {:#04x} in the reference",
+                side + 1,
+                base + i as u64,
+                model[i],
+                reference[i]
+            );
+        }
+    }
 }
