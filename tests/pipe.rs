@@ -8,15 +8,19 @@ use std::process::{Command, Stdio};
 fn closed_stdout_ends_quietly_without_a_panic() {
     use std::os::unix::process::ExitStatusExt;
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mrnic"))
+    // The read end is closed before the child starts, so its first write
+    // fails with EPIPE whatever the pipe's buffer size and however fast it
+    // runs. (Closing it after the spawn raced the child: on a loaded
+    // machine the whole spec fitted the pipe before the close, and the
+    // child exited 0.)
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let child = Command::new(env!("CARGO_BIN_EXE_mrnic"))
         .arg("spec")
-        .stdout(Stdio::piped())
+        .stdout(Stdio::from(writer))
         .stderr(Stdio::piped())
         .spawn()
         .expect("starts mrnic spec");
-    // Close the read end before the child writes: its first write fails with
-    // EPIPE, whatever the pipe's buffer size.
-    drop(child.stdout.take());
     let out = child.wait_with_output().expect("waits for mrnic spec");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "stderr: {stderr}");
