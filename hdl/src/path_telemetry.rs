@@ -754,24 +754,29 @@ fn build(p: &PathTelemetryParams) -> Module {
             ),
         ),
     ];
-    let ack = vec![
-        ns("cum_acked", ev["cum_acked"].expr()),
-        ns("inflight", mux(e["inflight"].expr().gt(&pkts), e["inflight"].expr() - &pkts, lit(9, 0))),
-        if_then(&seq_adv, vec![ns("acked_seq", ev["acked_seq"].expr())]),
-        ns("srtt", a_srtt.expr()),
-        ns("rttvar", a_rttvar.expr()),
-        ns("min_rtt", a_min.expr()),
-        ns("ecn_ewma", a_ecn.expr()),
-        ns("cwnd", a_cwnd.expr()),
-        ns("acked_bytes", a_ab.expr()),
-        ns("hold_until", a_hold.expr()),
-        ns("state", a_state.expr()),
-        if_then(
-            &pkts_nz,
-            vec![if_then(&e_active, vec![ns("retries", lit(4, 0))]), ns("rto_deadline", now.expr() + &rto_a)],
-        ),
-        ns("weight", a_weight.expr()),
-    ];
+    // ACK_STEER: the same update, but a CE cut leaves the path GOOD (and a
+    // SKIP one is GOOD again): CE steering.
+    let steered = mux(a_state.expr().eq(st(model::SKIP)), st(model::GOOD), &a_state);
+    let ack_with = |state: Expr| {
+        vec![
+            ns("cum_acked", ev["cum_acked"].expr()),
+            ns("inflight", mux(e["inflight"].expr().gt(&pkts), e["inflight"].expr() - &pkts, lit(9, 0))),
+            if_then(&seq_adv, vec![ns("acked_seq", ev["acked_seq"].expr())]),
+            ns("srtt", a_srtt.expr()),
+            ns("rttvar", a_rttvar.expr()),
+            ns("min_rtt", a_min.expr()),
+            ns("ecn_ewma", a_ecn.expr()),
+            ns("cwnd", a_cwnd.expr()),
+            ns("acked_bytes", a_ab.expr()),
+            ns("hold_until", a_hold.expr()),
+            ns("state", state),
+            if_then(
+                &pkts_nz,
+                vec![if_then(&e_active, vec![ns("retries", lit(4, 0))]), ns("rto_deadline", now.expr() + &rto_a)],
+            ),
+            ns("weight", a_weight.expr()),
+        ]
+    };
     // PROBE_REPLY: probes_ok counts (DEAD restarts at 1); enough -> GOOD.
     let pok = b.w(
         "reply_probes",
@@ -885,7 +890,8 @@ fn build(p: &PathTelemetryParams) -> Module {
         (vec![lit(4, u64::from(kind::SEND))], send),
         (vec![lit(4, u64::from(kind::RETX))], retx),
         (vec![lit(4, u64::from(kind::PROBE_SENT))], probe_sent),
-        (vec![lit(4, u64::from(kind::ACK))], ack),
+        (vec![lit(4, u64::from(kind::ACK))], ack_with(a_state.expr())),
+        (vec![lit(4, u64::from(kind::ACK_STEER))], ack_with(steered)),
         (vec![lit(4, u64::from(kind::PROBE_REPLY))], probe_reply),
         (vec![lit(4, u64::from(kind::NACK))], nack),
         (vec![lit(4, u64::from(kind::RNR))], rnr),
@@ -975,6 +981,7 @@ fn build(p: &PathTelemetryParams) -> Module {
         match k {
             kind::OPEN => vec![g],
             kind::ACK if old == g => vec![g, sk],
+            kind::ACK_STEER if old == sk => vec![g],
             kind::PROBE_REPLY if old == su || old == de => vec![su, g],
             kind::TIMEOUT | kind::TIMER | kind::SILENT if old == g => vec![g, su],
             kind::TIMEOUT if old == sk => vec![sk, su],
@@ -995,7 +1002,7 @@ fn build(p: &PathTelemetryParams) -> Module {
     b.m.assert(
         "a_state_transition",
         "an event moves a path only along docs/spec.md's state machine: OPEN to GOOD; ACK with a CE cut GOOD to \
-         SKIP; TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP (SILENT GOOD) to SUSPECT after \
+         SKIP (ACK_STEER: never to SKIP, SKIP to GOOD); TICK/TIMER SKIP to GOOD after the hold; TIMEOUT/TIMER GOOD/SKIP (SILENT GOOD) to SUSPECT after \
          the RTOs, SUSPECT to DEAD after the failures; PROBE_REPLY SUSPECT/DEAD to SUSPECT or GOOD; any other change is illegal",
         crate::formal::implies(&exec_valid, legal),
     );
@@ -1006,6 +1013,7 @@ fn build(p: &PathTelemetryParams) -> Module {
         (kind::RETX, "retx"),
         (kind::PROBE_SENT, "probe_sent"),
         (kind::ACK, "ack"),
+        (kind::ACK_STEER, "ack_steer"),
         (kind::PROBE_REPLY, "probe_reply"),
         (kind::NACK, "nack"),
         (kind::RNR, "rnr"),

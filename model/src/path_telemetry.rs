@@ -29,7 +29,8 @@
 //! | SILENT | 10 | the reference sender's `silent_losses`: `on_timeout` with the block's fresh port if the path is GOOD (`usable`), else nothing | `now` |
 //! | RNR | 11 | `on_rnr`: NACK, and the packet RNR holds leaves `inflight` | `now` |
 //! | RESUME | 12 | `on_resume`: RETX, and the packet counts in `inflight` again | `now` |
-//! | 13..=15 | | no operation: the entry is written back unchanged, nothing is emitted | |
+//! | ACK_STEER | 13 | `on_ack_steered`: ACK with CE steering, a CE cut leaves the path GOOD | as ACK |
+//! | 14, 15 | | no operation: the entry is written back unchanged, nothing is emitted | |
 //!
 //! TIMER is what the RTO scanner injects (with `now = ts_now`); the other
 //! kinds come from outside on `s_evt_*`. SILENT is tx_engine's: a loss it
@@ -156,6 +157,10 @@ pub mod kind {
     /// The packet RNR held is sent again: a RETX that counts it in
     /// `inflight` again.
     pub const RESUME: u8 = 12;
+    /// A SACK applied with CE steering (the reference's default): an ACK
+    /// whose CE cut does not pause the path (it stays GOOD, or a SKIP one
+    /// is GOOD again); the cut window and weight move load off it.
+    pub const ACK_STEER: u8 = 13;
 }
 
 /// Action bits of `m_upd_act` / `m_rto_act` (the reference's `PathAction`).
@@ -564,7 +569,12 @@ pub fn execute(e: &Entry, ev: &Event, lfsr: u16, k: &Consts) -> Outcome {
             let wait = if e.state == DEAD { k.dead_probe_interval } else { rto(e.srtt, e.rttvar, e.min_rtt, k) };
             n.rto_deadline = now.wrapping_add(wait);
         }
-        kind::ACK => on_ack(e, &mut n, ev, k),
+        kind::ACK | kind::ACK_STEER => {
+            on_ack(e, &mut n, ev, k);
+            if ev.kind == kind::ACK_STEER && n.state == SKIP {
+                n.state = GOOD;
+            }
+        }
         kind::PROBE_REPLY => {
             n.probe_pending = false;
             if e.state == SUSPECT || e.state == DEAD {
@@ -929,7 +939,7 @@ pub fn ports(p: &PathTelemetryParams) -> Vec<PortDef> {
             "s_evt_kind",
             KIND_BITS,
             EVT,
-            "OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10, RNR 11, RESUME 12",
+            "OPEN 0, SEND 1, RETX 2, PROBE_SENT 3, ACK 4, PROBE_REPLY 5, NACK 6, TIMEOUT 7, TICK 8, TIMER 9, SILENT 10, RNR 11, RESUME 12, ACK_STEER 13",
         ),
         PortDef::input("s_evt_conn", cw, EVT, "connection"),
         PortDef::input("s_evt_path", pw, EVT, "path of the connection"),

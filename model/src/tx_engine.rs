@@ -47,7 +47,7 @@
 //!   (`s_cnack_dst_ip`, `s_cnack_dst_mac`).
 //! - **Acknowledgements** (`s_sack_*`, `s_nack_*`): the reference's
 //!   `on_sack` / `on_nack`: ring slots acknowledged by cum_psn and the
-//!   bitmap are freed, an ACK event (pkts, bytes, RTT sample, acked_seq)
+//!   bitmap are freed, an ACK_STEER event (pkts, bytes, RTT sample, acked_seq)
 //!   goes to path_telemetry, a PROBE reply is recognised, unacked packets
 //!   sent before an acknowledged one are queued for retransmission (RACK on
 //!   tx_seq), and work requests complete in msn order per stream on
@@ -200,9 +200,10 @@
 //!   (path_telemetry), and PROBEs start ahead of data ([`PROBE_ROOM`]); a
 //!   tail or window PROBE waiting does not hold the RTO (it waits for the
 //!   unit a few cycles at most).
-//! - CE steering (`NicConfig::ce_steering`, default on, issue 7) is not
-//!   ported: a CE cut still makes the path SKIP (path_telemetry) and cuts
-//!   the connection window. The tests send no CE marks.
+//! - CE steering (`NicConfig::ce_steering`) is always on, the reference's
+//!   default: SACKs go to path_telemetry as ACK_STEER (a CE cut leaves the
+//!   path GOOD) and the connection's window takes no CE count. There is no
+//!   switch for the reference's `ce_steering = false`.
 //! - A plane is marked with the timestamp at which the engine takes the
 //!   `m_rto` record (a few cycles after path_telemetry's timeout).
 //! - A PROBE reply that asks for the next PROBE (`m_upd`) and a silent
@@ -422,7 +423,12 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_trd_weight", n * pt::WEIGHT.width, TRD, "per path: SWRR weight"),
         o("m_evt_valid", 1, EVT, "an event is offered"),
         i("m_evt_ready", 1, EVT, "event taken"),
-        o("m_evt_kind", tel::KIND_BITS, EVT, "OPEN, SEND, RETX, PROBE_SENT, ACK, PROBE_REPLY, NACK"),
+        o(
+            "m_evt_kind",
+            tel::KIND_BITS,
+            EVT,
+            "OPEN, SEND, RETX, RESUME, PROBE_SENT, ACK_STEER, PROBE_REPLY, NACK, RNR, SILENT",
+        ),
         o("m_evt_conn", cb, EVT, "connection"),
         o("m_evt_path", pb, EVT, "path"),
         o("m_evt_now", tel::TS_BITS, EVT, "timestamp the event applies at"),
@@ -2516,8 +2522,10 @@ impl TxEngine {
             .map(|d| (m.cum_acked + d) & SEQ_MASK)
             .find(|&psn| self.ring[self.ridx(c, path, psn)].is_some())
             .unwrap_or(m.next_psn);
+        // CE steering, the reference's default (`NicConfig::ce_steering`):
+        // a CE cut does not pause the path (path_telemetry ACK_STEER).
         self.pend_evt.push_back(tel::Event {
-            kind: tel::kind::ACK,
+            kind: tel::kind::ACK_STEER,
             conn: c,
             path,
             now: ts,
@@ -2749,7 +2757,11 @@ impl TxEngine {
     /// Connection-level AIMD, RTT and cap (the reference's `conn_ack`).
     fn conn_ack(&mut self, c: u32, ts: u32, pkts: u32, bytes: u32, h: &SackIn, rtt: Option<u32>) {
         let npaths = self.conns[c as usize].npaths;
-        let a = CcAck { ts, pkts, bytes, ecn_cnt: h.ecn_cnt, rate_hint: h.rate_hint, rtt, npaths };
+        // CE steering: a mark tells of one path's queue, which that path's
+        // own cut answers; the connection's window takes no CE count (a
+        // bottleneck every path shares marks every path, and their
+        // windows shrink together).
+        let a = CcAck { ts, pkts, bytes, ecn_cnt: 0, rate_hint: h.rate_hint, rtt, npaths };
         let cc = conn_cc_ack(&self.p, &self.k, &self.conns[c as usize].cc, &a);
         self.conns[c as usize].cc = cc;
     }

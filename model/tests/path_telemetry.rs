@@ -141,15 +141,22 @@ fn golden(e: &Entry, ev: &Event, lfsr: u16, p: &PathParams) -> (Entry, u8, bool)
         kind::SEND => PathEvent::Send,
         kind::RETX => PathEvent::Retransmit,
         kind::PROBE_SENT => PathEvent::ProbeSent,
-        kind::ACK => PathEvent::Ack(rp::AckEvent {
-            now,
-            cum_acked: ev.cum_acked,
-            acked_pkts: ev.acked_pkts,
-            acked_bytes: ev.acked_bytes,
-            ecn_cnt: ev.ecn_cnt,
-            rtt: ev.rtt_valid.then_some(ev.rtt),
-            acked_seq: ev.acked_seq,
-        }),
+        kind::ACK | kind::ACK_STEER => {
+            let a = rp::AckEvent {
+                now,
+                cum_acked: ev.cum_acked,
+                acked_pkts: ev.acked_pkts,
+                acked_bytes: ev.acked_bytes,
+                ecn_cnt: ev.ecn_cnt,
+                rtt: ev.rtt_valid.then_some(ev.rtt),
+                acked_seq: ev.acked_seq,
+            };
+            if ev.kind == kind::ACK {
+                PathEvent::Ack(a)
+            } else {
+                PathEvent::AckSteered(a)
+            }
+        }
         kind::PROBE_REPLY => PathEvent::ProbeReply,
         kind::NACK => PathEvent::Nack,
         kind::RNR => PathEvent::Rnr,
@@ -223,7 +230,7 @@ fn random_event(rng: &mut Rng, p: &PathTelemetryParams, conns: u32, paths: u32, 
         14 => kind::TIMEOUT,
         15 => kind::TICK,
         16 => kind::TIMER,
-        // SILENT, RNR, RESUME and the three unused codes.
+        // SILENT, RNR, RESUME, ACK_STEER and the two unused codes.
         17 => 10 + rng.below(6) as u8,
         18 => kind::SILENT,
         _ => kind::ACK,
@@ -354,7 +361,7 @@ proptest! {
             let ok = from == to
                 || k == kind::OPEN && to == GOOD
                 || (from, to) == (GOOD, SKIP) && k == kind::ACK
-                || (from, to) == (SKIP, GOOD) && (k == kind::TICK || k == kind::TIMER)
+                || (from, to) == (SKIP, GOOD) && (k == kind::TICK || k == kind::TIMER || k == kind::ACK_STEER)
                 || (from == GOOD || from == SKIP) && to == SUSPECT && (k == kind::TIMEOUT || k == kind::TIMER)
                 || (from, to) == (GOOD, SUSPECT) && k == kind::SILENT
                 || (from, to) == (SUSPECT, DEAD) && (k == kind::TIMEOUT || k == kind::TIMER)

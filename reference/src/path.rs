@@ -348,6 +348,20 @@ pub fn on_ack(e: &PathEntry, ev: &AckEvent, p: &PathParams) -> PathEntry {
     n
 }
 
+/// A SACK applied with CE steering (`NicConfig::ce_steering`): as
+/// `on_ack`, but a CE cut does not pause the path. The cut window and
+/// weight already move load off the marked path; pausing it too (SKIP for
+/// an srtt) paused every path through a hot switch port at once: that port
+/// drained, the paths came back together and refilled it (leaf-spine at
+/// 0% loss: uplinks 85% busy with 1 MB queues and tail drops).
+pub fn on_ack_steered(e: &PathEntry, ev: &AckEvent, p: &PathParams) -> PathEntry {
+    let mut n = on_ack(e, ev, p);
+    if n.state == PathState::Skip {
+        n.state = PathState::Good;
+    }
+    n
+}
+
 /// A new data packet leaves on this path's identity: it takes `next_psn`.
 pub fn on_send(e: &PathEntry, now: u32, p: &PathParams) -> PathEntry {
     let mut n = *e;
@@ -536,6 +550,8 @@ pub enum PathEvent {
     ProbeSent,
     /// A SACK was applied.
     Ack(AckEvent),
+    /// A SACK was applied with CE steering (`on_ack_steered`).
+    AckSteered(AckEvent),
     /// The SACK answering the PROBE arrived.
     ProbeReply,
     /// A valid NACK arrived.
@@ -558,6 +574,7 @@ pub fn apply(e: &PathEntry, now: u32, ev: &PathEvent, p: &PathParams) -> (PathEn
         PathEvent::Retransmit => (on_retransmit(e, now, p), none),
         PathEvent::ProbeSent => (on_probe_sent(e, now, p), none),
         PathEvent::Ack(a) => (on_ack(e, &AckEvent { now, ..a }, p), none),
+        PathEvent::AckSteered(a) => (on_ack_steered(e, &AckEvent { now, ..a }, p), none),
         PathEvent::ProbeReply => on_probe_reply(e, now, p),
         PathEvent::Nack => (on_nack(e, now, p), none),
         PathEvent::Rnr => (on_rnr(e, now, p), none),

@@ -664,15 +664,11 @@ impl TxConn {
             rtt,
             acked_seq: max_seq,
         };
-        self.paths[pid] = path::on_ack(&self.paths[pid], &ev, &c.p.path);
-        if c.p.ce_steering && self.paths[pid].state == PathState::Skip {
-            // CE steering: the cut window and weight already move load off
-            // the marked path. Pausing it too (SKIP for an srtt) paused every
-            // path through a hot switch port at once: that port drained, the
-            // paths came back together and refilled it (leaf-spine at 0%
-            // loss: uplinks 85% busy with 1 MB queues and tail drops).
-            self.paths[pid].state = PathState::Good;
-        }
+        self.paths[pid] = if c.p.ce_steering {
+            path::on_ack_steered(&self.paths[pid], &ev, &c.p.path)
+        } else {
+            path::on_ack(&self.paths[pid], &ev, &c.p.path)
+        };
         self.base[pid] = new_base;
         if c.p.ack_clocking {
             // Progress is credited to the path a packet's acknowledged copy

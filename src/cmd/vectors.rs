@@ -671,11 +671,15 @@ fn to_event(ev: &PathEvent, now: u32, conn: u32, path: u32) -> pt::Event {
         PathEvent::Send => pt::kind::SEND,
         PathEvent::Retransmit => pt::kind::RETX,
         PathEvent::ProbeSent => pt::kind::PROBE_SENT,
-        PathEvent::Ack(a) => {
+        PathEvent::Ack(a) | PathEvent::AckSteered(a) => {
             (e.cum_acked, e.acked_pkts, e.acked_bytes, e.ecn_cnt) =
                 (a.cum_acked, a.acked_pkts, a.acked_bytes, a.ecn_cnt);
             (e.rtt_valid, e.rtt, e.acked_seq) = (a.rtt.is_some(), a.rtt.unwrap_or(0), a.acked_seq);
-            pt::kind::ACK
+            if matches!(ev, PathEvent::Ack(_)) {
+                pt::kind::ACK
+            } else {
+                pt::kind::ACK_STEER
+            }
         }
         PathEvent::ProbeReply => pt::kind::PROBE_REPLY,
         PathEvent::Nack => pt::kind::NACK,

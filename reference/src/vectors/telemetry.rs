@@ -114,6 +114,7 @@ impl Run {
         self.now = self.now.wrapping_add(dt);
         let ev = match ev {
             PathEvent::Ack(a) => PathEvent::Ack(AckEvent { now: self.now, ..a }),
+            PathEvent::AckSteered(a) => PathEvent::AckSteered(AckEvent { now: self.now, ..a }),
             e => e,
         };
         let (n, a) = apply(&self.cur, self.now, &ev, &self.p);
@@ -359,5 +360,42 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<TelemetryVector> {
         // inflight saturates at 0 (an RNR the sender never sends).
         r.at(5, PathEvent::Rnr);
     });
+    push(
+        "CE steering: a steered SACK's CE cut shrinks the window, the path stays GOOD; a plain one's pauses it \
+         (SKIP); a steered SACK then makes it GOOD",
+        800,
+        &|r, _| {
+            r.sends(1, 8);
+            r.ack(50, 2, Some(50), 0);
+            let (e, mtu) = (r.cur, r.p.mtu);
+            let steered = |pkts: u32, ce: u32| AckEvent {
+                now: 0,
+                cum_acked: (e.cum_acked + pkts) & SEQ_MASK,
+                acked_pkts: pkts,
+                acked_bytes: pkts * mtu,
+                ecn_cnt: ce,
+                rtt: None,
+                acked_seq: e.acked_seq.wrapping_add(pkts),
+            };
+            r.at(5, PathEvent::AckSteered(steered(2, 2)));
+            // The plain ACK of the same marks pauses the path (SKIP).
+            let f = r.cur;
+            let plain = AckEvent {
+                cum_acked: (f.cum_acked + 2) & SEQ_MASK,
+                acked_seq: f.acked_seq.wrapping_add(2),
+                ..steered(2, 2)
+            };
+            let hold = f.hold_until;
+            r.at(hold.wrapping_sub(r.now).wrapping_add(1), PathEvent::Ack(plain));
+            // A steered SACK finds it SKIP: GOOD again.
+            let g = r.cur;
+            let again = AckEvent {
+                cum_acked: (g.cum_acked + 1) & SEQ_MASK,
+                acked_seq: g.acked_seq.wrapping_add(1),
+                ..steered(1, 0)
+            };
+            r.at(1, PathEvent::AckSteered(again));
+        },
+    );
     out
 }
