@@ -50,6 +50,22 @@ fn recv_wr_id(lane: usize, b: usize) -> u64 {
     RECV_WR | (lane as u64) << 8 | b as u64
 }
 
+/// The first byte at which `a` and `b` differ (a length difference counts
+/// at the shorter one's end), or `None` when they are equal.
+pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    a.iter().zip(b).position(|(x, y)| x != y).or((a.len() != b.len()).then(|| a.len().min(b.len())))
+}
+
+/// A request offered on `s_wr` until the NIC takes it.
+struct Offer {
+    conn: usize,
+    /// `conn * streams + stream`: its credits and claims.
+    lane: usize,
+    wr_id: u64,
+    flight: Flight,
+    claim: Option<Claim>,
+}
+
 /// What a run did, per NIC summed over both.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PairStats {
@@ -121,8 +137,8 @@ struct Side {
     /// Per connection and slot: the longest WRITE (or WRITE_IMM) it completed.
     covered: Vec<Vec<u64>>,
     next_wr: u64,
-    /// The request being offered on `s_wr`: (conn, wr_id, flight, claim).
-    offer: Option<(usize, u64, Flight, Option<Claim>)>,
+    /// The request being offered on `s_wr`.
+    offer: Option<Offer>,
     rr: usize,
     /// Per (conn, stream), `conn * streams + stream`: receives the peer
     /// has posted that no request of ours has claimed yet.
@@ -285,6 +301,11 @@ impl Pair {
         self.conns as u64 * self.per_conn as u64 * self.slot_bytes
     }
 
+    /// Receive buffer `b` of `lane` (`conn * streams + stream`).
+    fn recv_at(&self, lane: usize, b: usize) -> u64 {
+        recv_buf(2 * self.half(), lane, b, self.recvs, self.slot_bytes)
+    }
+
     /// One cycle of each NIC: with `offer`, a new request offered where a
     /// connection has room; receives posted again; frames crossed over,
     /// completions taken.
@@ -297,18 +318,17 @@ impl Pair {
             let side = &mut self.sides[me];
             side.rig.clock();
             if side.offer.is_some() && side.rig.get("s_wr_ready")? == 1 {
-                let (c, wr_id, f, claim) = side.offer.take().expect("offered");
+                let Offer { conn: c, lane, wr_id, flight: f, claim } = side.offer.take().expect("offered");
                 side.flights[c].push((wr_id, f));
                 side.rig.set("s_wr_valid", 0)?;
                 self.stats.posted += 1;
                 let at = self.slot_at(c, f.slot);
-                let stream = (wr_id % self.streams as u64) as u32;
+                let stream = (lane % self.streams) as u32;
                 let (laddr, raddr) = (BASE + at, BASE + self.half() + at);
                 let g =
                     Given::Request { conn: c as u32, stream, op: f.op, wr_id, laddr, len: f.len, raddr, imm: f.imm };
                 self.sides[me].given.push(g);
                 if let Some(cl) = claim {
-                    let lane = c * self.streams + stream as usize;
                     self.sides[1 - me].claims[lane].push_back(cl);
                 }
             }
@@ -336,7 +356,7 @@ impl Pair {
         }
         let Some((c, st, b)) = side.reposts.pop_front() else { return Ok(()) };
         let lane = c * self.streams + st;
-        let addr = recv_buf(2 * self.half(), lane, b, self.recvs, self.slot_bytes);
+        let addr = self.recv_at(lane, b);
         let side = &mut self.sides[me];
         let f = [
             ("conn", c as u64),
@@ -357,7 +377,6 @@ impl Pair {
     /// After the clock: the post's handshakes. Once `s_rpost` is taken the
     /// receive is posted, and the peer may claim it.
     fn advance_post(&mut self, me: usize) -> Result<(), String> {
-        let area = 2 * self.half();
         let side = &mut self.sides[me];
         match side.post {
             Post::Idle => {}
@@ -384,8 +403,9 @@ impl Pair {
                     side.post = Post::Idle;
                     let lane = c * self.streams + st;
                     side.posted[lane].push_back(b);
-                    let at = recv_buf(area, lane, b, self.recvs, self.slot_bytes);
+                    let at = self.recv_at(lane, b);
                     let (conn, stream, wr_id) = (c as u32, st as u32, recv_wr_id(lane, b));
+                    let side = &mut self.sides[me];
                     side.given.push(Given::Recv { conn, stream, addr: at, len: self.slot_bytes, wr_id });
                     self.sides[1 - me].credits[lane] += 1;
                 }
@@ -452,11 +472,10 @@ impl Pair {
             return Err(format!("{who}: expected receive {b} for {cl:?}"));
         }
         if cl.op != op::WRITE_IMM {
-            let at = recv_buf(2 * self.half(), lane, b, self.recvs, self.slot_bytes);
+            let at = self.recv_at(lane, b);
             let got = self.sides[me].rig.memory().read(at, cl.len as usize);
             let src = self.sides[1 - me].rig.memory().read(BASE + cl.src, cl.len as usize);
-            if got != src {
-                let first = got.iter().zip(&src).position(|(a, b)| a != b).unwrap_or(0);
+            if let Some(first) = first_difference(&got, &src) {
                 return Err(format!("{who}: byte {first} of {} differs from the sender's", cl.len));
             }
         }
@@ -491,7 +510,7 @@ impl Pair {
             if claim.is_some() {
                 side.credits[lane] -= 1;
             }
-            side.offer = Some((c, wr_id, Flight { slot, len, op: opc, imm }, claim));
+            side.offer = Some(Offer { conn: c, lane, wr_id, flight: Flight { slot, len, op: opc, imm }, claim });
             for (n, v) in [
                 ("conn", c as u64),
                 ("stream", wr_id % streams),
@@ -517,12 +536,12 @@ impl Pair {
     /// peer's source byte.
     pub fn finish(&mut self, limit: u64) -> Result<(), String> {
         for me in 0..2 {
-            if let Some((c, wr_id, f, claim)) = self.sides[me].offer.take() {
+            if let Some(o) = self.sides[me].offer.take() {
                 let s = &mut self.sides[me];
-                s.free_slots[c].push(f.slot);
+                s.free_slots[o.conn].push(o.flight.slot);
                 s.rig.set("s_wr_valid", 0)?;
-                if claim.is_some() {
-                    s.credits[c * self.streams + (wr_id % self.streams as u64) as usize] += 1;
+                if o.claim.is_some() {
+                    s.credits[o.lane] += 1;
                 }
             }
         }
@@ -558,8 +577,7 @@ impl Pair {
                     let at = self.slot_at(c, s as u64);
                     let src = self.sides[me].rig.memory().read(BASE + at, len);
                     let dst = self.sides[1 - me].rig.memory().read(BASE + half + at, len);
-                    if src != dst {
-                        let first = src.iter().zip(&dst).position(|(a, b)| a != b).unwrap_or(0);
+                    if let Some(first) = first_difference(&src, &dst) {
                         return Err(format!(
                             "NIC {}'s WRITEs on conn {c}, slot {s}: byte {first} of {len} differs at NIC {}",
                             me + 1,

@@ -11,7 +11,7 @@ use mrnic_proto::Config;
 use mrnic_reference::channel::{Channel, Lane, Routing};
 use mrnic_reference::sim::Sim;
 use mrnic_reference::{Access, ConnParams, CqOpcode, Nic, NicConfig, RecvRequest, Sge, Status, WorkRequest, WrOp};
-use mrnic_verif::pair::{Given, Pair};
+use mrnic_verif::pair::{first_difference, Given, Pair};
 
 #[test]
 fn every_opcode_both_ways_completes_and_lands() {
@@ -148,7 +148,7 @@ fn ends_as_the_reference(seed: u64, conns: u32, per_conn: u32) {
         let landed = model[half as usize..].iter().filter(|&&b| b != 0).count();
         assert!(landed > 1000, "seed {seed}, NIC {}: only {landed} bytes landed", side + 1);
         let reference = sim.nics[side].read_mem(base, len).unwrap();
-        if let Some(i) = model.iter().zip(reference).position(|(a, b)| a != b) {
+        if let Some(i) = first_difference(&model, reference) {
             panic!(
                 "seed {seed}, NIC {}: byte {:#x} of the region is {:#04x} in the model, {:#04x} in the reference",
                 side + 1,
