@@ -291,7 +291,7 @@ fn build(p: &MsgCheckParams) -> Module {
 /// stall covers reached on the proof configuration's table
 /// ([`crate::proof::COVER_CONNECTIONS`]): `small`'s clear sweep is longer
 /// than a cover's depth.
-pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    use crate::proof::{cover_on_proof_config, prove_and_cover, COVER_CONNECTIONS};
-    cover_on_proof_config(prove_and_cover(4, 30, true), COVER_CONNECTIONS, 30)
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{cover_on_proof_config, handshake_tasks, COVER_CONNECTIONS};
+    cover_on_proof_config(handshake_tasks(asserts), COVER_CONNECTIONS, 30)
 }

@@ -244,6 +244,14 @@ pub fn prove_and_cover(k: u32, cover_depth: u32, arrays: bool) -> Vec<Task> {
     ]
 }
 
+/// The tasks of a glue block, whose assertions are its channels'
+/// handshake rules ([`crate::formal::every_channel`]): `prove` by
+/// 4-induction and `cover` to 30 cycles, which reaches each channel's stall
+/// (valid held while not ready).
+pub fn handshake_tasks(_asserts: &[String]) -> Vec<Task> {
+    prove_and_cover(4, 30, true)
+}
+
 /// The labels of `m`'s assertions.
 pub fn asserts(m: &Module) -> Vec<String> {
     m.properties().iter().filter(|p| p.kind == PropKind::Assert).map(|p| p.label.clone()).collect()
