@@ -426,6 +426,36 @@ pub fn lit(width: u32, value: u64) -> Expr {
     Expr::Const { width, value }
 }
 
+/// `e` cut or zero-extended to `w` bits, as a wire field drops the bits
+/// above its width ([`mrnic_proto::field::Field::set`]) and a model's
+/// `Bits` keep a narrower field's value in a wider port. A constant is
+/// rebuilt at the new width (a part select of a constant is not Verilog);
+/// anything else wider than `w` must be a net.
+pub fn fit(e: Expr, w: u32) -> Expr {
+    if let Expr::Const { value, .. } = e {
+        let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+        return lit(w, value & mask);
+    }
+    let have = e.width().expect("a well-formed expression");
+    if have == w {
+        e
+    } else if have < w {
+        zext(e, w)
+    } else {
+        e.slice(w - 1, 0)
+    }
+}
+
+/// `n` zero bits (constants are at most 64 bits wide).
+pub fn zeros(n: u32) -> Expr {
+    let parts: Vec<Expr> = (0..n.div_ceil(64)).map(|i| lit((n - 64 * i).min(64), 0)).collect();
+    if parts.len() == 1 {
+        parts.into_iter().next().expect("one part")
+    } else {
+        cat(&parts)
+    }
+}
+
 /// `cond ? then : els`.
 pub fn mux(cond: impl Into<Expr>, then: impl Into<Expr>, els: impl Into<Expr>) -> Expr {
     Expr::Mux { cond: Box::new(cond.into()), then: Box::new(then.into()), els: Box::new(els.into()) }

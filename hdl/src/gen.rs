@@ -105,6 +105,7 @@ pub const BLOCKS: &[BlockGen] = &[
     block!(mr_check),
     block!(conn_search),
     block!(msg_check),
+    block!(rx_ctl),
     block!(csr),
 ];
 

@@ -115,6 +115,7 @@ pub mod proof;
 pub mod rate_hint;
 pub mod recv_match;
 pub mod rx_buffer;
+pub mod rx_ctl;
 pub mod rx_drop_or;
 pub mod rx_parser;
 pub mod sack_gen;

@@ -179,6 +179,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         block!(conn_search),
         block!(probe_walk),
         block!(msg_check),
+        block!(rx_ctl),
         block!(cqe_merge),
         block!(conn_table),
         block!(cpl_engine),

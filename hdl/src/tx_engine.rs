@@ -67,32 +67,9 @@ use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
 use mrnic_proto::packet::{ECN_ECT0, ETHERTYPE_IPV4, IPPROTO_UDP, NET_OVERHEAD};
 
-use crate::expr::{cat, lit, mux, repl, zext, Expr, Signal};
+use crate::expr::{cat, fit, lit, mux, repl, zeros, zext, Expr, Signal};
 use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
-
-/// `e` cut or zero-extended to `w` bits, as [`Field::set`] drops the bits
-/// above the field.
-fn fit(e: Expr, w: u32) -> Expr {
-    let have = e.width().expect("a well-formed expression");
-    if have == w {
-        e
-    } else if have < w {
-        zext(e, w)
-    } else {
-        e.slice(w - 1, 0)
-    }
-}
-
-/// `n` zero bits (constants are at most 64 bits wide).
-fn zeros(n: u32) -> Expr {
-    let parts: Vec<Expr> = (0..n.div_ceil(64)).map(|i| lit((n - 64 * i).min(64), 0)).collect();
-    if parts.len() == 1 {
-        parts.into_iter().next().expect("one part")
-    } else {
-        cat(&parts)
-    }
-}
 
 /// A header of `bytes` bytes as one big-endian vector (byte 0 in the top
 /// bits, as [`Field::vector_range`] names it), from (field, value) pairs:

@@ -105,19 +105,19 @@ use crate::netlist::slice_bits;
 pub const NAME: &str = "rx_ctl";
 
 /// Transport opcodes the controller routes by.
-const OPC_SEND: u64 = 2;
-const OPC_SEND_IMM: u64 = 3;
-const OPC_WRITE_IMM: u64 = 1;
-const OPC_SACK: u64 = 8;
-const OPC_NACK: u64 = 9;
-const OPC_PROBE: u64 = 10;
+pub const OPC_SEND: u64 = 2;
+pub const OPC_SEND_IMM: u64 = 3;
+pub const OPC_WRITE_IMM: u64 = 1;
+pub const OPC_SACK: u64 = 8;
+pub const OPC_NACK: u64 = 9;
+pub const OPC_PROBE: u64 = 10;
 /// NACK codes.
-const NACK_RNR: u64 = 1;
-const NACK_ACCESS: u64 = 2;
-const NACK_NO_CONN: u64 = 3;
-const NACK_BAD_HDR: u64 = 4;
+pub const NACK_RNR: u64 = 1;
+pub const NACK_ACCESS: u64 = 2;
+pub const NACK_NO_CONN: u64 = 3;
+pub const NACK_BAD_HDR: u64 = 4;
 /// IPv4 ECN CE.
-const ECN_CE: u64 = 3;
+pub const ECN_CE: u64 = 3;
 
 /// A config the block cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -209,6 +209,18 @@ fn channel_fields(ports: &[PortDef], prefix: &str) -> Vec<(String, u32, String)>
         .collect()
 }
 
+/// Fields of a part's channel the controller never reads, left off its
+/// ports so that the RTL has no input it ignores: conn_table's answer
+/// carries the op, the hit and the peer's address for its own checks;
+/// sack_gen's `m_new` is only the beat's verdict here (cpl_engine's
+/// `s_new` takes the message from the header in hand); the header's flags
+/// are read from its raw bytes (ACKREQ).
+fn unread(mine: &str, field: &str) -> bool {
+    mine == "s_gnew"
+        || (mine == "s_lkr" && ["op", "hit", "remote_addr"].contains(&field))
+        || (mine == "s_hdr" && field == "flags")
+}
+
 /// The ports, in declaration order.
 pub fn ports(p: &RxCtlParams) -> Vec<PortDef> {
     let mut v = vec![PortDef::input("rst", 1, "Clock and reset", "synchronous reset, active high")];
@@ -226,6 +238,9 @@ pub fn ports(p: &RxCtlParams) -> Vec<PortDef> {
         for (f, w, c) in channel_fields(theirs, prefix) {
             if *mine == "m_lk" && f == "op" {
                 // op_map makes conn_table's op from `m_opcode`.
+                continue;
+            }
+            if unread(mine, &f) {
                 continue;
             }
             v.push(mk(format!("{mine}_{f}"), data, w, c));

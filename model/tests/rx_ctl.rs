@@ -127,7 +127,7 @@ fn lookup_ok(r: &mut Rig, paths: u64) {
     assert_eq!(r.field(&o, "m_lk_dst_conn"), 3);
     assert_eq!(r.field(&o, "m_lk_psn"), 7);
     assert_eq!(r.field(&o, "m_opcode"), 0);
-    r.answer("s_lkr", &[("op", 0), ("hit", 1), ("ok", 1), ("conn", 3), ("remote_id", 9), ("paths", paths)]);
+    r.answer("s_lkr", &[("ok", 1), ("conn", 3), ("remote_id", 9), ("paths", paths)]);
 }
 
 fn l(cfg: &Config) -> u32 {

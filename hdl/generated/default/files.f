@@ -16,4 +16,5 @@ probe_walk.v
 mr_check.v
 conn_search.v
 msg_check.v
+rx_ctl.v
 csr.v

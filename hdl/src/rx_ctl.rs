@@ -1,0 +1,826 @@
+//! `rx_ctl` RTL: the generator of the receive controller
+//! [`mrnic_model::rx_ctl`], with the same ports (the model's list plus
+//! `clk`) and the same cycle timing. The model's doc comment is the
+//! specification: one packet at a time through conn_table, msg_check,
+//! mr_check or recv_match, sack_gen, cpl_engine and the DMA engine.
+//!
+//! Structure: a state register (one state per step of the model's `St`)
+//! with `step_idx` for the states that count (the OPEN beat's path, the
+//! verdict's countdown, the FLUSH beat's path); the header in hand and the
+//! lookup's answer in registers; one registered entry per output channel
+//! (`<channel>_on` and a register per field), loaded whole when the step
+//! offers it (fields it does not name are 0) and cleared when taken. The
+//! pass-through channels (`m_pkt` from `s_walk` during a PROBE walk,
+//! `m_cnack` from `s_gnack`, `m_nack` from `s_found`, `m_csack` from
+//! `s_gsack`) are muxes in front of those registers. The next-state block
+//! keeps the model's order within a cycle: entries taken, then the step,
+//! then the stream's completed_msn as cpl_engine publishes it.
+
+use mrnic_model::block::PortDef;
+use mrnic_model::rx_ctl::{
+    self as model, RxCtlParams, ECN_CE, NACK_ACCESS, NACK_BAD_HDR, NACK_NO_CONN, NACK_RNR, OPC_NACK, OPC_PROBE,
+    OPC_SACK, OPC_SEND, OPC_SEND_IMM, OPC_WRITE_IMM,
+};
+use mrnic_model::sack_gen::{OP_DATA, OP_FLUSH, OP_OPEN};
+use mrnic_proto::field::Field;
+use mrnic_proto::layouts::{common, data, nack, probe, sack};
+use mrnic_proto::Config;
+
+use crate::expr::{fit, lit, mux, zeros, zext, Expr, Signal};
+use crate::ir::{case, if_else, if_then, set, Module, Reg, Stmt};
+use crate::ports::{declare, ConfigError};
+
+/// The model's sizes, refused in the shape `gen::BLOCKS` reports (the
+/// reason names the part whose sizes the config breaks).
+pub struct Params(RxCtlParams);
+
+impl Params {
+    pub fn from_config(cfg: &Config) -> Result<Params, ConfigError> {
+        RxCtlParams::from_config(cfg).map(Params).map_err(|e| ConfigError {
+            field: "transport.connections",
+            value: u64::from(cfg.transport.connections),
+            why: e.0,
+        })
+    }
+}
+
+crate::block_api!(mrnic_model::rx_ctl, Params, ConfigError);
+
+/// States, one per step of the model's `St`.
+const IDLE: u64 = 0;
+const OPEN: u64 = 1;
+const LOOKUP: u64 = 2;
+const NC: u64 = 3;
+const ACK: u64 = 4;
+const PROBE: u64 = 5;
+const WALK: u64 = 6;
+const MSG_CHK: u64 = 7;
+const MR_CHK: u64 = 8;
+const MATCH: u64 = 9;
+const BEAT: u64 = 10;
+const VERDICT: u64 = 11;
+const ACCEPT: u64 = 12;
+const PLACE: u64 = 13;
+const HOLD: u64 = 14;
+const RELEASE: u64 = 15;
+const FLUSH: u64 = 16;
+const PAY: u64 = 17;
+const STATE_BITS: u32 = 5;
+/// `step_idx` bits: an OPEN beat's path runs to 256 (`s_open_paths` is 8
+/// bits), a FLUSH beat's to 64.
+const IDX_BITS: u32 = 9;
+/// `since_pkt` saturates here: it is only compared with the read latency
+/// (1 or 2).
+const SINCE_MAX: u64 = 3;
+
+/// `code` register bits: NACK codes 0..4.
+const CODE_BITS: u32 = 3;
+
+/// The output channels with a registered entry, by port prefix, with the
+/// short name of their registers.
+const OFFERS: [(&str, &str); 16] = [
+    ("m_pay", "pay"),
+    ("m_lk", "lk"),
+    ("m_nc", "nc"),
+    ("m_probe", "probe"),
+    ("m_chk", "chk"),
+    ("m_acc", "acc"),
+    ("m_mopen", "mopen"),
+    ("m_mr", "mr"),
+    ("m_lookup", "lookup"),
+    ("m_pkt", "pkt"),
+    ("m_req", "req"),
+    ("m_new", "new"),
+    ("m_copen", "copen"),
+    ("m_sack", "sack"),
+    ("m_nack", "nack"),
+    ("m_cnack", "cnack"),
+];
+
+/// The fields of `prefix`'s channel in `defs`, valid and ready left out:
+/// (field, width).
+fn fields(defs: &[PortDef], prefix: &str) -> Vec<(String, u32)> {
+    defs.iter()
+        .filter_map(|d| {
+            let f = d.name.strip_prefix(prefix)?.strip_prefix('_')?;
+            (f != "valid" && f != "ready").then(|| (f.to_string(), d.width))
+        })
+        .collect()
+}
+
+/// An output channel's registered entry.
+struct Offer {
+    prefix: &'static str,
+    short: &'static str,
+    on: Reg,
+    fields: Vec<(String, Reg)>,
+}
+
+impl Offer {
+    fn field(&self, name: &str) -> &Reg {
+        let f = self.fields.iter().find(|(n, _)| n == name);
+        &f.unwrap_or_else(|| panic!("rx_ctl: {} has no field {name}", self.prefix)).1
+    }
+
+    /// Offers an entry: every field 0 but those `set` names.
+    fn offer(&self, set_to: &[(&str, Expr)]) -> Vec<Stmt> {
+        for (n, _) in set_to {
+            self.field(n);
+        }
+        let mut v = vec![set(&self.on.next, lit(1, 1))];
+        for (n, r) in &self.fields {
+            let w = r.q.width();
+            let e = set_to.iter().find(|(m, _)| m == n).map_or_else(|| zeros(w), |(_, e)| fit(e.clone(), w));
+            v.push(set(&r.next, e));
+        }
+        v
+    }
+}
+
+/// A 24-bit completed_msn of stream `stream` in `msns` (stream i at bits
+/// 24i+23..24i), 0 for a stream the connection does not have.
+fn msn_of(stream: &Signal, msns: &Signal, streams: u32) -> Expr {
+    let sw = stream.width();
+    let mut e = lit(24, 0);
+    for s in (0..streams).rev() {
+        e = mux(stream.expr().eq(lit(sw, u64::from(s))), msns.slice(24 * s + 23, 24 * s), e);
+    }
+    e
+}
+
+fn build(p: &Params) -> Module {
+    let p = &p.0;
+    let defs = model::ports(p);
+    let l = p.read_latency;
+    let mut m = Module::new(model::NAME);
+    m.describe(
+        "the receive controller: each header to its end through conn_table, msg_check, mr_check or recv_match, \
+         sack_gen, cpl_engine and the DMA engine, one packet at a time",
+    );
+    let (clk, sig) = declare(&mut m, &defs);
+    let port = |n: &str| sig[n].clone();
+    let rst = port("rst");
+    m.clock_domain(&clk, &rst);
+    let raw_bytes = (port("s_hdr_raw").width() / 8) as usize;
+    let slice_of = |s: &Signal, f: &Field| {
+        let (hi, lo) = f.vector_range(raw_bytes);
+        s.slice(hi as u32, lo as u32)
+    };
+
+    // ---- state ----
+    let st = m.reg("state", STATE_BITS, IDLE, "the step of the packet in hand (the model's St)");
+    let idx = m.reg("step_idx", IDX_BITS, 0, "OPEN: the next path; VERDICT: cycles left; FLUSH: the path");
+    // The header in hand: every s_hdr field, reset so that a reset
+    // mid-packet leaves what the model's reset leaves (all zero).
+    let h: Vec<(String, Reg)> = fields(&defs, "s_hdr")
+        .into_iter()
+        .map(|(f, w)| {
+            let r = m.reg(&format!("hdr_{f}"), w, 0, "the header in hand");
+            (f, r)
+        })
+        .collect();
+    let hq = |n: &str| -> Signal {
+        h.iter().find(|(f, _)| f == n).unwrap_or_else(|| panic!("rx_ctl: no s_hdr_{n}")).1.q.clone()
+    };
+    let lk: Vec<(String, Reg)> = ["conn", "remote_id", "paths", "active", "msns"]
+        .iter()
+        .map(|f| {
+            let w = port(&format!("s_lkr_{f}")).width();
+            (f.to_string(), m.reg(&format!("lkr_{f}"), w, 0, "the lookup's answer"))
+        })
+        .collect();
+    let lkq = |n: &str| lk.iter().find(|(f, _)| f == n).expect("a lookup field").1.q.clone();
+    let open: Vec<(String, Reg)> = ["conn", "paths", "psn"]
+        .iter()
+        .map(|f| {
+            let w = port(&format!("s_open_{f}")).width();
+            (f.to_string(), m.reg(&format!("open_{f}"), w, 0, "the open being applied"))
+        })
+        .collect();
+    let code = m.reg("code", CODE_BITS, 0, "the refusal's NACK code (0: none)");
+    let place_addr = m.reg("place_addr", 64, 0, "the placement's address (the WRITE's, or the SEND's receive's)");
+    let place_key = m.reg("place_key", 32, 0, "the placement's key (the WRITE's rkey, or the receive's lkey)");
+    let answered = m.reg("answered", 1, 0, "sack_gen answered the beat (a stale, window or duplicate pulse)");
+    let new = m.reg("new", 1, 0, "sack_gen's m_new came for the beat");
+    let held = m.reg("held", 1, 0, "a SACK of sack_gen's was waiting at the verdict");
+    let cmsn = m.reg("cmsn", 24, 0, "the stream's completed_msn as last published");
+    let hold = m.reg("hold", 1, 0, "sack_gen's SACKs are held");
+    let replace_v = m.reg("replace_v", 1, 0, "the next SACK's completed_msn is replaced");
+    let replace = m.reg("replace", 24, 0, "its replacement");
+    let since = m.reg("since_pkt", 2, SINCE_MAX, "cycles since the last beat to sack_gen (saturating)");
+    let tag = m.reg("tag", 16, 0, "the last placement's tag");
+    let bad_hdr = m.reg("bad_hdr", 1, 0, "pulse: the controller's BAD_HDR NACK");
+    let access = m.reg("access", 1, 0, "pulse: the controller's ACCESS NACK");
+    let offers: Vec<Offer> = OFFERS
+        .iter()
+        .map(|(prefix, short)| {
+            let on = m.reg(&format!("{short}_on"), 1, 0, &format!("an entry is offered on {prefix}"));
+            let fields = fields(&defs, prefix)
+                .into_iter()
+                .map(|(f, w)| {
+                    let r = m.reg(&format!("{short}_{f}"), w, 0, &format!("{prefix}_{f} of the entry"));
+                    (f, r)
+                })
+                .collect();
+            Offer { prefix, short, on, fields }
+        })
+        .collect();
+    let o = |prefix: &str| offers.iter().find(|x| x.prefix == prefix).expect("an offer");
+
+    // ---- this cycle's handshakes ----
+    let is = |s: u64| st.q.expr().eq(lit(STATE_BITS, s));
+    let walking = m.wire_from("walking", 1, "probe_walk's beats pass to sack_gen", is(WALK));
+    let free = m.wire_from(
+        "free",
+        1,
+        "nothing of the previous packet is still offered on a shared channel",
+        (o("m_cnack").on.q.expr() | &o("m_nack").on.q | &o("m_sack").on.q | &o("m_pkt").on.q | &o("m_pay").on.q)
+            .logic_not(),
+    );
+    let idle = m.wire_from("idle", 1, "a header or an open may be taken", rst.expr().logic_not() & is(IDLE) & &free);
+    let open_v = port("s_open_valid");
+    m.assign(port("s_open_ready"), &idle);
+    m.assign(port("s_hdr_ready"), idle.expr() & open_v.expr().logic_not());
+    for ch in ["s_lkr", "s_tnack", "s_chkr", "s_mrr", "s_match", "s_gnew"] {
+        m.assign(port(&format!("{ch}_ready")), rst.expr().logic_not());
+    }
+    // Entries taken: a pass-through goes first on its channel, so the
+    // controller's own entry waits while the part's is valid.
+    let pass_src = |prefix: &str| match prefix {
+        "m_pkt" => Some(("s_walk", walking.expr())),
+        "m_cnack" => Some(("s_gnack", rst.expr().logic_not())),
+        "m_nack" => Some(("s_found", rst.expr().logic_not())),
+        _ => None,
+    };
+    let mut left = std::collections::HashMap::new();
+    for x in &offers {
+        let ready = port(&format!("{}_ready", x.prefix));
+        let taken = match x.prefix {
+            // During a walk the channel is probe_walk's: the entry (never
+            // on then) is not taken.
+            "m_pkt" => walking.expr().logic_not() & &ready,
+            "m_cnack" => port("s_gnack_valid").expr().logic_not() & &ready,
+            "m_nack" => port("s_found_valid").expr().logic_not() & &ready,
+            _ => ready.expr(),
+        };
+        let l = m.wire_from(
+            &format!("{}_left", x.short),
+            1,
+            &format!("{}'s entry is still offered after this edge", x.prefix),
+            x.on.q.expr() & taken.logic_not(),
+        );
+        left.insert(x.prefix, l);
+    }
+    let lft = |prefix: &str| left[prefix].expr();
+    let pkt_fired = m.wire_from(
+        "pkt_fired",
+        1,
+        "a beat to sack_gen is taken",
+        mux(
+            &walking,
+            port("s_walk_valid").expr() & &port("m_pkt_ready"),
+            o("m_pkt").on.q.expr() & lft("m_pkt").logic_not(),
+        ),
+    );
+    let gsack_v = port("s_gsack_valid");
+    let replace_clear = m.wire_from(
+        "replace_clear",
+        1,
+        "the SACK whose completed_msn is replaced is taken",
+        replace_v.q.expr() & hold.q.expr().logic_not() & &gsack_v & &port("m_csack_ready"),
+    );
+    let since_next = m.wire_from(
+        "since_next",
+        2,
+        "since_pkt after this edge",
+        mux(&pkt_fired, lit(2, 0), mux(since.q.expr().eq(lit(2, SINCE_MAX)), &since.q, since.q.expr() + lit(2, 1))),
+    );
+    let take_open = m.wire_from("take_open", 1, "an open is taken", is(IDLE) & &free & &open_v);
+    let take_hdr = m.wire_from(
+        "take_hdr",
+        1,
+        "a header is taken",
+        is(IDLE) & &free & open_v.expr().logic_not() & &port("s_hdr_valid"),
+    );
+    let lookup_done = m.wire_from(
+        "lookup_done",
+        1,
+        "conn_table answered the lookup",
+        is(LOOKUP) & lft("m_lk").logic_not() & &port("s_lkr_valid"),
+    );
+    let lkr_msn = m.wire_from(
+        "lkr_msn",
+        24,
+        "the stream's completed_msn in the lookup's answer",
+        msn_of(&hq("stream_id"), &port("s_lkr_msns"), p.streams),
+    );
+    let held_msn = m.wire_from(
+        "held_msn",
+        24,
+        "the stream's completed_msn in the held answer",
+        msn_of(&hq("stream_id"), &lkq("msns"), p.streams),
+    );
+    let taps = port("tap_stale_gen").expr() | &port("tap_psn_window") | &port("tap_duplicate");
+    let answered_now = m.wire_from("answered_now", 1, "sack_gen has answered the beat", answered.q.expr() | taps);
+    let new_now = m.wire_from("new_now", 1, "sack_gen's m_new has come", new.q.expr() | &port("s_gnew_valid"));
+
+    // The header in hand's fields, and its raw views.
+    let opc = hq("opcode");
+    let opw = opc.width();
+    let op_is = |v: u64| opc.expr().eq(lit(opw, v));
+    let send = m.wire_from("hdr_send", 1, "SEND or SEND_IMM", op_is(OPC_SEND) | op_is(OPC_SEND_IMM));
+    let imm_valid =
+        m.wire_from("hdr_imm_valid", 1, "WRITE_IMM or SEND_IMM", op_is(OPC_WRITE_IMM) | op_is(OPC_SEND_IMM));
+    let raw = hq("raw");
+    let hraw = |f: &Field| slice_of(&raw, f);
+    let h_e = |n: &str| hq(n).expr();
+
+    // ---- next state ----
+    let mut nx: Vec<Stmt> = vec![set(&bad_hdr.next, lit(1, 0)), set(&access.next, lit(1, 0))];
+    for x in &offers {
+        nx.push(set(&x.on.next, &left[x.prefix]));
+    }
+    nx.push(if_then(&replace_clear, vec![set(&replace_v.next, lit(1, 0))]));
+    nx.push(set(&since.next, &since_next));
+    let go = |s: u64| set(&st.next, lit(STATE_BITS, s));
+    let pay = |drop: Expr| -> Vec<Stmt> { o("m_pay").offer(&[("drop", drop)]) };
+    let pay_drop = |then: u64| -> Vec<Stmt> {
+        let mut v = pay(lit(1, 1));
+        v.push(go(then));
+        v
+    };
+    let idx_set = |e: Expr| set(&idx.next, fit(e, IDX_BITS));
+
+    // IDLE: an open, else a header.
+    let in_hdr = |n: &str| port(&format!("s_hdr_{n}")).expr();
+    let in_raw = |f: &Field| slice_of(&port("s_hdr_raw"), f);
+    let in_op_is = |v: u64| port("s_hdr_opcode").expr().eq(lit(port("s_hdr_opcode").width(), v));
+    let mut take_open_s: Vec<Stmt> = open.iter().map(|(f, r)| set(&r.next, port(&format!("s_open_{f}")))).collect();
+    take_open_s.extend(o("m_copen").offer(&[("conn", port("s_open_conn").expr())]));
+    take_open_s.extend(o("m_mopen").offer(&[("conn", port("s_open_conn").expr())]));
+    take_open_s.extend([go(OPEN), idx_set(lit(1, 0))]);
+    let mut take_hdr_s: Vec<Stmt> = h.iter().map(|(f, r)| set(&r.next, port(&format!("s_hdr_{f}")))).collect();
+    take_hdr_s.extend([
+        set(&code.next, lit(CODE_BITS, 0)),
+        set(&answered.next, lit(1, 0)),
+        set(&new.next, lit(1, 0)),
+        set(&held.next, lit(1, 0)),
+    ]);
+    let no_conn_nack = m.wire_from(
+        "in_no_conn_nack",
+        1,
+        "the header taken is a NO_CONN NACK (for conn_search)",
+        in_op_is(OPC_NACK) & in_raw(&nack::CODE).eq(lit(nack::CODE.width, NACK_NO_CONN)),
+    );
+    let mut nc_s = o("m_nc").offer(&[
+        ("dst_conn", in_hdr("dst_conn")),
+        ("src_addr", in_hdr("ip_src")),
+        ("path_id", in_hdr("path_id")),
+        ("code", lit(8, NACK_NO_CONN)),
+        ("psn", in_raw(&nack::PATH_PSN)),
+    ]);
+    nc_s.push(go(NC));
+    let in_probe = m.wire_from("in_probe", 1, "the header taken is a PROBE", in_op_is(OPC_PROBE));
+    let zero_if_probe = |e: Expr| mux(&in_probe, lit(e.width().expect("width"), 0), e);
+    let mut lk_s = o("m_lk").offer(&[
+        ("dst_conn", in_hdr("dst_conn")),
+        ("path_id", in_hdr("path_id")),
+        ("path_gen", in_hdr("path_gen")),
+        ("psn", in_hdr("path_psn")),
+        ("stream_id", zero_if_probe(in_hdr("stream_id"))),
+        ("msn", zero_if_probe(in_hdr("msn"))),
+        ("tx_ts", mux(&in_probe, in_raw(&probe::TX_TS), in_hdr("tx_ts"))),
+        ("sport", in_hdr("udp_sport")),
+        ("plane", in_hdr("plane")),
+        ("src_addr", in_hdr("ip_src")),
+    ]);
+    lk_s.push(go(LOOKUP));
+    take_hdr_s.push(if_else(&no_conn_nack, nc_s, lk_s));
+    let idle_s = vec![if_then(&take_open, take_open_s), if_then(&take_hdr, take_hdr_s)];
+
+    // OPEN: the opens taken, then one OPEN beat per path.
+    let open_q = |n: &str| open.iter().find(|(f, _)| f == n).expect("an open field").1.q.clone();
+    let paths9 = zext(open_q("paths"), IDX_BITS);
+    let mut beat_open = o("m_pkt").offer(&[
+        ("op", lit(8, u64::from(OP_OPEN))),
+        ("conn", open_q("conn").expr()),
+        ("path_id", idx.q.expr()),
+        ("psn", open_q("psn").expr()),
+    ]);
+    beat_open.push(idx_set(idx.q.expr() + lit(IDX_BITS, 1)));
+    let open_s = vec![if_then(
+        (lft("m_copen") | lft("m_mopen") | lft("m_pkt")).logic_not(),
+        vec![if_else(idx.q.expr().lt(paths9), beat_open, vec![go(IDLE)])],
+    )];
+
+    // LOOKUP: where the packet goes.
+    let tn = |n: &str| port(&format!("s_tnack_{n}")).expr();
+    let tnack_code = port("s_tnack_code");
+    let tn_no_conn =
+        m.wire_from("tnack_no_conn", 1, "conn_table's NACK is NO_CONN", tnack_code.expr().eq(lit(8, NACK_NO_CONN)));
+    let tn_common: Vec<(&str, Expr)> =
+        ["dst_conn", "path_id", "path_gen", "psn", "stream_id", "msn", "echo_ts", "sport", "plane", "code"]
+            .iter()
+            .map(|n| (*n, tn(n)))
+            .collect();
+    let mut tn_direct = tn_common.clone();
+    tn_direct.extend([("direct", lit(1, 1)), ("dst_ip", tn("dst_addr")), ("dst_mac", h_e("eth_src"))]);
+    let mut tn_conn = tn_common;
+    tn_conn.push(("conn", port("s_lkr_conn").expr()));
+    let mut lookup_s: Vec<Stmt> = lk.iter().map(|(f, r)| set(&r.next, port(&format!("s_lkr_{f}")))).collect();
+    lookup_s.push(if_then(
+        port("s_tnack_valid"),
+        vec![if_else(&tn_no_conn, o("m_cnack").offer(&tn_direct), o("m_cnack").offer(&tn_conn))],
+    ));
+    lookup_s.push(set(&cmsn.next, &lkr_msn));
+    let lconn = port("s_lkr_conn").expr();
+    let mut sack_s = o("m_sack").offer(&[
+        ("conn", lconn.clone()),
+        ("path_id", h_e("path_id")),
+        ("cum_psn", hraw(&sack::CUM_PSN)),
+        ("ecn_cnt", hraw(&sack::ECN_CNT)),
+        ("echo_ts", hraw(&sack::ECHO_TS)),
+        ("rate_hint", hraw(&sack::RATE_HINT)),
+        ("stream_id", hraw(&common::STREAM_ID)),
+        ("completed_msn", hraw(&sack::COMPLETED_MSN)),
+        ("dport", h_e("udp_dport")),
+        ("bitmap", hraw(&sack::BITMAP)),
+    ]);
+    sack_s.push(go(ACK));
+    let mut nack_s = o("m_nack").offer(&[
+        ("conn", lconn.clone()),
+        ("path_id", h_e("path_id")),
+        ("code", hraw(&nack::CODE)),
+        ("psn", hraw(&nack::PATH_PSN)),
+    ]);
+    nack_s.push(go(ACK));
+    let mut probe_s = o("m_probe").offer(&[
+        ("conn", lconn.clone()),
+        ("remote_id", port("s_lkr_remote_id").expr()),
+        ("path_id", h_e("path_id")),
+        ("psn", hraw(&probe::PATH_PSN)),
+        ("gen", h_e("path_gen")),
+        ("tx_ts", hraw(&probe::TX_TS)),
+        ("sport", h_e("udp_sport")),
+        ("plane", h_e("plane")),
+        ("active", port("s_lkr_active").expr()),
+        ("msns", port("s_lkr_msns").expr()),
+    ]);
+    probe_s.push(go(PROBE));
+    // A data packet's message fields, as msg_check and cpl_engine take them.
+    let msg = |conn: Expr, extra: &[(&'static str, Expr)]| -> Vec<(&'static str, Expr)> {
+        let mut v = vec![
+            ("conn", conn),
+            ("stream", h_e("stream_id")),
+            ("msn", h_e("msn")),
+            ("send", send.expr()),
+            ("msg_len", h_e("msg_len")),
+            ("imm_valid", imm_valid.expr()),
+            ("imm", h_e("imm")),
+            ("rq_seq", hraw(&data::RQ_SEQ)),
+        ];
+        v.extend(extra.iter().cloned());
+        v
+    };
+    let mut chk_s = o("m_chk").offer(&msg(
+        lconn,
+        &[("len", h_e("payload_len")), ("msg_offset", hraw(&data::MSG_OFFSET)), ("completed_msn", lkr_msn.expr())],
+    ));
+    chk_s.push(go(MSG_CHK));
+    let data_op = m.wire_from("hdr_data", 1, "a data opcode (WRITE .. SEND_IMM)", opc.expr().lt(lit(opw, 4)));
+    let route = if_else(
+        port("s_lkr_ok").expr().logic_not(),
+        pay_drop(PAY),
+        vec![if_else(
+            op_is(OPC_SACK),
+            sack_s,
+            vec![if_else(
+                op_is(OPC_NACK),
+                nack_s,
+                vec![if_else(op_is(OPC_PROBE), probe_s, vec![if_else(&data_op, chk_s, pay_drop(PAY))])],
+            )],
+        )],
+    );
+    lookup_s.push(route);
+    let lookup_st = vec![if_then(&lookup_done, lookup_s)];
+
+    let nc_st = vec![if_then(lft("m_nc").logic_not(), pay_drop(PAY))];
+    let ack_st = vec![if_then((lft("m_sack") | lft("m_nack")).logic_not(), pay_drop(PAY))];
+    let probe_st = vec![if_then(lft("m_probe").logic_not(), vec![go(WALK)])];
+    // probe_walk is ready again once its last beat is taken.
+    let walk_st = vec![if_then(port("m_probe_ready"), pay_drop(PAY))];
+
+    // MSG_CHK: the placement check, or straight to the beat.
+    let pay_len = hq("payload_len");
+    let has_payload = m.wire_from("has_payload", 1, "the packet carries payload", pay_len.expr().ne(lit(16, 0)));
+    let place_write = vec![set(&place_addr.next, h_e("addr")), set(&place_key.next, h_e("rkey"))];
+    let mut to_lookup = o("m_lookup").offer(&[
+        ("conn", lkq("conn").expr()),
+        ("stream", h_e("stream_id")),
+        ("rq_seq", hraw(&data::RQ_SEQ)),
+        ("msg_offset", hraw(&data::MSG_OFFSET)),
+        ("payload_len", h_e("payload_len")),
+        ("msg_len", h_e("msg_len")),
+    ]);
+    to_lookup.push(go(MATCH));
+    let mut to_mr = o("m_mr").offer(&[
+        ("rkey", h_e("rkey")),
+        ("addr", h_e("addr")),
+        ("len", h_e("payload_len")),
+        ("msg_len", h_e("msg_len")),
+        ("recv", lit(1, 0)),
+    ]);
+    to_mr.extend(place_write.clone());
+    to_mr.push(go(MR_CHK));
+    let mut to_beat = place_write;
+    to_beat.push(go(BEAT));
+    let after_chk = if_else(&send, to_lookup, vec![if_else(&has_payload, to_mr, to_beat)]);
+    let chk_st = vec![if_then(
+        lft("m_chk").logic_not() & &port("s_chkr_valid"),
+        vec![if_else(
+            port("s_chkr_status").expr().ne(lit(port("s_chkr_status").width(), 0)),
+            vec![set(&code.next, lit(CODE_BITS, NACK_BAD_HDR)), go(BEAT)],
+            vec![after_chk],
+        )],
+    )];
+    let mrr_st = vec![if_then(
+        lft("m_mr").logic_not() & &port("s_mrr_valid"),
+        vec![
+            if_then(
+                port("s_mrr_status").expr().ne(lit(port("s_mrr_status").width(), 0)),
+                vec![set(&code.next, lit(CODE_BITS, NACK_ACCESS))],
+            ),
+            go(BEAT),
+        ],
+    )];
+
+    // MATCH: recv_match's answer; a hit with payload checks the receive's
+    // region again by its key.
+    let mcode = port("s_match_code");
+    let mw = mcode.width();
+    let mut recheck = o("m_mr").offer(&[
+        ("rkey", port("s_match_lkey").expr()),
+        ("addr", port("s_match_addr").expr()),
+        ("len", h_e("payload_len")),
+        ("msg_len", h_e("msg_len")),
+        ("recv", lit(1, 1)),
+    ]);
+    recheck.push(go(MR_CHK));
+    let match_st = vec![if_then(
+        lft("m_lookup").logic_not() & &port("s_match_valid"),
+        vec![
+            if_then(
+                mcode.expr().ne(lit(mw, 0)),
+                vec![set(
+                    &code.next,
+                    mux(
+                        mcode.expr().eq(lit(mw, NACK_RNR)) | mcode.expr().eq(lit(mw, NACK_ACCESS)),
+                        fit(mcode.expr(), CODE_BITS),
+                        lit(CODE_BITS, NACK_BAD_HDR),
+                    ),
+                )],
+            ),
+            set(&place_addr.next, port("s_match_addr")),
+            set(&place_key.next, port("s_match_lkey")),
+            if_else(mcode.expr().eq(lit(mw, 0)) & &has_payload, recheck, vec![go(BEAT)]),
+        ],
+    )];
+
+    // BEAT: the packet's sack_gen beat, once the previous beat's answers
+    // are in and no SACK is waiting.
+    let beat = |op: u32, path: Expr, msn: Expr, data: bool| -> Vec<Stmt> {
+        let mut set_to = vec![
+            ("op", lit(8, u64::from(op))),
+            ("conn", lkq("conn").expr()),
+            ("path_id", path),
+            ("stream_id", h_e("stream_id")),
+            ("dst_conn", lkq("remote_id").expr()),
+            ("completed_msn", msn),
+        ];
+        if data {
+            set_to.extend([
+                ("psn", h_e("path_psn")),
+                ("gen", h_e("path_gen")),
+                ("ce", h_e("ecn").eq(lit(2, ECN_CE))),
+                ("ackreq", hraw(&data::ACKREQ)),
+                ("bad", code.q.expr().ne(lit(CODE_BITS, 0))),
+                ("payload_len", h_e("payload_len")),
+                ("msn", h_e("msn")),
+                ("tx_ts", h_e("tx_ts")),
+                ("sport", h_e("udp_sport")),
+                ("plane", h_e("plane")),
+            ]);
+        }
+        o("m_pkt").offer(&set_to)
+    };
+    let beat_st = vec![if_else(
+        &pkt_fired,
+        vec![set(&hold.next, lit(1, 1)), go(VERDICT), idx_set(lit(IDX_BITS, u64::from(l) + 1))],
+        vec![if_then(
+            lft("m_pkt").logic_not() & since_next.expr().gt(lit(2, u64::from(l))) & gsack_v.expr().logic_not(),
+            beat(OP_DATA, h_e("path_id"), held_msn.expr(), true),
+        )],
+    )];
+
+    // VERDICT: what becomes of the packet, L + 1 cycles after its beat.
+    let mut refuse = o("m_cnack").offer(&[
+        ("conn", lkq("conn").expr()),
+        ("path_id", h_e("path_id")),
+        ("dst_conn", lkq("remote_id").expr()),
+        ("path_gen", h_e("path_gen")),
+        ("code", code.q.expr()),
+        ("psn", h_e("path_psn")),
+        ("stream_id", h_e("stream_id")),
+        ("msn", h_e("msn")),
+        ("echo_ts", h_e("tx_ts")),
+        ("sport", h_e("udp_sport")),
+        ("plane", h_e("plane")),
+    ]);
+    refuse.extend([
+        set(&bad_hdr.next, code.q.expr().eq(lit(CODE_BITS, NACK_BAD_HDR))),
+        set(&access.next, code.q.expr().eq(lit(CODE_BITS, NACK_ACCESS))),
+        set(&hold.next, lit(1, 0)),
+    ]);
+    refuse.extend(pay_drop(PAY));
+    let next_tag = tag.q.expr() + lit(16, 1);
+    let mut accept = vec![set(&tag.next, next_tag.clone())];
+    accept.extend(o("m_acc").offer(&msg(lkq("conn").expr(), &[("len", h_e("payload_len"))])));
+    accept.extend(o("m_new").offer(&msg(
+        lkq("conn").expr(),
+        &[("payload_len", h_e("payload_len")), ("tag", next_tag), ("conn_id", h_e("dst_conn"))],
+    )));
+    accept.push(go(ACCEPT));
+    let mut quiet = vec![set(&hold.next, lit(1, 0))];
+    quiet.extend(pay_drop(PAY));
+    let verdict = if_else(
+        code.q.expr().ne(lit(CODE_BITS, 0)) & answered_now.expr().logic_not(),
+        refuse,
+        vec![if_else(&new_now, accept, quiet)],
+    );
+    let verdict_st = vec![
+        set(&answered.next, &answered_now),
+        set(&new.next, &new_now),
+        if_else(
+            idx.q.expr().le(lit(IDX_BITS, 1)),
+            vec![set(&held.next, &gsack_v), verdict],
+            vec![idx_set(idx.q.expr() - lit(IDX_BITS, 1))],
+        ),
+    ];
+
+    // ACCEPT .. PAY: the placement, the hold, the ack clocking.
+    let mut place = o("m_req").offer(&[
+        ("tag", tag.q.expr()),
+        ("rkey", place_key.q.expr()),
+        ("addr", place_addr.q.expr()),
+        ("len", h_e("payload_len")),
+        ("recv", send.expr()),
+    ]);
+    place.extend(pay(has_payload.expr().logic_not()));
+    place.push(go(PLACE));
+    let accept_st = vec![if_then((lft("m_acc") | lft("m_new")).logic_not(), place)];
+    let place_st = vec![if_then((lft("m_req") | lft("m_pay")).logic_not(), vec![go(HOLD)])];
+    let hold_st = vec![if_then(
+        port("cpl_idle"),
+        vec![
+            set(&hold.next, lit(1, 0)),
+            if_then(&held.q, vec![set(&replace_v.next, lit(1, 1)), set(&replace.next, &cmsn.q)]),
+            go(RELEASE),
+        ],
+    )];
+    // The FLUSH beats: from path `from`, skipping the packet's own, while
+    // the packet asked for a SACK and the connection has the path.
+    let hpath9 = zext(hq("path_id"), IDX_BITS);
+    let lpaths9 = zext(lkq("paths"), IDX_BITS);
+    let ackreq = m.wire_from("hdr_ackreq", 1, "the packet asked for a SACK", hraw(&data::ACKREQ));
+    let flush_from = |m: &mut Module, name: &str, from: Expr| -> Vec<Stmt> {
+        let from_w = m.wire_from(&format!("{name}_from"), IDX_BITS, "the first path this step may FLUSH", from);
+        let p = m.wire_from(
+            &format!("{name}_path"),
+            IDX_BITS,
+            "the path it FLUSHes: the packet's own skipped",
+            mux(from_w.expr().eq(hpath9.clone()), from_w.expr() + lit(IDX_BITS, 1), &from_w),
+        );
+        let mut b = beat(OP_FLUSH, p.expr(), cmsn.q.expr(), false);
+        b.extend([go(FLUSH), idx_set(p.expr())]);
+        vec![if_else(ackreq.expr() & p.expr().lt(lpaths9.clone()), b, vec![go(IDLE)])]
+    };
+    let release_st = vec![if_then(
+        (replace_v.q.expr() & replace_clear.expr().logic_not()).logic_not(),
+        flush_from(&mut m, "release", lit(IDX_BITS, 0)),
+    )];
+    let flush_st =
+        vec![if_then(lft("m_pkt").logic_not(), flush_from(&mut m, "flush", idx.q.expr() + lit(IDX_BITS, 1)))];
+    let pay_st = vec![if_then(lft("m_pay").logic_not(), vec![go(IDLE)])];
+
+    let arm = |s: u64, body: Vec<Stmt>| (vec![lit(STATE_BITS, s)], body);
+    nx.push(case(
+        &st.q,
+        vec![
+            arm(IDLE, idle_s),
+            arm(OPEN, open_s),
+            arm(LOOKUP, lookup_st),
+            arm(NC, nc_st),
+            arm(ACK, ack_st),
+            arm(PROBE, probe_st),
+            arm(WALK, walk_st),
+            arm(MSG_CHK, chk_st),
+            arm(MR_CHK, mrr_st),
+            arm(MATCH, match_st),
+            arm(BEAT, beat_st),
+            arm(VERDICT, verdict_st),
+            arm(ACCEPT, accept_st),
+            arm(PLACE, place_st),
+            arm(HOLD, hold_st),
+            arm(RELEASE, release_st),
+            arm(FLUSH, flush_st),
+            arm(PAY, pay_st),
+        ],
+        Some(vec![]),
+    ));
+    // The stream's completed_msn as cpl_engine publishes it, newer than
+    // the lookup's: compared with the connection and stream as this edge
+    // leaves them.
+    let conn_now = m.wire_from(
+        "conn_now",
+        lkq("conn").width(),
+        "the connection in hand after this edge",
+        mux(&lookup_done, port("s_lkr_conn"), lkq("conn")),
+    );
+    let stream_now = m.wire_from(
+        "stream_now",
+        hq("stream_id").width(),
+        "the stream in hand after this edge",
+        mux(&take_hdr, port("s_hdr_stream_id"), hq("stream_id")),
+    );
+    let sw = stream_now.width();
+    nx.push(if_then(
+        port("tap_st_valid").expr()
+            & &port("tap_st_ready")
+            & port("tap_st_clear").expr().logic_not()
+            & port("tap_st_conn").expr().eq(&conn_now)
+            & fit(port("tap_st_stream").expr(), sw).eq(&stream_now),
+        vec![set(&cmsn.next, port("tap_st_completed_msn"))],
+    ));
+    for s in nx {
+        m.next(s);
+    }
+
+    // ---- outputs ----
+    for x in &offers {
+        let valid = port(&format!("{}_valid", x.prefix));
+        match pass_src(x.prefix) {
+            None => {
+                m.assign(&valid, &x.on.q);
+                for (f, r) in &x.fields {
+                    m.assign(port(&format!("{}_{f}", x.prefix)), &r.q);
+                }
+            }
+            Some((src, on)) => {
+                let pass = m.wire_from(
+                    &format!("{}_pass", x.short),
+                    1,
+                    &format!("{src}'s entry is on {}", x.prefix),
+                    on.clone() & &port(&format!("{src}_valid")),
+                );
+                m.assign(&valid, pass.expr() | &x.on.q);
+                let src_fields = fields(&defs, src);
+                for (f, r) in &x.fields {
+                    let w = r.q.width();
+                    // A field the part does not have is 0 (tx_engine's
+                    // `s_cnack_direct` for sack_gen's NACKs).
+                    let from = match src_fields.iter().find(|(n, _)| n == f) {
+                        Some(_) => fit(port(&format!("{src}_{f}")).expr(), w),
+                        None => zeros(w),
+                    };
+                    m.assign(port(&format!("{}_{f}", x.prefix)), mux(&pass, from, &r.q));
+                }
+                m.assign(port(&format!("{src}_ready")), on & &port(&format!("{}_ready", x.prefix)));
+            }
+        }
+    }
+    // sack_gen's SACKs: held, or passed with completed_msn replaced.
+    let csack_on = m.wire_from(
+        "csack_on",
+        1,
+        "sack_gen's SACKs pass to tx_engine",
+        rst.expr().logic_not() & hold.q.expr().logic_not(),
+    );
+    m.assign(port("m_csack_valid"), csack_on.expr() & &gsack_v);
+    m.assign(port("s_gsack_ready"), csack_on.expr() & &port("m_csack_ready"));
+    for (f, w) in fields(&defs, "m_csack") {
+        let src = fit(port(&format!("s_gsack_{f}")).expr(), w);
+        let v = if f == "completed_msn" { mux(&replace_v.q, &replace.q, src) } else { src };
+        m.assign(port(&format!("m_csack_{f}")), v);
+    }
+    m.assign(port("m_opcode"), fit(opc.expr(), port("m_opcode").width()));
+    m.assign(port("stat_rx_bad_hdr"), &bad_hdr.q);
+    m.assign(port("stat_rx_access"), &access.q);
+    m.assign(port("stat_ack_no_conn"), port("tap_ack_no_conn_table").expr() | &port("tap_ack_no_conn_search"));
+    // Interface rules: assumed on the inputs, asserted on the outputs.
+    crate::formal::every_channel(&mut m, &rst);
+    m
+}
+
+/// How the properties of [`generate`]'s module are checked: a glue
+/// block's, [`crate::proof::handshake_tasks`].
+pub use crate::proof::handshake_tasks as formal_tasks;
