@@ -244,24 +244,41 @@ fn build(p: &Params) -> Module {
     for ch in ["s_lkr", "s_tnack", "s_chkr", "s_mrr", "s_match", "s_gnew"] {
         m.assign(port(&format!("{ch}_ready")), rst.expr().logic_not());
     }
-    // Entries taken: a pass-through goes first on its channel, so the
-    // controller's own entry waits while the part's is valid.
-    let pass_src = |prefix: &str| match prefix {
-        "m_pkt" => Some(("s_walk", walking.expr())),
-        "m_cnack" => Some(("s_gnack", rst.expr().logic_not())),
-        "m_nack" => Some(("s_found", rst.expr().logic_not())),
-        _ => None,
-    };
+    // The pass-through channels: a part's valid entry goes first, unless
+    // the controller's own entry is already presented and stalled (AXI: a
+    // presented entry stays until taken). (channel, source, open to it).
+    let pass_chans =
+        [("m_pkt", "s_walk", Some(walking.expr())), ("m_cnack", "s_gnack", None), ("m_nack", "s_found", None)];
+    // In a fixed order: the next-state block is printed from it.
+    let mut passes = Vec::new();
+    for (ch, src, when) in pass_chans {
+        let x = o(ch);
+        let shown = m.reg(&format!("{}_shown", x.short), 1, 0, &format!("{ch}'s own entry was presented and stalled"));
+        let open = m.wire_from(
+            &format!("{}_open", x.short),
+            1,
+            &format!("{ch} is open to {src}"),
+            match when {
+                Some(w) => w & shown.q.expr().logic_not(),
+                None => shown.q.expr().logic_not(),
+            },
+        );
+        let pass = m.wire_from(
+            &format!("{}_pass", x.short),
+            1,
+            &format!("{src}'s entry is on {ch}"),
+            open.expr() & &port(&format!("{src}_valid")),
+        );
+        passes.push((ch, (src, open, pass, shown)));
+    }
+    let pass_of = |ch: &str| passes.iter().find(|(c, _)| *c == ch).map(|(_, p)| p);
+    // Entries taken this cycle.
     let mut left = std::collections::HashMap::new();
     for x in &offers {
         let ready = port(&format!("{}_ready", x.prefix));
-        let taken = match x.prefix {
-            // During a walk the channel is probe_walk's: the entry (never
-            // on then) is not taken.
-            "m_pkt" => walking.expr().logic_not() & &ready,
-            "m_cnack" => port("s_gnack_valid").expr().logic_not() & &ready,
-            "m_nack" => port("s_found_valid").expr().logic_not() & &ready,
-            _ => ready.expr(),
+        let taken = match pass_of(x.prefix) {
+            Some((_, _, pass, _)) => pass.expr().logic_not() & &ready,
+            None => ready.expr(),
         };
         let l = m.wire_from(
             &format!("{}_left", x.short),
@@ -277,17 +294,23 @@ fn build(p: &Params) -> Module {
         1,
         "a beat to sack_gen is taken",
         mux(
-            &walking,
-            port("s_walk_valid").expr() & &port("m_pkt_ready"),
+            &pass_of("m_pkt").expect("m_pkt passes").2,
+            port("m_pkt_ready"),
             o("m_pkt").on.q.expr() & lft("m_pkt").logic_not(),
         ),
     );
+    // sack_gen's SACKs: held, except one already presented.
     let gsack_v = port("s_gsack_valid");
+    let csack_shown = m.reg("csack_shown", 1, 0, "a SACK on m_csack was presented and stalled");
+    let csack_on =
+        m.wire_from("csack_on", 1, "sack_gen's SACKs pass to tx_engine", hold.q.expr().logic_not() | &csack_shown.q);
+    let csack_presented =
+        m.wire_from("csack_presented", 1, "a SACK is on m_csack this cycle", csack_on.expr() & &gsack_v);
     let replace_clear = m.wire_from(
         "replace_clear",
         1,
         "the SACK whose completed_msn is replaced is taken",
-        replace_v.q.expr() & hold.q.expr().logic_not() & &gsack_v & &port("m_csack_ready"),
+        replace_v.q.expr() & &csack_presented & &port("m_csack_ready"),
     );
     let since_next = m.wire_from(
         "since_next",
@@ -341,6 +364,12 @@ fn build(p: &Params) -> Module {
         nx.push(set(&x.on.next, &left[x.prefix]));
     }
     nx.push(if_then(&replace_clear, vec![set(&replace_v.next, lit(1, 0))]));
+    for (ch, (_, _, pass, shown)) in passes.iter() {
+        let x = o(ch);
+        let stalled = x.on.q.expr() & pass.expr().logic_not() & port(&format!("{ch}_ready")).expr().logic_not();
+        nx.push(set(&shown.next, stalled));
+    }
+    nx.push(set(&csack_shown.next, csack_presented.expr() & port("m_csack_ready").expr().logic_not()));
     nx.push(set(&since.next, &since_next));
     let go = |s: u64| set(&st.next, lit(STATE_BITS, s));
     let pay = |drop: Expr| -> Vec<Stmt> { o("m_pay").offer(&[("drop", drop)]) };
@@ -428,8 +457,10 @@ fn build(p: &Params) -> Module {
     let mut tn_conn = tn_common;
     tn_conn.push(("conn", port("s_lkr_conn").expr()));
     let mut lookup_s: Vec<Stmt> = lk.iter().map(|(f, r)| set(&r.next, port(&format!("s_lkr_{f}")))).collect();
+    // Only with a refusal (conn_table sends none otherwise): the NACK
+    // channel is then free, and the packet ends here.
     lookup_s.push(if_then(
-        port("s_tnack_valid"),
+        port("s_tnack_valid").expr() & port("s_lkr_ok").expr().logic_not(),
         vec![if_else(&tn_no_conn, o("m_cnack").offer(&tn_direct), o("m_cnack").offer(&tn_conn))],
     ));
     lookup_s.push(set(&cmsn.next, &lkr_msn));
@@ -508,7 +539,7 @@ fn build(p: &Params) -> Module {
     let ack_st = vec![if_then((lft("m_sack") | lft("m_nack")).logic_not(), pay_drop(PAY))];
     let probe_st = vec![if_then(lft("m_probe").logic_not(), vec![go(WALK)])];
     // probe_walk is ready again once its last beat is taken.
-    let walk_st = vec![if_then(port("m_probe_ready"), pay_drop(PAY))];
+    let walk_st = vec![if_then(port("m_probe_ready").expr() & port("s_walk_valid").expr().logic_not(), pay_drop(PAY))];
 
     // MSG_CHK: the placement check, or straight to the beat.
     let pay_len = hq("payload_len");
@@ -662,7 +693,8 @@ fn build(p: &Params) -> Module {
         set(&new.next, &new_now),
         if_else(
             idx.q.expr().le(lit(IDX_BITS, 1)),
-            vec![set(&held.next, &gsack_v), verdict],
+            // A SACK already presented is an earlier packet's.
+            vec![set(&held.next, gsack_v.expr() & csack_shown.q.expr().logic_not()), verdict],
             vec![idx_set(idx.q.expr() - lit(IDX_BITS, 1))],
         ),
     ];
@@ -679,8 +711,10 @@ fn build(p: &Params) -> Module {
     place.push(go(PLACE));
     let accept_st = vec![if_then((lft("m_acc") | lft("m_new")).logic_not(), place)];
     let place_st = vec![if_then((lft("m_req") | lft("m_pay")).logic_not(), vec![go(HOLD)])];
+    // Not while a SACK is presented: the replacement starts on a SACK not
+    // yet shown, so it never changes one stalled.
     let hold_st = vec![if_then(
-        port("cpl_idle"),
+        port("cpl_idle").expr() & csack_presented.expr().logic_not(),
         vec![
             set(&hold.next, lit(1, 0)),
             if_then(&held.q, vec![set(&replace_v.next, lit(1, 1)), set(&replace.next, &cmsn.q)]),
@@ -768,20 +802,14 @@ fn build(p: &Params) -> Module {
     // ---- outputs ----
     for x in &offers {
         let valid = port(&format!("{}_valid", x.prefix));
-        match pass_src(x.prefix) {
+        match pass_of(x.prefix) {
             None => {
                 m.assign(&valid, &x.on.q);
                 for (f, r) in &x.fields {
                     m.assign(port(&format!("{}_{f}", x.prefix)), &r.q);
                 }
             }
-            Some((src, on)) => {
-                let pass = m.wire_from(
-                    &format!("{}_pass", x.short),
-                    1,
-                    &format!("{src}'s entry is on {}", x.prefix),
-                    on.clone() & &port(&format!("{src}_valid")),
-                );
+            Some((src, open, pass, _)) => {
                 m.assign(&valid, pass.expr() | &x.on.q);
                 let src_fields = fields(&defs, src);
                 for (f, r) in &x.fields {
@@ -792,19 +820,13 @@ fn build(p: &Params) -> Module {
                         Some(_) => fit(port(&format!("{src}_{f}")).expr(), w),
                         None => zeros(w),
                     };
-                    m.assign(port(&format!("{}_{f}", x.prefix)), mux(&pass, from, &r.q));
+                    m.assign(port(&format!("{}_{f}", x.prefix)), mux(pass, from, &r.q));
                 }
-                m.assign(port(&format!("{src}_ready")), on & &port(&format!("{}_ready", x.prefix)));
+                m.assign(port(&format!("{src}_ready")), open.expr() & &port(&format!("{}_ready", x.prefix)));
             }
         }
     }
     // sack_gen's SACKs: held, or passed with completed_msn replaced.
-    let csack_on = m.wire_from(
-        "csack_on",
-        1,
-        "sack_gen's SACKs pass to tx_engine",
-        rst.expr().logic_not() & hold.q.expr().logic_not(),
-    );
     m.assign(port("m_csack_valid"), csack_on.expr() & &gsack_v);
     m.assign(port("s_gsack_ready"), csack_on.expr() & &port("m_csack_ready"));
     for (f, w) in fields(&defs, "m_csack") {
@@ -818,6 +840,47 @@ fn build(p: &Params) -> Module {
     m.assign(port("stat_ack_no_conn"), port("tap_ack_no_conn_table").expr() | &port("tap_ack_no_conn_search"));
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &rst);
+    // Where each entry can be on: every step offers only entries that are
+    // not (so none is overwritten while stalled), and these are the
+    // invariants that let induction see it.
+    let steps: [(&str, &[u64]); 16] = [
+        ("m_pay", &[PAY, PLACE]),
+        ("m_lk", &[LOOKUP]),
+        ("m_nc", &[NC]),
+        ("m_probe", &[PROBE]),
+        ("m_chk", &[MSG_CHK]),
+        ("m_acc", &[ACCEPT]),
+        ("m_mopen", &[OPEN]),
+        ("m_mr", &[MR_CHK]),
+        ("m_lookup", &[MATCH]),
+        ("m_pkt", &[OPEN, BEAT, FLUSH]),
+        ("m_req", &[PLACE]),
+        ("m_new", &[ACCEPT]),
+        ("m_copen", &[OPEN]),
+        ("m_sack", &[ACK]),
+        ("m_nack", &[ACK]),
+        ("m_cnack", &[PAY, IDLE]),
+    ];
+    for (ch, states) in steps {
+        let x = o(ch);
+        let mut within = lit(1, 0);
+        for &s in states {
+            within = within | st.q.expr().eq(lit(STATE_BITS, s));
+        }
+        m.assert(
+            &format!("a_{}_on_in_step", x.short),
+            &format!("{ch}'s own entry is on only in the steps that wait for it"),
+            crate::formal::implies(&x.on.q, within),
+        );
+    }
+    for (ch, (_, _, _, shown)) in passes.iter() {
+        let x = o(ch);
+        m.assert(
+            &format!("a_{}_shown_on", x.short),
+            &format!("{ch}: an own entry marked presented is still on"),
+            crate::formal::implies(&shown.q, &x.on.q),
+        );
+    }
     m
 }
 

@@ -191,10 +191,11 @@ fn glue_blocks_keep_their_handshakes_and_reach_their_stalls() {
     // The glue blocks' channel rules prove by induction in seconds, and
     // each output's stalled handshake is reached (the rules are not
     // vacuous). conn_search's read failed here first: a match arriving
-    // while a read was stalled withdrew the read.
+    // while a read was stalled withdrew the read; rx_ctl's SACK hold withdrew
+    // a stalled SACK.
     let Some(tools) = tools() else { return };
     let cfg = Config::builtin("small").unwrap();
-    let glue = ["rx_buffer", "msg_check", "mr_check", "conn_search", "probe_walk", "cqe_merge"];
+    let glue = ["rx_buffer", "msg_check", "mr_check", "conn_search", "probe_walk", "cqe_merge", "rx_ctl"];
     let blocks = mrnic_hdl::proof::blocks(&cfg).unwrap();
     for name in glue {
         let b = blocks.iter().find(|b| b.module.name() == name).unwrap_or_else(|| panic!("{name} has no proof"));

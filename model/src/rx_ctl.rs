@@ -50,7 +50,10 @@
 //!    packet's waits until cpl_engine is `idle` (its DMA completion
 //!    counted and drained), then leaves with the stream's completed_msn as
 //!    cpl_engine's `m_st` last published it (`tap_st`). SACKs of PROBEs and
-//!    FLUSHes are never held.
+//!    FLUSHes are never held. A SACK already presented to tx_engine (an
+//!    earlier beat's, stalled) stays presented through the hold, and the
+//!    release waits until no SACK is presented, so the replaced
+//!    completed_msn starts on a SACK not yet shown.
 //! 6. Ack clocking: after a new packet with ACKREQ, one FLUSH beat per
 //!    other path of the connection, in path order, with the packet's
 //!    stream and that completed_msn, sent after the packet's own SACK left
@@ -72,9 +75,12 @@
 //! muxes selected by registers: `m_pkt` from `s_walk` during a PROBE walk,
 //! `m_csack` from `s_gsack` (its `completed_msn` replaced on release, held
 //! by a register), `m_cnack` from `s_gnack` and `m_nack` from `s_found`
-//! before the controller's own entries; every ready toward a part is such
-//! a mux of the downstream ready, never a function of the same channel's
-//! valid. Each step offers its request in the cycle after the previous
+//! before the controller's own entries, unless the own entry was presented
+//! and stalled the cycle before (`shown`: an entry on a channel stays there
+//! until taken, as AXI requires; `hdl/src/rx_ctl.rs` proves it); every
+//! ready toward a part is such a mux of the downstream ready, never a
+//! function of the same channel's valid. The pass-through channels are not
+//! gated by reset: the parts reset at the same edge. Each step offers its request in the cycle after the previous
 //! answer, so with every part answering at its documented latency a DATA
 //! WRITE with payload, from its header handshake at 0, has its lookup
 //! offered at 1 (answered `L + 2`), msg_check at `L + 3` (answered
@@ -451,7 +457,22 @@ pub struct RxCtl {
     tag: u64,
     stat_bad_hdr: bool,
     stat_access: bool,
+    /// Entries presented and stalled last cycle, which must stay on their
+    /// channel until taken (AXI): the own entries of `m_pkt`, `m_cnack` and
+    /// `m_nack` (a part's entry does not overtake them), and a SACK on
+    /// `m_csack` (the SACK hold does not withdraw it, nor does the
+    /// completed_msn replacement change it).
+    shown: Shown,
     o: Offers,
+}
+
+/// See [`RxCtl::shown`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Shown {
+    pkt: bool,
+    cnack: bool,
+    nack: bool,
+    csack: bool,
 }
 
 /// Every registered output channel.
@@ -590,6 +611,7 @@ impl RxCtl {
             tag: 0,
             stat_bad_hdr: false,
             stat_access: false,
+            shown: Shown::default(),
             o,
         }
     }
@@ -648,6 +670,29 @@ impl RxCtl {
     /// The walk's beats pass to sack_gen.
     fn walking(&self) -> bool {
         self.st == St::Walk
+    }
+
+    /// Whether each pass-through channel (`m_pkt` from `s_walk`, `m_cnack`
+    /// from `s_gnack`, `m_nack` from `s_found`) is open to the part this
+    /// cycle: its valid entry goes first, unless the controller's own entry
+    /// is already presented and stalled. Not gated by reset: the channel is
+    /// a wire from the part's registers, which reset at the same edge as
+    /// ours (gating it would drop a stalled valid in the reset cycle).
+    fn pass_on(&self) -> [bool; 3] {
+        [self.walking() && !self.shown.pkt, !self.shown.cnack, !self.shown.nack]
+    }
+
+    /// The part's entry is on each pass-through channel ([`Self::pass_on`]).
+    fn passing(&self, inputs: &[Bits]) -> [bool; 3] {
+        let on = self.pass_on();
+        let v = [&self.ix.walk, &self.ix.gnack, &self.ix.found].map(|c| inputs[c.valid].bit(0));
+        [on[0] && v[0], on[1] && v[1], on[2] && v[2]]
+    }
+
+    /// sack_gen's SACKs pass to tx_engine: not while held, except one
+    /// already presented (not gated by reset, as [`Self::pass_on`]).
+    fn csack_on(&self) -> bool {
+        !self.hold || self.shown.csack
     }
 
     fn take_hdr(&mut self, inputs: &[Bits]) {
@@ -762,7 +807,9 @@ impl RxCtl {
             msns: inputs[c.field("msns")].clone(),
         };
         let t = &self.ix.tnack.clone();
-        if inputs[t.valid].bit(0) {
+        // Only with a refusal (conn_table sends none otherwise): the NACK
+        // channel is then free, and the packet ends here.
+        if inputs[t.valid].bit(0) && !ok {
             // conn_table refused DATA on a path the connection lacks
             // (BAD_HDR, by the connection's addresses), or DATA or a PROBE
             // for no connection (NO_CONN, back to where it came from).
@@ -984,17 +1031,18 @@ impl Block for RxCtl {
             let ready = on && inputs[to.chan.ready].bit(0);
             outputs[from.ready].set_u64(1, ready as u64);
         };
-        pass(outputs, &ix.walk, &self.o.pkt, self.walking());
-        pass(outputs, &ix.gnack, &self.o.cnack, !rst);
-        pass(outputs, &ix.found, &self.o.nack, !rst);
+        let [pkt_on, cnack_on, nack_on] = self.pass_on();
+        pass(outputs, &ix.walk, &self.o.pkt, pkt_on);
+        pass(outputs, &ix.gnack, &self.o.cnack, cnack_on);
+        pass(outputs, &ix.found, &self.o.nack, nack_on);
         // SACKs from sack_gen: held, or passed with completed_msn replaced.
-        let on = !rst && !self.hold;
+        let on = self.csack_on();
         let v = on && inputs[ix.gsack.valid].bit(0);
         outputs[ix.csack.valid].set_u64(1, v as u64);
         for (k, n) in ix.gsack.names.iter().enumerate() {
             if let Some(j) = ix.csack.names.iter().position(|m| m == n) {
-                if n == "completed_msn" && self.replace.is_some() {
-                    outputs[ix.csack.ids[j]].set_u64(24, self.replace.unwrap_or(0));
+                if let (true, Some(msn)) = (n == "completed_msn", self.replace) {
+                    outputs[ix.csack.ids[j]].set_u64(24, msn);
                 } else {
                     outputs[ix.csack.ids[j]].clone_from(&inputs[ix.gsack.ids[k]]);
                 }
@@ -1016,17 +1064,25 @@ impl Block for RxCtl {
         self.stat_access = false;
         // As eval saw it: the header and open channels' ready.
         let was_free = self.free();
-        // Entries taken this cycle; a pass-through goes first on its
-        // channel, so the own entry waits while the part's is valid.
-        let pkt_fired = if self.walking() {
-            inputs[self.ix.walk.valid].bit(0) && inputs[self.o.pkt.chan.ready].bit(0)
-        } else {
-            self.o.pkt.fired(inputs)
+        // Entries taken this cycle: a part's entry on a pass-through
+        // channel goes first, unless the own entry was already presented.
+        let [p_pkt, p_cnack, p_nack] = self.passing(inputs);
+        let gsack_valid = inputs[self.ix.gsack.valid].bit(0);
+        let csack_ready = inputs[self.ix.csack.ready].bit(0);
+        let stalled = |o: &Offer, pass: bool| o.on && !pass && !inputs[o.chan.ready].bit(0);
+        let shown_now = self.shown.csack;
+        let csack_presented = self.csack_on() && gsack_valid;
+        let shown = Shown {
+            pkt: stalled(&self.o.pkt, p_pkt),
+            cnack: stalled(&self.o.cnack, p_cnack),
+            nack: stalled(&self.o.nack, p_nack),
+            csack: self.csack_on() && gsack_valid && !csack_ready,
         };
-        if !inputs[self.ix.gnack.valid].bit(0) {
+        let pkt_fired = if p_pkt { inputs[self.o.pkt.chan.ready].bit(0) } else { self.o.pkt.fired(inputs) };
+        if !p_cnack {
             self.o.cnack.fired(inputs);
         }
-        if !inputs[self.ix.found.valid].bit(0) {
+        if !p_nack {
             self.o.nack.fired(inputs);
         }
         for o in self.o.all() {
@@ -1034,10 +1090,10 @@ impl Block for RxCtl {
                 o.fired(inputs);
             }
         }
-        let gsack_valid = inputs[self.ix.gsack.valid].bit(0);
-        if self.replace.is_some() && !self.hold && gsack_valid && inputs[self.ix.csack.ready].bit(0) {
+        if self.replace.is_some() && csack_presented && csack_ready {
             self.replace = None;
         }
+        self.shown = shown;
         self.since_pkt = if pkt_fired { 0 } else { self.since_pkt.saturating_add(1) };
         let ports = self.ports.clone();
         let l = self.p.read_latency;
@@ -1093,8 +1149,10 @@ impl Block for RxCtl {
                 }
             }
             St::Walk => {
-                // probe_walk is ready again once its last beat is taken.
-                if inputs[self.o.probe.chan.ready].bit(0) {
+                // probe_walk is ready again once its last beat is taken
+                // (its beats and its ready never overlap; both are checked
+                // so that a beat on m_pkt is never withdrawn).
+                if inputs[self.o.probe.chan.ready].bit(0) && !inputs[self.ix.walk.valid].bit(0) {
                     self.pay(true);
                     self.st = St::Pay;
                 }
@@ -1162,7 +1220,8 @@ impl Block for RxCtl {
                     self.new = true;
                 }
                 if n <= 1 {
-                    self.held = gsack_valid;
+                    // A SACK already presented is an earlier packet's.
+                    self.held = gsack_valid && !shown_now;
                     self.verdict();
                 } else {
                     self.st = St::Verdict(n - 1);
@@ -1190,7 +1249,9 @@ impl Block for RxCtl {
                 }
             }
             St::Hold => {
-                if inputs[self.ix.idle].bit(0) {
+                // Not while a SACK is presented: the replacement starts on
+                // a SACK not yet shown, so it never changes one stalled.
+                if inputs[self.ix.idle].bit(0) && !csack_presented {
                     self.hold = false;
                     if self.held {
                         self.replace = Some(self.cmsn);

@@ -500,6 +500,15 @@ module rx_ctl (
   wire         walking;                                          // probe_walk's beats pass to sack_gen
   wire         free;                                             // nothing of the previous packet is still offered on a shared channel
   wire         idle;                                             // a header or an open may be taken
+  reg          pkt_shown_reg, pkt_shown_next;                    // m_pkt's own entry was presented and stalled
+  wire         pkt_open;                                         // m_pkt is open to s_walk
+  wire         pkt_pass;                                         // s_walk's entry is on m_pkt
+  reg          cnack_shown_reg, cnack_shown_next;                // m_cnack's own entry was presented and stalled
+  wire         cnack_open;                                       // m_cnack is open to s_gnack
+  wire         cnack_pass;                                       // s_gnack's entry is on m_cnack
+  reg          nack_shown_reg, nack_shown_next;                  // m_nack's own entry was presented and stalled
+  wire         nack_open;                                        // m_nack is open to s_found
+  wire         nack_pass;                                        // s_found's entry is on m_nack
   wire         pay_left;                                         // m_pay's entry is still offered after this edge
   wire         lk_left;                                          // m_lk's entry is still offered after this edge
   wire         nc_left;                                          // m_nc's entry is still offered after this edge
@@ -517,6 +526,9 @@ module rx_ctl (
   wire         nack_left;                                        // m_nack's entry is still offered after this edge
   wire         cnack_left;                                       // m_cnack's entry is still offered after this edge
   wire         pkt_fired;                                        // a beat to sack_gen is taken
+  reg          csack_shown_reg, csack_shown_next;                // a SACK on m_csack was presented and stalled
+  wire         csack_on;                                         // sack_gen's SACKs pass to tx_engine
+  wire         csack_presented;                                  // a SACK is on m_csack this cycle
   wire         replace_clear;                                    // the SACK whose completed_msn is replaced is taken
   wire [1:0]   since_next;                                       // since_pkt after this edge
   wire         take_open;                                        // an open is taken
@@ -540,10 +552,6 @@ module rx_ctl (
   wire [8:0]   flush_path;                                       // the path it FLUSHes: the packet's own skipped
   wire [11:0]  conn_now;                                         // the connection in hand after this edge
   wire [7:0]   stream_now;                                       // the stream in hand after this edge
-  wire         pkt_pass;                                         // s_walk's entry is on m_pkt
-  wire         nack_pass;                                        // s_found's entry is on m_nack
-  wire         cnack_pass;                                       // s_gnack's entry is on m_cnack
-  wire         csack_on;                                         // sack_gen's SACKs pass to tx_engine
 
   assign walking = state_reg == 5'd6;
   assign free = !((((cnack_on_reg | nack_on_reg) | sack_on_reg) | pkt_on_reg) | pay_on_reg);
@@ -556,6 +564,12 @@ module rx_ctl (
   assign s_mrr_ready = !rst;
   assign s_match_ready = !rst;
   assign s_gnew_ready = !rst;
+  assign pkt_open = walking & !pkt_shown_reg;
+  assign pkt_pass = pkt_open & s_walk_valid;
+  assign cnack_open = !cnack_shown_reg;
+  assign cnack_pass = cnack_open & s_gnack_valid;
+  assign nack_open = !nack_shown_reg;
+  assign nack_pass = nack_open & s_found_valid;
   assign pay_left = pay_on_reg & !m_pay_ready;
   assign lk_left = lk_on_reg & !m_lk_ready;
   assign nc_left = nc_on_reg & !m_nc_ready;
@@ -565,15 +579,17 @@ module rx_ctl (
   assign mopen_left = mopen_on_reg & !m_mopen_ready;
   assign mr_left = mr_on_reg & !m_mr_ready;
   assign lookup_left = lookup_on_reg & !m_lookup_ready;
-  assign pkt_left = pkt_on_reg & !(!walking & m_pkt_ready);
+  assign pkt_left = pkt_on_reg & !(!pkt_pass & m_pkt_ready);
   assign req_left = req_on_reg & !m_req_ready;
   assign new_left = new_on_reg & !m_new_ready;
   assign copen_left = copen_on_reg & !m_copen_ready;
   assign sack_left = sack_on_reg & !m_sack_ready;
-  assign nack_left = nack_on_reg & !(!s_found_valid & m_nack_ready);
-  assign cnack_left = cnack_on_reg & !(!s_gnack_valid & m_cnack_ready);
-  assign pkt_fired = walking ? s_walk_valid & m_pkt_ready : pkt_on_reg & !pkt_left;
-  assign replace_clear = ((replace_v_reg & !hold_reg) & s_gsack_valid) & m_csack_ready;
+  assign nack_left = nack_on_reg & !(!nack_pass & m_nack_ready);
+  assign cnack_left = cnack_on_reg & !(!cnack_pass & m_cnack_ready);
+  assign pkt_fired = pkt_pass ? m_pkt_ready : pkt_on_reg & !pkt_left;
+  assign csack_on = !hold_reg | csack_shown_reg;
+  assign csack_presented = csack_on & s_gsack_valid;
+  assign replace_clear = (replace_v_reg & csack_presented) & m_csack_ready;
   assign since_next = pkt_fired ? 2'd0 : (since_pkt_reg == 2'd3 ? since_pkt_reg : since_pkt_reg + 2'd1);
   assign take_open = ((state_reg == 5'd0) & free) & s_open_valid;
   assign take_hdr = (((state_reg == 5'd0) & free) & !s_open_valid) & s_hdr_valid;
@@ -663,7 +679,6 @@ module rx_ctl (
   assign m_lookup_msg_offset = lookup_msg_offset_reg;
   assign m_lookup_payload_len = lookup_payload_len_reg;
   assign m_lookup_msg_len = lookup_msg_len_reg;
-  assign pkt_pass = walking & s_walk_valid;
   assign m_pkt_valid = pkt_pass | pkt_on_reg;
   assign m_pkt_op = pkt_pass ? s_walk_op : pkt_op_reg;
   assign m_pkt_conn = pkt_pass ? s_walk_conn : pkt_conn_reg;
@@ -682,7 +697,7 @@ module rx_ctl (
   assign m_pkt_sport = pkt_pass ? s_walk_sport : pkt_sport_reg;
   assign m_pkt_plane = pkt_pass ? s_walk_plane : pkt_plane_reg;
   assign m_pkt_first = pkt_pass ? s_walk_first : pkt_first_reg;
-  assign s_walk_ready = walking & m_pkt_ready;
+  assign s_walk_ready = pkt_open & m_pkt_ready;
   assign m_req_valid = req_on_reg;
   assign m_req_tag = req_tag_reg;
   assign m_req_rkey = req_rkey_reg;
@@ -714,14 +729,12 @@ module rx_ctl (
   assign m_sack_stream_id = sack_stream_id_reg;
   assign m_sack_completed_msn = sack_completed_msn_reg;
   assign m_sack_dport = sack_dport_reg;
-  assign nack_pass = !rst & s_found_valid;
   assign m_nack_valid = nack_pass | nack_on_reg;
   assign m_nack_conn = nack_pass ? s_found_conn : nack_conn_reg;
   assign m_nack_path_id = nack_pass ? s_found_path_id : nack_path_id_reg;
   assign m_nack_code = nack_pass ? s_found_code : nack_code_reg;
   assign m_nack_psn = nack_pass ? s_found_psn : nack_psn_reg;
-  assign s_found_ready = !rst & m_nack_ready;
-  assign cnack_pass = !rst & s_gnack_valid;
+  assign s_found_ready = nack_open & m_nack_ready;
   assign m_cnack_valid = cnack_pass | cnack_on_reg;
   assign m_cnack_conn = cnack_pass ? s_gnack_conn : cnack_conn_reg;
   assign m_cnack_path_id = cnack_pass ? {4'd0, s_gnack_path_id} : cnack_path_id_reg;
@@ -737,8 +750,7 @@ module rx_ctl (
   assign m_cnack_direct = cnack_pass ? 1'b0 : cnack_direct_reg;
   assign m_cnack_dst_ip = cnack_pass ? 32'd0 : cnack_dst_ip_reg;
   assign m_cnack_dst_mac = cnack_pass ? 48'd0 : cnack_dst_mac_reg;
-  assign s_gnack_ready = !rst & m_cnack_ready;
-  assign csack_on = !rst & !hold_reg;
+  assign s_gnack_ready = cnack_open & m_cnack_ready;
   assign m_csack_valid = csack_on & s_gsack_valid;
   assign s_gsack_ready = csack_on & m_csack_ready;
   assign m_csack_conn = s_gsack_conn;
@@ -941,6 +953,10 @@ module rx_ctl (
     cnack_direct_next = cnack_direct_reg;
     cnack_dst_ip_next = cnack_dst_ip_reg;
     cnack_dst_mac_next = cnack_dst_mac_reg;
+    pkt_shown_next = pkt_shown_reg;
+    cnack_shown_next = cnack_shown_reg;
+    nack_shown_next = nack_shown_reg;
+    csack_shown_next = csack_shown_reg;
 
     bad_hdr_next = 1'b0;
     access_next = 1'b0;
@@ -963,6 +979,10 @@ module rx_ctl (
     if (replace_clear) begin
       replace_v_next = 1'b0;
     end
+    pkt_shown_next = (pkt_on_reg & !pkt_pass) & !m_pkt_ready;
+    cnack_shown_next = (cnack_on_reg & !cnack_pass) & !m_cnack_ready;
+    nack_shown_next = (nack_on_reg & !nack_pass) & !m_nack_ready;
+    csack_shown_next = csack_presented & !m_csack_ready;
     since_pkt_next = since_next;
     case (state_reg)
       5'd0: begin
@@ -1060,7 +1080,7 @@ module rx_ctl (
           lkr_paths_next = s_lkr_paths;
           lkr_active_next = s_lkr_active;
           lkr_msns_next = s_lkr_msns;
-          if (s_tnack_valid) begin
+          if (s_tnack_valid & !s_lkr_ok) begin
             if (tnack_no_conn) begin
               cnack_on_next = 1'b1;
               cnack_conn_next = 12'd0;
@@ -1174,7 +1194,7 @@ module rx_ctl (
         end
       end
       5'd6: begin
-        if (m_probe_ready) begin
+        if (m_probe_ready & !s_walk_valid) begin
           pay_on_next = 1'b1;
           pay_drop_next = 1'b1;
           state_next = 5'd17;
@@ -1269,7 +1289,7 @@ module rx_ctl (
         answered_next = answered_now;
         new_next = new_now;
         if (step_idx_reg <= 9'd1) begin
-          held_next = s_gsack_valid;
+          held_next = s_gsack_valid & !csack_shown_reg;
           if ((code_reg != 3'd0) & !answered_now) begin
             cnack_on_next = 1'b1;
             cnack_conn_next = lkr_conn_reg;
@@ -1346,7 +1366,7 @@ module rx_ctl (
         end
       end
       5'd14: begin
-        if (cpl_idle) begin
+        if (cpl_idle & !csack_presented) begin
           hold_next = 1'b0;
           if (held_reg) begin
             replace_v_next = 1'b1;
@@ -1604,6 +1624,10 @@ module rx_ctl (
     cnack_direct_reg <= cnack_direct_next;
     cnack_dst_ip_reg <= cnack_dst_ip_next;
     cnack_dst_mac_reg <= cnack_dst_mac_next;
+    pkt_shown_reg <= pkt_shown_next;
+    cnack_shown_reg <= cnack_shown_next;
+    nack_shown_reg <= nack_shown_next;
+    csack_shown_reg <= csack_shown_next;
 
     if (rst) begin
       state_reg <= 5'd0;
@@ -1786,6 +1810,10 @@ module rx_ctl (
       cnack_direct_reg <= 1'b0;
       cnack_dst_ip_reg <= 32'd0;
       cnack_dst_mac_reg <= 48'd0;
+      pkt_shown_reg <= 1'b0;
+      cnack_shown_reg <= 1'b0;
+      nack_shown_reg <= 1'b0;
+      csack_shown_reg <= 1'b0;
     end
   end
 
@@ -2324,6 +2352,63 @@ module rx_ctl (
 
       // tap_st: payload holds while valid and not ready (the neighbour keeps it)
       asm_tap_st_payload_stable: assume (!f_past_tap_st_stall || ({tap_st_conn, tap_st_stream, tap_st_clear, tap_st_completed_msn} == f_past_tap_st_payload));
+
+      // m_pay's own entry is on only in the steps that wait for it
+      a_pay_on_in_step: assert (!pay_on_reg || ((1'b0 | (state_reg == 5'd17)) | (state_reg == 5'd13)));
+
+      // m_lk's own entry is on only in the steps that wait for it
+      a_lk_on_in_step: assert (!lk_on_reg || (1'b0 | (state_reg == 5'd2)));
+
+      // m_nc's own entry is on only in the steps that wait for it
+      a_nc_on_in_step: assert (!nc_on_reg || (1'b0 | (state_reg == 5'd3)));
+
+      // m_probe's own entry is on only in the steps that wait for it
+      a_probe_on_in_step: assert (!probe_on_reg || (1'b0 | (state_reg == 5'd5)));
+
+      // m_chk's own entry is on only in the steps that wait for it
+      a_chk_on_in_step: assert (!chk_on_reg || (1'b0 | (state_reg == 5'd7)));
+
+      // m_acc's own entry is on only in the steps that wait for it
+      a_acc_on_in_step: assert (!acc_on_reg || (1'b0 | (state_reg == 5'd12)));
+
+      // m_mopen's own entry is on only in the steps that wait for it
+      a_mopen_on_in_step: assert (!mopen_on_reg || (1'b0 | (state_reg == 5'd1)));
+
+      // m_mr's own entry is on only in the steps that wait for it
+      a_mr_on_in_step: assert (!mr_on_reg || (1'b0 | (state_reg == 5'd8)));
+
+      // m_lookup's own entry is on only in the steps that wait for it
+      a_lookup_on_in_step: assert (!lookup_on_reg || (1'b0 | (state_reg == 5'd9)));
+
+      // m_pkt's own entry is on only in the steps that wait for it
+      a_pkt_on_in_step: assert (!pkt_on_reg || (((1'b0 | (state_reg == 5'd1)) | (state_reg == 5'd10)) | (state_reg == 5'd16)));
+
+      // m_req's own entry is on only in the steps that wait for it
+      a_req_on_in_step: assert (!req_on_reg || (1'b0 | (state_reg == 5'd13)));
+
+      // m_new's own entry is on only in the steps that wait for it
+      a_new_on_in_step: assert (!new_on_reg || (1'b0 | (state_reg == 5'd12)));
+
+      // m_copen's own entry is on only in the steps that wait for it
+      a_copen_on_in_step: assert (!copen_on_reg || (1'b0 | (state_reg == 5'd1)));
+
+      // m_sack's own entry is on only in the steps that wait for it
+      a_sack_on_in_step: assert (!sack_on_reg || (1'b0 | (state_reg == 5'd4)));
+
+      // m_nack's own entry is on only in the steps that wait for it
+      a_nack_on_in_step: assert (!nack_on_reg || (1'b0 | (state_reg == 5'd4)));
+
+      // m_cnack's own entry is on only in the steps that wait for it
+      a_cnack_on_in_step: assert (!cnack_on_reg || ((1'b0 | (state_reg == 5'd17)) | (state_reg == 5'd0)));
+
+      // m_pkt: an own entry marked presented is still on
+      a_pkt_shown_on: assert (!pkt_shown_reg || pkt_on_reg);
+
+      // m_cnack: an own entry marked presented is still on
+      a_cnack_shown_on: assert (!cnack_shown_reg || cnack_on_reg);
+
+      // m_nack: an own entry marked presented is still on
+      a_nack_shown_on: assert (!nack_shown_reg || nack_on_reg);
     end
   end
 `endif
