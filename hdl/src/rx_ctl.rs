@@ -76,42 +76,40 @@ const SINCE_MAX: u64 = 3;
 /// `code` register bits: NACK codes 0..4.
 const CODE_BITS: u32 = 3;
 
-/// The output channels with a registered entry, by port prefix, with the
-/// short name of their registers.
-const OFFERS: [(&str, &str); 16] = [
-    ("m_pay", "pay"),
-    ("m_lk", "lk"),
-    ("m_nc", "nc"),
-    ("m_probe", "probe"),
-    ("m_chk", "chk"),
-    ("m_acc", "acc"),
-    ("m_mopen", "mopen"),
-    ("m_mr", "mr"),
-    ("m_lookup", "lookup"),
-    ("m_pkt", "pkt"),
-    ("m_req", "req"),
-    ("m_new", "new"),
-    ("m_copen", "copen"),
-    ("m_sack", "sack"),
-    ("m_nack", "nack"),
-    ("m_cnack", "cnack"),
+/// The output channels with a registered entry: port prefix, the short
+/// name of their registers, and the steps in which the entry can be on
+/// (each step offers only entries that are not, so none is overwritten
+/// while stalled; asserted, they are the invariants induction needs).
+const OFFERS: [(&str, &str, &[u64]); 16] = [
+    ("m_pay", "pay", &[PAY, PLACE]),
+    ("m_lk", "lk", &[LOOKUP]),
+    ("m_nc", "nc", &[NC]),
+    ("m_probe", "probe", &[PROBE]),
+    ("m_chk", "chk", &[MSG_CHK]),
+    ("m_acc", "acc", &[ACCEPT]),
+    ("m_mopen", "mopen", &[OPEN]),
+    ("m_mr", "mr", &[MR_CHK]),
+    ("m_lookup", "lookup", &[MATCH]),
+    ("m_pkt", "pkt", &[OPEN, BEAT, FLUSH]),
+    ("m_req", "req", &[PLACE]),
+    ("m_new", "new", &[ACCEPT]),
+    ("m_copen", "copen", &[OPEN]),
+    ("m_sack", "sack", &[ACK]),
+    ("m_nack", "nack", &[ACK]),
+    ("m_cnack", "cnack", &[PAY, IDLE]),
 ];
 
 /// The fields of `prefix`'s channel in `defs`, valid and ready left out:
 /// (field, width).
 fn fields(defs: &[PortDef], prefix: &str) -> Vec<(String, u32)> {
-    defs.iter()
-        .filter_map(|d| {
-            let f = d.name.strip_prefix(prefix)?.strip_prefix('_')?;
-            (f != "valid" && f != "ready").then(|| (f.to_string(), d.width))
-        })
-        .collect()
+    model::channel_fields(defs, prefix).into_iter().map(|(f, w, _)| (f, w)).collect()
 }
 
 /// An output channel's registered entry.
 struct Offer {
     prefix: &'static str,
     short: &'static str,
+    steps: &'static [u64],
     on: Reg,
     fields: Vec<(String, Reg)>,
 }
@@ -135,6 +133,18 @@ impl Offer {
         }
         v
     }
+}
+
+/// A pass-through channel: the part's entry goes first on `ch` unless the
+/// own entry is `shown` (presented and stalled).
+struct Pass {
+    ch: &'static str,
+    src: &'static str,
+    /// The channel is open to `src` this cycle.
+    open: Signal,
+    /// `src`'s entry is on the channel.
+    pass: Signal,
+    shown: Reg,
 }
 
 /// A 24-bit completed_msn of stream `stream` in `msns` (stream i at bits
@@ -182,21 +192,17 @@ fn build(p: &Params) -> Module {
     let hq = |n: &str| -> Signal {
         h.iter().find(|(f, _)| f == n).unwrap_or_else(|| panic!("rx_ctl: no s_hdr_{n}")).1.q.clone()
     };
-    let lk: Vec<(String, Reg)> = ["conn", "remote_id", "paths", "active", "msns"]
-        .iter()
-        .map(|f| {
-            let w = port(&format!("s_lkr_{f}")).width();
-            (f.to_string(), m.reg(&format!("lkr_{f}"), w, 0, "the lookup's answer"))
-        })
-        .collect();
+    // A register per named field of an input channel, as wide as its port.
+    let keep = |m: &mut Module, ch: &str, names: &[&str], base: &str, comment: &str| -> Vec<(String, Reg)> {
+        let regs = names.iter().map(|f| {
+            let w = port(&format!("{ch}_{f}")).width();
+            (f.to_string(), m.reg(&format!("{base}_{f}"), w, 0, comment))
+        });
+        regs.collect()
+    };
+    let lk = keep(&mut m, "s_lkr", &["conn", "remote_id", "paths", "active", "msns"], "lkr", "the lookup's answer");
     let lkq = |n: &str| lk.iter().find(|(f, _)| f == n).expect("a lookup field").1.q.clone();
-    let open: Vec<(String, Reg)> = ["conn", "paths", "psn"]
-        .iter()
-        .map(|f| {
-            let w = port(&format!("s_open_{f}")).width();
-            (f.to_string(), m.reg(&format!("open_{f}"), w, 0, "the open being applied"))
-        })
-        .collect();
+    let open = keep(&mut m, "s_open", &["conn", "paths", "psn"], "open", "the open being applied");
     let code = m.reg("code", CODE_BITS, 0, "the refusal's NACK code (0: none)");
     let place_addr = m.reg("place_addr", 64, 0, "the placement's address (the WRITE's, or the SEND's receive's)");
     let place_key = m.reg("place_key", 32, 0, "the placement's key (the WRITE's rkey, or the receive's lkey)");
@@ -213,7 +219,7 @@ fn build(p: &Params) -> Module {
     let access = m.reg("access", 1, 0, "pulse: the controller's ACCESS NACK");
     let offers: Vec<Offer> = OFFERS
         .iter()
-        .map(|(prefix, short)| {
+        .map(|&(prefix, short, steps)| {
             let on = m.reg(&format!("{short}_on"), 1, 0, &format!("an entry is offered on {prefix}"));
             let fields = fields(&defs, prefix)
                 .into_iter()
@@ -222,7 +228,7 @@ fn build(p: &Params) -> Module {
                     (f, r)
                 })
                 .collect();
-            Offer { prefix, short, on, fields }
+            Offer { prefix, short, steps, on, fields }
         })
         .collect();
     let o = |prefix: &str| offers.iter().find(|x| x.prefix == prefix).expect("an offer");
@@ -250,7 +256,7 @@ fn build(p: &Params) -> Module {
     let pass_chans =
         [("m_pkt", "s_walk", Some(walking.expr())), ("m_cnack", "s_gnack", None), ("m_nack", "s_found", None)];
     // In a fixed order: the next-state block is printed from it.
-    let mut passes = Vec::new();
+    let mut passes: Vec<Pass> = Vec::new();
     for (ch, src, when) in pass_chans {
         let x = o(ch);
         let shown = m.reg(&format!("{}_shown", x.short), 1, 0, &format!("{ch}'s own entry was presented and stalled"));
@@ -269,15 +275,15 @@ fn build(p: &Params) -> Module {
             &format!("{src}'s entry is on {ch}"),
             open.expr() & &port(&format!("{src}_valid")),
         );
-        passes.push((ch, (src, open, pass, shown)));
+        passes.push(Pass { ch, src, open, pass, shown });
     }
-    let pass_of = |ch: &str| passes.iter().find(|(c, _)| *c == ch).map(|(_, p)| p);
+    let pass_of = |ch: &str| passes.iter().find(|ps| ps.ch == ch);
     // Entries taken this cycle.
     let mut left = std::collections::HashMap::new();
     for x in &offers {
         let ready = port(&format!("{}_ready", x.prefix));
         let taken = match pass_of(x.prefix) {
-            Some((_, _, pass, _)) => pass.expr().logic_not() & &ready,
+            Some(ps) => ps.pass.expr().logic_not() & &ready,
             None => ready.expr(),
         };
         let l = m.wire_from(
@@ -294,7 +300,7 @@ fn build(p: &Params) -> Module {
         1,
         "a beat to sack_gen is taken",
         mux(
-            &pass_of("m_pkt").expect("m_pkt passes").2,
+            &pass_of("m_pkt").expect("m_pkt passes").pass,
             port("m_pkt_ready"),
             o("m_pkt").on.q.expr() & lft("m_pkt").logic_not(),
         ),
@@ -364,18 +370,19 @@ fn build(p: &Params) -> Module {
         nx.push(set(&x.on.next, &left[x.prefix]));
     }
     nx.push(if_then(&replace_clear, vec![set(&replace_v.next, lit(1, 0))]));
-    for (ch, (_, _, pass, shown)) in passes.iter() {
-        let x = o(ch);
-        let stalled = x.on.q.expr() & pass.expr().logic_not() & port(&format!("{ch}_ready")).expr().logic_not();
-        nx.push(set(&shown.next, stalled));
+    for ps in &passes {
+        let on = &o(ps.ch).on.q;
+        let stalled = on.expr() & ps.pass.expr().logic_not() & port(&format!("{}_ready", ps.ch)).expr().logic_not();
+        nx.push(set(&ps.shown.next, stalled));
     }
     nx.push(set(&csack_shown.next, csack_presented.expr() & port("m_csack_ready").expr().logic_not()));
     nx.push(set(&since.next, &since_next));
     let go = |s: u64| set(&st.next, lit(STATE_BITS, s));
     let pay = |drop: Expr| -> Vec<Stmt> { o("m_pay").offer(&[("drop", drop)]) };
-    let pay_drop = |then: u64| -> Vec<Stmt> {
+    // The packet ends: its payload dropped, then back to IDLE.
+    let pay_drop = || -> Vec<Stmt> {
         let mut v = pay(lit(1, 1));
-        v.push(go(then));
+        v.push(go(PAY));
         v
     };
     let idx_set = |e: Expr| set(&idx.next, fit(e, IDX_BITS));
@@ -518,28 +525,27 @@ fn build(p: &Params) -> Module {
         &[("len", h_e("payload_len")), ("msg_offset", hraw(&data::MSG_OFFSET)), ("completed_msn", lkr_msn.expr())],
     ));
     chk_s.push(go(MSG_CHK));
-    let data_op = m.wire_from("hdr_data", 1, "a data opcode (WRITE .. SEND_IMM)", opc.expr().lt(lit(opw, 4)));
-    let route = if_else(
-        port("s_lkr_ok").expr().logic_not(),
-        pay_drop(PAY),
-        vec![if_else(
-            op_is(OPC_SACK),
-            sack_s,
-            vec![if_else(
-                op_is(OPC_NACK),
-                nack_s,
-                vec![if_else(op_is(OPC_PROBE), probe_s, vec![if_else(&data_op, chk_s, pay_drop(PAY))])],
-            )],
-        )],
+    let ops = |v: &[u64]| v.iter().map(|&x| lit(opw, x)).collect::<Vec<_>>();
+    let by_opcode = case(
+        &opc,
+        vec![
+            (ops(&[OPC_SACK]), sack_s),
+            (ops(&[OPC_NACK]), nack_s),
+            (ops(&[OPC_PROBE]), probe_s),
+            // The data opcodes: WRITE, WRITE_IMM, SEND, SEND_IMM.
+            (ops(&[0, OPC_WRITE_IMM, OPC_SEND, OPC_SEND_IMM]), chk_s),
+        ],
+        Some(pay_drop()),
     );
+    let route = if_else(port("s_lkr_ok").expr().logic_not(), pay_drop(), vec![by_opcode]);
     lookup_s.push(route);
     let lookup_st = vec![if_then(&lookup_done, lookup_s)];
 
-    let nc_st = vec![if_then(lft("m_nc").logic_not(), pay_drop(PAY))];
-    let ack_st = vec![if_then((lft("m_sack") | lft("m_nack")).logic_not(), pay_drop(PAY))];
+    let nc_st = vec![if_then(lft("m_nc").logic_not(), pay_drop())];
+    let ack_st = vec![if_then((lft("m_sack") | lft("m_nack")).logic_not(), pay_drop())];
     let probe_st = vec![if_then(lft("m_probe").logic_not(), vec![go(WALK)])];
     // probe_walk is ready again once its last beat is taken.
-    let walk_st = vec![if_then(port("m_probe_ready").expr() & port("s_walk_valid").expr().logic_not(), pay_drop(PAY))];
+    let walk_st = vec![if_then(port("m_probe_ready").expr() & port("s_walk_valid").expr().logic_not(), pay_drop())];
 
     // MSG_CHK: the placement check, or straight to the beat.
     let pay_len = hq("payload_len");
@@ -672,7 +678,7 @@ fn build(p: &Params) -> Module {
         set(&access.next, code.q.expr().eq(lit(CODE_BITS, NACK_ACCESS))),
         set(&hold.next, lit(1, 0)),
     ]);
-    refuse.extend(pay_drop(PAY));
+    refuse.extend(pay_drop());
     let next_tag = tag.q.expr() + lit(16, 1);
     let mut accept = vec![set(&tag.next, next_tag.clone())];
     accept.extend(o("m_acc").offer(&msg(lkq("conn").expr(), &[("len", h_e("payload_len"))])));
@@ -682,7 +688,7 @@ fn build(p: &Params) -> Module {
     )));
     accept.push(go(ACCEPT));
     let mut quiet = vec![set(&hold.next, lit(1, 0))];
-    quiet.extend(pay_drop(PAY));
+    quiet.extend(pay_drop());
     let verdict = if_else(
         code.q.expr().ne(lit(CODE_BITS, 0)) & answered_now.expr().logic_not(),
         refuse,
@@ -809,7 +815,7 @@ fn build(p: &Params) -> Module {
                     m.assign(port(&format!("{}_{f}", x.prefix)), &r.q);
                 }
             }
-            Some((src, open, pass, _)) => {
+            Some(Pass { src, open, pass, .. }) => {
                 m.assign(&valid, pass.expr() | &x.on.q);
                 let src_fields = fields(&defs, src);
                 for (f, r) in &x.fields {
@@ -840,45 +846,24 @@ fn build(p: &Params) -> Module {
     m.assign(port("stat_ack_no_conn"), port("tap_ack_no_conn_table").expr() | &port("tap_ack_no_conn_search"));
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &rst);
-    // Where each entry can be on: every step offers only entries that are
-    // not (so none is overwritten while stalled), and these are the
-    // invariants that let induction see it.
-    let steps: [(&str, &[u64]); 16] = [
-        ("m_pay", &[PAY, PLACE]),
-        ("m_lk", &[LOOKUP]),
-        ("m_nc", &[NC]),
-        ("m_probe", &[PROBE]),
-        ("m_chk", &[MSG_CHK]),
-        ("m_acc", &[ACCEPT]),
-        ("m_mopen", &[OPEN]),
-        ("m_mr", &[MR_CHK]),
-        ("m_lookup", &[MATCH]),
-        ("m_pkt", &[OPEN, BEAT, FLUSH]),
-        ("m_req", &[PLACE]),
-        ("m_new", &[ACCEPT]),
-        ("m_copen", &[OPEN]),
-        ("m_sack", &[ACK]),
-        ("m_nack", &[ACK]),
-        ("m_cnack", &[PAY, IDLE]),
-    ];
-    for (ch, states) in steps {
-        let x = o(ch);
+    // Where each entry can be on (OFFERS).
+    for x in &offers {
         let mut within = lit(1, 0);
-        for &s in states {
+        for &s in x.steps {
             within = within | st.q.expr().eq(lit(STATE_BITS, s));
         }
         m.assert(
             &format!("a_{}_on_in_step", x.short),
-            &format!("{ch}'s own entry is on only in the steps that wait for it"),
+            &format!("{}'s own entry is on only in the steps that wait for it", x.prefix),
             crate::formal::implies(&x.on.q, within),
         );
     }
-    for (ch, (_, _, _, shown)) in passes.iter() {
-        let x = o(ch);
+    for ps in &passes {
+        let x = o(ps.ch);
         m.assert(
             &format!("a_{}_shown_on", x.short),
-            &format!("{ch}: an own entry marked presented is still on"),
-            crate::formal::implies(&shown.q, &x.on.q),
+            &format!("{}: an own entry marked presented is still on", ps.ch),
+            crate::formal::implies(&ps.shown.q, &x.on.q),
         );
     }
     m

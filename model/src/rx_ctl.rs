@@ -205,7 +205,7 @@ impl RxCtlParams {
 
 /// The fields of `prefix`'s channel in `ports` (valid and ready left out):
 /// (field name, width, comment).
-fn channel_fields(ports: &[PortDef], prefix: &str) -> Vec<(String, u32, String)> {
+pub fn channel_fields(ports: &[PortDef], prefix: &str) -> Vec<(String, u32, String)> {
     ports
         .iter()
         .filter_map(|p| {
@@ -1076,7 +1076,7 @@ impl Block for RxCtl {
             pkt: stalled(&self.o.pkt, p_pkt),
             cnack: stalled(&self.o.cnack, p_cnack),
             nack: stalled(&self.o.nack, p_nack),
-            csack: self.csack_on() && gsack_valid && !csack_ready,
+            csack: csack_presented && !csack_ready,
         };
         let pkt_fired = if p_pkt { inputs[self.o.pkt.chan.ready].bit(0) } else { self.o.pkt.fired(inputs) };
         if !p_cnack {

@@ -47,10 +47,11 @@ fn bad_sizes_are_refused() {
 }
 
 /// The work both model NICs were given, replayed on two reference NICs
-/// over a lossless channel: every request completes with success, every
-/// receive completes in its lane's order with the claiming request's
-/// length and immediate, and both NICs' regions end byte for byte as the
-/// model's did (the WRITEs' landing slots, the SENDs' receive buffers).
+/// over a lossless channel: every request and every receive completes
+/// with success (as many completions as the model had), and both NICs'
+/// regions end byte for byte as the model's did (the WRITEs' landing
+/// slots, the SENDs' receive buffers). The receive completions' order,
+/// lengths and immediates are the model's own checks (`Pair::received`).
 /// The model ran with random backpressure and idle cycles on its host
 /// interfaces; the reference with its own timing: the outcome must not
 /// depend on either.

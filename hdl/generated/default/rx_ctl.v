@@ -543,7 +543,6 @@ module rx_ctl (
   wire         in_no_conn_nack;                                  // the header taken is a NO_CONN NACK (for conn_search)
   wire         in_probe;                                         // the header taken is a PROBE
   wire         tnack_no_conn;                                    // conn_table's NACK is NO_CONN
-  wire         hdr_data;                                         // a data opcode (WRITE .. SEND_IMM)
   wire         has_payload;                                      // the packet carries payload
   wire         hdr_ackreq;                                       // the packet asked for a SACK
   wire [8:0]   release_from;                                     // the first path this step may FLUSH
@@ -603,7 +602,6 @@ module rx_ctl (
   assign in_no_conn_nack = (s_hdr_opcode == 4'd9) & (s_hdr_raw[399:392] == 8'd3);
   assign in_probe = s_hdr_opcode == 4'd10;
   assign tnack_no_conn = s_tnack_code == 8'd3;
-  assign hdr_data = hdr_opcode_reg < 4'd4;
   assign has_payload = hdr_payload_len_reg != 16'd0;
   assign hdr_ackreq = hdr_raw_reg[404];
   assign release_from = 9'd0;
@@ -1120,57 +1118,65 @@ module rx_ctl (
             pay_on_next = 1'b1;
             pay_drop_next = 1'b1;
             state_next = 5'd17;
-          end else if (hdr_opcode_reg == 4'd8) begin
-            sack_on_next = 1'b1;
-            sack_conn_next = s_lkr_conn;
-            sack_path_id_next = hdr_path_id_reg;
-            sack_cum_psn_next = hdr_raw_reg[351:328];
-            sack_bitmap_next = hdr_raw_reg[255:0];
-            sack_ecn_cnt_next = hdr_raw_reg[271:264];
-            sack_echo_ts_next = hdr_raw_reg[287:272];
-            sack_rate_hint_next = hdr_raw_reg[399:384];
-            sack_stream_id_next = hdr_raw_reg[319:312];
-            sack_completed_msn_next = hdr_raw_reg[311:288];
-            sack_dport_next = hdr_udp_dport_reg;
-            state_next = 5'd4;
-          end else if (hdr_opcode_reg == 4'd9) begin
-            nack_on_next = 1'b1;
-            nack_conn_next = s_lkr_conn;
-            nack_path_id_next = hdr_path_id_reg;
-            nack_code_next = hdr_raw_reg[399:392];
-            nack_psn_next = hdr_raw_reg[351:328];
-            state_next = 5'd4;
-          end else if (hdr_opcode_reg == 4'd10) begin
-            probe_on_next = 1'b1;
-            probe_conn_next = s_lkr_conn;
-            probe_remote_id_next = s_lkr_remote_id;
-            probe_active_next = s_lkr_active;
-            probe_msns_next = s_lkr_msns;
-            probe_path_id_next = hdr_path_id_reg[3:0];
-            probe_psn_next = hdr_raw_reg[351:328];
-            probe_gen_next = hdr_path_gen_reg;
-            probe_tx_ts_next = hdr_raw_reg[399:384];
-            probe_sport_next = hdr_udp_sport_reg;
-            probe_plane_next = hdr_plane_reg;
-            state_next = 5'd5;
-          end else if (hdr_data) begin
-            chk_on_next = 1'b1;
-            chk_conn_next = s_lkr_conn;
-            chk_stream_next = hdr_stream_id_reg;
-            chk_msn_next = hdr_msn_reg;
-            chk_send_next = hdr_send;
-            chk_msg_len_next = hdr_msg_len_reg;
-            chk_imm_valid_next = hdr_imm_valid;
-            chk_imm_next = hdr_imm_reg;
-            chk_rq_seq_next = hdr_raw_reg[255:232];
-            chk_len_next = hdr_payload_len_reg;
-            chk_msg_offset_next = hdr_raw_reg[191:160];
-            chk_completed_msn_next = lkr_msn;
-            state_next = 5'd7;
           end else begin
-            pay_on_next = 1'b1;
-            pay_drop_next = 1'b1;
-            state_next = 5'd17;
+            case (hdr_opcode_reg)
+              4'd8: begin
+                sack_on_next = 1'b1;
+                sack_conn_next = s_lkr_conn;
+                sack_path_id_next = hdr_path_id_reg;
+                sack_cum_psn_next = hdr_raw_reg[351:328];
+                sack_bitmap_next = hdr_raw_reg[255:0];
+                sack_ecn_cnt_next = hdr_raw_reg[271:264];
+                sack_echo_ts_next = hdr_raw_reg[287:272];
+                sack_rate_hint_next = hdr_raw_reg[399:384];
+                sack_stream_id_next = hdr_raw_reg[319:312];
+                sack_completed_msn_next = hdr_raw_reg[311:288];
+                sack_dport_next = hdr_udp_dport_reg;
+                state_next = 5'd4;
+              end
+              4'd9: begin
+                nack_on_next = 1'b1;
+                nack_conn_next = s_lkr_conn;
+                nack_path_id_next = hdr_path_id_reg;
+                nack_code_next = hdr_raw_reg[399:392];
+                nack_psn_next = hdr_raw_reg[351:328];
+                state_next = 5'd4;
+              end
+              4'd10: begin
+                probe_on_next = 1'b1;
+                probe_conn_next = s_lkr_conn;
+                probe_remote_id_next = s_lkr_remote_id;
+                probe_active_next = s_lkr_active;
+                probe_msns_next = s_lkr_msns;
+                probe_path_id_next = hdr_path_id_reg[3:0];
+                probe_psn_next = hdr_raw_reg[351:328];
+                probe_gen_next = hdr_path_gen_reg;
+                probe_tx_ts_next = hdr_raw_reg[399:384];
+                probe_sport_next = hdr_udp_sport_reg;
+                probe_plane_next = hdr_plane_reg;
+                state_next = 5'd5;
+              end
+              4'd0, 4'd1, 4'd2, 4'd3: begin
+                chk_on_next = 1'b1;
+                chk_conn_next = s_lkr_conn;
+                chk_stream_next = hdr_stream_id_reg;
+                chk_msn_next = hdr_msn_reg;
+                chk_send_next = hdr_send;
+                chk_msg_len_next = hdr_msg_len_reg;
+                chk_imm_valid_next = hdr_imm_valid;
+                chk_imm_next = hdr_imm_reg;
+                chk_rq_seq_next = hdr_raw_reg[255:232];
+                chk_len_next = hdr_payload_len_reg;
+                chk_msg_offset_next = hdr_raw_reg[191:160];
+                chk_completed_msn_next = lkr_msn;
+                state_next = 5'd7;
+              end
+              default: begin
+                pay_on_next = 1'b1;
+                pay_drop_next = 1'b1;
+                state_next = 5'd17;
+              end
+            endcase
           end
         end
       end
