@@ -8,22 +8,32 @@ use std::rc::Rc;
 use mrnic_model::block::{port_index, Bits, Block, PortDef};
 use mrnic_proto::Config;
 
+use crate::coverage::Coverage;
 use crate::designs::verif_fifo::{self, VerifFifo};
 use crate::lockstep::ModelFactory;
 use crate::rtl::designs;
-use crate::stimulus::Traffic;
+use crate::stimulus::{Rng, Traffic, Txn};
 use crate::verilate::fnv128;
 use crate::VerifError;
 
+pub mod conn_search;
 pub mod conn_table;
 pub mod cpl_engine;
+pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
+pub mod mr_check;
+pub mod msg_check;
 pub mod path_selector;
 pub mod path_telemetry;
+pub mod probe_walk;
+pub mod rate_hint;
 pub mod recv_match;
+pub mod rx_buffer;
+pub mod rx_ctl;
 pub mod rx_parser;
 pub mod sack_gen;
+pub mod ts_counter;
 
 pub use path_selector::traffic as path_selector_traffic;
 
@@ -48,15 +58,24 @@ const IDLE_PAYLOAD_DONT_CARE: &[&str] = &["path_telemetry"];
 /// Block names, as `--block` takes them.
 pub fn names() -> &'static [&'static str] {
     &[
+        "conn_search",
         "conn_table",
         "cpl_engine",
+        "cqe_merge",
         "csr",
         "dma_write_engine",
+        "mr_check",
+        "msg_check",
         "path_selector",
         "path_telemetry",
+        "probe_walk",
+        "rate_hint",
         "recv_match",
+        "rx_buffer",
+        "rx_ctl",
         "rx_parser",
         "sack_gen",
+        "ts_counter",
         "verif_fifo",
     ]
 }
@@ -92,7 +111,7 @@ pub fn idle_payload_dont_care(block: &str) -> bool {
 
 /// A session of a pipeline block: its params from `cfg`, a model factory
 /// and its traffic.
-fn pipeline<P: Copy + 'static, E: std::fmt::Display, M: Block + 'static>(
+fn pipeline<P: Clone + 'static, E: std::fmt::Display, M: Block + 'static>(
     block: &str,
     cfg: &Config,
     label: &str,
@@ -103,10 +122,11 @@ fn pipeline<P: Copy + 'static, E: std::fmt::Display, M: Block + 'static>(
 ) -> Result<Session, VerifError> {
     let p = params.map_err(|e| VerifError::Config(e.to_string()))?;
     let config = built_config(block, cfg, label)?;
+    let traffic = traffic(&p, seed);
     Ok(Session {
-        make_model: Box::new(move || Box::new(model(p))),
+        make_model: Box::new(move || Box::new(model(p.clone()))),
         config,
-        traffic: traffic(&p, seed),
+        traffic,
         idle_payload_dont_care: idle_payload_dont_care(block),
     })
 }
@@ -159,6 +179,43 @@ pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Sess
             let p = m::rx_parser::RxParserParams::from_config(cfg);
             pipeline(block, cfg, label, p, m::rx_parser::RxParser::new, rx_parser::traffic, seed)
         }
+        // The top's clocked glue blocks and its receive controller.
+        "ts_counter" => {
+            let p = m::ts_counter::TsCounterParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::ts_counter::TsCounter::new, ts_counter::traffic, seed)
+        }
+        "rate_hint" => {
+            let p = m::rate_hint::RateHintParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::rate_hint::RateHint::new, rate_hint::traffic, seed)
+        }
+        "cqe_merge" => {
+            let p = m::cqe_merge::CqeMergeParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::cqe_merge::CqeMerge::new, cqe_merge::traffic, seed)
+        }
+        "rx_buffer" => {
+            let p = m::rx_buffer::RxBufferParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::rx_buffer::RxBuffer::new, rx_buffer::traffic, seed)
+        }
+        "msg_check" => {
+            let p = m::msg_check::MsgCheckParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::msg_check::MsgCheck::new, msg_check::traffic, seed)
+        }
+        "mr_check" => {
+            let p = m::mr_check::MrCheckParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::mr_check::MrCheck::new, mr_check::traffic, seed)
+        }
+        "probe_walk" => {
+            let p = m::probe_walk::ProbeWalkParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::probe_walk::ProbeWalk::new, probe_walk::traffic, seed)
+        }
+        "conn_search" => {
+            let p = m::conn_search::ConnSearchParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::conn_search::ConnSearch::new, conn_search::traffic, seed)
+        }
+        "rx_ctl" => {
+            let p = m::rx_ctl::RxCtlParams::from_config(cfg);
+            pipeline(block, cfg, label, p, m::rx_ctl::RxCtl::new, rx_ctl::traffic, seed)
+        }
         _ => Err(VerifError::UnknownBlock { block: block.into(), have: names().join(", ") }),
     }
 }
@@ -173,6 +230,46 @@ pub(crate) fn idx(ports: &[PortDef], name: &str) -> usize {
 #[inline]
 pub(crate) fn hs(v: &[Bits], valid: usize, ready: usize) -> bool {
     v[valid].bit(0) && v[ready].bit(0)
+}
+
+/// A source's generator that offers a transaction on `percent` of the
+/// cycles the source is free (`fill` sets its fields), nothing on the rest.
+pub(crate) fn at_rate(
+    percent: u32,
+    mut fill: impl FnMut(&mut Rng, &mut Txn) + 'static,
+) -> impl FnMut(&mut Rng, &mut Txn) + 'static {
+    move |rng, t| {
+        if rng.percent(percent) {
+            fill(rng, t);
+        } else {
+            t.skip();
+        }
+    }
+}
+
+/// Coverage of the answers on output channel `ch` by the code in its
+/// field `field`: one bin per name in `names`, indexed by the code.
+pub(crate) struct ByCode {
+    ch: [usize; 3],
+    bins: Vec<usize>,
+}
+
+impl ByCode {
+    pub(crate) fn declare(ports: &[PortDef], ch: &str, field: &str, names: &[&str], c: &mut Coverage) -> ByCode {
+        let i = |n: &str| idx(ports, &format!("{ch}_{n}"));
+        ByCode {
+            ch: [i("valid"), i("ready"), i(field)],
+            bins: names.iter().map(|n| c.bin(format!("{ch}: {n}"))).collect(),
+        }
+    }
+
+    pub(crate) fn observe(&mut self, v: &[Bits], in_reset: bool, c: &mut Coverage) {
+        if !in_reset && hs(v, self.ch[0], self.ch[1]) {
+            if let Some(&b) = self.bins.get(v[self.ch[2]].as_u64() as usize) {
+                c.hit(b);
+            }
+        }
+    }
 }
 
 /// A shared cell for state two generators (or a generator and a monitor)
