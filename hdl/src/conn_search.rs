@@ -21,9 +21,9 @@ pub struct Params(ConnSearchParams);
 impl Params {
     pub fn from_config(cfg: &Config) -> Result<Params, ConfigError> {
         ConnSearchParams::from_config(cfg).map(Params).map_err(|e| ConfigError {
-            field: "transport.connections",
-            value: u64::from(cfg.transport.connections),
-            why: e.0,
+            field: e.field,
+            value: e.value,
+            why: e.why,
         })
     }
 }

@@ -22,9 +22,9 @@ pub struct Params(ProbeWalkParams);
 impl Params {
     pub fn from_config(cfg: &Config) -> Result<Params, ConfigError> {
         ProbeWalkParams::from_config(cfg).map(Params).map_err(|e| ConfigError {
-            field: "transport",
-            value: u64::from(cfg.transport.streams_per_conn),
-            why: e.0,
+            field: e.field,
+            value: e.value,
+            why: e.why,
         })
     }
 }

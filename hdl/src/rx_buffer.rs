@@ -26,9 +26,9 @@ pub struct Params(RxBufferParams);
 impl Params {
     pub fn from_config(cfg: &Config) -> Result<Params, ConfigError> {
         RxBufferParams::from_config(cfg).map(Params).map_err(|e| ConfigError {
-            field: "hardware.datapath_bits",
-            value: u64::from(cfg.hardware.datapath_bits),
-            why: e.0,
+            field: e.field,
+            value: e.value,
+            why: e.why,
         })
     }
 }

@@ -37,9 +37,9 @@ pub struct Params(RxCtlParams);
 impl Params {
     pub fn from_config(cfg: &Config) -> Result<Params, ConfigError> {
         RxCtlParams::from_config(cfg).map(Params).map_err(|e| ConfigError {
-            field: "transport.connections",
-            value: u64::from(cfg.transport.connections),
-            why: e.0,
+            field: e.field,
+            value: e.value,
+            why: e.why,
         })
     }
 }

@@ -174,6 +174,19 @@ fn unbuildable_configs_are_refused_before_anything_is_written() {
     let e = write(&bad, &out).unwrap_err().to_string();
     assert!(e.contains("hardware.table_read_latency"), "{e}");
 
+    // A retransmit ring deeper than the window: only tx_engine's sizes
+    // refuse it, and rx_ctl (whose channels mirror tx_engine's) names the
+    // field and the part, not a field of its own.
+    let mut bad = good.clone();
+    bad.hardware.tx_ring_depth = bad.transport.window * 2;
+    match write(&bad, &out) {
+        Err(WriteError::Gen(GenError::Config { block, field, why, .. })) => {
+            assert_eq!((block, field), ("rx_ctl", "hardware.tx_ring_depth"), "{why}");
+            assert!(why.starts_with("tx_engine: "), "{why}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+
     assert_eq!(tree(&out), before, "a refused config changed the output folder");
     let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(leftovers, vec![std::ffi::OsString::from("out")], "temp folders left behind");

@@ -54,8 +54,13 @@ pub const NAME: &str = "conn_search";
 
 /// A config the block cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("conn_search: {0}")]
-pub struct ParamError(pub String);
+#[error("conn_search: {field} = {value}: {why}")]
+pub struct ParamError {
+    /// The config field at fault (dotted, as in the TOML).
+    pub field: &'static str,
+    pub value: u64,
+    pub why: String,
+}
 
 /// Sizes of one `conn_search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +70,11 @@ pub struct ConnSearchParams {
 
 impl ConnSearchParams {
     pub fn from_config(cfg: &Config) -> Result<ConnSearchParams, ParamError> {
-        let table = ConnTableParams::from_config(cfg).map_err(|e| ParamError(e.to_string()))?;
+        let table = ConnTableParams::from_config(cfg).map_err(|e| ParamError {
+            field: e.field,
+            value: e.value,
+            why: format!("conn_table: {}", e.why),
+        })?;
         Ok(ConnSearchParams { table })
     }
 

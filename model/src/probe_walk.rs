@@ -36,8 +36,13 @@ pub const NAME: &str = "probe_walk";
 
 /// A config the block cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("probe_walk: {0}")]
-pub struct ParamError(pub String);
+#[error("probe_walk: {field} = {value}: {why}")]
+pub struct ParamError {
+    /// The config field at fault (dotted, as in the TOML).
+    pub field: &'static str,
+    pub value: u64,
+    pub why: String,
+}
 
 /// Sizes of one `probe_walk`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,12 +53,18 @@ pub struct ProbeWalkParams {
 
 impl ProbeWalkParams {
     pub fn from_config(cfg: &Config) -> Result<ProbeWalkParams, ParamError> {
-        let sack = SackGenParams::from_config(cfg).map_err(|e| ParamError(e.to_string()))?;
+        let sack = SackGenParams::from_config(cfg).map_err(|e| ParamError {
+            field: e.field,
+            value: e.value,
+            why: format!("sack_gen: {}", e.why),
+        })?;
         let streams = cfg.transport.streams_per_conn;
         if !(1..=64).contains(&streams) {
-            return Err(ParamError(format!(
-                "transport.streams_per_conn = {streams}: the walk holds 1..=64 active bits"
-            )));
+            return Err(ParamError {
+                field: "transport.streams_per_conn",
+                value: u64::from(streams),
+                why: "the walk holds 1..=64 active bits".into(),
+            });
         }
         Ok(ProbeWalkParams { sack, streams })
     }

@@ -66,8 +66,13 @@ pub const REC_DEPTH: usize = 16;
 
 /// A config the block cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("rx_buffer: {0}")]
-pub struct ParamError(pub String);
+#[error("rx_buffer: {field} = {value}: {why}")]
+pub struct ParamError {
+    /// The config field at fault (dotted, as in the TOML).
+    pub field: &'static str,
+    pub value: u64,
+    pub why: String,
+}
 
 /// Sizes of one `rx_buffer`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +84,11 @@ pub struct RxBufferParams {
 
 impl RxBufferParams {
     pub fn from_config(cfg: &Config) -> Result<RxBufferParams, ParamError> {
-        let parser = RxParserParams::from_config(cfg).map_err(|e| ParamError(e.to_string()))?;
+        let parser = RxParserParams::from_config(cfg).map_err(|e| ParamError {
+            field: e.field,
+            value: e.value,
+            why: format!("rx_parser: {}", e.why),
+        })?;
         let max_beats = (parser.mtu as usize + 4).div_ceil(parser.bytes()) as u32;
         Ok(RxBufferParams { parser, max_beats })
     }

@@ -127,8 +127,13 @@ pub const ECN_CE: u64 = 3;
 
 /// A config the block cannot be built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("rx_ctl: {0}")]
-pub struct ParamError(pub String);
+#[error("rx_ctl: {field} = {value}: {why}")]
+pub struct ParamError {
+    /// The config field at fault (dotted, as in the TOML).
+    pub field: &'static str,
+    pub value: u64,
+    pub why: String,
+}
 
 /// One channel to or from a part: `(our prefix, the part's ports, the
 /// part's prefix, we consume it)`. Our ports are the part's with the
@@ -147,22 +152,29 @@ pub struct RxCtlParams {
 
 impl RxCtlParams {
     pub fn from_config(cfg: &Config) -> Result<RxCtlParams, ParamError> {
-        fn p<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<T, ParamError> {
-            r.map_err(|e| ParamError(e.to_string()))
+        // A part's sizes, or the config fault that part found, named after it.
+        macro_rules! part {
+            ($m:ident, $params:ident) => {
+                crate::$m::$params::from_config(cfg).map_err(|e| ParamError {
+                    field: e.field,
+                    value: e.value,
+                    why: format!("{}: {}", stringify!($m), e.why),
+                })?
+            };
         }
         use crate as m;
-        let rxb = m::rx_buffer::ports(&p(m::rx_buffer::RxBufferParams::from_config(cfg))?);
-        let ct = p(m::conn_table::ConnTableParams::from_config(cfg))?;
+        let rxb = m::rx_buffer::ports(&part!(rx_buffer, RxBufferParams));
+        let ct = part!(conn_table, ConnTableParams);
         let ctp = m::conn_table::ports(&ct);
-        let sg = m::sack_gen::ports(&p(m::sack_gen::SackGenParams::from_config(cfg))?);
-        let mc = m::msg_check::ports(&p(m::msg_check::MsgCheckParams::from_config(cfg))?);
-        let mr = m::mr_check::ports(&p(m::mr_check::MrCheckParams::from_config(cfg))?);
-        let pw = m::probe_walk::ports(&p(m::probe_walk::ProbeWalkParams::from_config(cfg))?);
-        let cs = m::conn_search::ports(&p(m::conn_search::ConnSearchParams::from_config(cfg))?);
-        let rm = m::recv_match::ports(&p(m::recv_match::RecvMatchParams::from_config(cfg))?);
-        let dma = m::dma_write_engine::ports(&p(m::dma_write_engine::DmaWriteEngineParams::from_config(cfg))?);
-        let cpl = m::cpl_engine::ports(&p(m::cpl_engine::CplEngineParams::from_config(cfg))?);
-        let tx = m::tx_engine::ports(&p(m::tx_engine::TxEngineParams::from_config(cfg))?);
+        let sg = m::sack_gen::ports(&part!(sack_gen, SackGenParams));
+        let mc = m::msg_check::ports(&part!(msg_check, MsgCheckParams));
+        let mr = m::mr_check::ports(&part!(mr_check, MrCheckParams));
+        let pw = m::probe_walk::ports(&part!(probe_walk, ProbeWalkParams));
+        let cs = m::conn_search::ports(&part!(conn_search, ConnSearchParams));
+        let rm = m::recv_match::ports(&part!(recv_match, RecvMatchParams));
+        let dma = m::dma_write_engine::ports(&part!(dma_write_engine, DmaWriteEngineParams));
+        let cpl = m::cpl_engine::ports(&part!(cpl_engine, CplEngineParams));
+        let tx = m::tx_engine::ports(&part!(tx_engine, TxEngineParams));
         let mirrors: Vec<Mirror> = vec![
             ("s_hdr", rxb.clone(), "m_hdr", true),
             ("m_pay", rxb, "s_pay", false),
