@@ -13,9 +13,10 @@ use mrnic_model::dma_write_engine::{DmaWriteEngineParams, KEY_BITS, REGION_BITS}
 use mrnic_model::mr_check::{self as model, status, MrCheckParams, ParamError, STATUS_BITS};
 use mrnic_proto::Config;
 
-use crate::expr::{cat, index_bits, lit, mux, zext};
-use crate::ir::{if_else, if_then, set, MemStyle, Module};
-use crate::ports::{declare, read_latency};
+use crate::expr::{cat, index_bits, lit, mux, zext, Signal};
+use crate::formal::implies;
+use crate::ir::{if_else, if_then, set, Mem, MemStyle, Module, Reg};
+use crate::ports::{declare, read_stages};
 
 /// The model's sizes and the table's RAM resource (dma_write_engine's
 /// rule for the table this one copies).
@@ -116,7 +117,8 @@ fn build(p: &Params) -> Module {
         })
         .collect();
     let rq = |f: &str| req.iter().find(|(n, _)| n == f).map(|(_, r)| r.q.clone()).expect("request field");
-    let word = read_latency(&mut m, &mem, "mr", &take, port("s_chk_rkey").slice(ab - 1, 0), l);
+    let words = read_stages(&mut m, &mem, "mr", &take, port("s_chk_rkey").slice(ab - 1, 0), l);
+    let word = words[words.len() - 1].clone();
     m.next(set(&stages[0].next, &take));
     for k in 1..stages.len() {
         m.next(set(&stages[k].next, &stages[k - 1].q));
@@ -186,7 +188,158 @@ fn build(p: &Params) -> Module {
     m.assign(port("m_chk_status"), mux(&out_valid.q, &out_status.q, lit(STATUS_BITS, 0)));
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &rst);
+    let tap_word = cat(&[
+        port("tap_mr_entry_valid").expr(),
+        port("tap_mr_recv").expr(),
+        port("tap_mr_remote_write").expr(),
+        port("tap_mr_key").expr(),
+        port("tap_mr_base").expr(),
+        port("tap_mr_len").expr(),
+    ]);
+    let table = Table { mem: &mem, sweeping: &sweeping, sweep: &sweep, tap: &tap, tap_word: &tap_word };
+    let check =
+        Check { take: &take, req: &req, stages: &stages, words: &words, verdict: &verdict, out_valid: &out_valid };
+    verdict_properties(&mut m, &sig, &table, &check);
     m
+}
+
+/// The table copy as the properties see it.
+struct Table<'a> {
+    mem: &'a Mem,
+    sweeping: &'a Reg,
+    sweep: &'a Reg,
+    tap: &'a Signal,
+    tap_word: &'a crate::Expr,
+}
+
+/// One check as the properties see it: its handshake, its stages, the
+/// word in each read register, its verdict and the answer register.
+struct Check<'a> {
+    take: &'a Signal,
+    /// The request's registers, by field.
+    req: &'a [(String, Reg)],
+    stages: &'a [Reg],
+    words: &'a [Signal],
+    verdict: &'a Signal,
+    out_valid: &'a Reg,
+}
+
+/// The answer for a key is the reference's check of the latest
+/// registration of that key's slot, for any sequence of registrations and
+/// checks: the tracked slot `f_slot` (any) has a ghost copy of what was
+/// last registered there (`f_entry`), kept from the tapped handshakes by
+/// the rule of the table (a registration replaces the slot of its key's
+/// low bits; the reset sweep empties every slot once); a check of that
+/// slot records the ghost at its handshake (the read is before that
+/// cycle's write, as the model's), and its verdict must be the reference's
+/// rules (`Memory::check`, then the message-length rule) applied to it,
+/// stated on wider arithmetic than the design's. The invariants that make
+/// it inductive: the stored word is the ghost once swept, a slot not yet
+/// known is one the sweep has still to reach, and each read register of a
+/// check in flight holds the recorded word.
+fn verdict_properties(m: &mut Module, sig: &std::collections::HashMap<String, Signal>, t: &Table, c: &Check) {
+    let port = |n: &str| sig[n].clone();
+    let (ab, wb) = (t.sweep.q.width(), t.mem.width());
+    let rb = REGION_BITS;
+    let rst = port("rst");
+    m.assume(
+        "a_env_no_tap_in_sweep",
+        "no table write is tapped while the copy sweeps: dma_write_engine's own sweep, as long and started by the \
+         same reset, holds s_mr_ready low meanwhile (a write tapped then would land and be swept away later)",
+        t.tap.expr().logic_and(&t.sweeping.q).logic_not(),
+    );
+    let slot = m.formal_anyconst("f_slot", ab, "the tracked table slot");
+    let entry = m.formal_wire("f_entry", wb, "ghost: what was last registered in the tracked slot (0: empty)");
+    let known = m.formal_wire("f_known", 1, "ghost: the tracked slot has been swept since reset");
+    let tap_slot = port("tap_mr_key").slice(ab - 1, 0);
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&known, lit(1, 0))],
+        vec![if_else(
+            t.tap.expr().logic_and(tap_slot.eq(&slot)),
+            vec![set(&entry, t.tap_word.clone()), set(&known, lit(1, 1))],
+            vec![if_then(
+                t.sweeping.q.expr().logic_and(t.sweep.q.expr().eq(&slot)),
+                vec![set(&entry, lit(wb, 0)), set(&known, lit(1, 1))],
+            )],
+        )],
+    )]);
+    let stored = m.formal_mem_word(t.mem, "f_stored", &slot);
+    m.assert(
+        "a_entry_stored",
+        "once swept, the tracked slot's stored word is its last registration",
+        implies(&known, stored.expr().eq(&entry)),
+    );
+    m.assert(
+        "a_unknown_unswept",
+        "a slot not yet swept since reset is one the sweep has still to reach",
+        implies(known.expr().logic_not(), t.sweeping.q.expr().logic_and(t.sweep.q.expr().le(&slot))),
+    );
+    // The check of the tracked slot: the ghost word at its handshake.
+    let on = m.formal_wire("f_chk_on", 1, "the check in flight reads the tracked slot");
+    let seen = m.formal_wire("f_chk_entry", wb, "the tracked slot's registration when the check read it");
+    let chk_slot = port("s_chk_rkey").slice(ab - 1, 0);
+    m.formal_seq(vec![if_then(c.take, vec![set(&on, chk_slot.eq(&slot)), set(&seen, &entry)])]);
+    for (k, (st, w)) in c.stages.iter().zip(c.words).enumerate() {
+        m.assert(
+            &format!("a_stage{}_word", k + 1),
+            "a check of the tracked slot in flight holds the word recorded at its handshake",
+            implies(st.q.expr().logic_and(&on), w.expr().eq(&seen)),
+        );
+    }
+    // The reference's rules on the recorded word, on 66 bits.
+    let f = |hi: u32, lo: u32| seen.slice(hi, lo);
+    let (valid, e_recv, e_write) = (seen.bit(wb - 1), seen.bit(wb - 2), seen.bit(wb - 3));
+    let (key, base, rlen) = (f(2 * rb + KEY_BITS - 1, 2 * rb), f(2 * rb - 1, rb), f(rb - 1, 0));
+    let req = |n: &str| c.req.iter().find(|(f, _)| f == n).map(|(_, r)| r.q.clone()).expect("request field");
+    let (addr, len, recv) = (req("addr"), req("len"), req("recv"));
+    let end = m.formal_wire("f_req_end", 66, "addr + len of the check, 66 bits");
+    m.formal_assign(&end, zext(&addr, 66) + zext(&len, 66));
+    let fits = end.slice(65, 64).eq(lit(2, 0)).logic_and(addr.expr().ge(&base)).logic_and(end.expr().le(zext(
+        base.clone(),
+        66,
+    ) + zext(
+        rlen.clone(),
+        66,
+    )));
+    let code = |v: u8| lit(STATUS_BITS, u64::from(v));
+    let spec = mux(
+        valid.logic_not().logic_or(key.ne(req("rkey"))),
+        code(status::BAD_KEY),
+        mux(
+            mux(&recv, e_recv, e_write).logic_not(),
+            code(status::NO_ACCESS),
+            mux(
+                fits.logic_not(),
+                code(status::BOUNDS),
+                mux(
+                    recv.expr().logic_not().logic_and(zext(req("msg_len"), 66).gt(zext(rlen, 66))),
+                    code(status::TOO_LONG),
+                    code(status::OK),
+                ),
+            ),
+        ),
+    );
+    let act = &c.stages[c.stages.len() - 1].q;
+    m.assert(
+        "a_verdict_is_reference",
+        "the verdict of a check of the tracked slot is the reference's check of that slot's registration when the \
+         check read it: OK only for a placement inside a live region of its key with the access it needs",
+        implies(act.expr().logic_and(&on), c.verdict.expr().eq(spec)),
+    );
+    // The answer register: the verdict until taken.
+    let out_on = m.formal_wire("f_out_on", 1, "the answer waiting is a check of the tracked slot");
+    let out_spec = m.formal_wire("f_out_status", STATUS_BITS, "its verdict");
+    m.formal_seq(vec![if_then(act, vec![set(&out_on, &on), set(&out_spec, c.verdict)])]);
+    m.assert(
+        "a_answer_is_verdict",
+        "an answer waiting on m_chk for the tracked slot is its check's verdict",
+        implies(c.out_valid.q.expr().logic_and(&out_on), port("m_chk_status").expr().eq(&out_spec)),
+    );
+    m.cover("c_ok_tracked", "a placement on the tracked slot answered OK", {
+        let ok = port("m_chk_status").expr().eq(code(status::OK));
+        c.out_valid.q.expr().logic_and(&out_on).logic_and(ok)
+    });
 }
 
 /// How the properties of [`generate`]'s module are checked: a glue

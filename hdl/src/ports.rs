@@ -118,12 +118,25 @@ pub fn read_latency(
     addr: impl Into<crate::Expr>,
     latency: u32,
 ) -> Signal {
+    read_stages(m, mem, name, en, addr, latency).pop().expect("one stage at least")
+}
+
+/// [`read_latency`]'s registers, the read register first: for properties
+/// that follow a word through the stages.
+pub fn read_stages(
+    m: &mut Module,
+    mem: &crate::Mem,
+    name: &str,
+    en: &Signal,
+    addr: impl Into<crate::Expr>,
+    latency: u32,
+) -> Vec<Signal> {
     let rd = m.mem_read(mem, &format!("{name}_rd"), en, addr);
     if latency == 2 {
         let pipe = m.reg_no_reset(&format!("{name}_pipe"), mem.width(), "block RAM output register (READ_LATENCY = 2)");
         m.next(crate::set(&pipe.next, &rd));
-        pipe.q
+        vec![rd, pipe.q]
     } else {
-        rd
+        vec![rd]
     }
 }

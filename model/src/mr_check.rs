@@ -40,8 +40,12 @@
 //! its proven properties untouched. The copy sees a write one cycle after
 //! its handshake, as the engine does. Reset sweeps the copy one slot per
 //! cycle (`MR_ENTRIES` cycles, `s_chk_ready` low), the same length as the
-//! engine's sweep, which holds `s_mr_ready` low meanwhile; a tapped write
-//! during the sweep still lands (it has the write port, the sweep waits).
+//! engine's sweep, which holds `s_mr_ready` low meanwhile, so in the top
+//! no write is tapped during the sweep. One that were would land (it has
+//! the write port, the sweep waits a cycle) and, in a slot the sweep has
+//! not reached yet, be cleared when it gets there: the copy would miss a
+//! region the engine has. The proof of the verdicts assumes no tap while
+//! sweeping (`a_env_no_tap_in_sweep`) and fails without it.
 //!
 //! # Timing
 //! `s_chk` handshake at `t`, table read, the word at `t + L`, the verdict

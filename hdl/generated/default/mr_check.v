@@ -199,6 +199,15 @@ module mr_check #(
   reg  [144:0] f_past_s_chk_payload;   // s_chk: payload last cycle
   reg          f_past_m_chk_stall;     // m_chk: valid and not ready last cycle
   reg  [2:0]   f_past_m_chk_payload;   // m_chk: payload last cycle
+  (* anyconst *) reg  [9:0]   f_slot;  // the tracked table slot
+  reg  [162:0] f_entry;                // ghost: what was last registered in the tracked slot (0: empty)
+  reg          f_known;                // ghost: the tracked slot has been swept since reset
+  wire [162:0] f_stored;               // word of mr_mem at the tracked address
+  reg          f_chk_on;               // the check in flight reads the tracked slot
+  reg  [162:0] f_chk_entry;            // the tracked slot's registration when the check read it
+  wire [65:0]  f_req_end;              // addr + len of the check, 66 bits
+  reg          f_out_on;               // the answer waiting is a check of the tracked slot
+  reg  [2:0]   f_out_status;           // its verdict
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -229,6 +238,36 @@ module mr_check #(
   end
 
   always @(posedge clk) begin
+    if (rst) begin
+      f_known <= 1'b0;
+    end else if (tap_fire && (tap_mr_key[9:0] == f_slot)) begin
+      f_entry <= {tap_mr_entry_valid, tap_mr_recv, tap_mr_remote_write, tap_mr_key, tap_mr_base, tap_mr_len};
+      f_known <= 1'b1;
+    end else if (sweeping_reg && (sweep_reg == f_slot)) begin
+      f_entry <= 163'd0;
+      f_known <= 1'b1;
+    end
+  end
+
+  assign f_stored = mr_mem[f_slot];
+
+  always @(posedge clk) begin
+    if (take) begin
+      f_chk_on <= s_chk_rkey[9:0] == f_slot;
+      f_chk_entry <= f_entry;
+    end
+  end
+
+  assign f_req_end = {2'd0, req_addr_reg} + {50'd0, req_len_reg};
+
+  always @(posedge clk) begin
+    if (stage2_reg) begin
+      f_out_on <= f_chk_on;
+      f_out_status <= verdict;
+    end
+  end
+
+  always @(posedge clk) begin
     if (!f_past_valid) begin
       // The first cycle is a reset; registers without a reset value start arbitrary.
       f_reset_first: assume (rst);
@@ -253,6 +292,30 @@ module mr_check #(
 
       // m_chk: payload holds while valid and not ready (this block keeps it)
       a_m_chk_payload_stable: assert (!f_past_m_chk_stall || ({m_chk_status} == f_past_m_chk_payload));
+
+      // no table write is tapped while the copy sweeps: dma_write_engine's own sweep, as long and started by the same reset, holds s_mr_ready low meanwhile (a write tapped then would land and be swept away later)
+      a_env_no_tap_in_sweep: assume (!(tap_fire && sweeping_reg));
+
+      // once swept, the tracked slot's stored word is its last registration
+      a_entry_stored: assert (!f_known || (f_stored == f_entry));
+
+      // a slot not yet swept since reset is one the sweep has still to reach
+      a_unknown_unswept: assert (!(!f_known) || (sweeping_reg && (sweep_reg <= f_slot)));
+
+      // a check of the tracked slot in flight holds the word recorded at its handshake
+      a_stage1_word: assert (!(stage1_reg && f_chk_on) || (mr_rd_reg == f_chk_entry));
+
+      // a check of the tracked slot in flight holds the word recorded at its handshake
+      a_stage2_word: assert (!(stage2_reg && f_chk_on) || (mr_pipe_reg == f_chk_entry));
+
+      // the verdict of a check of the tracked slot is the reference's check of that slot's registration when the check read it: OK only for a placement inside a live region of its key with the access it needs
+      a_verdict_is_reference: assert (!(stage2_reg && f_chk_on) || (verdict == (!f_chk_entry[162] || (f_chk_entry[159:128] != req_rkey_reg) ? 3'd1 : (!(req_recv_reg ? f_chk_entry[161] : f_chk_entry[160]) ? 3'd2 : (!(((f_req_end[65:64] == 2'd0) && (req_addr_reg >= f_chk_entry[127:64])) && (f_req_end <= ({2'd0, f_chk_entry[127:64]} + {2'd0, f_chk_entry[63:0]}))) ? 3'd3 : (!req_recv_reg && ({34'd0, req_msg_len_reg} > {2'd0, f_chk_entry[63:0]}) ? 3'd4 : 3'd0))))));
+
+      // an answer waiting on m_chk for the tracked slot is its check's verdict
+      a_answer_is_verdict: assert (!(out_valid_reg && f_out_on) || (m_chk_status == f_out_status));
+
+      // a placement on the tracked slot answered OK
+      c_ok_tracked: cover ((out_valid_reg && f_out_on) && (m_chk_status == 3'd0));
     end
   end
 `endif
