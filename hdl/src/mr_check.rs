@@ -83,7 +83,7 @@ fn build(p: &Params) -> Module {
         &mem,
         tap.expr().logic_or(sweep_we.clone()).logic_and(rst.expr().logic_not()),
         mux(&tap, port("tap_mr_key").slice(ab - 1, 0), &sweep.q),
-        mux(&tap, tap_word, lit(wb, 0)),
+        mux(&tap, tap_word.clone(), lit(wb, 0)),
     );
     m.next(if_then(
         sweep_we,
@@ -188,14 +188,6 @@ fn build(p: &Params) -> Module {
     m.assign(port("m_chk_status"), mux(&out_valid.q, &out_status.q, lit(STATUS_BITS, 0)));
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &rst);
-    let tap_word = cat(&[
-        port("tap_mr_entry_valid").expr(),
-        port("tap_mr_recv").expr(),
-        port("tap_mr_remote_write").expr(),
-        port("tap_mr_key").expr(),
-        port("tap_mr_base").expr(),
-        port("tap_mr_len").expr(),
-    ]);
     let table = Table { mem: &mem, sweeping: &sweeping, sweep: &sweep, tap: &tap, tap_word: &tap_word };
     let check =
         Check { take: &take, req: &req, stages: &stages, words: &words, verdict: &verdict, out_valid: &out_valid };
