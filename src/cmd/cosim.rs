@@ -16,10 +16,9 @@ pub struct CosimArgs {
     /// must have been built for it (the design table in verif/build.rs).
     #[arg(long, default_value = "small")]
     config: String,
-    /// The block: conn_table, cpl_engine, csr, dma_write_engine,
-    /// path_selector, path_telemetry, recv_match, rx_parser, sack_gen, or
-    /// verif_fifo (the harness's own test design). `top` waits for
-    /// mrnic_core.
+    /// The block (`mrnic cosim --block list` names them; `verif_fifo` is the
+    /// harness's own test design), or `all`: every block for `--cycles`
+    /// each, one summary line per block. `top` waits for mrnic_core.
     #[arg(long)]
     block: String,
     /// Cycles to run.
@@ -55,10 +54,79 @@ fn parse_window(w: Option<&str>, cycles: u64) -> Result<(u64, u64)> {
 
 pub fn run(a: CosimArgs) -> Result<()> {
     let cfg = Config::load(&a.config).with_context(|| format!("loading config {}", a.config))?;
-    if a.block == "top" {
-        bail!("--block top: the pipeline top (mrnic_core) is not built yet; blocks: {}", blocks::names().join(", "));
+    match a.block.as_str() {
+        "top" => {
+            bail!("--block top: the pipeline top (mrnic_core) is not built yet; blocks: {}", blocks::names().join(", "))
+        }
+        "list" => {
+            println!("{}", blocks::names().join("\n"));
+            Ok(())
+        }
+        "all" => all(&a, &cfg),
+        _ => one(&a, &cfg),
     }
-    let mut s = blocks::session(&a.block, &cfg, &a.config, a.seed).context("cosim cannot start")?;
+}
+
+/// Every block (but the harness's own `verif_fifo`) in turn: one line each.
+fn all(a: &CosimArgs, cfg: &Config) -> Result<()> {
+    if a.vcd.is_some() {
+        bail!("--block all: --vcd traces one block; name it");
+    }
+    println!(
+        "cosim, config {}, seed {}, {} cycles per block, every output compared every cycle",
+        a.config, a.seed, a.cycles
+    );
+    println!(
+        "{:<18} {:>9} {:>13} {:>11} {:>10} {:>11}",
+        "block", "cycles", "transactions", "mismatches", "coverage", "cycles/s"
+    );
+    let mut failed = Vec::new();
+    for b in blocks::names().iter().filter(|b| **b != "verif_fifo") {
+        let mut s = blocks::session(b, cfg, &a.config, a.seed).with_context(|| format!("{b}: cosim cannot start"))?;
+        let opts = Options {
+            vcd_dir: Some(std::env::temp_dir().join("mrnic-cosim")),
+            ignore_idle_payload: a.idle_payload_dont_care || s.idle_payload_dont_care,
+            ..Options::default()
+        };
+        let mut ls = Lockstep::new(s.make_model, s.config, opts).with_context(|| format!("{b}: cosim cannot start"))?;
+        match ls.run(&mut s.traffic, a.cycles) {
+            Ok(stats) => {
+                ls.finish()?;
+                let (hit, bins) = s.traffic.coverage().score();
+                let broken = s.traffic.violations().len();
+                println!(
+                    "{b:<18} {:>9} {:>13} {:>11} {:>10} {:>11.0}{}",
+                    stats.cycles,
+                    stats.transactions,
+                    0,
+                    format!("{hit}/{bins}"),
+                    stats.cycles_per_second(),
+                    if broken > 0 { format!("  {broken} valid/ready violations") } else { String::new() }
+                );
+                if broken > 0 {
+                    failed.push(b.to_string());
+                }
+            }
+            Err(m) => {
+                println!(
+                    "{b:<18} {:>9} {:>13} {:>11}  first on `{}` (rerun with --block {b})",
+                    m.cycle + 1,
+                    s.traffic.transactions(),
+                    1,
+                    m.port
+                );
+                failed.push(b.to_string());
+            }
+        }
+    }
+    if !failed.is_empty() {
+        bail!("lockstep failed for {} (seed {})", failed.join(", "), a.seed);
+    }
+    Ok(())
+}
+
+fn one(a: &CosimArgs, cfg: &Config) -> Result<()> {
+    let mut s = blocks::session(&a.block, cfg, &a.config, a.seed).context("cosim cannot start")?;
     let idle_dont_care = a.idle_payload_dont_care || s.idle_payload_dont_care;
     let (start, end) = parse_window(a.window.as_deref(), a.cycles)?;
     let trace = a.vcd.clone().map(|rtl| TraceWindow { start, end, rtl });
