@@ -67,7 +67,7 @@ use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
 use mrnic_proto::packet::{ECN_ECT0, ETHERTYPE_IPV4, IPPROTO_UDP, NET_OVERHEAD};
 
-use crate::expr::{cat, fit, lit, mux, repl, zeros, zext, Expr, Signal};
+use crate::expr::{cat, fit, index_bits, lit, mux, repl, zeros, zext, Expr, Signal};
 use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
 
@@ -957,4 +957,110 @@ pub fn axi_burst(m: &mut Module, name: &str, p: &TxEngineParams, next: &Signal, 
         "burst length, beats - 1",
         mux(to_end.expr().lt(zext(&cap, ab)), to_end.slice(7, 0) - one.clone(), cap.slice(7, 0) - one),
     )
+}
+
+/// The index of the lowest set bit of `x`'s bits `lo..lo + size` (`size` a
+/// power of 2) and whether there is one, as a tree of 2:1 muxes (depth
+/// log2 size): a half's index is used when the lower half has a bit.
+/// `None` for the index of a single bit (it has no index bits).
+/// Bits at or past `x`'s width count as set: a word whose top bit only
+/// matters when no other is set need not carry it.
+fn lowest(x: &Signal, lo: u32, size: u32) -> (Expr, Option<Expr>) {
+    if size == 1 {
+        return (if lo < x.width() { x.bit(lo) } else { lit(1, 1) }, None);
+    }
+    let half = size / 2;
+    let (any_lo, idx_lo) = lowest(x, lo, half);
+    let (any_hi, idx_hi) = lowest(x, lo + half, half);
+    let idx = match (idx_lo, idx_hi) {
+        (Some(a), Some(b)) => cat(&[any_lo.clone().logic_not(), mux(any_lo.clone(), a, b)]),
+        _ => any_lo.clone().logic_not(),
+    };
+    (any_lo.logic_or(any_hi), Some(idx))
+}
+
+/// [`lowest`]'s index of `x` taken as `w` bits (a power of 2), as the
+/// wire `<name>_idx`.
+fn lowest_idx(m: &mut Module, name: &str, x: &Signal, w: u32) -> Signal {
+    let idx = lowest(x, 0, w).1.unwrap_or_else(|| lit(1, 0));
+    m.wire_from(&format!("{name}_idx"), index_bits(w), "the lowest set bit", idx)
+}
+
+/// Whether `x` has a bit set, as the wire `<name>_any`.
+fn any_wire(m: &mut Module, name: &str, x: &Signal) -> Signal {
+    m.wire_from(&format!("{name}_any"), 1, "a bit is set", x.expr().reduce_or())
+}
+
+/// What [`rr_pick`] decides.
+pub struct RrPick {
+    /// A bit of the ready set is set.
+    pub found: Signal,
+    /// The first set bit at or after `from`, wrapping (the model's
+    /// [`rr_first`](mrnic_model::tx_engine::rr_first)); meaningful with `found`.
+    pub pick: Signal,
+}
+
+/// The scheduler's round-robin choice of a connection from its ready set
+/// (a bit per connection, `ready`, a power of 2 wide) starting at `from`,
+/// combinational. In words of up to 64 bits, so that `default`'s 4096
+/// connections are two levels and no priority encoder is wider than 64:
+/// the start word's bits at or above `from` first; else the next word
+/// after it with a bit (a 64-bit summary of the words, one OR per word),
+/// wrapping to the lowest such word, the start word's lower bits
+/// included; in the chosen word its lowest bit. Wires are named `<name>_*`.
+pub fn rr_pick(m: &mut Module, name: &str, ready: &Signal, from: &Signal) -> RrPick {
+    let (n, cb) = (ready.width(), from.width());
+    assert!(n.is_power_of_two() && n >= 2 && index_bits(n) == cb, "rr_pick: {n} ready bits, {cb}-bit start");
+    let wb = cb.min(6);
+    let (w, k) = (1u32 << wb, n >> wb);
+    let nm = |s: &str| format!("{name}_{s}");
+    let ones = |width: u32| repl(width, lit(1, 1));
+    let fb = m.wire_from(&nm("from_bit"), wb, "the start's bit in its word", from.slice(wb - 1, 0));
+    let found = m.wire_from(&nm("found"), 1, "a connection is ready", ready.expr().reduce_or());
+    if k == 1 {
+        let masked =
+            m.wire_from(&nm("masked"), w, "ready bits at or after the start", ready.expr() & (ones(w) << fb.expr()));
+        let (any_m, idx_m) = (any_wire(m, &nm("masked"), &masked), lowest_idx(m, &nm("masked"), &masked, w));
+        let idx_all = lowest_idx(m, &nm("all"), ready, w);
+        let pick =
+            m.wire_from(&nm("pick"), cb, "the first ready connection from the start", mux(&any_m, &idx_m, &idx_all));
+        return RrPick { found, pick };
+    }
+    let kb = cb - wb;
+    let fw = m.wire_from(&nm("from_word"), kb, "the start's word", from.slice(cb - 1, wb));
+    let word_base = |i: Expr| cat(&[i, zeros(wb)]);
+    let any: Vec<Expr> = (0..k).rev().map(|i| ready.slice(i * w + w - 1, i * w).reduce_or()).collect();
+    let word_any = m.wire_from(&nm("word_any"), k, "per word: a ready bit", cat(&any));
+    let start = m.wire_from(&nm("start_word"), w, "the start's word", ready.expr().part(word_base(fw.expr()), w));
+    let masked = m.wire_from(&nm("masked"), w, "its bits at or after the start", start.expr() & (ones(w) << fb.expr()));
+    let after = m.wire_from(
+        &nm("after"),
+        k,
+        "words after the start's with a ready bit",
+        word_any.expr() & ((ones(k) << fw.expr()) << lit(1, 1)),
+    );
+    let (any_m, idx_m) = (any_wire(m, &nm("masked"), &masked), lowest_idx(m, &nm("masked"), &masked, w));
+    let (any_a, idx_a) = (any_wire(m, &nm("after"), &after), lowest_idx(m, &nm("after"), &after, k));
+    let idx_w = lowest_idx(m, &nm("wrap"), &word_any, k);
+    let word = m.wire_from(
+        &nm("word"),
+        kb,
+        "the word after the start's, else the first (wrapping)",
+        mux(&any_a, &idx_a, &idx_w),
+    );
+    // Its top bit is not needed: it is the one left when no other is set.
+    let chosen = m.wire_from(
+        &nm("chosen"),
+        w - 1,
+        "that word's bits but the top one",
+        ready.expr().part(word_base(word.expr()), w - 1),
+    );
+    let idx_c = lowest_idx(m, &nm("chosen"), &chosen, w);
+    let pick = m.wire_from(
+        &nm("pick"),
+        cb,
+        "the first ready connection from the start",
+        mux(&any_m, cat(&[fw.expr(), idx_m.expr()]), cat(&[word.expr(), idx_c.expr()])),
+    );
+    RrPick { found, pick }
 }

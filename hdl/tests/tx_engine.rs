@@ -1,4 +1,4 @@
-//! The first piece of the `tx_engine` generator, the frame builder, through
+//! The pieces of the `tx_engine` generator built so far, the frame builder first, through
 //! the real tools: for each transport header the engine sends (SACK, NACK,
 //! PROBE, and the data header in both variants), a check module built from
 //! `mrnic_hdl::tx_engine`'s functions registers the whole frame (Ethernet,
@@ -11,8 +11,10 @@
 //! replays random decisions through the path choice against the model's
 //! `choose`, a fourth random SACKs through the connection congestion step
 //! against the model's `conn_cc_ack`, a fifth payload ranges through the
-//! AXI read master's burst length against the model's `burst`. The check modules lint clean under Verilator with
-//! every warning, compile under `iverilog -g2005` and synthesize under Yosys
+//! AXI read master's burst length against the model's `burst`, a sixth
+//! ready sets through the scheduler's round-robin connection choice
+//! against the model's `rr_first`. The check modules lint clean under
+//! Verilator with every warning, compile under `iverilog -g2005` and synthesize under Yosys
 //! without latches.
 //!
 //! The `tx_engine` block generator itself (ports from the model's
@@ -1001,9 +1003,9 @@ fn icarus_conn_cc_is_the_models() {
     });
 }
 
-/// The path choice, the congestion step and the burst length of
-/// `default` (the most paths and planes, the widest multipliers) through
-/// Yosys: no latch.
+/// The path choice, the congestion step, the burst length and the
+/// connection choice of `default` (the most paths and planes, the widest
+/// multipliers, 4096 connections) through Yosys: no latch.
 #[test]
 fn yosys_units_have_no_latches() {
     if !have("yosys", "-V") {
@@ -1017,6 +1019,7 @@ fn yosys_units_have_no_latches() {
             (choice_module(&ChoiceSizes::of(&p)), "tx_engine path choice check"),
             (cc_module(&CcSizes::of(&p)), "tx_engine congestion check"),
             (burst_module(&p), "tx_engine burst check"),
+            (rr_module(&p), "tx_engine connection choice"),
         ] {
             s.spawn(move || {
                 let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
@@ -1081,5 +1084,77 @@ fn icarus_axi_burst_is_the_models() {
         common::set(ports, ins, "rst", u64::from(cycle == 0));
         common::set(ports, ins, "next", next);
         common::set(ports, ins, "stop", next + len.max(bb) + rng.below(bb) * u64::from(rng.below(2) == 0));
+    });
+}
+
+// ------------------------------------------------------ the scheduler's connection choice
+
+fn rr_ports(p: &model::TxEngineParams) -> Vec<PortDef> {
+    vec![
+        PortDef::input("rst", 1, "Inputs", "harness input"),
+        PortDef::input("ready", p.conns, "Inputs", "the ready set, a bit per connection"),
+        PortDef::input("from", p.conn_bits, "Inputs", "the round-robin start"),
+        PortDef::output("found", 1, "Outputs", "a connection is ready, registered"),
+        PortDef::output("pick", p.conn_bits, "Outputs", "the first ready one from the start, registered"),
+    ]
+}
+
+fn rr_module(p: &model::TxEngineParams) -> Module {
+    let mut m = Module::new("tx_rr_pick");
+    m.describe("test harness: the tx_engine scheduler's round-robin connection choice between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &rr_ports(p));
+    m.clock_domain(&clk, &sig["rst"]);
+    let r = mrnic_hdl::tx_engine::rr_pick(&mut m, "rr", &sig["ready"], &sig["from"]);
+    // `pick` means nothing without `found`: the harness shows 0 then, as
+    // the model side does.
+    let pick = mrnic_hdl::mux(&r.found, &r.pick, mrnic_hdl::lit(p.conn_bits, 0));
+    for (port, v, w) in [("found", r.found.expr(), 1), ("pick", pick, p.conn_bits)] {
+        let q = m.reg(&format!("{port}_q"), w, 0, "last cycle's result");
+        m.next(set(&q.next, v));
+        m.assign(&sig[port], &q.q);
+    }
+    m
+}
+
+/// Ready sets empty, full, of one bit (at, just before and just after the
+/// start, in the start's word and in others), sparse and dense, from every
+/// start, for `small` (16 connections, one word) and `default` (4096, 64
+/// words): the choice is the model's `rr_first` every cycle under Icarus.
+#[test]
+fn icarus_rr_pick_is_the_models() {
+    let build = |p: &model::TxEngineParams| {
+        let n = p.conns;
+        let f = move |g: &dyn Fn(&str) -> Bits| {
+            let ready = g("ready");
+            let pick = model::rr_first(n, g("from").as_u64() as u32, |c| ready.bit(c));
+            vec![("found".to_string(), u64::from(pick.is_some())), ("pick".to_string(), u64::from(pick.unwrap_or(0)))]
+        };
+        let dut = Registered { name: "tx_rr_pick", ports: rr_ports(p), f: Box::new(f), out: Vec::new() };
+        (rr_module(p), dut)
+    };
+    replay_unit("tx_engine connection choice", 0x2c0, build, |p, ports, rng, cycle, ins| {
+        let n = u64::from(p.conns);
+        let from = rng.below(n);
+        let near = |rng: &mut Rng| (from + n + rng.below(5) - 2) % n;
+        let mut ready = Bits::zero(p.conns);
+        let mut set_bit = |c: u64| ready.0[(c / 64) as usize] |= 1 << (c % 64);
+        match rng.below(8) {
+            0 => {}
+            1 => (0..n).for_each(&mut set_bit),
+            2 => set_bit(near(rng)),
+            3 => set_bit(rng.below(n)),
+            4 => {
+                // Two bits: one in the start's word below it, one far away.
+                set_bit(from & !63);
+                set_bit(rng.below(n));
+            }
+            5 => (0..1 + rng.below(4)).for_each(|_| set_bit(near(rng))),
+            6 => (0..n).filter(|_| rng.below(16) == 0).for_each(&mut set_bit),
+            _ => (0..n).filter(|_| rng.below(2) == 0).for_each(&mut set_bit),
+        }
+        common::set(ports, ins, "rst", u64::from(cycle == 0));
+        common::set(ports, ins, "from", from);
+        let i = port_index(ports, "ready").unwrap();
+        ins[i] = ready;
     });
 }

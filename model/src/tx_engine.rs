@@ -707,6 +707,13 @@ pub fn choose(
     ch
 }
 
+/// The scheduler's choice of a connection: the first of `0..n` at or
+/// after `from` (wrapping) that is `ready`, the order a scan from `from`
+/// visits them. The RTL's `rr_pick` is this rule as a priority encoder.
+pub fn rr_first(n: u32, from: u32, ready: impl Fn(u32) -> bool) -> Option<u32> {
+    (0..n).map(|k| (from + k) % n).find(|&c| ready(c))
+}
+
 /// The next AXI read burst of a payload whose unread part is `next..end`
 /// (`next` aligned to the beat, `end > next`): up to the 4 KiB boundary
 /// (AXI4 bursts never cross one), `axi_max_burst` beats, or the end. The
@@ -1914,13 +1921,12 @@ impl TxEngine {
     /// With [`FRAME_QUEUE`] frames queued only PROBEs may start: the
     /// encoder then looks at the connections' PROBE bits alone.
     fn start(&mut self, ts: u32) -> bool {
-        let n = self.p.conns;
         let probes_only = self.frames.len() >= FRAME_QUEUE;
         let ready = |c: u32| self.conn_has_work(c) && (!probes_only || self.conns[c as usize].probe_q != 0);
-        let Some(c) = (0..n).map(|k| (self.rr_conn + k) % n).find(|&c| ready(c)) else {
+        let Some(c) = rr_first(self.p.conns, self.rr_conn, ready) else {
             return false;
         };
-        self.rr_conn = (c + 1) % n;
+        self.rr_conn = (c + 1) % self.p.conns;
         if let Some(path) = self.conns[c as usize].probes.pop_front() {
             self.conns[c as usize].probe_q &= !(1 << path);
             self.send_probe(c, path, ts);
