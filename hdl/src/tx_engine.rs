@@ -1064,3 +1064,61 @@ pub fn rr_pick(m: &mut Module, name: &str, ready: &Signal, from: &Signal) -> RrP
     );
     RrPick { found, pick }
 }
+
+/// The streams' heads as [`stream_pick`] reads them, a field per stream,
+/// stream 0 lowest.
+pub struct StreamHeads {
+    /// Bytes left to cut.
+    pub pending: Signal,
+    /// The head request has started.
+    pub started: Signal,
+    /// The head request's msn, 24 bits.
+    pub msn: Signal,
+    /// The peer's completed_msn, 24 bits.
+    pub remote_completed: Signal,
+}
+
+/// What [`stream_pick`] decides.
+pub struct StreamPick {
+    /// A stream may send.
+    pub found: Signal,
+    /// The first such stream from the start (meaningful with `found`).
+    pub pick: Signal,
+    /// No stream may send but one has bytes to cut: every pending head
+    /// waits for the peer's message table (the window probe's cue).
+    pub blocked: Signal,
+}
+
+/// The decision's stream (the model's
+/// [`stream_choice`](mrnic_model::tx_engine::stream_choice)),
+/// combinational: per stream ([`StreamHeads`]) whether its head may go, a started message or one within `depth` of the peer's completed_msn,
+/// then [`rr_pick`] from `from`. Wires are named `<name>_*`.
+pub fn stream_pick(m: &mut Module, name: &str, depth: u32, heads: &StreamHeads, from: &Signal) -> StreamPick {
+    let StreamHeads { pending, started, msn, remote_completed } = heads;
+    let s = pending.width();
+    let nm = |x: &str| format!("{name}_{x}");
+    let may: Vec<Expr> = (0..s)
+        .rev()
+        .map(|i| {
+            let ahead = msn.slice(24 * i + 23, 24 * i) - remote_completed.slice(24 * i + 23, 24 * i);
+            pending.bit(i).logic_and(started.bit(i).logic_or(ahead.lt(lit(24, u64::from(depth)))))
+        })
+        .collect();
+    let may = m.wire_from(&nm("may"), s, "per stream: bytes to cut and its head within the peer's table", cat(&may));
+    let (found, pick) = if s == 1 {
+        (
+            m.wire_from(&nm("found"), 1, "the one stream may send", may.expr()),
+            m.wire_from(&nm("pick"), 1, "stream 0", lit(1, 0)),
+        )
+    } else {
+        let r = rr_pick(m, &nm("rr"), &may, from);
+        (r.found, r.pick)
+    };
+    let blocked = m.wire_from(
+        &nm("blocked"),
+        1,
+        "streams pending, none may send",
+        found.expr().logic_not().logic_and(pending.expr().reduce_or()),
+    );
+    StreamPick { found, pick, blocked }
+}

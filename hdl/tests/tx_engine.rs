@@ -13,7 +13,8 @@
 //! against the model's `conn_cc_ack`, a fifth payload ranges through the
 //! AXI read master's burst length against the model's `burst`, a sixth
 //! ready sets through the scheduler's round-robin connection choice
-//! against the model's `rr_first`. The check modules lint clean under
+//! against the model's `rr_first`, a seventh stream heads through the
+//! decision's stream choice against the model's `stream_choice`. The check modules lint clean under
 //! Verilator with every warning, compile under `iverilog -g2005` and synthesize under Yosys
 //! without latches.
 //!
@@ -1020,6 +1021,7 @@ fn yosys_units_have_no_latches() {
             (cc_module(&CcSizes::of(&p)), "tx_engine congestion check"),
             (burst_module(&p), "tx_engine burst check"),
             (rr_module(&p), "tx_engine connection choice"),
+            (stream_module(&p), "tx_engine stream choice"),
         ] {
             s.spawn(move || {
                 let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
@@ -1156,5 +1158,111 @@ fn icarus_rr_pick_is_the_models() {
         common::set(ports, ins, "from", from);
         let i = port_index(ports, "ready").unwrap();
         ins[i] = ready;
+    });
+}
+
+// ------------------------------------------------------ the decision's stream choice
+
+fn stream_ports(p: &model::TxEngineParams) -> Vec<PortDef> {
+    let s = p.streams;
+    vec![
+        PortDef::input("rst", 1, "Inputs", "harness input"),
+        PortDef::input("pending", s, "Inputs", "per stream: bytes to cut"),
+        PortDef::input("started", s, "Inputs", "per stream: the head has started"),
+        PortDef::input("msn", 24 * s, "Inputs", "per stream: the head's msn"),
+        PortDef::input("remote_completed", 24 * s, "Inputs", "per stream: the peer's completed_msn"),
+        PortDef::input("from", p.stream_bits, "Inputs", "the round-robin start"),
+        PortDef::output("found", 1, "Outputs", "a stream may send, registered"),
+        PortDef::output("pick", p.stream_bits, "Outputs", "the first from the start, registered"),
+        PortDef::output("blocked", 1, "Outputs", "pending streams, none may send, registered"),
+    ]
+}
+
+fn stream_module(p: &model::TxEngineParams) -> Module {
+    let mut m = Module::new("tx_stream_pick");
+    m.describe("test harness: the tx_engine decision's stream choice between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &stream_ports(p));
+    m.clock_domain(&clk, &sig["rst"]);
+    let heads = mrnic_hdl::tx_engine::StreamHeads {
+        pending: sig["pending"].clone(),
+        started: sig["started"].clone(),
+        msn: sig["msn"].clone(),
+        remote_completed: sig["remote_completed"].clone(),
+    };
+    let depth = p.cfg.hardware.msg_table_depth;
+    let r = mrnic_hdl::tx_engine::stream_pick(&mut m, "st", depth, &heads, &sig["from"]);
+    let pick = mrnic_hdl::mux(&r.found, &r.pick, mrnic_hdl::lit(p.stream_bits, 0));
+    for (port, v, w) in [("found", r.found.expr(), 1), ("pick", pick, p.stream_bits), ("blocked", r.blocked.expr(), 1)]
+    {
+        let q = m.reg(&format!("{port}_q"), w, 0, "last cycle's result");
+        m.next(set(&q.next, v));
+        m.assign(&sig[port], &q.q);
+    }
+    m
+}
+
+/// Streams pending or not, started or not, head msns behind, at, one short
+/// of and past the peer's table window (around the 24-bit wrap), from
+/// every start, for `small` (4 streams) and `default` (16): the choice
+/// and the blocked flag are the model's `stream_choice` every cycle.
+#[test]
+fn icarus_stream_pick_is_the_models() {
+    let build = |p: &model::TxEngineParams| {
+        let (s, depth) = (p.streams, p.cfg.hardware.msg_table_depth);
+        let f = move |g: &dyn Fn(&str) -> Bits| {
+            let (pending, started, msn, rc) = (g("pending"), g("started"), g("msn"), g("remote_completed"));
+            let lane = |b: &Bits, i: u32| (0..24).fold(0u32, |a, k| a | (u32::from(b.bit(24 * i + k)) << k));
+            let heads: Vec<model::StreamHead> = (0..s)
+                .map(|i| model::StreamHead {
+                    pending: pending.bit(i),
+                    started: started.bit(i),
+                    msn: lane(&msn, i),
+                    remote_completed: lane(&rc, i),
+                })
+                .collect();
+            let pick = model::stream_choice(&heads, g("from").as_u64() as u32, depth);
+            let blocked = pick.is_none() && heads.iter().any(|h| h.pending);
+            vec![
+                ("found".to_string(), u64::from(pick.is_some())),
+                ("pick".to_string(), u64::from(pick.unwrap_or(0))),
+                ("blocked".to_string(), u64::from(blocked)),
+            ]
+        };
+        let dut = Registered { name: "tx_stream_pick", ports: stream_ports(p), f: Box::new(f), out: Vec::new() };
+        (stream_module(p), dut)
+    };
+    replay_unit("tx_engine stream choice", 0x57e, build, |p, ports, rng, cycle, ins| {
+        let (s, depth) = (p.streams, u64::from(p.cfg.hardware.msg_table_depth));
+        let mut msn = Bits::zero(24 * s);
+        let mut rc = Bits::zero(24 * s);
+        let put = |b: &mut Bits, i: u32, v: u64| {
+            for k in 0..24 {
+                let bit = 24 * i + k;
+                let w = &mut b.0[(bit / 64) as usize];
+                *w = (*w & !(1 << (bit % 64))) | (((v >> k) & 1) << (bit % 64));
+            }
+        };
+        for i in 0..s {
+            let c = if rng.below(4) == 0 { 0xff_ffff - rng.below(4) } else { rng.below(1 << 24) };
+            let ahead = match rng.below(5) {
+                0 => 0,
+                1 => depth - 1,
+                2 => depth,
+                3 => (1 << 24) - 1 - rng.below(4),
+                _ => rng.below(2 * depth),
+            };
+            put(&mut rc, i, c);
+            put(&mut msn, i, (c + ahead) & 0xff_ffff);
+        }
+        let dense = rng.below(3);
+        let bits = |rng: &mut Rng, p: u64| (0..s).fold(0u64, |a, i| a | (u64::from(rng.below(4) < p) << i));
+        let pending = bits(rng, 1 + dense);
+        let started = bits(rng, 1);
+        common::set(ports, ins, "rst", u64::from(cycle == 0));
+        common::set(ports, ins, "pending", pending);
+        common::set(ports, ins, "started", started);
+        common::set(ports, ins, "from", rng.below(u64::from(s)));
+        ins[port_index(ports, "msn").unwrap()] = msn;
+        ins[port_index(ports, "remote_completed").unwrap()] = rc;
     });
 }

@@ -707,6 +707,27 @@ pub fn choose(
     ch
 }
 
+/// A stream's queue as the decision's stream choice sees it: bytes left
+/// to cut (`pend != tail`), and of the request at `pend` whether it has
+/// started and its msn; the peer's completed_msn of the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StreamHead {
+    pub pending: bool,
+    pub started: bool,
+    pub msn: u32,
+    pub remote_completed: u32,
+}
+
+/// The decision's stream: the first at or after `from` (round robin) with
+/// bytes to cut whose head message has started or fits the peer's message
+/// table (`msn - remote_completed < depth`, 24-bit). `None` with a stream
+/// pending means every pending one is blocked by the peer's table. The
+/// RTL's `stream_pick` is this rule.
+pub fn stream_choice(heads: &[StreamHead], from: u32, depth: u32) -> Option<u32> {
+    let ok = |h: &StreamHead| h.pending && (h.started || seq_diff(h.msn, h.remote_completed) < depth);
+    rr_first(heads.len() as u32, from, |s| ok(&heads[s as usize]))
+}
+
 /// The scheduler's choice of a connection: the first of `0..n` at or
 /// after `from` (wrapping) that is `ready`, the order a scan from `from`
 /// visits them. The RTL's `rr_pick` is this rule as a priority encoder.
@@ -1961,22 +1982,23 @@ impl TxEngine {
     /// fits the peer's message table; arms a window probe when a stream is
     /// blocked with nothing in flight.
     fn next_stream(&mut self, c: u32, v: &TelView, ts: u32) -> Option<u32> {
-        let s_n = self.p.streams;
+        let heads: Vec<StreamHead> = (0..self.p.streams)
+            .map(|si| {
+                let q = &self.streams[self.sidx(c, si)];
+                let w = &self.wq[self.widx(c, si, q.pend)];
+                StreamHead {
+                    pending: q.pend != q.tail,
+                    started: w.started,
+                    msn: w.msn,
+                    remote_completed: q.remote_completed,
+                }
+            })
+            .collect();
         let depth = self.p.cfg.hardware.msg_table_depth;
-        let mut blocked = false;
-        for k in 0..s_n {
-            let si = (self.conns[c as usize].rr_stream + k) % s_n;
-            let q = &self.streams[self.sidx(c, si)];
-            if q.pend == q.tail {
-                continue;
-            }
-            let w = &self.wq[self.widx(c, si, q.pend)];
-            if !w.started && seq_diff(w.msn, q.remote_completed) >= depth {
-                blocked = true;
-                continue;
-            }
+        if let Some(si) = stream_choice(&heads, self.conns[c as usize].rr_stream, depth) {
             return Some(si);
         }
+        let blocked = heads.iter().any(|h| h.pending);
         let np = self.conns[c as usize].npaths;
         let quiet = (0..np).all(|p| v.paths[p as usize].inflight == 0 && !self.paths[self.pidx(c, p)].probe_pending);
         if blocked && quiet && self.conns[c as usize].window_probe_at.is_none() {
