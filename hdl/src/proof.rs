@@ -198,7 +198,12 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
 /// mapped to flip-flops (64 words of a few hundred bits on `small`) the
 /// same step did not finish in 10 minutes.
 pub fn prove_table_and_cover(asserts: &[String], k: u32, cover_depth: u32) -> Vec<Task> {
-    let table = |l: &String| l.ends_with("_no_lost_update");
+    prove_split_and_cover(asserts, k, cover_depth, |l| l.ends_with("_no_lost_update"))
+}
+
+/// [`prove_table_and_cover`] with the table's assertions named by `table`.
+pub fn prove_split_and_cover(asserts: &[String], k: u32, cover_depth: u32, table: fn(&str) -> bool) -> Vec<Task> {
+    let table = |l: &String| table(l);
     let mut tasks = prove_and_cover(k, cover_depth, true);
     tasks[0].asserts = Some(asserts.iter().filter(|l| !table(l)).cloned().collect());
     tasks.insert(

@@ -13,8 +13,9 @@
 //!   a message not counted in full) prove by k-induction;
 //! - the glue blocks' (`rx_buffer`, `msg_check`, `mr_check`,
 //!   `conn_search`, `probe_walk`, `cqe_merge`, `rx_ctl`) channel rules
-//!   prove and their stall covers are reached, and mr_check's verdicts
-//!   prove to be the reference's check of the latest registration;
+//!   prove and their stall covers are reached, mr_check's verdicts prove
+//!   to be the reference's check of the latest registration and
+//!   msg_check's the model's verdict on the table the accepts made;
 //! - `dma_write_engine`'s inductive safety properties (a rejected placement
 //!   issues no AW and no W; the queue holds only checked placements) prove;
 //! - the same engine generated with `unsafe_skip_bounds_check` fails, with a

@@ -234,6 +234,16 @@ module msg_check #(
   reg  [197:0] f_past_s_chk_payload;   // s_chk: payload last cycle
   reg          f_past_m_chk_stall;     // m_chk: valid and not ready last cycle
   reg  [1:0]   f_past_m_chk_payload;   // m_chk: payload last cycle
+  (* anyconst *) reg  [8:0]   f_slot;  // the tracked message slot: {stream word, msn mod MSG_DEPTH}
+  reg          f_live;                 // ghost: the tracked slot holds a message
+  reg  [145:0] f_msg;                  // ghost: its message, as stored
+  reg          f_known;                // ghost: the tracked slot's word has been swept since reset
+  wire [8:0]   f_pkt_slot;             // the operation's message slot
+  wire         f_on;                   // the operation in flight is on the tracked slot
+  wire [7:0]   f_vld_stored;           // word of vld_mem at the tracked address
+  wire [145:0] f_msg_stored;           // word of msg_mem at the tracked address
+  reg          f_out_on;               // the answer waiting is a check of the tracked slot
+  reg  [1:0]   f_out_status;           // its verdict
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -271,6 +281,34 @@ module msg_check #(
     f_past_m_chk_payload <= {m_chk_status};
   end
 
+  assign f_pkt_slot = {pkt_reg[3:0], pkt_reg[5:4], pkt_reg[14:12]};
+  assign f_on = f_pkt_slot == f_slot;
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_known <= 1'b0;
+    end else if (record && f_on) begin
+      f_live <= 1'b1;
+      f_msg <= {f_live && (f_msg[23:0] == pkt_reg[35:12]) ? f_msg[145:114] + {16'd0, pkt_reg[141:126]} : {16'd0, pkt_reg[141:126]}, f_live && (f_msg[23:0] == pkt_reg[35:12]) ? f_msg[113:82] : pkt_reg[101:70], f_live && (f_msg[23:0] == pkt_reg[35:12]) ? f_msg[81] : pkt_reg[69], f_live && (f_msg[23:0] == pkt_reg[35:12]) ? f_msg[80:49] : pkt_reg[68:37], f_live && (f_msg[23:0] == pkt_reg[35:12]) ? f_msg[48:25] : pkt_reg[125:102], f_live && (f_msg[23:0] == pkt_reg[35:12]) ? f_msg[24] : pkt_reg[36], f_live && (f_msg[23:0] == pkt_reg[35:12]) ? f_msg[23:0] : pkt_reg[35:12]};
+    end else if ((sweeping_reg && (sweep_reg == f_slot[8:3])) || (open_take && ({s_open_conn, 2'd0} == f_slot[8:3]))) begin
+      f_live <= 1'b0;
+      if (sweep_all_reg && sweeping_reg) begin
+        f_known <= 1'b1;
+      end
+    end
+  end
+
+  assign f_vld_stored = vld_mem[f_slot[8:3]];
+
+  assign f_msg_stored = msg_mem[f_slot];
+
+  always @(posedge clk) begin
+    if (answer) begin
+      f_out_on <= f_on;
+      f_out_status <= verdict;
+    end
+  end
+
   always @(posedge clk) begin
     if (!f_past_valid) begin
       // The first cycle is a reset; registers without a reset value start arbitrary.
@@ -302,6 +340,27 @@ module msg_check #(
 
       // m_chk: payload holds while valid and not ready (this block keeps it)
       a_m_chk_payload_stable: assert (!f_past_m_chk_stall || ({m_chk_status} == f_past_m_chk_payload));
+
+      // once swept, the tracked slot's stored valid bit is the ghost's, and while live its stored message
+      a_table_slot_stored: assert (!f_known || ((f_vld_stored[f_slot[2:0]] == f_live) && (!f_live || (f_msg_stored == f_msg))));
+
+      // a slot not yet swept since reset is one the reset sweep has still to reach
+      a_table_unknown_unswept: assert (!(!f_known) || ((sweeping_reg && sweep_all_reg) && (sweep_reg <= f_slot[8:3])));
+
+      // no operation is taken before the tracked slot is swept
+      a_table_taken_swept: assert (!take || f_known);
+
+      // an operation in flight on the tracked slot holds its valid bit and, while live, its message
+      a_table_stage1_words: assert (!(stage1_reg && f_on) || ((vld_rd_reg[f_slot[2:0]] == f_live) && (!f_live || (msg_rd_reg == f_msg))));
+
+      // a check of the tracked slot answers the model's verdict on the slot as the accepts so far made it
+      a_table_verdict: assert (!(answer && f_on) || (verdict == (((({48'd0, pkt_reg[141:126]} > 64'd1024) || ({56'd0, pkt_reg[11:4]} >= 64'd4)) || ({48'd0, pkt_reg[141:126]} > {32'd0, pkt_reg[68:37]})) || ((pkt_reg[141:126] == 16'd0) && (pkt_reg[68:37] != 32'd0)) ? 2'd1 : ((pkt_reg[35:12] - pkt_reg[197:174]) >= 24'd8 ? 2'd2 : ((f_live && (f_msg[23:0] == pkt_reg[35:12])) && (((((f_msg[24] != pkt_reg[36]) || (pkt_reg[36] && (f_msg[48:25] != pkt_reg[125:102]))) || (f_msg[80:49] != pkt_reg[68:37])) || ((f_msg[81] != pkt_reg[69]) || (pkt_reg[69] && (f_msg[113:82] != pkt_reg[101:70])))) || (({32'd0, f_msg[145:114]} + {48'd0, pkt_reg[141:126]}) > {32'd0, f_msg[80:49]})) ? 2'd3 : (pkt_reg[36] && (({32'd0, pkt_reg[173:142]} + {48'd0, pkt_reg[141:126]}) > {32'd0, pkt_reg[68:37]}) ? 2'd1 : 2'd0))))));
+
+      // an answer waiting on m_chk for the tracked slot is its check's verdict
+      a_table_answer: assert (!(out_valid_reg && f_out_on) || (m_chk_status == f_out_status));
+
+      // a check of the tracked slot answered MISMATCH (a live message it differs from)
+      c_mismatch_tracked: cover ((out_valid_reg && f_out_on) && (m_chk_status == 2'd3));
     end
   end
 `endif
