@@ -123,7 +123,90 @@ fn build(p: &CqeMergeParams) -> Module {
     // no state where they do not), then the interface rules.
     crate::formal::fifo_invariants(&mut m, "cqe", depth, &count.q, &wr.q, &rd.q, None);
     crate::formal::every_channel(&mut m, &rst);
+    let fifo = Fifo { count: &count.q, rd: &rd.q, slots: &slots, head: &head, tx: &tx, rx: &rx, rx_first: &rx_first.q };
+    order_properties(&mut m, &fifo, [&tx_in, &rx_in, &pop], &rst);
     m
+}
+
+/// The FIFO as the order properties see it.
+struct Fifo<'a> {
+    count: &'a Signal,
+    rd: &'a Signal,
+    slots: &'a [crate::Reg],
+    head: &'a Signal,
+    tx: &'a Signal,
+    rx: &'a Signal,
+    rx_first: &'a Signal,
+}
+
+/// No completion is lost, doubled or altered, and they leave in handshake
+/// order: completions are numbered as they are taken (by a ghost count;
+/// when both sides hand one over in one cycle, the side that went second
+/// the last time is numbered first), and the completion numbered `f_k`
+/// (any) is the one on `m_cqe` when `f_k` completions have left before it.
+/// The invariants that make it inductive: the count is the number taken
+/// minus the number left, and while completion `f_k` is inside, the slot
+/// it is in holds it.
+fn order_properties(m: &mut Module, f: &Fifo, [tx_in, rx_in, pop]: [&Signal; 3], rst: &Signal) {
+    const NB: u32 = 8;
+    let (width, depth) = (f.tx.width(), f.slots.len() as u32);
+    let fb = depth.trailing_zeros();
+    let cw = f.count.width();
+    let k = m.formal_anyconst("f_k", NB, "the tracked completion's number");
+    let taken = m.formal_wire("f_taken", NB, "ghost: completions taken since reset (mod 256)");
+    let left = m.formal_wire("f_left", NB, "ghost: completions that left since reset (mod 256)");
+    let rx_goes_first = m.formal_wire("f_rx_first", 1, "ghost: when both come together, the receive is numbered first");
+    let tracked = m.formal_wire("f_tracked", width, "ghost: the tracked completion, as taken");
+    let both = tx_in.expr().logic_and(rx_in);
+    // This cycle's first number goes to the receive when it comes alone or
+    // goes first; the second (both only) to the other.
+    let rx_is_first = rx_in.expr().logic_and(tx_in.expr().logic_not().logic_or(&rx_goes_first));
+    let first_entry = mux(rx_is_first.clone(), f.rx, f.tx);
+    let second_entry = mux(rx_is_first, f.tx, f.rx);
+    let n = zext(tx_in, NB) + zext(rx_in, NB);
+    m.formal_seq(vec![crate::ir::if_else(
+        rst,
+        vec![set(&taken, lit(NB, 0)), set(&left, lit(NB, 0)), set(&rx_goes_first, lit(1, 0))],
+        vec![
+            set(&taken, taken.expr() + n),
+            if_then(pop, vec![set(&left, left.expr() + lit(NB, 1))]),
+            if_then(both.clone(), vec![set(&rx_goes_first, rx_goes_first.expr().logic_not())]),
+            if_then(tx_in.expr().logic_or(rx_in).logic_and(taken.expr().eq(&k)), vec![set(&tracked, first_entry)]),
+            if_then(both.logic_and((taken.expr() + lit(NB, 1)).eq(&k)), vec![set(&tracked, second_entry)]),
+        ],
+    )]);
+    m.assert("a_cqe_alternation", "the ghost's turn for a pair is the FIFO's", rx_goes_first.expr().eq(f.rx_first));
+    m.assert(
+        "a_cqe_count_is_taken_minus_left",
+        "the FIFO holds the completions taken and not yet left",
+        zext(f.count, NB).eq(taken.expr() - &left),
+    );
+    let ahead = m.formal_wire("f_ahead", NB, "completions to leave before the tracked one");
+    m.formal_assign(&ahead, k.expr() - &left);
+    let inside = ahead.expr().lt(zext(f.count, NB));
+    let at = m.formal_wire("f_at", width, "the slot the tracked completion is in, when inside");
+    let slot = f.rd.expr() + ahead.slice(fb - 1, 0);
+    m.formal_comb(vec![case(
+        slot,
+        (0..depth).map(|j| (vec![lit(fb, u64::from(j))], vec![set(&at, &f.slots[j as usize].q)])).collect(),
+        None,
+    )]);
+    m.assert(
+        "a_cqe_tracked_in_place",
+        "while the tracked completion is inside, its slot holds it as it was taken",
+        crate::formal::implies(inside, at.expr().eq(&tracked)),
+    );
+    m.assert(
+        "a_cqe_leaves_in_order",
+        "the completion on m_cqe is the one numbered by the completions that left before it: none lost, doubled or altered, in handshake order",
+        crate::formal::implies(
+            f.count.expr().ne(lit(cw, 0)).logic_and(k.expr().eq(&left)),
+            f.head.expr().eq(&tracked),
+        ),
+    );
+    m.cover("c_cqe_tracked_out", "a completion after the first is on m_cqe as tracked", {
+        f.count.expr().ne(lit(cw, 0)).logic_and(k.expr().eq(&left)).logic_and(k.expr().ne(lit(NB, 0)))
+    });
 }
 
 /// How the properties of [`generate`]'s module are checked: a glue

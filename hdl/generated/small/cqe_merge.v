@@ -166,6 +166,13 @@ module cqe_merge (
   reg  [138:0] f_past_s_rx_payload;   // s_rx: payload last cycle
   reg          f_past_m_cqe_stall;    // m_cqe: valid and not ready last cycle
   reg  [140:0] f_past_m_cqe_payload;  // m_cqe: payload last cycle
+  (* anyconst *) reg  [7:0]   f_k;    // the tracked completion's number
+  reg  [7:0]   f_taken;               // ghost: completions taken since reset (mod 256)
+  reg  [7:0]   f_left;                // ghost: completions that left since reset (mod 256)
+  reg          f_rx_first;            // ghost: when both come together, the receive is numbered first
+  reg  [140:0] f_tracked;             // ghost: the tracked completion, as taken
+  wire [7:0]   f_ahead;               // completions to leave before the tracked one
+  reg  [140:0] f_at;                  // the slot the tracked completion is in, when inside
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -193,6 +200,39 @@ module cqe_merge (
 
   always @(posedge clk) begin
     f_past_m_cqe_payload <= {m_cqe_conn, m_cqe_stream, m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_byte_len, m_cqe_imm_valid, m_cqe_imm};
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_taken <= 8'd0;
+      f_left <= 8'd0;
+      f_rx_first <= 1'b0;
+    end else begin
+      f_taken <= f_taken + ({7'd0, tx_take} + {7'd0, rx_take});
+      if (pop) begin
+        f_left <= f_left + 8'd1;
+      end
+      if (tx_take && rx_take) begin
+        f_rx_first <= !f_rx_first;
+      end
+      if ((tx_take || rx_take) && (f_taken == f_k)) begin
+        f_tracked <= rx_take && (!tx_take || f_rx_first) ? rx_entry : tx_entry;
+      end
+      if ((tx_take && rx_take) && ((f_taken + 8'd1) == f_k)) begin
+        f_tracked <= rx_take && (!tx_take || f_rx_first) ? tx_entry : rx_entry;
+      end
+    end
+  end
+
+  assign f_ahead = f_k - f_left;
+
+  always @* begin
+    case (rd_reg + f_ahead[1:0])
+      2'd0: f_at = slot0_reg;
+      2'd1: f_at = slot1_reg;
+      2'd2: f_at = slot2_reg;
+      2'd3: f_at = slot3_reg;
+    endcase
   end
 
   always @(posedge clk) begin
@@ -226,6 +266,21 @@ module cqe_merge (
 
       // m_cqe: payload holds while valid and not ready (this block keeps it)
       a_m_cqe_payload_stable: assert (!f_past_m_cqe_stall || ({m_cqe_conn, m_cqe_stream, m_cqe_wr_id, m_cqe_status, m_cqe_opcode, m_cqe_byte_len, m_cqe_imm_valid, m_cqe_imm} == f_past_m_cqe_payload));
+
+      // the ghost's turn for a pair is the FIFO's
+      a_cqe_alternation: assert (f_rx_first == rx_first_reg);
+
+      // the FIFO holds the completions taken and not yet left
+      a_cqe_count_is_taken_minus_left: assert ({5'd0, count_reg} == (f_taken - f_left));
+
+      // while the tracked completion is inside, its slot holds it as it was taken
+      a_cqe_tracked_in_place: assert (!(f_ahead < {5'd0, count_reg}) || (f_at == f_tracked));
+
+      // the completion on m_cqe is the one numbered by the completions that left before it: none lost, doubled or altered, in handshake order
+      a_cqe_leaves_in_order: assert (!((count_reg != 3'd0) && (f_k == f_left)) || (head == f_tracked));
+
+      // a completion after the first is on m_cqe as tracked
+      c_cqe_tracked_out: cover (((count_reg != 3'd0) && (f_k == f_left)) && (f_k != 8'd0));
     end
   end
 `endif
