@@ -12,7 +12,7 @@ use mrnic_model::probe_walk::{self as model, ProbeWalkParams};
 use mrnic_model::sack_gen::OP_PROBE;
 use mrnic_proto::Config;
 
-use crate::expr::{lit, mux, Expr};
+use crate::expr::{index_bits, lit, mux, zext, Expr, Signal};
 use crate::ir::{if_else, if_then, set, Module, Stmt};
 use crate::ports::{declare, ConfigError};
 
@@ -119,7 +119,97 @@ fn build(p: &Params) -> Module {
     }
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &rst);
+    let walk = Walk { take: &take, pop: &pop, on: &on, left: &left.q, msns: &msns.q, stream: &stream };
+    // One stream has no index to track it by, and nothing to order.
+    if ns >= 2 {
+        walk_properties(&mut m, ns, &walk, &sig);
+    }
     m
+}
+
+/// The walk as its properties see it.
+struct Walk<'a> {
+    take: &'a Signal,
+    pop: &'a Signal,
+    on: &'a Signal,
+    left: &'a Signal,
+    msns: &'a Signal,
+    stream: &'a Signal,
+}
+
+/// Every stream the answer must report is reported once, in stream order,
+/// with its completed_msn, and none other: for a tracked stream `f_s`
+/// (any), a ghost records at the PROBE's handshake whether it must be
+/// reported (active, or the last stream when none is) and its
+/// completed_msn, and whether its beat has been taken since. A beat of
+/// `f_s` is owed and carries that msn; a beat of a later stream comes only
+/// after `f_s`'s; a new PROBE is taken only when nothing is owed. The
+/// invariant that makes it inductive: `f_s`'s bit of the streams left is
+/// exactly "owed", and while owed its stored msn is the recorded one.
+fn walk_properties(m: &mut Module, ns: u32, w: &Walk, sig: &std::collections::HashMap<String, Signal>) {
+    let port = |n: &str| sig[n].clone();
+    let (sb, ib) = (w.stream.width(), index_bits(ns));
+    let s = m.formal_anyconst("f_s", ib, "the tracked stream");
+    if !ns.is_power_of_two() {
+        m.assume("a_f_s_stream", "the tracked stream is one the connection has", s.expr().lt(lit(ib, u64::from(ns))));
+    }
+    let s_wide = zext(&s, sb);
+    let rep = m.formal_wire("f_report", 1, "ghost: the PROBE in hand must report the tracked stream");
+    let sent = m.formal_wire("f_sent", 1, "ghost: its beat has been taken");
+    let msn = m.formal_wire("f_msn", 24, "ghost: its completed_msn, as the PROBE came");
+    let active = port("s_probe_active");
+    let msns_in = port("s_probe_msns");
+    let owed_now = mux(active.expr().eq(lit(ns, 0)), s.expr().eq(lit(ib, u64::from(ns - 1))), active.expr().bit_at(&s));
+    m.formal_seq(vec![if_else(
+        port("rst"),
+        vec![set(&rep, lit(1, 0)), set(&sent, lit(1, 0))],
+        vec![
+            if_then(
+                w.take,
+                vec![set(&rep, owed_now), set(&sent, lit(1, 0)), set(&msn, msns_in.expr().part(offset24(&s, ns), 24))],
+            ),
+            if_then(w.pop.expr().logic_and(w.stream.expr().eq(s_wide.clone())), vec![set(&sent, lit(1, 1))]),
+        ],
+    )]);
+    let owed = rep.expr().logic_and(sent.expr().logic_not());
+    m.assert(
+        "a_walk_left_is_owed",
+        "the tracked stream is among the streams left exactly while its report is owed",
+        w.left.expr().bit_at(&s).eq(owed.clone()),
+    );
+    m.assert(
+        "a_walk_msn_held",
+        "while owed, the tracked stream's stored completed_msn is the one the PROBE came with",
+        crate::formal::implies(owed.clone(), w.msns.expr().part(offset24(&s, ns), 24).eq(&msn)),
+    );
+    m.assert(
+        "a_walk_beat_owed",
+        "a beat of the tracked stream is owed (none unasked, none twice) and carries its completed_msn",
+        crate::formal::implies(
+            w.on.expr().logic_and(w.stream.expr().eq(s_wide.clone())),
+            owed.clone().logic_and(port("m_pkt_completed_msn").expr().eq(&msn)),
+        ),
+    );
+    m.assert(
+        "a_walk_in_order",
+        "a beat of a later stream comes only once the tracked stream's is taken, if it is reported",
+        crate::formal::implies(w.on.expr().logic_and(w.stream.expr().gt(s_wide.clone())), owed.clone().logic_not()),
+    );
+    m.assert(
+        "a_walk_done_owes_nothing",
+        "a new PROBE is taken only when nothing of the last is owed",
+        crate::formal::implies(w.take, owed.logic_not()),
+    );
+    m.cover("c_walk_tracked_later", "the tracked stream reported after an earlier one", {
+        w.on.expr().logic_and(w.stream.expr().eq(s_wide)).logic_and(port("m_pkt_first").expr().logic_not())
+    });
+}
+
+/// `24 * s`, the bit offset of stream `s`'s completed_msn among `ns`.
+fn offset24(s: &Signal, ns: u32) -> Expr {
+    // 24 s = 16 s + 8 s.
+    let w = index_bits(24 * ns);
+    (zext(s, w) << lit(3, 4)) + (zext(s, w) << lit(3, 3))
 }
 
 /// How the properties of [`generate`]'s module are checked: a glue

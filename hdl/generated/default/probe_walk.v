@@ -235,6 +235,10 @@ module probe_walk #(
   reg  [506:0] f_past_s_probe_payload;  // s_probe: payload last cycle
   reg          f_past_m_pkt_stall;      // m_pkt: valid and not ready last cycle
   reg  [184:0] f_past_m_pkt_payload;    // m_pkt: payload last cycle
+  (* anyconst *) reg  [3:0]   f_s;      // the tracked stream
+  reg          f_report;                // ghost: the PROBE in hand must report the tracked stream
+  reg          f_sent;                  // ghost: its beat has been taken
+  reg  [23:0]  f_msn;                   // ghost: its completed_msn, as the PROBE came
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -257,6 +261,22 @@ module probe_walk #(
   end
 
   always @(posedge clk) begin
+    if (rst) begin
+      f_report <= 1'b0;
+      f_sent <= 1'b0;
+    end else begin
+      if (take) begin
+        f_report <= s_probe_active == 16'd0 ? f_s == 4'd15 : s_probe_active[f_s];
+        f_sent <= 1'b0;
+        f_msn <= s_probe_msns[({5'd0, f_s} << 3'd4) + ({5'd0, f_s} << 3'd3) +: 24];
+      end
+      if (pop && (beat_stream == {4'd0, f_s})) begin
+        f_sent <= 1'b1;
+      end
+    end
+  end
+
+  always @(posedge clk) begin
     if (!f_past_valid) begin
       // The first cycle is a reset; registers without a reset value start arbitrary.
       f_reset_first: assume (rst);
@@ -275,6 +295,24 @@ module probe_walk #(
 
       // m_pkt: payload holds while valid and not ready (this block keeps it)
       a_m_pkt_payload_stable: assert (!f_past_m_pkt_stall || ({m_pkt_op, m_pkt_conn, m_pkt_path_id, m_pkt_psn, m_pkt_gen, m_pkt_ce, m_pkt_ackreq, m_pkt_bad, m_pkt_payload_len, m_pkt_stream_id, m_pkt_msn, m_pkt_tx_ts, m_pkt_dst_conn, m_pkt_completed_msn, m_pkt_sport, m_pkt_plane, m_pkt_first} == f_past_m_pkt_payload));
+
+      // the tracked stream is among the streams left exactly while its report is owed
+      a_walk_left_is_owed: assert (left_reg[f_s] == (f_report && !f_sent));
+
+      // while owed, the tracked stream's stored completed_msn is the one the PROBE came with
+      a_walk_msn_held: assert (!(f_report && !f_sent) || (msns_reg[({5'd0, f_s} << 3'd4) + ({5'd0, f_s} << 3'd3) +: 24] == f_msn));
+
+      // a beat of the tracked stream is owed (none unasked, none twice) and carries its completed_msn
+      a_walk_beat_owed: assert (!(on && (beat_stream == {4'd0, f_s})) || ((f_report && !f_sent) && (m_pkt_completed_msn == f_msn)));
+
+      // a beat of a later stream comes only once the tracked stream's is taken, if it is reported
+      a_walk_in_order: assert (!(on && (beat_stream > {4'd0, f_s})) || !(f_report && !f_sent));
+
+      // a new PROBE is taken only when nothing of the last is owed
+      a_walk_done_owes_nothing: assert (!take || !(f_report && !f_sent));
+
+      // the tracked stream reported after an earlier one
+      c_walk_tracked_later: cover ((on && (beat_stream == {4'd0, f_s})) && !m_pkt_first);
     end
   end
 `endif
