@@ -184,6 +184,39 @@ fn build(p: &Params) -> Module {
     }
     // Interface rules: assumed on the inputs, asserted on the outputs.
     crate::formal::every_channel(&mut m, &rst);
+    // Only a slot that answered as the NACK's connection is named: for a
+    // tracked slot (any), a ghost notes an answer for it that matched the
+    // NACK in hand (valid, its remote id the NACK's dst_conn, its address
+    // the NACK's source), cleared when a NACK is taken; the resolved NACK
+    // names that slot only with the note, and carries the NACK's fields.
+    let slot = m.formal_anyconst("f_slot", cb, "the tracked slot");
+    let noted = m.formal_wire("f_matched", 1, "ghost: an answer for the tracked slot matched the NACK in hand");
+    let matched_now = answer
+        .expr()
+        .logic_and(port("s_rdr_conn").expr().eq(&slot))
+        .logic_and(port("s_rdr_entry_valid"))
+        .logic_and(port("s_rdr_remote_id").expr().eq(ncq("dst_conn")))
+        .logic_and(port("s_rdr_remote_addr").expr().eq(ncq("src_addr")));
+    m.formal_seq(vec![if_else(
+        is(IDLE),
+        vec![set(&noted, lit(1, 0))],
+        vec![if_then(is(SWEEP).logic_and(matched_now), vec![set(&noted, lit(1, 1))])],
+    )]);
+    let implies = crate::formal::implies;
+    m.assert(
+        "a_found_matched",
+        "while a match is held for the tracked slot, that slot's answer matched the NACK in hand",
+        implies(found.q.expr().logic_and(is(IDLE).logic_not()).logic_and(found_conn.q.expr().eq(&slot)), &noted),
+    );
+    m.assert("a_out_found", "a NACK is handed on only with a match", implies(is(OUT), &found.q));
+    m.assert(
+        "a_nack_names_a_match",
+        "the NACK goes to tx_engine for the tracked slot only if that slot answered as the NACK's connection",
+        implies(on.expr().logic_and(port("m_nack_conn").expr().eq(&slot)), &noted),
+    );
+    m.cover("c_nack_tracked", "a NACK resolved to the tracked slot", {
+        on.expr().logic_and(port("m_nack_conn").expr().eq(&slot))
+    });
     m
 }
 

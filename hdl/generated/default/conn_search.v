@@ -206,6 +206,8 @@ module conn_search #(
   reg  [68:0] f_past_s_rdr_payload;   // s_rdr: payload last cycle
   reg         f_past_m_nack_stall;    // m_nack: valid and not ready last cycle
   reg  [51:0] f_past_m_nack_payload;  // m_nack: payload last cycle
+  (* anyconst *) reg  [11:0] f_slot;  // the tracked slot
+  reg         f_matched;              // ghost: an answer for the tracked slot matched the NACK in hand
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -244,6 +246,14 @@ module conn_search #(
   end
 
   always @(posedge clk) begin
+    if (state_reg == 2'd0) begin
+      f_matched <= 1'b0;
+    end else if ((state_reg == 2'd1) && ((((s_rdr_valid && (s_rdr_conn == f_slot)) && s_rdr_entry_valid) && (s_rdr_remote_id == nc_dst_conn_reg)) && (s_rdr_remote_addr == nc_src_addr_reg))) begin
+      f_matched <= 1'b1;
+    end
+  end
+
+  always @(posedge clk) begin
     if (!f_past_valid) begin
       // The first cycle is a reset; registers without a reset value start arbitrary.
       f_reset_first: assume (rst);
@@ -277,6 +287,18 @@ module conn_search #(
 
       // m_nack: payload holds while valid and not ready (this block keeps it)
       a_m_nack_payload_stable: assert (!f_past_m_nack_stall || ({m_nack_conn, m_nack_path_id, m_nack_code, m_nack_psn} == f_past_m_nack_payload));
+
+      // while a match is held for the tracked slot, that slot's answer matched the NACK in hand
+      a_found_matched: assert (!((found_reg && !(state_reg == 2'd0)) && (found_conn_reg == f_slot)) || f_matched);
+
+      // a NACK is handed on only with a match
+      a_out_found: assert (!(state_reg == 2'd2) || found_reg);
+
+      // the NACK goes to tx_engine for the tracked slot only if that slot answered as the NACK's connection
+      a_nack_names_a_match: assert (!(nack_on && (m_nack_conn == f_slot)) || f_matched);
+
+      // a NACK resolved to the tracked slot
+      c_nack_tracked: cover (nack_on && (m_nack_conn == f_slot));
     end
   end
 `endif
