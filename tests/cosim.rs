@@ -29,6 +29,18 @@ fn every_block_runs_in_lockstep_and_is_listed() {
 }
 
 #[test]
+fn all_on_default_runs_what_is_built_and_says_what_is_not() {
+    if mrnic_verif::skip_without_verilator() {
+        return;
+    }
+    let (ok, out, err) = mrnic(&["cosim", "--config", "default", "--block", "all", "--cycles", "500"]);
+    assert!(ok, "{out}\n{err}");
+    let ps = out.lines().find(|l| l.starts_with("path_selector ")).unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(ps.split_whitespace().nth(3), Some("0"), "{ps}");
+    assert!(out.lines().any(|l| l.starts_with("rx_ctl ") && l.contains("not run")), "{out}");
+}
+
+#[test]
 fn an_unknown_block_or_a_top_is_refused_with_the_list() {
     let (ok, _, err) = mrnic(&["cosim", "--block", "nope", "--cycles", "10"]);
     assert!(!ok && err.contains("rx_ctl"), "{err}");

@@ -80,9 +80,18 @@ fn all(a: &CosimArgs, cfg: &Config) -> Result<()> {
         "{:<18} {:>9} {:>13} {:>11} {:>10} {:>11}",
         "block", "cycles", "transactions", "mismatches", "coverage", "cycles/s"
     );
-    let mut failed = Vec::new();
+    let (mut failed, mut ran) = (Vec::new(), 0);
     for b in blocks::names().iter().filter(|b| **b != "verif_fifo") {
-        let mut s = blocks::session(b, cfg, &a.config, a.seed).with_context(|| format!("{b}: cosim cannot start"))?;
+        let mut s = match blocks::session(b, cfg, &a.config, a.seed) {
+            Ok(s) => s,
+            // verif/build.rs builds most blocks for `small` only.
+            Err(e @ mrnic_verif::VerifError::UnknownDesign { .. }) => {
+                println!("{b:<18} not run: {e}");
+                continue;
+            }
+            Err(e) => return Err(e).with_context(|| format!("{b}: cosim cannot start")),
+        };
+        ran += 1;
         let opts = Options {
             vcd_dir: Some(std::env::temp_dir().join("mrnic-cosim")),
             ignore_idle_payload: a.idle_payload_dont_care || s.idle_payload_dont_care,
@@ -121,6 +130,9 @@ fn all(a: &CosimArgs, cfg: &Config) -> Result<()> {
     }
     if !failed.is_empty() {
         bail!("lockstep failed for {} (seed {})", failed.join(", "), a.seed);
+    }
+    if ran == 0 {
+        bail!("no block has RTL built for config {}", a.config);
     }
     Ok(())
 }
