@@ -84,6 +84,8 @@ pub struct PairStats {
     pub write_imms: u64,
     /// Receive completions checked (and their receives posted again).
     pub received: u64,
+    /// Frames lost between the NICs ([`Pair::lose`]).
+    pub lost: u64,
 }
 
 /// A work request in flight: its slot, length, opcode and immediate.
@@ -165,6 +167,10 @@ pub struct Pair {
     recvs: usize,
     slot_bytes: u64,
     rng: Rng,
+    /// Frames lost between the NICs, per million, and the draw for it
+    /// (its own generator, so a loss rate leaves the work unchanged).
+    loss_ppm: u32,
+    loss_rng: Rng,
     pub stats: PairStats,
 }
 impl Pair {
@@ -251,6 +257,8 @@ impl Pair {
             recvs,
             slot_bytes,
             rng,
+            loss_ppm: 0,
+            loss_rng: Rng::new(0),
             stats: PairStats::default(),
         })
     }
@@ -273,6 +281,15 @@ impl Pair {
     }
 
     /// What NIC `side` was given so far, in order.
+    /// Loses each frame between the NICs (data, SACKs, NACKs, PROBEs, both
+    /// ways) with probability `ppm` per million, drawn from `seed`: the
+    /// transport's recovery at the model's top (SACK holes, RACK, RTOs,
+    /// tail PROBEs) must still complete everything once.
+    pub fn lose(&mut self, ppm: u32, seed: u64) {
+        self.loss_ppm = ppm.min(1_000_000);
+        self.loss_rng = Rng::new(seed);
+    }
+
     pub fn given(&self, side: usize) -> &[Given] {
         &self.sides[side].given
     }
@@ -339,6 +356,10 @@ impl Pair {
             }
             for f in std::mem::take(&mut side.rig.frames) {
                 self.stats.frames += 1;
+                if self.loss_ppm > 0 && self.loss_rng.below(1_000_000) < u64::from(self.loss_ppm) {
+                    self.stats.lost += 1;
+                    continue;
+                }
                 self.sides[1 - me].rig.queue_frame(f.bytes, f.plane);
             }
             self.completions(me)?;
