@@ -84,8 +84,11 @@ pub struct PairStats {
     pub write_imms: u64,
     /// Receive completions checked (and their receives posted again).
     pub received: u64,
-    /// Frames lost between the NICs ([`Pair::lose`]).
+    /// Frames lost, sent twice and held back (reordered) between the NICs
+    /// ([`Pair::lose`], [`Pair::disturb`]).
     pub lost: u64,
+    pub duplicated: u64,
+    pub delayed: u64,
 }
 
 /// A work request in flight: its slot, length, opcode and immediate.
@@ -171,8 +174,18 @@ pub struct Pair {
     /// (its own generator, so a loss rate leaves the work unchanged).
     loss_ppm: u32,
     loss_rng: Rng,
+    /// Frames sent twice, and held back up to `DELAY_MAX` cycles, per
+    /// million; the frames held back: (cycle due, to side, bytes, plane).
+    dup_ppm: u32,
+    delay_ppm: u32,
+    held: Vec<(u64, usize, Vec<u8>, u8)>,
     pub stats: PairStats,
 }
+
+/// The longest a frame is held back between the NICs ([`Pair::disturb`]):
+/// about a frame time of a full packet many times over, so later frames of
+/// the same path overtake it.
+const DELAY_MAX: u64 = 2000;
 impl Pair {
     /// Both NICs, reset, with their region registered, the source half
     /// filled and `conns` connections open between them.
@@ -259,6 +272,9 @@ impl Pair {
             rng,
             loss_ppm: 0,
             loss_rng: Rng::new(0),
+            dup_ppm: 0,
+            delay_ppm: 0,
+            held: Vec::new(),
             stats: PairStats::default(),
         })
     }
@@ -281,6 +297,35 @@ impl Pair {
     }
 
     /// What NIC `side` was given so far, in order.
+    /// A frame from side `me` to the other, through the faults asked for.
+    fn cross(&mut self, me: usize, bytes: Vec<u8>, plane: u8) {
+        let mut hit = |ppm: u32| ppm > 0 && self.loss_rng.below(1_000_000) < u64::from(ppm);
+        if hit(self.loss_ppm) {
+            self.stats.lost += 1;
+            return;
+        }
+        if hit(self.dup_ppm) {
+            self.stats.duplicated += 1;
+            self.sides[1 - me].rig.queue_frame(bytes.clone(), plane);
+        }
+        if hit(self.delay_ppm) {
+            self.stats.delayed += 1;
+            let due = self.stats.cycles + 1 + self.loss_rng.below(DELAY_MAX);
+            self.held.push((due, 1 - me, bytes, plane));
+            return;
+        }
+        self.sides[1 - me].rig.queue_frame(bytes, plane);
+    }
+
+    /// Besides [`Pair::lose`]: sends frames twice with probability
+    /// `dup_ppm` per million, and holds frames back up to 2,000 cycles
+    /// (later ones overtake them) with probability `delay_ppm`, from the
+    /// same draw as the losses.
+    pub fn disturb(&mut self, dup_ppm: u32, delay_ppm: u32) {
+        self.dup_ppm = dup_ppm.min(1_000_000);
+        self.delay_ppm = delay_ppm.min(1_000_000);
+    }
+
     /// Loses each frame between the NICs (data, SACKs, NACKs, PROBEs, both
     /// ways) with probability `ppm` per million, drawn from `seed`: the
     /// transport's recovery at the model's top (SACK holes, RACK, RTOs,
@@ -356,11 +401,11 @@ impl Pair {
             }
             for f in std::mem::take(&mut side.rig.frames) {
                 self.stats.frames += 1;
-                if self.loss_ppm > 0 && self.loss_rng.below(1_000_000) < u64::from(self.loss_ppm) {
-                    self.stats.lost += 1;
-                    continue;
-                }
-                self.sides[1 - me].rig.queue_frame(f.bytes, f.plane);
+                self.cross(me, f.bytes, f.plane);
+            }
+            let now = self.stats.cycles;
+            for (_, to, bytes, plane) in self.held.extract_if(.., |h| h.0 <= now && h.1 == 1 - me) {
+                self.sides[to].rig.queue_frame(bytes, plane);
             }
             self.completions(me)?;
         }
