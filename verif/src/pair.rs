@@ -404,7 +404,10 @@ impl Pair {
                 self.cross(me, f.bytes, f.plane);
             }
             let now = self.stats.cycles;
-            for (_, to, bytes, plane) in self.held.extract_if(.., |h| h.0 <= now && h.1 == 1 - me) {
+            let (due, wait): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut self.held).into_iter().partition(|h| h.0 <= now && h.1 == 1 - me);
+            self.held = wait;
+            for (_, to, bytes, plane) in due {
                 self.sides[to].rig.queue_frame(bytes, plane);
             }
             self.completions(me)?;
