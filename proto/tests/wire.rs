@@ -100,6 +100,21 @@ fn packet() -> impl Strategy<Value = (NetHeaders, Header, Vec<u8>)> {
     )
 }
 
+/// Bits of a frame (counted MSB first from its first byte) whose change
+/// leaves the packet as it was: the IPv4 DF flag (the encoder sets it, the
+/// decoder takes either), the IPv4 header checksum and the UDP checksum
+/// (which may be 0, "not computed"). Two flips there can keep the IPv4 sum
+/// valid (DF and the checksum's own bit in the same column), or turn the
+/// UDP checksum into 0; the ICRC covers only the datagram. Found by this
+/// test on 2026-12-01 (DF and the checksum's high byte, bit 6 of each).
+fn content_free(bit: usize) -> bool {
+    use mrnic_proto::layouts::{ipv4, udp};
+    let ip = 14 * 8;
+    let udp_at = ip + 20 * 8;
+    let within = |base: usize, f: &mrnic_proto::field::Field| (base + f.start_bit()..base + f.end_bit()).contains(&bit);
+    within(ip, &ipv4::DF) || within(ip, &ipv4::CHECKSUM) || within(udp_at, &udp::CHECKSUM)
+}
+
 fn frame_of(net: &NetHeaders, h: &Header, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     encode_frame(net, h, payload, &mut out).unwrap();
@@ -145,11 +160,17 @@ proptest! {
             bad[i] ^= 1 << bit;
         }
         // Any change the flips made is covered by a checksum or CRC, or
-        // lands in a field a decoder checks: a changed frame never decodes
-        // to the same packet.
+        // lands in a field a decoder checks: a changed frame decodes to the
+        // same packet only when every changed bit is in a field that carries
+        // nothing the decoder reports (see `content_free`).
         if bad != good {
             if let Ok(f) = decode_frame(&bad) {
-                prop_assert!(f.header != h || f.payload != &payload[..] || f.net != decode_frame(&good).unwrap().net);
+                let same = f.header == h && f.payload == &payload[..] && f.net == decode_frame(&good).unwrap().net;
+                if same {
+                    let changed: Vec<usize> =
+                        (0..good.len() * 8).filter(|&b| (good[b / 8] ^ bad[b / 8]) >> (7 - b % 8) & 1 == 1).collect();
+                    prop_assert!(changed.iter().all(|&b| content_free(b)), "changed bits {:?}", changed);
+                }
             }
         }
         let _ = decode_frame(&good[..cut.index(good.len())]);
@@ -336,4 +357,28 @@ fn encoder_refuses_values_wider_than_their_field() {
     h.payload_len = 0;
     let e = Header::Data(h).encode(&mut [0u8; 40]).unwrap_err();
     assert_eq!(e.field, "dst_conn");
+}
+
+/// The case the proptest found: the DF flag cleared and the IPv4
+/// checksum's high byte changed in the same bit column keep the IPv4 sum
+/// valid, and neither field carries content, so the frame decodes to the
+/// same packet; DF alone breaks the checksum and is refused.
+#[test]
+fn df_and_checksum_flipped_together_are_the_same_packet() {
+    use mrnic_proto::layouts::ipv4;
+    let net = NetHeaders { src_ip: [36, 31, 100, 193], dst_ip: [34, 9, 79, 211], ecn: 2, ..NetHeaders::default() };
+    let h = Header::Probe(ProbeHeader { tx_ts: 0, dst_conn: 0, path_id: 0, path_gen: 0, path_psn: 0 });
+    let good = frame_of(&net, &h, &[]);
+    let (df, sum) = (14 + ipv4::DF.offset, 14 + ipv4::CHECKSUM.offset);
+    let mask = 0x80 >> ipv4::DF.bit;
+    let mut only_df = good.clone();
+    only_df[df] ^= mask;
+    assert!(decode_frame(&only_df).is_err(), "DF alone must break the IPv4 checksum");
+    let mut both = only_df.clone();
+    both[sum] ^= mask;
+    let f = decode_frame(&both).expect("the two flips keep the IPv4 sum");
+    assert_eq!((f.header, f.payload, f.net), (h, &[][..], decode_frame(&good).unwrap().net));
+    assert!(content_free(df * 8 + ipv4::DF.bit as usize) && content_free(sum * 8 + ipv4::DF.bit as usize));
+    // A content field is not content-free.
+    assert!(!content_free((14 + ipv4::TTL.offset) * 8));
 }
