@@ -4,19 +4,4 @@
 
 mod common;
 
-use common::{assert_covered, cycles, proptest_sessions, session};
-
-const BLOCK: &str = "cqe_merge";
-
-#[test]
-fn small_random() {
-    let Some(cov) = session("cqe_merge_small_random", BLOCK, "small", 0x91e0_0003, cycles(40_000), |t| t) else {
-        return;
-    };
-    assert_covered(&cov, &[]);
-}
-
-#[test]
-fn small_proptest_seeds_and_rates() {
-    proptest_sessions(BLOCK, "small");
-}
+random_and_proptest!("cqe_merge", 0x91e0_0003);

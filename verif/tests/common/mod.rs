@@ -111,3 +111,31 @@ pub fn proptest_sessions(block: &'static str, config: &'static str) {
         panic!("{block} ({config}) proptest: {e}");
     }
 }
+
+/// The two tests of a block whose traffic module says everything: a
+/// random session of `cycles(40_000)` on `small` with no coverage hole
+/// (then `$check` on the coverage, for counts a bin alone cannot state),
+/// and [`proptest_sessions`].
+#[macro_export]
+macro_rules! random_and_proptest {
+    ($block:literal, $seed:expr) => {
+        $crate::random_and_proptest!($block, $seed, |_cov| {});
+    };
+    ($block:literal, $seed:expr, $check:expr) => {
+        #[test]
+        fn small_random() {
+            let test = concat!($block, "_small_random");
+            let Some(cov) = common::session(test, $block, "small", $seed, common::cycles(40_000), |t| t) else {
+                return;
+            };
+            common::assert_covered(&cov, &[]);
+            let check: fn(&mrnic_verif::Coverage) = $check;
+            check(&cov);
+        }
+
+        #[test]
+        fn small_proptest_seeds_and_rates() {
+            common::proptest_sessions($block, "small");
+        }
+    };
+}
