@@ -134,7 +134,21 @@ fn pipeline<P: Clone + 'static, E: std::fmt::Display, M: Block + 'static>(
 /// A session of `block` for `cfg` (named `label` in errors) with stimulus
 /// from `seed`. `verif_fifo` has no config and ignores `cfg`.
 pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Session, VerifError> {
-    use mrnic_model as m;
+    // `pipe!(module, Params, Model, traffic)`: the block's model from its
+    // params, as every pipeline block lays them out.
+    macro_rules! pipe {
+        ($m:ident, $params:ident, $model:ident, $traffic:expr) => {
+            pipeline(
+                block,
+                cfg,
+                label,
+                mrnic_model::$m::$params::from_config(cfg),
+                mrnic_model::$m::$model::new,
+                $traffic,
+                seed,
+            )
+        };
+    }
     match block {
         "verif_fifo" => Ok(Session {
             make_model: Box::new(|| Box::new(VerifFifo::new())),
@@ -142,80 +156,27 @@ pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Sess
             traffic: Traffic::new(&verif_fifo::ports(), seed).idle(30).backpressure(40).random_resets(1),
             idle_payload_dont_care: false,
         }),
-        "path_selector" => {
-            let p = m::path_selector::PathSelectorParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::path_selector::PathSelector::new, path_selector::traffic, seed)
-        }
-        "path_telemetry" => {
-            let p = m::path_telemetry::PathTelemetryParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::path_telemetry::PathTelemetry::new, path_telemetry::traffic, seed)
-        }
+        "path_selector" => pipe!(path_selector, PathSelectorParams, PathSelector, path_selector::traffic),
+        "path_telemetry" => pipe!(path_telemetry, PathTelemetryParams, PathTelemetry, path_telemetry::traffic),
         "dma_write_engine" => {
-            let p = m::dma_write_engine::DmaWriteEngineParams::from_config(cfg);
-            let make = m::dma_write_engine::DmaWriteEngine::new;
-            pipeline(block, cfg, label, p, make, |p, s| dma_write_engine::traffic(p, s).0, seed)
+            pipe!(dma_write_engine, DmaWriteEngineParams, DmaWriteEngine, |p, s| dma_write_engine::traffic(p, s).0)
         }
-        "recv_match" => {
-            let p = m::recv_match::RecvMatchParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::recv_match::RecvMatch::new, recv_match::traffic, seed)
-        }
-        "sack_gen" => {
-            let p = m::sack_gen::SackGenParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::sack_gen::SackGen::new, |p, s| sack_gen::traffic(p, s).0, seed)
-        }
-        "csr" => {
-            let p = m::csr::CsrParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::csr::Csr::new, csr::traffic, seed)
-        }
-        "conn_table" => {
-            let p = m::conn_table::ConnTableParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::conn_table::ConnTable::new, |p, s| conn_table::traffic(p, s).0, seed)
-        }
-        "cpl_engine" => {
-            let p = m::cpl_engine::CplEngineParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::cpl_engine::CplEngine::new, |p, s| cpl_engine::traffic(p, s).0, seed)
-        }
-        "rx_parser" => {
-            let p = m::rx_parser::RxParserParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::rx_parser::RxParser::new, rx_parser::traffic, seed)
-        }
+        "recv_match" => pipe!(recv_match, RecvMatchParams, RecvMatch, recv_match::traffic),
+        "sack_gen" => pipe!(sack_gen, SackGenParams, SackGen, |p, s| sack_gen::traffic(p, s).0),
+        "csr" => pipe!(csr, CsrParams, Csr, csr::traffic),
+        "conn_table" => pipe!(conn_table, ConnTableParams, ConnTable, |p, s| conn_table::traffic(p, s).0),
+        "cpl_engine" => pipe!(cpl_engine, CplEngineParams, CplEngine, |p, s| cpl_engine::traffic(p, s).0),
+        "rx_parser" => pipe!(rx_parser, RxParserParams, RxParser, rx_parser::traffic),
         // The top's clocked glue blocks and its receive controller.
-        "ts_counter" => {
-            let p = m::ts_counter::TsCounterParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::ts_counter::TsCounter::new, ts_counter::traffic, seed)
-        }
-        "rate_hint" => {
-            let p = m::rate_hint::RateHintParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::rate_hint::RateHint::new, rate_hint::traffic, seed)
-        }
-        "cqe_merge" => {
-            let p = m::cqe_merge::CqeMergeParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::cqe_merge::CqeMerge::new, cqe_merge::traffic, seed)
-        }
-        "rx_buffer" => {
-            let p = m::rx_buffer::RxBufferParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::rx_buffer::RxBuffer::new, rx_buffer::traffic, seed)
-        }
-        "msg_check" => {
-            let p = m::msg_check::MsgCheckParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::msg_check::MsgCheck::new, msg_check::traffic, seed)
-        }
-        "mr_check" => {
-            let p = m::mr_check::MrCheckParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::mr_check::MrCheck::new, mr_check::traffic, seed)
-        }
-        "probe_walk" => {
-            let p = m::probe_walk::ProbeWalkParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::probe_walk::ProbeWalk::new, probe_walk::traffic, seed)
-        }
-        "conn_search" => {
-            let p = m::conn_search::ConnSearchParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::conn_search::ConnSearch::new, conn_search::traffic, seed)
-        }
-        "rx_ctl" => {
-            let p = m::rx_ctl::RxCtlParams::from_config(cfg);
-            pipeline(block, cfg, label, p, m::rx_ctl::RxCtl::new, rx_ctl::traffic, seed)
-        }
+        "ts_counter" => pipe!(ts_counter, TsCounterParams, TsCounter, ts_counter::traffic),
+        "rate_hint" => pipe!(rate_hint, RateHintParams, RateHint, rate_hint::traffic),
+        "cqe_merge" => pipe!(cqe_merge, CqeMergeParams, CqeMerge, cqe_merge::traffic),
+        "rx_buffer" => pipe!(rx_buffer, RxBufferParams, RxBuffer, rx_buffer::traffic),
+        "msg_check" => pipe!(msg_check, MsgCheckParams, MsgCheck, msg_check::traffic),
+        "mr_check" => pipe!(mr_check, MrCheckParams, MrCheck, mr_check::traffic),
+        "probe_walk" => pipe!(probe_walk, ProbeWalkParams, ProbeWalk, probe_walk::traffic),
+        "conn_search" => pipe!(conn_search, ConnSearchParams, ConnSearch, conn_search::traffic),
+        "rx_ctl" => pipe!(rx_ctl, RxCtlParams, RxCtl, rx_ctl::traffic),
         _ => Err(VerifError::UnknownBlock { block: block.into(), have: names().join(", ") }),
     }
 }
