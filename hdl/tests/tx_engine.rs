@@ -1211,7 +1211,7 @@ fn icarus_stream_pick_is_the_models() {
         let (s, depth) = (p.streams, p.cfg.hardware.msg_table_depth);
         let f = move |g: &dyn Fn(&str) -> Bits| {
             let (pending, started, msn, rc) = (g("pending"), g("started"), g("msn"), g("remote_completed"));
-            let lane = |b: &Bits, i: u32| (0..24).fold(0u32, |a, k| a | (u32::from(b.bit(24 * i + k)) << k));
+            let lane = |b: &Bits, i: u32| mrnic_model::netlist::slice_bits(b, 24 * i, 24).as_u64() as u32;
             let heads: Vec<model::StreamHead> = (0..s)
                 .map(|i| model::StreamHead {
                     pending: pending.bit(i),
@@ -1233,16 +1233,8 @@ fn icarus_stream_pick_is_the_models() {
     };
     replay_unit("tx_engine stream choice", 0x57e, build, |p, ports, rng, cycle, ins| {
         let (s, depth) = (p.streams, u64::from(p.cfg.hardware.msg_table_depth));
-        let mut msn = Bits::zero(24 * s);
-        let mut rc = Bits::zero(24 * s);
-        let put = |b: &mut Bits, i: u32, v: u64| {
-            for k in 0..24 {
-                let bit = 24 * i + k;
-                let w = &mut b.0[(bit / 64) as usize];
-                *w = (*w & !(1 << (bit % 64))) | (((v >> k) & 1) << (bit % 64));
-            }
-        };
-        for i in 0..s {
+        let (mut msns, mut rcs) = (Vec::new(), Vec::new());
+        for _ in 0..s {
             let c = if rng.below(4) == 0 { 0xff_ffff - rng.below(4) } else { rng.below(1 << 24) };
             let ahead = match rng.below(5) {
                 0 => 0,
@@ -1251,9 +1243,12 @@ fn icarus_stream_pick_is_the_models() {
                 3 => (1 << 24) - 1 - rng.below(4),
                 _ => rng.below(2 * depth),
             };
-            put(&mut rc, i, c);
-            put(&mut msn, i, (c + ahead) & 0xff_ffff);
+            rcs.push((c, 24));
+            msns.push(((c + ahead) & 0xff_ffff, 24));
         }
+        let (mut msn, mut rc) = (Bits::zero(24 * s), Bits::zero(24 * s));
+        msn.set_packed(24 * s, msns);
+        rc.set_packed(24 * s, rcs);
         let dense = rng.below(3);
         let bits = |rng: &mut Rng, p: u64| (0..s).fold(0u64, |a, i| a | (u64::from(rng.below(4) < p) << i));
         let pending = bits(rng, 1 + dense);
