@@ -276,6 +276,35 @@ pub fn implies(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
     a.into().logic_not().logic_or(b)
 }
 
+/// A registered answer followed from the request it answers: when `act`
+/// loads the answer register with `verdict`, ghosts note whether it
+/// answers the tracked request (`on`) and the verdict; `label` asserts that
+/// while the answer waits (`out_valid`), `status` shows that verdict.
+/// Returns the ghost "the waiting answer is the tracked request's", for
+/// covers.
+pub fn answer_held(
+    m: &mut Module,
+    label: &str,
+    act: &Signal,
+    on: &Signal,
+    verdict: &Signal,
+    out_valid: &Signal,
+    status: &Signal,
+) -> Signal {
+    let out_on = m.formal_wire("f_out_on", 1, "the answer waiting is the tracked request's");
+    let out_verdict = m.formal_wire("f_out_status", verdict.width(), "its verdict");
+    m.formal_seq(vec![crate::ir::if_then(
+        act,
+        vec![crate::ir::set(&out_on, on), crate::ir::set(&out_verdict, verdict)],
+    )]);
+    m.assert(
+        label,
+        "an answer waiting for the tracked request is its verdict",
+        implies(out_valid.expr().logic_and(&out_on), status.expr().eq(&out_verdict)),
+    );
+    out_on
+}
+
 fn prop(m: &mut Module, side: Side, label: &str, comment: &str, cond: Expr) {
     match side {
         Side::Source => m.assert(&format!("a_{label}"), comment, cond),

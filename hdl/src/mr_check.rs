@@ -287,13 +287,8 @@ fn verdict_properties(m: &mut Module, sig: &std::collections::HashMap<String, Si
     let (addr, len, recv) = (req("addr"), req("len"), req("recv"));
     let end = m.formal_wire("f_req_end", 66, "addr + len of the check, 66 bits");
     m.formal_assign(&end, zext(&addr, 66) + zext(&len, 66));
-    let fits = end.slice(65, 64).eq(lit(2, 0)).logic_and(addr.expr().ge(&base)).logic_and(end.expr().le(zext(
-        base.clone(),
-        66,
-    ) + zext(
-        rlen.clone(),
-        66,
-    )));
+    let region_end = zext(base.clone(), 66) + zext(rlen.clone(), 66);
+    let fits = end.slice(65, 64).eq(lit(2, 0)).logic_and(addr.expr().ge(&base)).logic_and(end.expr().le(region_end));
     let code = |v: u8| lit(STATUS_BITS, u64::from(v));
     let spec = mux(
         valid.logic_not().logic_or(key.ne(req("rkey"))),
@@ -319,15 +314,9 @@ fn verdict_properties(m: &mut Module, sig: &std::collections::HashMap<String, Si
          check read it: OK only for a placement inside a live region of its key with the access it needs",
         implies(act.expr().logic_and(&on), c.verdict.expr().eq(spec)),
     );
-    // The answer register: the verdict until taken.
-    let out_on = m.formal_wire("f_out_on", 1, "the answer waiting is a check of the tracked slot");
-    let out_spec = m.formal_wire("f_out_status", STATUS_BITS, "its verdict");
-    m.formal_seq(vec![if_then(act, vec![set(&out_on, &on), set(&out_spec, c.verdict)])]);
-    m.assert(
-        "a_answer_is_verdict",
-        "an answer waiting on m_chk for the tracked slot is its check's verdict",
-        implies(c.out_valid.q.expr().logic_and(&out_on), port("m_chk_status").expr().eq(&out_spec)),
-    );
+    let status_port = port("m_chk_status");
+    let out_on =
+        crate::formal::answer_held(m, "a_answer_is_verdict", act, &on, c.verdict, &c.out_valid.q, &status_port);
     m.cover("c_ok_tracked", "a placement on the tracked slot answered OK", {
         let ok = port("m_chk_status").expr().eq(code(status::OK));
         c.out_valid.q.expr().logic_and(&out_on).logic_and(ok)

@@ -297,6 +297,7 @@ fn build(p: &MsgCheckParams) -> Module {
         vld_words: &vld_words,
         slot_words: &slot_words,
         pkt: &pkt,
+        pkt_slot: slot_of(&pkt.q),
         record: &record,
         answer: &answer,
         verdict: &verdict,
@@ -322,6 +323,8 @@ struct Design<'a> {
     vld_words: &'a [Signal],
     slot_words: &'a [Signal],
     pkt: &'a Reg,
+    /// The operation's message slot, `{stream word, msn mod MSG_DEPTH}`.
+    pkt_slot: Expr,
     record: &'a Signal,
     answer: &'a Signal,
     verdict: &'a Signal,
@@ -359,14 +362,8 @@ fn table_properties(m: &mut Module, p: &MsgCheckParams, d: &Design, f: &dyn Fn(&
     let msg = m.formal_wire("f_msg", sw, "ghost: its message, as stored");
     let known = m.formal_wire("f_known", 1, "ghost: the tracked slot's word has been swept since reset");
     let k = |n: &str| f(&d.pkt.q, n);
-    let pkt_slot = m.formal_wire("f_pkt_slot", qb + db, "the operation's message slot");
-    let (co, _) = offsets(&p.chk_fields())["conn"];
-    let (so, _) = offsets(&p.chk_fields())["stream"];
-    let (mo, _) = offsets(&p.chk_fields())["msn"];
-    let pq = &d.pkt.q;
-    m.formal_assign(&pkt_slot, cat(&[pq.slice(co + cb - 1, co), pq.slice(so + sb - 1, so), pq.slice(mo + db - 1, mo)]));
     let on = m.formal_wire("f_on", 1, "the operation in flight is on the tracked slot");
-    m.formal_assign(&on, pkt_slot.expr().eq(&slot));
+    m.formal_assign(&on, d.pkt_slot.clone().eq(&slot));
     // The accept's result by the model's rule: grow the live message of
     // this msn, else take the packet's fields with its bytes.
     let same = live.expr().logic_and(sf(&msg, "msn").eq(k("msn")));
@@ -462,17 +459,9 @@ fn table_properties(m: &mut Module, p: &MsgCheckParams, d: &Design, f: &dyn Fn(&
         "a check of the tracked slot answers the model's verdict on the slot as the accepts so far made it",
         implies(d.answer.expr().logic_and(&on), d.verdict.expr().eq(spec)),
     );
-    let out_on = m.formal_wire("f_out_on", 1, "the answer waiting is a check of the tracked slot");
-    let out_status = m.formal_wire("f_out_status", STATUS_BITS, "its verdict");
-    m.formal_seq(vec![if_then(d.answer, vec![set(&out_on, &on), set(&out_status, d.verdict)])]);
-    let status_port = d.status;
-    m.assert(
-        "a_table_answer",
-        "an answer waiting on m_chk for the tracked slot is its check's verdict",
-        implies(d.out_valid.q.expr().logic_and(&out_on), status_port.expr().eq(&out_status)),
-    );
+    let out_on = crate::formal::answer_held(m, "a_table_answer", d.answer, &on, d.verdict, &d.out_valid.q, d.status);
     m.cover("c_mismatch_tracked", "a check of the tracked slot answered MISMATCH (a live message it differs from)", {
-        d.out_valid.q.expr().logic_and(&out_on).logic_and(status_port.expr().eq(code(status::MISMATCH)))
+        d.out_valid.q.expr().logic_and(&out_on).logic_and(d.status.expr().eq(code(status::MISMATCH)))
     });
 }
 

@@ -251,11 +251,10 @@ module msg_check #(
   reg          f_live;                 // ghost: the tracked slot holds a message
   reg  [145:0] f_msg;                  // ghost: its message, as stored
   reg          f_known;                // ghost: the tracked slot's word has been swept since reset
-  wire [19:0]  f_pkt_slot;             // the operation's message slot
   wire         f_on;                   // the operation in flight is on the tracked slot
   wire [15:0]  f_vld_stored;           // word of vld_mem at the tracked address
   wire [145:0] f_msg_stored;           // word of msg_mem at the tracked address
-  reg          f_out_on;               // the answer waiting is a check of the tracked slot
+  reg          f_out_on;               // the answer waiting is the tracked request's
   reg  [1:0]   f_out_status;           // its verdict
 
   always @(posedge clk) begin
@@ -294,8 +293,7 @@ module msg_check #(
     f_past_m_chk_payload <= {m_chk_status};
   end
 
-  assign f_pkt_slot = {pkt_reg[11:0], pkt_reg[15:12], pkt_reg[23:20]};
-  assign f_on = f_pkt_slot == f_slot;
+  assign f_on = {{pkt_reg[11:0], pkt_reg[15:12]}, pkt_reg[23:20]} == f_slot;
 
   always @(posedge clk) begin
     if (rst) begin
@@ -372,7 +370,7 @@ module msg_check #(
       // a check of the tracked slot answers the model's verdict on the slot as the accepts so far made it
       a_table_verdict: assert (!(answer && f_on) || (verdict == (((({48'd0, pkt_reg[149:134]} > 64'h1000) || ({56'd0, pkt_reg[19:12]} >= 64'd16)) || ({48'd0, pkt_reg[149:134]} > {32'd0, pkt_reg[76:45]})) || ((pkt_reg[149:134] == 16'd0) && (pkt_reg[76:45] != 32'd0)) ? 2'd1 : ((pkt_reg[43:20] - pkt_reg[205:182]) >= 24'd16 ? 2'd2 : ((f_live && (f_msg[23:0] == pkt_reg[43:20])) && (((((f_msg[24] != pkt_reg[44]) || (pkt_reg[44] && (f_msg[48:25] != pkt_reg[133:110]))) || (f_msg[80:49] != pkt_reg[76:45])) || ((f_msg[81] != pkt_reg[77]) || (pkt_reg[77] && (f_msg[113:82] != pkt_reg[109:78])))) || (({32'd0, f_msg[145:114]} + {48'd0, pkt_reg[149:134]}) > {32'd0, f_msg[80:49]})) ? 2'd3 : (pkt_reg[44] && (({32'd0, pkt_reg[181:150]} + {48'd0, pkt_reg[149:134]}) > {32'd0, pkt_reg[76:45]}) ? 2'd1 : 2'd0))))));
 
-      // an answer waiting on m_chk for the tracked slot is its check's verdict
+      // an answer waiting for the tracked request is its verdict
       a_table_answer: assert (!(out_valid_reg && f_out_on) || (m_chk_status == f_out_status));
 
       // a check of the tracked slot answered MISMATCH (a live message it differs from)

@@ -197,7 +197,7 @@ module mr_check #(
   reg          f_chk_on;               // the check in flight reads the tracked slot
   reg  [162:0] f_chk_entry;            // the tracked slot's registration when the check read it
   wire [65:0]  f_req_end;              // addr + len of the check, 66 bits
-  reg          f_out_on;               // the answer waiting is a check of the tracked slot
+  reg          f_out_on;               // the answer waiting is the tracked request's
   reg  [2:0]   f_out_status;           // its verdict
 
   always @(posedge clk) begin
@@ -299,7 +299,7 @@ module mr_check #(
       // the verdict of a check of the tracked slot is the reference's check of that slot's registration when the check read it: OK only for a placement inside a live region of its key with the access it needs
       a_verdict_is_reference: assert (!(stage1_reg && f_chk_on) || (verdict == (!f_chk_entry[162] || (f_chk_entry[159:128] != req_rkey_reg) ? 3'd1 : (!(req_recv_reg ? f_chk_entry[161] : f_chk_entry[160]) ? 3'd2 : (!(((f_req_end[65:64] == 2'd0) && (req_addr_reg >= f_chk_entry[127:64])) && (f_req_end <= ({2'd0, f_chk_entry[127:64]} + {2'd0, f_chk_entry[63:0]}))) ? 3'd3 : (!req_recv_reg && ({34'd0, req_msg_len_reg} > {2'd0, f_chk_entry[63:0]}) ? 3'd4 : 3'd0))))));
 
-      // an answer waiting on m_chk for the tracked slot is its check's verdict
+      // an answer waiting for the tracked request is its verdict
       a_answer_is_verdict: assert (!(out_valid_reg && f_out_on) || (m_chk_status == f_out_status));
 
       // a placement on the tracked slot answered OK

@@ -238,11 +238,10 @@ module msg_check #(
   reg          f_live;                 // ghost: the tracked slot holds a message
   reg  [145:0] f_msg;                  // ghost: its message, as stored
   reg          f_known;                // ghost: the tracked slot's word has been swept since reset
-  wire [8:0]   f_pkt_slot;             // the operation's message slot
   wire         f_on;                   // the operation in flight is on the tracked slot
   wire [7:0]   f_vld_stored;           // word of vld_mem at the tracked address
   wire [145:0] f_msg_stored;           // word of msg_mem at the tracked address
-  reg          f_out_on;               // the answer waiting is a check of the tracked slot
+  reg          f_out_on;               // the answer waiting is the tracked request's
   reg  [1:0]   f_out_status;           // its verdict
 
   always @(posedge clk) begin
@@ -281,8 +280,7 @@ module msg_check #(
     f_past_m_chk_payload <= {m_chk_status};
   end
 
-  assign f_pkt_slot = {pkt_reg[3:0], pkt_reg[5:4], pkt_reg[14:12]};
-  assign f_on = f_pkt_slot == f_slot;
+  assign f_on = {{pkt_reg[3:0], pkt_reg[5:4]}, pkt_reg[14:12]} == f_slot;
 
   always @(posedge clk) begin
     if (rst) begin
@@ -356,7 +354,7 @@ module msg_check #(
       // a check of the tracked slot answers the model's verdict on the slot as the accepts so far made it
       a_table_verdict: assert (!(answer && f_on) || (verdict == (((({48'd0, pkt_reg[141:126]} > 64'd1024) || ({56'd0, pkt_reg[11:4]} >= 64'd4)) || ({48'd0, pkt_reg[141:126]} > {32'd0, pkt_reg[68:37]})) || ((pkt_reg[141:126] == 16'd0) && (pkt_reg[68:37] != 32'd0)) ? 2'd1 : ((pkt_reg[35:12] - pkt_reg[197:174]) >= 24'd8 ? 2'd2 : ((f_live && (f_msg[23:0] == pkt_reg[35:12])) && (((((f_msg[24] != pkt_reg[36]) || (pkt_reg[36] && (f_msg[48:25] != pkt_reg[125:102]))) || (f_msg[80:49] != pkt_reg[68:37])) || ((f_msg[81] != pkt_reg[69]) || (pkt_reg[69] && (f_msg[113:82] != pkt_reg[101:70])))) || (({32'd0, f_msg[145:114]} + {48'd0, pkt_reg[141:126]}) > {32'd0, f_msg[80:49]})) ? 2'd3 : (pkt_reg[36] && (({32'd0, pkt_reg[173:142]} + {48'd0, pkt_reg[141:126]}) > {32'd0, pkt_reg[68:37]}) ? 2'd1 : 2'd0))))));
 
-      // an answer waiting on m_chk for the tracked slot is its check's verdict
+      // an answer waiting for the tracked request is its verdict
       a_table_answer: assert (!(out_valid_reg && f_out_on) || (m_chk_status == f_out_status));
 
       // a check of the tracked slot answered MISMATCH (a live message it differs from)
