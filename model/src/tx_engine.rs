@@ -41,10 +41,15 @@
 //!   computed, and the frame leaves on `m_axis_*` with `tuser` = the plane.
 //!   Answers from the receive side (`s_csack_*` from sack_gen's `m_sack_*`,
 //!   `s_cnack_*` from its `m_nack_*`) are framed by the same builder and
-//!   win the arbitration at every frame boundary. An answer takes its
-//!   addresses from its connection's context, except a `direct` NACK (a
-//!   NO_CONN answer to a packet for no connection), which names them
-//!   (`s_cnack_dst_ip`, `s_cnack_dst_mac`).
+//!   win the arbitration at every frame boundary once their addresses are
+//!   in hand. No frame reads a table at the boundary: a data or PROBE frame
+//!   carries the peer's MAC and IPv4 from the context its decision read,
+//!   and an answer reads them from the connection's addresses (a table of
+//!   its own, one read port) as it enters the 2-entry answer queue, and may
+//!   start `L` cycles later; a `direct` NACK (a NO_CONN answer to a packet
+//!   for no connection) names them (`s_cnack_dst_ip`, `s_cnack_dst_mac`)
+//!   and may start at once. So a frame queued before its connection is
+//!   reopened leaves with the addresses it was queued with.
 //! - **Acknowledgements** (`s_sack_*`, `s_nack_*`): the reference's
 //!   `on_sack` / `on_nack`: ring slots acknowledged by cum_psn and the
 //!   bitmap are freed, an ACK_STEER event (pkts, bytes, RTT sample, acked_seq)
@@ -108,7 +113,10 @@
 //! with one cycle each to issue them, commit and AR 1, then the payload is
 //! read and the frame leaves store-and-forward (the UDP checksum at the
 //! front covers the payload). Opening a path first clears its
-//! `tx_ring_depth` ring slots, one per cycle.
+//! `tx_ring_depth` ring slots, one per cycle. On an idle output an answer's
+//! first beat leaves `L + 1` cycles after its `s_csack` / `s_cnack`
+//! handshake (its addresses read on the way into the queue), a `direct`
+//! NACK's 1 cycle after.
 //!
 //! # Throughput
 //! The output carries one beat per cycle while `m_axis_tready` is high,
@@ -1265,6 +1273,9 @@ struct Frame {
     payload: Vec<u8>,
     /// Payload bytes to read.
     len: u32,
+    /// (MAC, IPv4) of the peer, from the context the decision read: the
+    /// output never reads the context at a frame boundary.
+    to: (u64, u32),
     /// Next address to request on AR, and the beat-aligned end.
     ar_next: u64,
     ar_end: u64,
@@ -1291,11 +1302,14 @@ impl Frame {
 #[derive(Debug, Clone)]
 struct Answer {
     hdr: Vec<u8>,
-    conn: u32,
     sport: u16,
     plane: u8,
-    /// The (MAC, IPv4) it goes to when no connection names them.
-    to: Option<(u64, u32)>,
+    /// The (MAC, IPv4) it goes to: read from the connection's addresses
+    /// when the answer entered the queue, or named by a `direct` NACK.
+    to: (u64, u32),
+    /// Edges until `to` is in hand: the addresses table answers `L`
+    /// cycles after the read the queue's write issues (0 for `direct`).
+    wait: u32,
 }
 
 /// The cycle-accurate transmit engine. See the module docs.
@@ -1702,6 +1716,20 @@ impl TxEngine {
             self.tail_scan = (c + 1) % self.p.conns;
         }
 
+        // Answers: into a 2-entry queue, the addresses read on the way in,
+        // before an `s_open` taken at this edge writes them (the table reads
+        // first, as block RAM does).
+        for a in self.answers.iter_mut() {
+            a.wait = a.wait.saturating_sub(1);
+        }
+        if self.answers.len() < 2 {
+            if let Some(s) = self.csack_reg.take() {
+                self.answers.push_back(self.sack_answer(&s));
+            } else if let Some(n) = self.cnack_reg.take() {
+                self.answers.push_back(self.nack_answer(&n));
+            }
+        }
+
         // Connection setup: one OPEN event.
         if let Some(o) = self.open_reg {
             let free = !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle();
@@ -1714,15 +1742,6 @@ impl TxEngine {
         if let Some(w) = self.wr_fifo.front().copied() {
             if self.post(&w) {
                 self.wr_fifo.pop_front();
-            }
-        }
-
-        // Answers: framed into a 2-entry queue.
-        if self.answers.len() < 2 {
-            if let Some(s) = self.csack_reg.take() {
-                self.answers.push_back(self.sack_answer(&s));
-            } else if let Some(n) = self.cnack_reg.take() {
-                self.answers.push_back(self.nack_answer(&n));
             }
         }
 
@@ -2250,6 +2269,7 @@ impl TxEngine {
             // keeps its logical path_id but follows the other path's route.
             sport: m.sport,
             plane: m.plane,
+            to: (self.conns[c as usize].dst_mac, self.conns[c as usize].dst_ip),
             conn: c,
             wr,
         });
@@ -3053,12 +3073,27 @@ impl TxEngine {
     }
 
     fn sack_answer(&self, s: &SackOut) -> Answer {
-        Answer { hdr: sack_header(s), conn: s.conn, sport: s.sport, plane: s.plane, to: None }
+        Answer {
+            hdr: sack_header(s),
+            sport: s.sport,
+            plane: s.plane,
+            to: self.addresses(s.conn),
+            wait: self.p.read_latency,
+        }
     }
 
     fn nack_answer(&self, n: &NackOut) -> Answer {
-        let to = n.direct.then_some((n.dst_mac, n.dst_ip));
-        Answer { hdr: nack_header(n), conn: n.conn, sport: n.sport, plane: n.plane, to }
+        let (to, wait) =
+            if n.direct { ((n.dst_mac, n.dst_ip), 0) } else { (self.addresses(n.conn), self.p.read_latency) };
+        Answer { hdr: nack_header(n), sport: n.sport, plane: n.plane, to, wait }
+    }
+
+    /// A connection's (MAC, IPv4): in hardware a table of its own (80 bits
+    /// per connection, written at `s_open`), whose one read port serves
+    /// the answer queue's write.
+    fn addresses(&self, c: u32) -> (u64, u32) {
+        let k = &self.conns[c as usize];
+        (k.dst_mac, k.dst_ip)
     }
 
     /// A read beat lands in the oldest frame still waiting for payload.
@@ -3073,12 +3108,13 @@ impl TxEngine {
         f.r_left -= 1;
     }
 
-    /// Starts the next frame on `m_axis`: answers first, then the oldest
-    /// data or PROBE frame once its payload is in.
+    /// Starts the next frame on `m_axis`: an answer with its addresses in
+    /// hand first, then the oldest data or PROBE frame once its payload is
+    /// in. Nothing here reads a table: every frame carries its addresses.
     fn next_frame(&mut self, inp: &Inputs) {
-        if let Some(a) = self.answers.pop_front() {
-            let k = &self.conns[a.conn as usize];
-            let (dst_mac, dst_ip) = a.to.unwrap_or((k.dst_mac, k.dst_ip));
+        if self.answers.front().is_some_and(|a| a.wait == 0) {
+            let a = self.answers.pop_front().expect("checked");
+            let (dst_mac, dst_ip) = a.to;
             let net =
                 Net { src_mac: inp.src_mac, dst_mac, src_ip: inp.src_ip, dst_ip, sport: inp.udp_port, dport: a.sport };
             self.cur = Some((build_frame(&net, &a.hdr, &[]), 0, a.plane));
@@ -3102,12 +3138,11 @@ impl TxEngine {
             }
             return;
         }
-        let k = &self.conns[f.conn as usize];
         let net = Net {
             src_mac: inp.src_mac,
-            dst_mac: k.dst_mac,
+            dst_mac: f.to.0,
             src_ip: inp.src_ip,
-            dst_ip: k.dst_ip,
+            dst_ip: f.to.1,
             sport: f.sport,
             dport: inp.udp_port,
         };

@@ -690,6 +690,77 @@ fn answers_are_framed_like_proto_and_go_first() {
     assert_eq!(rig.frames[2].plane, 3);
 }
 
+/// An answer's addresses come from a table read when the answer enters
+/// the output's queue, not at the frame boundary: a SACK or a NACK for a
+/// connection leaves `L + 1` cycles after its handshake on an idle output,
+/// a NO_CONN answer (its addresses on the port) after 1; a frame keeps the
+/// addresses it was queued with when its connection is reopened meanwhile.
+#[test]
+fn answers_read_their_addresses_on_the_way_into_the_queue() {
+    for l in [1, 2] {
+        let mut cfg = small();
+        cfg.hardware.table_read_latency = l;
+        let mut rig = Rig::new(cfg, 7);
+        rig.open(4, 2, 0);
+        rig.run(50);
+        let sack = SackOut { conn: 4, path_id: 1, sport: 50001, plane: 1, ..SackOut::default() };
+        let direct = NackOut {
+            conn: 9,
+            code: NackCode::NoConn as u8,
+            sport: 50002,
+            direct: true,
+            dst_ip: 0x0a00_0063,
+            dst_mac: 0x0266_0000_0063,
+            ..NackOut::default()
+        };
+        for (name, csack, cnack, after) in
+            [("SACK", Some(sack), None, l as u64 + 1), ("NO_CONN", None, Some(direct), 1)]
+        {
+            rig.csacks.extend(csack);
+            rig.cnacks.extend(cnack);
+            assert!(rig.run_until(10, |r| r.csacks.is_empty() && r.cnacks.is_empty()));
+            let taken = rig.cycle - 1;
+            let seen = rig.frames.len();
+            assert!(rig.run_until(200, |r| r.frames.len() > seen));
+            assert_eq!(
+                rig.frames[seen].first - taken,
+                after,
+                "L = {l}: {name} leaves {after} cycles after its handshake"
+            );
+        }
+        // Reopened with other addresses while a SACK waits in the queue
+        // behind one stalled on `m_axis`: both already hold the old ones,
+        // a SACK taken after the reopen the new ones.
+        rig.press.axis = 100;
+        rig.csacks.extend([sack, sack]);
+        assert!(rig.run_until(10, |r| r.csacks.is_empty()));
+        let new_mac = DST_MAC + 0x100;
+        for p in 0..2 {
+            rig.opens.push_back(Open {
+                conn: 4,
+                path: p,
+                npaths: 2,
+                remote_id: REMOTE_ID,
+                dst_mac: new_mac,
+                dst_ip: DST_IP,
+                sport: 49152 + p as u16,
+                plane: p as u8,
+                psn: 0,
+            });
+        }
+        assert!(rig.run_until(500, |r| r.opens.is_empty()));
+        rig.csacks.push_back(sack);
+        rig.press.axis = 0;
+        let seen = rig.frames.len();
+        assert!(rig.run_until(500, |r| r.frames.len() == seen + 3));
+        let mac = |f: &Seen| {
+            u64::from_be_bytes([0, 0, f.bytes[0], f.bytes[1], f.bytes[2], f.bytes[3], f.bytes[4], f.bytes[5]])
+        };
+        let macs: Vec<u64> = rig.frames[seen..].iter().map(mac).collect();
+        assert_eq!(macs, [DST_MAC, DST_MAC, new_mac], "L = {l}: two queued before the reopen, one after");
+    }
+}
+
 #[test]
 fn probe_header_matches_proto() {
     let h = probe_header(0x12_3456, 3, 7, 0xab_cdef, 0x4321);
