@@ -81,7 +81,8 @@ pub fn run(a: ScenarioArgs) -> Result<()> {
                 bail!("unexpected arguments after the scenario name: {:?}", a.dirs);
             }
             let shard = a.shard.as_deref().map(parse_shard).transpose()?.unwrap_or((0, 1));
-            let opts = Options { seed: a.seed, quick: a.quick, shard, verbose: true };
+            let model = Some(mrnic_verif::fabric::transports as scenario::ModelFactory);
+            let opts = Options { seed: a.seed, quick: a.quick, shard, verbose: true, model };
             let res = scenario::run(name, &opts).with_context(|| format!("scenario {name}"))?;
             let out = a.out.clone().unwrap_or_else(|| PathBuf::from("target/scenario").join(name));
             for f in scenario::write(&res, &out)? {

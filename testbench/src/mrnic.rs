@@ -87,7 +87,18 @@ pub fn proto_config(setup: &MrnicSetup) -> Result<mrnic_proto::Config, Unavailab
 
 /// One reference NIC per host.
 pub fn transports(setup: &MrnicSetup) -> Result<Vec<Box<dyn HostTransport>>, Unavailable> {
-    let cfg = proto_config(setup)?;
+    transports_with(proto_config(setup)?, setup)
+}
+
+/// One reference NIC per host, built from `cfg` as given (the setup's
+/// planes, MTU and rate are not applied to it).
+pub fn transports_with(
+    cfg: mrnic_proto::Config,
+    setup: &MrnicSetup,
+) -> Result<Vec<Box<dyn HostTransport>>, Unavailable> {
+    if let Some(i) = cfg.check().first() {
+        return Err(Unavailable(format!("config for this fabric is invalid: {i}")));
+    }
     let paths = setup.paths.unwrap_or(cfg.transport.paths_per_conn.min(u8::MAX as u32) as u8);
     let recv_depth = cfg.hardware.recv_queue_depth.min(16);
     let len = setup.max_msg_bytes.max(1);

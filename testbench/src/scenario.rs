@@ -28,6 +28,9 @@ pub enum TransportKind {
     Mrnic,
     /// The RoCEv2 baseline.
     Roce,
+    /// The cycle-accurate model's NIC top (`model/`, `mrnic_core`) in
+    /// every host, through [`Options::model`].
+    Model,
 }
 
 impl TransportKind {
@@ -35,6 +38,7 @@ impl TransportKind {
         match self {
             TransportKind::Mrnic => "mrnic",
             TransportKind::Roce => "roce",
+            TransportKind::Model => "mrnic-model",
         }
     }
 }
@@ -48,6 +52,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("alltoall-64", "all-to-all across 64 hosts (4,032 connections), with and without loss"),
     ("incast", "N-to-1 incast: completion time against the ideal, drops, retransmissions"),
     ("alltoall-1024", "all-to-all across a 1,024-host 16-ary fat-tree (1,047,552 connections): simulator scale"),
+    (
+        "model-crosscheck",
+        "ring all-reduce on 2 hosts, 4 planes: the cycle model's NIC top against the reference, same fabric and config",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +83,9 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ScenarioError + '_ {
 pub struct PointSpec {
     pub label: String,
     pub transport: TransportKind,
+    /// The built-in protocol config the transports are built from (the
+    /// fabric's planes, MTU and line rate override it for the reference).
+    pub config: &'static str,
     pub sim: SimConfig,
     pub pattern: Pattern,
     /// Goodput measurement window.
@@ -114,6 +125,12 @@ pub struct ScenarioResult {
     pub points: Vec<PointResult>,
 }
 
+/// Builds the cycle model's NIC top for every host of a run: the fabric,
+/// the protocol config and the largest message. The testbench does not
+/// depend on the model's bench (`verif/`, which also builds the Verilated
+/// RTL); the `mrnic` binary hands it in.
+pub type ModelFactory = fn(&SimConfig, &mrnic_proto::Config, u64) -> Result<Vec<Box<dyn HostTransport>>, String>;
+
 /// Run options.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -122,11 +139,14 @@ pub struct Options {
     pub shard: (u32, u32),
     /// Progress and per-run lines on stderr.
     pub verbose: bool,
+    /// The cycle model's hosts, for [`TransportKind::Model`] points; without
+    /// it those points fail with an error naming what is missing.
+    pub model: Option<ModelFactory>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { seed: 1, quick: false, shard: (0, 1), verbose: true }
+        Options { seed: 1, quick: false, shard: (0, 1), verbose: true, model: None }
     }
 }
 
@@ -182,6 +202,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
                     out.push(PointSpec {
                         label: format!("{} loss {}%", t.name(), pct(loss)),
                         transport: t,
+                        config: "default",
                         sim,
                         pattern: Pattern::Stream { shift: n / 2, msg_bytes: 1 << 20, depth: 4, stop },
                         window: Some((stop / 5, stop)),
@@ -202,6 +223,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
                         out.push(PointSpec {
                             label: format!("{} {planes} planes {conns} conns", t.name()),
                             transport: t,
+                            config: "default",
                             sim,
                             pattern: Pattern::Mix { conns, sizes: vec![16 << 10, 64 << 10, 256 << 10], stop },
                             window: None,
@@ -221,6 +243,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
                 out.push(PointSpec {
                     label: format!("{} plane 1 of 4 fails", t.name()),
                     transport: t,
+                    config: "default",
                     sim,
                     pattern: Pattern::Stream { shift: 8, msg_bytes: 256 << 10, depth: 4, stop },
                     window: None,
@@ -244,6 +267,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
                     out.push(PointSpec {
                         label: format!("{} loss {}%", t.name(), pct(loss)),
                         transport: t,
+                        config: "default",
                         sim,
                         pattern,
                         window: None,
@@ -263,6 +287,7 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
             out.push(PointSpec {
                 label: format!("roce {}-host fat-tree", k * k * k / 4),
                 transport: TransportKind::Roce,
+                config: "default",
                 sim,
                 pattern: Pattern::AllToAll { bytes_per_host: bytes },
                 window: None,
@@ -282,10 +307,44 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
                     out.push(PointSpec {
                         label: format!("{} {s}-to-1", t.name()),
                         transport: t,
+                        config: "default",
                         sim,
                         pattern: Pattern::Incast { senders: s, bytes },
                         window: None,
                         params: vec![("senders".into(), s as f64), ("kib_each".into(), (bytes >> 10) as f64)],
+                    });
+                }
+            }
+        }
+        "model-crosscheck" => {
+            // The model's `small` NIC: its MAC rate is the datapath at the
+            // core clock (64 bits at 100 MHz), spread over its 4 planes; two
+            // hosts on one leaf per plane. The reference NIC keeps the
+            // fabric's fixed processing latencies; the model's pipeline is
+            // its own latency, so its hosts get none added.
+            let small = mrnic_proto::Config::builtin("small").expect("the built-in small config is valid");
+            let h = &small.hardware;
+            let gbps = h.datapath_bits as f64 * h.clock_mhz as f64 / 1000.0;
+            let bytes: u64 = if quick { 256 << 10 } else { 1 << 20 };
+            let losses: &[f64] = if quick { &[0.0] } else { &[0.0, 0.01] };
+            for &loss in losses {
+                for t in [TransportKind::Mrnic, TransportKind::Model] {
+                    let mut sim = SimConfig::new(seed, leaf_spine(1, 2, 1, small.transport.planes));
+                    sim.nic.gbps = gbps;
+                    if t == TransportKind::Model {
+                        sim.nic.rx_latency_ns = 0;
+                        sim.nic.tx_latency_ns = 0;
+                    }
+                    sim.loss = loss;
+                    sim.max_time = 100 * MS;
+                    out.push(PointSpec {
+                        label: format!("{} loss {}%", t.name(), pct(loss)),
+                        transport: t,
+                        config: "small",
+                        sim,
+                        pattern: Pattern::RingAllReduce { bytes_per_host: bytes },
+                        window: None,
+                        params: vec![("loss_pct".into(), loss * 100.0), ("kib_per_host".into(), (bytes >> 10) as f64)],
                     });
                 }
             }
@@ -298,33 +357,53 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
 /// The transports of every host for a run.
 pub fn make_transports(
     kind: TransportKind,
+    config: &str,
     sim: &SimConfig,
     max_msg: u64,
+    model: Option<ModelFactory>,
 ) -> Result<Vec<Box<dyn HostTransport>>, String> {
     let hosts = sim.topo.hosts();
     let planes = sim.topo.planes();
+    let proto = |sim: &SimConfig| -> Result<mrnic_proto::Config, String> {
+        let mut cfg = mrnic_proto::Config::builtin(config).map_err(|e| e.to_string())?;
+        cfg.transport.planes = planes;
+        cfg.cc.line_rate_gbps = sim.nic.gbps.round().max(1.0) as u32;
+        Ok(cfg)
+    };
     match kind {
+        TransportKind::Model => {
+            let f = model.ok_or("the cycle model's hosts are not linked in: run it through `mrnic scenario`")?;
+            f(sim, &proto(sim)?, max_msg)
+        }
         TransportKind::Roce => {
             let cfg = RoceConfig::new(mtu(), sim.nic.gbps, planes);
             Ok((0..hosts).map(|h| Box::new(RoceNic::new(h, cfg)) as Box<dyn HostTransport>).collect())
         }
-        TransportKind::Mrnic => mrnic::transports(&MrnicSetup {
-            seed: sim.seed,
-            hosts,
-            planes,
-            nic_gbps: sim.nic.gbps,
-            mtu: mtu(),
-            max_msg_bytes: max_msg,
-            paths: None,
-            diagnose: false,
-        })
-        .map_err(|e| e.to_string()),
+        TransportKind::Mrnic => {
+            let cfg = proto(sim)?;
+            let setup = MrnicSetup {
+                seed: sim.seed,
+                hosts,
+                planes,
+                nic_gbps: sim.nic.gbps,
+                mtu: cfg.transport.mtu,
+                max_msg_bytes: max_msg,
+                paths: None,
+                diagnose: false,
+            };
+            mrnic::transports_with(cfg, &setup).map_err(|e| e.to_string())
+        }
     }
 }
 
 /// Runs one configuration to the end and measures it.
-pub fn run_spec(spec: &PointSpec, progress: &mut dyn FnMut(Time, u64)) -> Result<(RunResult, Perf), String> {
-    let nics = make_transports(spec.transport, &spec.sim, spec.pattern.max_msg_bytes(spec.sim.topo.hosts()))?;
+pub fn run_spec(
+    spec: &PointSpec,
+    model: Option<ModelFactory>,
+    progress: &mut dyn FnMut(Time, u64),
+) -> Result<(RunResult, Perf), String> {
+    let max_msg = spec.pattern.max_msg_bytes(spec.sim.topo.hosts());
+    let nics = make_transports(spec.transport, spec.config, &spec.sim, max_msg, model)?;
     let hosts = spec.sim.topo.hosts();
     let rng = crate::rng::Rng::new(spec.sim.seed ^ 0x776f_726b_6c6f_6164);
     let wl = Workload::new(spec.pattern.clone(), hosts, rng);
@@ -459,6 +538,17 @@ fn figures(name: &str, spec: &PointSpec, r: &RunResult) -> Vec<(String, f64)> {
             put("timeouts", st.timeouts as f64);
             put("msgs_lost", lost);
         }
+        "model-crosscheck" => {
+            if let (Some(c), Pattern::RingAllReduce { bytes_per_host }) = (r.completion_us, &spec.pattern) {
+                put("completion_us", c);
+                put("busbw_gbps", *bytes_per_host as f64 * 8.0 / (c * 1e3));
+            }
+            put("bytes_received", r.ledger.bytes_received as f64);
+            put("msgs_received", r.ledger.msgs_received as f64);
+            put("msgs_lost", lost);
+            put("bad_completions", (r.ledger.unmatched_completions + r.ledger.wrong_size_completions) as f64);
+            put("retx_pct", 100.0 * st.retx_pkts as f64 / st.data_pkts.max(1) as f64);
+        }
         "incast" => {
             let ideal_us = match spec.pattern {
                 Pattern::Incast { senders, bytes } => {
@@ -519,7 +609,7 @@ pub fn run(name: &str, opts: &Options) -> Result<ScenarioResult, ScenarioError> 
     for (k, (i, spec)) in mine.iter().enumerate() {
         let head = format!("[{name} {}/{}] {}", k + 1, mine.len(), spec.label);
         let start = Instant::now();
-        let outcome = run_spec(spec, &mut |t, ev| prog.tick(&head, t, ev, start));
+        let outcome = run_spec(spec, opts.model, &mut |t, ev| prog.tick(&head, t, ev, start));
         let pr = match outcome {
             Ok((r, perf)) => {
                 if opts.verbose {
@@ -636,10 +726,39 @@ pub fn targets(res: &ScenarioResult) -> Vec<TargetCheck> {
                 met: v.map(|v| v == 0.0),
             });
         }
+        "model-crosscheck" => {
+            for r in res.points.iter().filter(|p| p.transport == TransportKind::Mrnic && p.result.is_some()) {
+                let loss = r.figure("loss_pct").unwrap_or(0.0);
+                let m = find(res, TransportKind::Model, "loss_pct", loss);
+                let got = |p: Option<&PointResult>, k: &str| p.and_then(|p| p.figure(k));
+                let same = got(m, "bytes_received").map(|b| b - r.figure("bytes_received").unwrap_or(f64::NAN));
+                let whole = [Some(r), m]
+                    .iter()
+                    .all(|p| got(*p, "msgs_lost") == Some(0.0) && got(*p, "bad_completions") == Some(0.0));
+                out.push(TargetCheck {
+                    what: format!("at {loss}% loss: model bytes delivered - reference's, no message lost or doubled"),
+                    value: same,
+                    target: "0, none lost".into(),
+                    met: m.map(|_| same == Some(0.0) && whole),
+                });
+                let ratio = got(m, "completion_us").zip(r.figure("completion_us")).map(|(m, r)| m / r);
+                out.push(TargetCheck {
+                    what: format!("at {loss}% loss: model completion time / reference's"),
+                    value: ratio,
+                    target: format!("{CROSSCHECK_LOW} to {CROSSCHECK_HIGH}"),
+                    met: m.map(|_| ratio.is_some_and(|v| (CROSSCHECK_LOW..=CROSSCHECK_HIGH).contains(&v))),
+                });
+            }
+        }
         _ => {}
     }
     out
 }
+
+/// The tolerance of the model's collective completion time against the
+/// reference's in `model-crosscheck`, as a ratio.
+pub const CROSSCHECK_LOW: f64 = 0.8;
+pub const CROSSCHECK_HIGH: f64 = 1.25;
 
 fn fmt_num(v: f64) -> String {
     if v == 0.0 {

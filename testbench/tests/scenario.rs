@@ -12,7 +12,7 @@ fn without_wall_clock(r: &ScenarioResult) -> Vec<PointResult> {
 #[test]
 fn shards_merge_into_the_whole_run() {
     let base = std::env::temp_dir().join(format!("mrnic-testbench-merge-{}", std::process::id()));
-    let quiet = |shard| Options { seed: 4, quick: true, shard, verbose: false };
+    let quiet = |shard| Options { seed: 4, quick: true, shard, verbose: false, model: None };
     let whole = scenario::run("incast", &quiet((0, 1))).expect("runs");
     let mut dirs = Vec::new();
     for i in 0..2 {

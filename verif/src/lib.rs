@@ -17,6 +17,7 @@ pub mod axi;
 pub mod blocks;
 pub mod coverage;
 pub mod designs;
+pub mod fabric;
 pub mod lockstep;
 pub mod nic;
 pub mod pair;

@@ -80,7 +80,7 @@ pub fn leaf_spine(leaves: u32, per_leaf: u32, spines: u32, planes: u32) -> TopoS
 /// Runs a workload with a transport to completion (or `max`).
 pub fn run(kind: TransportKind, cfg: SimConfig, pattern: Pattern, window: Option<(Time, Time)>) -> (RunResult, Sim) {
     let hosts = cfg.topo.hosts();
-    let nics = make_transports(kind, &cfg, pattern.max_msg_bytes(hosts)).expect("transport available");
+    let nics = make_transports(kind, "default", &cfg, pattern.max_msg_bytes(hosts), None).expect("transport available");
     let wl = Workload::new(pattern, hosts, Rng::new(cfg.seed ^ 0x776f_726b_6c6f_6164));
     let mut sim = Sim::new(cfg, nics, wl);
     sim.run(&mut |_| {});
