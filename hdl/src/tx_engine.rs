@@ -1,5 +1,5 @@
-//! `tx_engine` RTL, first pieces: the frame builder, the path choice and
-//! the connection congestion step.
+//! `tx_engine` RTL, its pieces so far: the frame builder, the output
+//! stage's beats, units of the scheduler and the connection congestion step.
 //!
 //! The generator of the cycle model [`mrnic_model::tx_engine`] is not built
 //! yet (there is no `tx_engine` row in [`crate::gen::BLOCKS`]);
@@ -35,13 +35,18 @@
 //!   read beat arrives, when the model starts the frame.
 //!
 //!
-//! and the first piece of the scheduler:
+//! and pieces of the scheduler:
 //!
 //! - [`path_choice`]: the decision's path choice (plane health, the paths
 //!   a retransmission or new data may take, the ring's hold, the paths
 //!   one more packet fills), the model's
 //!   [`choose`](mrnic_model::tx_engine::choose), which the model's decision
 //!   calls too;
+//! - [`rr_pick`]: the round-robin choice of the next ready connection
+//!   (64-bit words and a summary bit per word), the model's
+//!   [`rr_first`](mrnic_model::tx_engine::rr_first);
+//! - [`stream_pick`]: the decision's stream, the model's
+//!   [`stream_choice`](mrnic_model::tx_engine::stream_choice);
 //!
 //! and the first piece of the acknowledgement unit:
 //!
@@ -54,14 +59,24 @@
 //!
 //! - [`axi_burst`]: the next burst's length (to the payload's end, the
 //!   4 KiB boundary or `axi_max_burst`), the model's
-//!   [`burst`](mrnic_model::tx_engine::burst).
+//!   [`burst`](mrnic_model::tx_engine::burst);
+//!
+//! and of the output stage:
+//!
+//! - [`frame_beat`]: beat `k` of a frame on `m_axis` from the frame's head,
+//!   two payload buffer beats as the host's read beats brought them (one
+//!   rotation by `(skip - head_len) mod bb` realigns the whole payload)
+//!   and the ICRC, with `tkeep`'s count and `tlast`, the model's
+//!   [`frame_beat`](mrnic_model::tx_engine::frame_beat), which the model's
+//!   output calls too.
 //!
 //! `hdl/tests/tx_engine.rs` runs each of them under Icarus against the
 //! model's functions: random field values, random payloads (odd lengths,
 //! odd offsets) read in 8- and 64-byte beats, random decisions around
 //! every boundary of the choice, and random SACKs around every boundary of
-//! the congestion step, and payload ranges around the 4 KiB boundary and
-//! the longest burst.
+//! the congestion step, payload ranges around the 4 KiB boundary and
+//! the longest burst, and frames of every head with payloads from every
+//! offset, beat by beat.
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
@@ -1121,4 +1136,198 @@ pub fn stream_pick(m: &mut Module, name: &str, depth: u32, heads: &StreamHeads, 
         found.expr().logic_not().logic_and(pending.expr().reduce_or()),
     );
     StreamPick { found, pick, blocked }
+}
+
+// -------------------------------------------------------------- output beats
+
+/// Sizes the output stage's beat builder ([`frame_beat`]) is built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BeatSizes {
+    /// Bytes per `m_axis` beat (`datapath_bits / 8`), a power of 2.
+    pub bb: u32,
+    /// The longest frame head: Ethernet, IPv4, UDP and the longest
+    /// transport header the engine sends (a SACK's).
+    pub head_max: u32,
+    /// The longest payload (the MTU).
+    pub payload_max: u32,
+}
+
+impl BeatSizes {
+    pub fn of(p: &TxEngineParams) -> BeatSizes {
+        use mrnic_proto::layouts::{data, nack, probe, sack};
+        let hdr = [data::LAYOUT.len, sack::LAYOUT.len, nack::LAYOUT.len, probe::LAYOUT.len].into_iter().max();
+        BeatSizes {
+            bb: p.beat_bytes(),
+            head_max: (NET_OVERHEAD + hdr.expect("four headers")) as u32,
+            payload_max: p.cfg.transport.mtu,
+        }
+    }
+
+    /// Bytes of the longest frame.
+    pub fn frame_max(&self) -> u32 {
+        self.head_max + self.payload_max + ICRC_LEN as u32
+    }
+
+    /// Width of the byte offsets the builder compares: the longest frame
+    /// plus two beats, so no sum it forms wraps.
+    pub fn offset_bits(&self) -> u32 {
+        index_bits(self.frame_max() + 2 * self.bb + 1)
+    }
+
+    /// Width of a beat's index in its frame (`k`).
+    pub fn beat_bits(&self) -> u32 {
+        index_bits(self.frame_max().div_ceil(self.bb))
+    }
+
+    /// Width of a frame head's length.
+    pub fn head_len_bits(&self) -> u32 {
+        index_bits(self.head_max + 1)
+    }
+
+    /// Width of a payload's length.
+    pub fn payload_len_bits(&self) -> u32 {
+        index_bits(self.payload_max + 1)
+    }
+
+    /// Beats a payload buffer holds: the longest payload from any offset
+    /// in its first beat.
+    pub fn buf_beats(&self) -> u32 {
+        (self.bb - 1 + self.payload_max).div_ceil(self.bb)
+    }
+
+    /// Width of a payload buffer beat's index.
+    pub fn buf_bits(&self) -> u32 {
+        index_bits(self.buf_beats())
+    }
+}
+
+/// What [`frame_beat`] takes.
+pub struct BeatIn {
+    /// The beat's index in its frame ([`BeatSizes::beat_bits`]).
+    pub k: Signal,
+    /// The frame's head (Ethernet to the transport header) in `m_axis`
+    /// byte order, `head_max` bytes; bytes at or past `head_len` unused.
+    pub head: Signal,
+    pub head_len: Signal,
+    /// The payload's first byte within the first buffer beat (the host
+    /// address modulo the beat), and its length (0 for a frame without).
+    pub skip: Signal,
+    pub payload_len: Signal,
+    /// The ICRC, sent big-endian after the payload.
+    pub icrc: Signal,
+    /// The payload buffer's beats `hi_beat - 1` and `hi_beat` (as the AXI
+    /// read beats brought them, byte 0 in bits 7..0); `lo` unused when
+    /// `hi_beat` is 0.
+    pub lo: Signal,
+    pub hi: Signal,
+}
+
+/// What [`frame_beat`] gives.
+pub struct BeatOut {
+    /// The beat's bytes, lanes past the frame's end zero (the model's
+    /// [`frame_beat`](mrnic_model::tx_engine::frame_beat)).
+    pub data: Signal,
+    /// Valid bytes ([`count_bits`] wide) and the frame's last beat.
+    pub keep: Signal,
+    pub last: Signal,
+    /// The payload buffer beat `hi` must be ([`BeatSizes::buf_bits`]);
+    /// 0 for a beat without payload.
+    pub hi_beat: Signal,
+}
+
+/// Beat `k` of a frame on `m_axis`, combinational: the head's bytes, then
+/// the payload realigned from where the host's beats put it (the payload's
+/// offset in the frame is the head's length, in the buffer it is `skip`:
+/// one rotation of two buffer beats by `(skip - head_len) mod bb` serves
+/// every beat of the frame), then the ICRC, then zeros. Each lane picks
+/// its source from three lane counts (head, head and payload, the whole
+/// frame) against the beat's first byte; no lane compares a byte offset
+/// of its own. Wires are named `<name>_*`.
+pub fn frame_beat(m: &mut Module, name: &str, sz: &BeatSizes, inp: &BeatIn) -> BeatOut {
+    let bb = sz.bb;
+    assert!(bb >= 8 && bb.is_power_of_two(), "beats of 8 bytes or more, a power of 2");
+    let lb = bb.trailing_zeros();
+    let w = sz.offset_bits();
+    let cw = count_bits(bb);
+    let nm = |x: &str| format!("{name}_{x}");
+    let at = m.wire_from(&nm("at"), w, "the beat's first frame byte: k * bb", zext(cat(&[inp.k.expr(), zeros(lb)]), w));
+    let hl = zext(&inp.head_len, w);
+    let hp = m.wire_from(&nm("hp"), w, "bytes of head and payload", hl.clone() + zext(&inp.payload_len, w));
+    let total = m.wire_from(&nm("total"), w, "bytes of the frame", hp.expr() + lit(w, ICRC_LEN as u64));
+    // Lanes of this beat before `end`: 0, bb, or what is left.
+    let mut lanes = |x: &str, end: Expr, what: &str| {
+        let d = m.wire_from(&nm(&format!("{x}_left")), w, "bytes left from the beat's first", end.clone() - at.expr());
+        let most = mux(d.expr().ge(lit(w, u64::from(bb))), lit(cw, u64::from(bb)), d.slice(cw - 1, 0));
+        let n = mux(at.expr().ge(end), lit(cw, 0), most);
+        m.wire_from(&nm(x), cw, what, n)
+    };
+    let nh = lanes("nh", hl.clone(), "lanes of the head");
+    let np = lanes("np", hp.expr(), "lanes of head and payload");
+    let keep = lanes("keep", total.expr(), "lanes of the frame");
+    let last =
+        m.wire_from(&nm("last"), 1, "the frame ends in this beat", total.expr().le(at.expr() + lit(w, u64::from(bb))));
+
+    // The head's beat k (the head padded to whole beats; past it, zeros).
+    let hb = sz.head_max.div_ceil(bb);
+    let pad = hb * bb - sz.head_max;
+    let head = if pad > 0 { cat(&[zeros(8 * pad), inp.head.expr()]) } else { inp.head.expr() };
+    let head = m.wire_from(&nm("head"), 8 * hb * bb, "the head in whole beats", head);
+    let kw = inp.k.width();
+    let mut head_beat = zeros(8 * bb);
+    for i in (0..hb).rev() {
+        let slice = head.slice(8 * bb * (i + 1) - 1, 8 * bb * i);
+        head_beat = mux(inp.k.expr().eq(lit(kw, u64::from(i))), slice, head_beat);
+    }
+    let head_beat = m.wire_from(&nm("head_beat"), 8 * bb, "the head's bytes of beat k", head_beat);
+
+    // The payload: buffer beats hi:lo rotated down by (skip - head_len) mod bb.
+    let pair = m.wire_from(&nm("pair"), 16 * bb, "two buffer beats, lo first", cat(&[inp.hi.expr(), inp.lo.expr()]));
+    let r = inp.skip.expr() - inp.head_len.slice(lb - 1, 0);
+    let r = m.wire_from(&nm("r"), lb, "the rotation: (skip - head_len) mod bb", r);
+    let start = zext(cat(&[r.expr(), zeros(3)]), index_bits(16 * bb));
+    let payload = m.wire_from(&nm("payload"), 8 * bb, "the payload's bytes of beat k", pair.expr().part(start, 8 * bb));
+    // `hi` is the buffer beat after lane 0's: floor((skip + at + bb -
+    // head_len) / bb), which is k + 1 - floor(head_len / bb), one less when
+    // skip is below head_len mod bb (at is whole beats, skip below one).
+    let sum = zext(&inp.skip, w) + at.expr() + lit(w, u64::from(bb));
+    let hi_pos = m.wire_from(&nm("hi_pos"), w, "lane 0's buffer byte plus bb plus head_len", sum);
+    let bw = sz.buf_bits();
+    let hw = inp.head_len.width();
+    let borrow = zext(inp.skip.expr().lt(inp.head_len.slice(lb - 1, 0)), bw);
+    let q = fit(inp.k.expr(), bw) + lit(bw, 1) - fit(inp.head_len.slice(hw - 1, lb), bw) - borrow;
+    let hi_beat = m.wire_from(
+        &nm("hi_beat"),
+        bw,
+        "the buffer beat after lane 0's (0 before the payload)",
+        mux(hi_pos.expr().lt(hl.clone()), lit(bw, 0), q),
+    );
+
+    // The ICRC starts at lane hp - at, which is negative when it began in
+    // the beat before: biased by bb, lane j holds its byte d when
+    // eb = hp + bb - at = j + bb - d.
+    let eb = m.wire_from(
+        &nm("eb"),
+        w,
+        "the ICRC's first byte's lane, plus bb",
+        hp.expr() + lit(w, u64::from(bb)) - at.expr(),
+    );
+    let lanes_out: Vec<Expr> = (0..bb)
+        .rev()
+        .map(|j| {
+            let jj = lit(cw, u64::from(j));
+            let mut ib = lit(8, 0);
+            for d in (0..ICRC_LEN as u32).rev() {
+                let byte = inp.icrc.slice(31 - 8 * d, 24 - 8 * d);
+                ib = mux(eb.expr().eq(lit(w, u64::from(j + bb - d))), byte, ib);
+            }
+            let lane = |s: &Signal| s.slice(8 * j + 7, 8 * j);
+            mux(
+                jj.clone().lt(&nh),
+                lane(&head_beat),
+                mux(jj.clone().lt(&np), lane(&payload), mux(jj.lt(&keep), ib, lit(8, 0))),
+            )
+        })
+        .collect();
+    let data = m.wire_from(&nm("data"), 8 * bb, "the beat", cat(&lanes_out));
+    BeatOut { data, keep, last, hi_beat }
 }

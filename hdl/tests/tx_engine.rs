@@ -14,7 +14,9 @@
 //! AXI read master's burst length against the model's `burst`, a sixth
 //! ready sets through the scheduler's round-robin connection choice
 //! against the model's `rr_first`, a seventh stream heads through the
-//! decision's stream choice against the model's `stream_choice`. The check modules lint clean under
+//! decision's stream choice against the model's `stream_choice`, an eighth
+//! frames of every head and payload offset through the output stage's
+//! beat builder against the model's `frame_beat`. The check modules lint clean under
 //! Verilator with every warning, compile under `iverilog -g2005` and synthesize under Yosys
 //! without latches.
 //!
@@ -27,8 +29,10 @@
 mod common;
 
 use common::{have, iverilog_compile, replay, verilator_lint, yosys_no_latches, Rng, Scratch};
+use mrnic_hdl::expr::index_bits;
 use mrnic_hdl::tx_engine::{
-    data_header, frame, frame_bytes, nack_header, probe_header, sack_header, CcSizes, ChoiceSizes, NetFields,
+    data_header, frame, frame_beat, frame_bytes, nack_header, probe_header, sack_header, BeatIn, BeatSizes, CcSizes,
+    ChoiceSizes, NetFields,
 };
 use mrnic_hdl::{set, Expr, Header, Module, Signal};
 use mrnic_model::block::{port_index, Bits, Block, PortDef};
@@ -698,7 +702,12 @@ fn replay_unit(
 
 /// A unit's model function: the inputs by port name to the output
 /// ports' values by name.
-type UnitFn = dyn Fn(&dyn Fn(&str) -> Bits) -> Vec<(String, u64)>;
+type UnitFn = dyn Fn(&dyn Fn(&str) -> Bits) -> Vec<(String, Bits)>;
+
+/// A model function whose outputs fit 64 bits, as a [`UnitFn`].
+fn narrow(f: impl Fn(&dyn Fn(&str) -> Bits) -> Vec<(String, u64)> + 'static) -> Box<UnitFn> {
+    Box::new(move |g| f(g).into_iter().map(|(n, v)| (n, Bits::from_u64(64, v))).collect())
+}
 
 /// A model function between registers, the model side of a
 /// combinational unit's harness: each cycle `f` maps the inputs (by port
@@ -708,7 +717,7 @@ struct Registered {
     name: &'static str,
     ports: Vec<PortDef>,
     f: Box<UnitFn>,
-    out: Vec<(String, u64)>,
+    out: Vec<(String, Bits)>,
 }
 
 impl Block for Registered {
@@ -722,8 +731,11 @@ impl Block for Registered {
 
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
         for d in self.ports.iter().filter(|d| d.dir == mrnic_model::block::Dir::Out) {
-            let v = self.out.iter().find(|(n, _)| *n == d.name).map_or(0, |(_, v)| *v);
-            outputs[port_index(&self.ports, &d.name).unwrap()] = Bits::from_u64(d.width, v);
+            let i = port_index(&self.ports, &d.name).unwrap();
+            match self.out.iter().find(|(n, _)| *n == d.name) {
+                Some((_, v)) => outputs[i].set_words(d.width, &v.0),
+                None => outputs[i] = Bits::zero(d.width),
+            }
         }
     }
 
@@ -767,7 +779,7 @@ fn choice_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
         .map(|(n, v)| (n.to_string(), u64::from(v)))
         .to_vec()
     };
-    Registered { name: "tx_path_choice", ports, f: Box::new(f), out: Vec::new() }
+    Registered { name: "tx_path_choice", ports, f: narrow(f), out: Vec::new() }
 }
 
 /// Random decisions around every boundary the choice has (a window one
@@ -949,7 +961,7 @@ fn cc_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
         .map(|(n, v)| (n.to_string(), u64::from(v)))
         .to_vec()
     };
-    Registered { name: "tx_conn_cc", ports, f: Box::new(f), out: Vec::new() }
+    Registered { name: "tx_conn_cc", ports, f: narrow(f), out: Vec::new() }
 }
 
 /// Random SACKs around every boundary of the step (a window of bytes one
@@ -1022,6 +1034,7 @@ fn yosys_units_have_no_latches() {
             (burst_module(&p), "tx_engine burst check"),
             (rr_module(&p), "tx_engine connection choice"),
             (stream_module(&p), "tx_engine stream choice"),
+            (beat_module(&BeatSizes::of(&p)), "tx_engine frame beats"),
         ] {
             s.spawn(move || {
                 let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
@@ -1067,7 +1080,7 @@ fn icarus_axi_burst_is_the_models() {
             let ar = model::burst(&q, g("next").as_u64(), g("stop").as_u64());
             vec![("len".to_string(), u64::from(ar.len))]
         };
-        let dut = Registered { name: "tx_axi_burst", ports: burst_ports(p), f: Box::new(f), out: Vec::new() };
+        let dut = Registered { name: "tx_axi_burst", ports: burst_ports(p), f: narrow(f), out: Vec::new() };
         (burst_module(p), dut)
     };
     replay_unit("tx_engine burst check", 0xa4b, build, |p, ports, rng, cycle, ins| {
@@ -1131,7 +1144,7 @@ fn icarus_rr_pick_is_the_models() {
             let pick = model::rr_first(n, g("from").as_u64() as u32, |c| ready.bit(c));
             vec![("found".to_string(), u64::from(pick.is_some())), ("pick".to_string(), u64::from(pick.unwrap_or(0)))]
         };
-        let dut = Registered { name: "tx_rr_pick", ports: rr_ports(p), f: Box::new(f), out: Vec::new() };
+        let dut = Registered { name: "tx_rr_pick", ports: rr_ports(p), f: narrow(f), out: Vec::new() };
         (rr_module(p), dut)
     };
     replay_unit("tx_engine connection choice", 0x2c0, build, |p, ports, rng, cycle, ins| {
@@ -1228,7 +1241,7 @@ fn icarus_stream_pick_is_the_models() {
                 ("blocked".to_string(), u64::from(blocked)),
             ]
         };
-        let dut = Registered { name: "tx_stream_pick", ports: stream_ports(p), f: Box::new(f), out: Vec::new() };
+        let dut = Registered { name: "tx_stream_pick", ports: stream_ports(p), f: narrow(f), out: Vec::new() };
         (stream_module(p), dut)
     };
     replay_unit("tx_engine stream choice", 0x57e, build, |p, ports, rng, cycle, ins| {
@@ -1259,5 +1272,153 @@ fn icarus_stream_pick_is_the_models() {
         common::set(ports, ins, "from", rng.below(u64::from(s)));
         ins[port_index(ports, "msn").unwrap()] = msn;
         ins[port_index(ports, "remote_completed").unwrap()] = rc;
+    });
+}
+
+// ------------------------------------------------------ the output stage's beats
+
+fn beat_ports(sz: &BeatSizes) -> Vec<PortDef> {
+    let cw = mrnic_hdl::tx_engine::count_bits(sz.bb);
+    vec![
+        PortDef::input("rst", 1, "Inputs", "harness input"),
+        PortDef::input("k", sz.beat_bits(), "Inputs", "beat index"),
+        PortDef::input("head", 8 * sz.head_max, "Inputs", "frame head, m_axis byte order"),
+        PortDef::input("head_len", sz.head_len_bits(), "Inputs", "head bytes"),
+        PortDef::input("skip", index_bits(sz.bb), "Inputs", "payload offset in its first buffer beat"),
+        PortDef::input("payload_len", sz.payload_len_bits(), "Inputs", "payload bytes"),
+        PortDef::input("icrc", 32, "Inputs", "ICRC"),
+        PortDef::input("lo", 8 * sz.bb, "Inputs", "buffer beat hi_beat - 1"),
+        PortDef::input("hi", 8 * sz.bb, "Inputs", "buffer beat hi_beat"),
+        PortDef::output("data", 8 * sz.bb, "Outputs", "the beat, registered"),
+        PortDef::output("keep", cw, "Outputs", "valid bytes, registered"),
+        PortDef::output("last", 1, "Outputs", "last beat, registered"),
+        PortDef::output("hi_beat", sz.buf_bits(), "Outputs", "buffer beat wanted as hi, registered"),
+    ]
+}
+
+fn beat_module(sz: &BeatSizes) -> Module {
+    let mut m = Module::new("tx_frame_beat");
+    m.describe("test harness: the tx_engine output stage's beat builder between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &beat_ports(sz));
+    m.clock_domain(&clk, &sig["rst"]);
+    let s = |n: &str| sig[n].clone();
+    let inp = BeatIn {
+        k: s("k"),
+        head: s("head"),
+        head_len: s("head_len"),
+        skip: s("skip"),
+        payload_len: s("payload_len"),
+        icrc: s("icrc"),
+        lo: s("lo"),
+        hi: s("hi"),
+    };
+    let o = frame_beat(&mut m, "fb", sz, &inp);
+    for (port, v) in [("data", &o.data), ("keep", &o.keep), ("last", &o.last), ("hi_beat", &o.hi_beat)] {
+        let r = m.reg(&format!("{port}_q"), v.width(), 0, "last cycle's value");
+        m.next(set(&r.next, v));
+        m.assign(&sig[port], &r.q);
+    }
+    m
+}
+
+/// Little-endian bits of `bytes` (byte 0 in bits 7..0), `width` wide.
+fn le_bits(width: u32, bytes: &[u8]) -> Bits {
+    let mut b = Bits::zero(width);
+    for (i, x) in bytes.iter().enumerate() {
+        b.0[i / 8] |= u64::from(*x) << (8 * (i % 8));
+    }
+    b
+}
+
+/// Frames of every head the engine sends (data, SACK, NACK, PROBE), data
+/// payloads of 0, 1, random, MTU - 1 and MTU bytes from every offset of
+/// the host's first beat, beats drawn around the head's end, the payload's
+/// end and the ICRC's, for `small` (8-byte beats) and `default` (64): the
+/// beat's bytes, keep and last are the model's `frame_beat` of the model's
+/// frame every cycle under Icarus, with the buffer beats outside the
+/// payload random, so a lane that read them would show.
+#[test]
+fn icarus_frame_beats_are_the_models() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let shared: Rc<RefCell<(Vec<u8>, u64, u64)>> = Rc::new(RefCell::new((Vec::new(), 0, 0)));
+    let golden = shared.clone();
+    let build = move |p: &model::TxEngineParams| {
+        let sz = BeatSizes::of(p);
+        let g = golden.clone();
+        let bb = sz.bb as usize;
+        let f = move |_: &dyn Fn(&str) -> Bits| {
+            let (frame, k, hi_beat) = g.borrow().clone();
+            let (data, keep, last) = model::frame_beat(&frame, k as usize, bb);
+            vec![
+                ("data".to_string(), le_bits(8 * bb as u32, &data)),
+                ("keep".to_string(), Bits::from_u64(64, u64::from(keep))),
+                ("last".to_string(), Bits::from_u64(64, u64::from(last))),
+                ("hi_beat".to_string(), Bits::from_u64(64, hi_beat)),
+            ]
+        };
+        let dut = Registered { name: "tx_frame_beat", ports: beat_ports(&sz), f: Box::new(f), out: Vec::new() };
+        (beat_module(&sz), dut)
+    };
+    replay_unit("tx_engine frame beats", 0xbea7, build, move |p, ports, rng, cycle, ins| {
+        use mrnic_proto::layouts::{data, nack, probe, sack};
+        let sz = BeatSizes::of(p);
+        let (bb, mtu) = (u64::from(sz.bb), u64::from(sz.payload_max));
+        let hdr = [data::LAYOUT.len, sack::LAYOUT.len, nack::LAYOUT.len, probe::LAYOUT.len][rng.below(4) as usize];
+        let hlen = (mrnic_proto::packet::NET_OVERHEAD + hdr) as u64;
+        let plen = if hdr != data::LAYOUT.len {
+            0
+        } else {
+            match rng.below(6) {
+                0 => 0,
+                1 => 1,
+                2 => mtu,
+                3 => mtu - 1,
+                _ => 1 + rng.below(mtu),
+            }
+        };
+        let skip = rng.below(bb);
+        let mut byte = || rng.next_u64() as u8;
+        let head: Vec<u8> = (0..hlen).map(|_| byte()).collect();
+        let payload: Vec<u8> = (0..plen).map(|_| byte()).collect();
+        let icrc = rng.next_u64() as u32;
+        let mut frame = head.clone();
+        frame.extend_from_slice(&payload);
+        frame.extend_from_slice(&icrc.to_be_bytes());
+        let beats = (frame.len() as u64).div_ceil(bb);
+        let k = match rng.below(5) {
+            0 => hlen / bb,
+            1 => beats - 1,
+            2 => (hlen + plen) / bb,
+            3 => ((hlen + plen) / bb).saturating_sub(1),
+            _ => rng.below(beats),
+        }
+        .min(beats - 1);
+        // The buffer as the host's beats filled it: payload from `skip`,
+        // random bytes around it.
+        let nbuf = u64::from(sz.buf_beats()) + 2;
+        let mut buf: Vec<u8> = (0..nbuf * bb).map(|_| rng.next_u64() as u8).collect();
+        buf[skip as usize..(skip + plen) as usize].copy_from_slice(&payload);
+        let pos = skip + k * bb + bb;
+        let hi_beat = if pos < hlen { 0 } else { (pos - hlen) / bb };
+        let beat = |i: u64| le_bits(8 * sz.bb, &buf[(i * bb) as usize..((i + 1) * bb) as usize]);
+        let junk = |rng: &mut Rng| {
+            let v: Vec<u8> = (0..bb).map(|_| rng.next_u64() as u8).collect();
+            le_bits(8 * sz.bb, &v)
+        };
+        let lo = if hi_beat == 0 { junk(rng) } else { beat(hi_beat - 1) };
+        let hi = beat(hi_beat.min(nbuf - 1));
+        let mut hd = head.clone();
+        hd.resize(sz.head_max as usize, rng.next_u64() as u8);
+        common::set(ports, ins, "rst", u64::from(cycle == 0));
+        common::set(ports, ins, "k", k);
+        ins[port_index(ports, "head").unwrap()] = le_bits(8 * sz.head_max, &hd);
+        common::set(ports, ins, "head_len", hlen);
+        common::set(ports, ins, "skip", skip);
+        common::set(ports, ins, "payload_len", plen);
+        common::set(ports, ins, "icrc", u64::from(icrc));
+        ins[port_index(ports, "lo").unwrap()] = lo;
+        ins[port_index(ports, "hi").unwrap()] = hi;
+        *shared.borrow_mut() = if cycle == 0 { (Vec::new(), 0, 0) } else { (frame, k, hi_beat) };
     });
 }

@@ -1535,11 +1535,8 @@ impl TxEngine {
         let ar = self.frames.iter().find(|f| f.ar_next < f.ar_end).map(|f| self.burst(f));
         let axis = self.cur.as_ref().map(|(bytes, pos, plane)| {
             let bb = self.p.beat_bytes() as usize;
-            let end = (pos + bb).min(bytes.len());
-            let mut data = bytes[*pos..end].to_vec();
-            let keep = data.len() as u32;
-            data.resize(bb, 0);
-            AxisBeat { data, keep, last: end == bytes.len(), plane: *plane }
+            let (data, keep, last) = frame_beat(bytes, pos / bb, bb);
+            AxisBeat { data, keep, last, plane: *plane }
         });
         Outputs {
             open_ready: run && self.open_reg.is_none(),
@@ -1908,6 +1905,18 @@ pub fn build_frame(net: &Net, transport: &[u8], payload: &[u8]) -> Vec<u8> {
     let c = pk::udp_checksum(net.src_ip.to_be_bytes(), net.dst_ip.to_be_bytes(), u);
     udp::CHECKSUM.set(u, c as u64);
     f
+}
+
+/// Beat `k` of a frame on `m_axis` at `bb` bytes a beat: its bytes (lanes
+/// past the frame's end zero), how many are valid (`tkeep`'s count) and
+/// whether it is the frame's last.
+pub fn frame_beat(bytes: &[u8], k: usize, bb: usize) -> (Vec<u8>, u32, bool) {
+    let pos = (k * bb).min(bytes.len());
+    let end = (pos + bb).min(bytes.len());
+    let mut data = bytes[pos..end].to_vec();
+    let keep = data.len() as u32;
+    data.resize(bb, 0);
+    (data, keep, end == bytes.len())
 }
 
 // ------------------------------------------------------------------ scheduler
