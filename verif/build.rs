@@ -67,6 +67,19 @@ fn designs() -> Vec<Design> {
         row!(probe_walk, "small"),
         row!(conn_search, "small"),
         row!(rx_ctl, "small"),
+        // `default` where the reset sweep is short enough for a test (not
+        // cpl_engine, msg_check, recv_match, sack_gen: up to 1M cycles of
+        // sweep) and the build cheap enough for CI (not rx_parser, above).
+        row!(cqe_merge, "default"),
+        row!(mr_check, "default"),
+        row!(conn_search, "default"),
+        row!(probe_walk, "default"),
+        row!(dma_write_engine, "default"),
+        row!(csr, "default"),
+        row!(conn_table, "default"),
+        row!(rx_buffer, "default"),
+        row!(ts_counter, "default"),
+        row!(path_telemetry, "default"),
     ]
 }
 

@@ -113,3 +113,7 @@ fn small_full_table_every_slot_answers() {
 fn small_proptest_seeds_and_rates() {
     proptest_sessions(BLOCK, "small");
 }
+
+// A full table of 4,096 slots is the small test's directed case; random
+// traffic on a few hot slots never fills this one.
+default_random!("conn_table", 0xc7a0_1001, 160_000, ["every slot open (table full)", "lookup while the table is full"]);

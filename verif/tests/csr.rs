@@ -21,3 +21,6 @@ fn small_random_register_traffic() {
 fn small_proptest_seeds_and_rates() {
     proptest_sessions(BLOCK, "small");
 }
+
+// EXOKAY is never a valid AXI4-Lite response.
+default_random!("csr", 0xc5a0_1001, 40_000, ["write response: EXOKAY", "read response: EXOKAY"]);

@@ -273,3 +273,12 @@ fn small_broken_model_is_caught_with_cycle_port_and_vcd_window() {
         assert!(vcd.contains(" m_axi_wstrb [7:0] $end"), "{} lacks m_axi_wstrb", path.display());
     }
 }
+
+// Holes as on small (status 3 does not exist, a table write while not
+// ready needs a reset mid-traffic, AW never trails its last W beat).
+default_random!(
+    "dma_write_engine",
+    0xd3a0_1001,
+    40_000,
+    ["completion: code 3", "s_mr_: offered while the block is not ready", "axi: W burst done before its AW"]
+);

@@ -110,3 +110,12 @@ fn small_every_path_of_a_connection_dies() {
         assert_eq!(states >> (2 * path) & 3, DEAD as u64, "path {path} (states {states:#x})");
     }
 }
+
+#[test]
+fn default_random_events() {
+    // The sweep of 65,536 entries takes the first 65,536 cycles.
+    let Some(cov) = session("pt_default_random", BLOCK, "default", 0x7e1e_1001, 160_000, |t| t) else { return };
+    // As on small: every path of a connection dead takes a directed run.
+    assert_covered(&cov, &["all paths of a connection DEAD", blk::IMPOSSIBLE]);
+    assert_eq!(cov.count(blk::IMPOSSIBLE), 0);
+}

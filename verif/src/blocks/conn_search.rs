@@ -27,6 +27,20 @@ struct Table {
     rng: Rng,
 }
 
+/// The remote id of a slot that is not the peer's: the peer's id now and
+/// then (a stale entry), about once per sweep of a big table.
+fn impostor(rng: &mut Rng, conns: u64) -> u64 {
+    if conns > 64 {
+        if rng.below(conns) == 0 {
+            PEER_ID
+        } else {
+            PEER_ID + 1 + rng.below(2)
+        }
+    } else {
+        PEER_ID - 1 + rng.below(4)
+    }
+}
+
 pub fn traffic(p: &ConnSearchParams, seed: u64) -> Traffic {
     let ports = cs::ports(p);
     let conns = u64::from(p.table.conns);
@@ -44,7 +58,11 @@ pub fn traffic(p: &ConnSearchParams, seed: u64) -> Traffic {
                 t.skip();
                 return;
             }
-            s_nc.borrow_mut().peer = (rng.below(conns + conns / 4), rng.below(conns * 8));
+            // Out of range now and then: no slot is the peer's. A big
+            // table needs it more often, and fewer impostors (below), for
+            // a sweep to end without a match.
+            let span = if conns > 64 { 2 * conns } else { conns + conns / 4 };
+            s_nc.borrow_mut().peer = (rng.below(span), rng.below(conns * 8));
             t.set_u64("dst_conn", PEER_ID).set_u64("src_addr", PEER_ADDR).set_u64("path_id", 3).set_u64("code", 3);
         })
         .source("s_rdr_", move |rng, t| {
@@ -57,7 +75,7 @@ pub fn traffic(p: &ConnSearchParams, seed: u64) -> Traffic {
             let ours = slot == s.peer.0 || slot == s.peer.1;
             t.set_u64("conn", slot)
                 .set_u64("entry_valid", u64::from(rng.below(8) != 0))
-                .set_u64("remote_id", if ours { PEER_ID } else { PEER_ID - 1 + rng.below(4) })
+                .set_u64("remote_id", if ours { PEER_ID } else { impostor(rng, conns) })
                 .set_u64("remote_addr", if ours || rng.below(2) == 0 { PEER_ADDR } else { PEER_ADDR + 1 });
         })
         .monitor(

@@ -112,6 +112,22 @@ pub fn proptest_sessions(block: &'static str, config: &'static str) {
     }
 }
 
+/// A random session of `$block` on the `default` config, `$cycles` long
+/// (the reset sweep included), with no coverage hole but `$hole`s.
+#[macro_export]
+macro_rules! default_random {
+    ($block:literal, $seed:expr, $cycles:expr, [$($hole:expr),* $(,)?]) => {
+        #[test]
+        fn default_random() {
+            let test = concat!($block, "_default_random");
+            let Some(cov) = common::session(test, $block, "default", $seed, $cycles, |t| t) else {
+                return;
+            };
+            common::assert_covered(&cov, &[$($hole),*]);
+        }
+    };
+}
+
 /// The two tests of a block whose traffic module says everything: a
 /// random session of `cycles(40_000)` on `small` with no coverage hole
 /// (then `$check` on the coverage, for counts a bin alone cannot state),
