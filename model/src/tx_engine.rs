@@ -28,7 +28,11 @@
 //!   reads the connection's telemetry (`m_trd` -> `s_trd`), forms the
 //!   eligibility bits and weights, asks the selector (`m_psel` ->
 //!   `s_psel`), then commits: ring slot, mirror, SEND/RETX event to
-//!   path_telemetry (`m_evt_*`).
+//!   path_telemetry (`m_evt_*`). A connection whose decision for new data
+//!   found nothing to send (no stream may send, no path may take a packet)
+//!   is `stalled`: it leaves the ready set for new data until a SACK, a
+//!   NACK, an update or timeout of one of its paths or a new request comes
+//!   for it, or a plane mark is cleared or expires (all connections).
 //! - **Eligibility** (the reference's `selector::eligible`): new data needs
 //!   GOOD, `inflight << mtu_shift < cwnd`, `next_psn - cum_acked <
 //!   tx_ring_depth` (the ring has a free slot: `tx_ring_depth <= window`, so
@@ -1189,6 +1193,14 @@ struct Conn {
     /// Tail timer: when nothing is left to cut, the earliest time an
     /// outstanding packet is overdue (its paths are then PROBEd).
     tail_at: Option<u32>,
+    /// The last decision for new data found nothing to send (no stream
+    /// may send, or no path may take a packet): the connection leaves the
+    /// ready set for new data until something that can change that
+    /// happens to it (a SACK, a NACK, an update or timeout of one of its
+    /// paths, a new request) or to the NIC's plane marks (one cleared or
+    /// expired). Without it the scheduler retried such a connection
+    /// back to back, nine decisions in ten finding nothing under load.
+    stalled: bool,
 }
 
 /// A SACK's stages after its first pass ([`TxEngine::sack_stage`]).
@@ -1386,6 +1398,9 @@ pub struct TxEngine {
     pub sacks_started: u64,
     /// Tail timers served (observability, as `sacks_started`).
     pub tails_fired: u64,
+    /// Decisions started, whether or not they sent a packet
+    /// (observability, as `sacks_started`).
+    pub decisions: u64,
 }
 
 impl fmt::Debug for TxEngine {
@@ -1455,6 +1470,7 @@ impl TxEngine {
             init_addr: 0,
             sacks_started: 0,
             tails_fired: 0,
+            decisions: 0,
             p,
         };
         let mut rec = Vec::new();
@@ -1514,6 +1530,14 @@ impl TxEngine {
 
     fn ridx(&self, conn: u32, path: u32, psn: u32) -> usize {
         self.pidx(conn, path) * self.p.ring_depth as usize + (psn % self.p.ring_depth) as usize
+    }
+
+    /// Every connection back in the ready set for new data (a plane mark
+    /// went: in hardware a flash clear of the stalled bits).
+    fn unstall_all(&mut self) {
+        for k in self.conns.iter_mut() {
+            k.stalled = false;
+        }
     }
 
     fn ack_idle(&self) -> bool {
@@ -1585,6 +1609,18 @@ impl TxEngine {
             return;
         }
         let ts = inp.ts_now;
+
+        // Plane marks whose time has come are cleared (compared every
+        // cycle, one comparator per plane): a connection stalled for want
+        // of a path may have one again.
+        if self.planes.iter().any(|m| m.is_some_and(|t| tel::ts_reached(ts, t))) {
+            for m in self.planes.iter_mut() {
+                if m.is_some_and(|t| tel::ts_reached(ts, t)) {
+                    *m = None;
+                }
+            }
+            self.unstall_all();
+        }
 
         // Output handshakes.
         if out.evt.is_some() && inp.evt_ready {
@@ -1938,7 +1974,7 @@ impl TxEngine {
                     }),
             "pend_streams counts the streams with bytes to cut"
         );
-        live && (k.probe_q != 0 || !k.retx.is_empty() || k.pend_streams > 0)
+        live && (k.probe_q != 0 || !k.retx.is_empty() || (k.pend_streams > 0 && !k.stalled))
     }
 
     /// A decision may start: nothing else touches the rings, the telemetry
@@ -1982,6 +2018,7 @@ impl TxEngine {
             return true;
         }
         self.sched = Sched::Read { conn: c, issued: false };
+        self.decisions += 1;
         false
     }
 
@@ -2082,10 +2119,14 @@ impl TxEngine {
         }
         let mut full_after = vec![false; self.p.paths as usize];
         if plan.is_none() {
-            let Some(si) = self.next_stream(c, v, ts) else { return };
+            let Some(si) = self.next_stream(c, v, ts) else {
+                self.conns[c as usize].stalled = true;
+                return;
+            };
             self.stats.ring_full = ch.ring_held;
             elig = ch.new_elig;
             if elig == 0 {
+                self.conns[c as usize].stalled = true;
                 return;
             }
             for (p, f) in full_after.iter_mut().enumerate() {
@@ -2437,6 +2478,7 @@ impl TxEngine {
     }
 
     fn on_rto(&mut self, r: &tel::Rto, ts: u32) {
+        self.conns[r.conn as usize].stalled = false;
         if !self.conns[r.conn as usize].open || self.conns[r.conn as usize].failed.is_some() {
             return;
         }
@@ -2466,6 +2508,7 @@ impl TxEngine {
     /// and a PROBE without ALL_LOST): a timeout's update carries the same
     /// action as its `m_rto` record, which is the one acted on.
     fn on_upd(&mut self, u: &tel::Upd) {
+        self.conns[u.conn as usize].stalled = false;
         let pi = self.pidx(u.conn, u.path);
         self.paths[pi].state = u.state;
         if u.state == tel::SUSPECT || u.state == tel::DEAD {
@@ -2509,6 +2552,7 @@ impl TxEngine {
     /// completions) follows in [`Self::sack_stage`].
     fn on_sack(&mut self, h: &SackIn, ts: u32) {
         let c = h.conn;
+        self.conns[c as usize].stalled = false;
         let k = &self.conns[c as usize];
         self.ack_busy = 1;
         if !k.open || k.failed.is_some() {
@@ -2621,7 +2665,9 @@ impl TxEngine {
         if probe_reply {
             self.paths[pi].probe_pending = false;
             if let Some(u) = self.planes.get_mut(m.plane as usize) {
-                *u = None;
+                if u.take().is_some() {
+                    self.unstall_all();
+                }
             }
             if seq32_after(m.probe_seq, lost_before) {
                 lost_before = m.probe_seq;
@@ -2826,6 +2872,7 @@ impl TxEngine {
     /// The reference's `TxConn::on_nack`.
     fn on_nack(&mut self, h: &NackIn, ts: u32) {
         let c = h.conn;
+        self.conns[c as usize].stalled = false;
         self.ack_busy = 2;
         let k = &self.conns[c as usize];
         if !k.open || k.failed.is_some() {
@@ -3066,6 +3113,7 @@ impl TxEngine {
             return false;
         }
         let (msn, rq_seq, slot) = (q.next_msn, q.next_rq_seq, q.tail);
+        self.conns[w.conn as usize].stalled = false;
         let consumes = w.is_send() || w.has_imm();
         if q.pend == q.tail {
             self.conns[w.conn as usize].pend_streams += 1;

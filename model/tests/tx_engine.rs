@@ -567,6 +567,10 @@ fn a_sack_hole_retransmits_exactly_the_missing_packet() {
     assert_eq!(rig.frames.len(), 6);
 }
 
+/// A full ring holds new data back and is counted; the connection then
+/// leaves the ready set until something that can change that happens to
+/// it (no decision is wasted on it meanwhile), and the SACK that frees
+/// slots brings it back.
 #[test]
 fn a_full_retransmit_ring_holds_new_sends_and_is_counted() {
     let mut cfg = small();
@@ -577,14 +581,19 @@ fn a_full_retransmit_ring_holds_new_sends_and_is_counted() {
     rig.wrs.push_back(wr(3, 0, op::WRITE, 1, 0, 10 * mtu));
     // Well inside the RTO (rto_min: 100 us = 10,000 cycles), which would
     // send a PROBE.
-    rig.run(4000);
+    rig.run(3000);
     assert_eq!(rig.frames.len(), 4, "four slots, four packets");
     assert_eq!(rig.tx.ring_occupancy(3, 0), 4);
     assert!(rig.stats.iter().any(|(_, s)| s.ring_full), "the stall is counted");
+    let stalled_at = rig.tx.decisions;
+    assert!(stalled_at <= 6, "{stalled_at} decisions for 4 packets and the one that found the ring full");
+    rig.run(3000);
+    assert_eq!(rig.tx.decisions, stalled_at, "no decision while nothing changed for the connection");
     let ts = rig.data_frames()[3].0.tx_ts;
     rig.sacks.push_back(sack_for(3, 0, 2, &[], ts));
-    rig.run(4000);
+    rig.run(2000);
     assert_eq!(rig.frames.len(), 6, "two slots freed, two more packets");
+    assert!(rig.tx.decisions <= stalled_at + 4, "{} decisions", rig.tx.decisions);
     let psns: Vec<u32> = rig.data_frames().iter().map(|f| f.0.path_psn).collect();
     assert_eq!(psns, [0, 1, 2, 3, 4, 5]);
 }

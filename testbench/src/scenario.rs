@@ -84,7 +84,7 @@ pub struct PointSpec {
     pub label: String,
     pub transport: TransportKind,
     /// The built-in protocol config the transports are built from (the
-    /// fabric's planes, MTU and line rate override it for the reference).
+    /// fabric's planes and line rate override it).
     pub config: &'static str,
     pub sim: SimConfig,
     pub pattern: Pattern,
