@@ -28,11 +28,12 @@
 //!   reads the connection's telemetry (`m_trd` -> `s_trd`), forms the
 //!   eligibility bits and weights, asks the selector (`m_psel` ->
 //!   `s_psel`), then commits: ring slot, mirror, SEND/RETX event to
-//!   path_telemetry (`m_evt_*`). A connection whose decision for new data
-//!   found nothing to send (no stream may send, no path may take a packet)
-//!   is `stalled`: it leaves the ready set for new data until a SACK, a
-//!   NACK, an update or timeout of one of its paths or a new request comes
-//!   for it, or a plane mark is cleared or expires (all connections).
+//!   path_telemetry (`m_evt_*`). A connection whose decision found nothing
+//!   to send (no path for its queued retransmission, and no stream may send
+//!   or no path may take new data) is `stalled`: it leaves the ready set,
+//!   PROBEs apart, until a SACK, a NACK, an update or timeout of one of its
+//!   paths, a new request or a packet queued for retransmission comes for
+//!   it, or a plane mark is cleared or expires (all connections).
 //! - **Eligibility** (the reference's `selector::eligible`): new data needs
 //!   GOOD, `inflight << mtu_shift < cwnd`, `next_psn - cum_acked <
 //!   tx_ring_depth` (the ring has a free slot: `tx_ring_depth <= window`, so
@@ -1193,13 +1194,14 @@ struct Conn {
     /// Tail timer: when nothing is left to cut, the earliest time an
     /// outstanding packet is overdue (its paths are then PROBEd).
     tail_at: Option<u32>,
-    /// The last decision for new data found nothing to send (no stream
-    /// may send, or no path may take a packet): the connection leaves the
-    /// ready set for new data until something that can change that
-    /// happens to it (a SACK, a NACK, an update or timeout of one of its
-    /// paths, a new request) or to the NIC's plane marks (one cleared or
-    /// expired). Without it the scheduler retried such a connection
-    /// back to back, nine decisions in ten finding nothing under load.
+    /// The last decision found nothing to send (no retransmission's path
+    /// may take it, and no stream may send or no path may take new data):
+    /// the connection leaves the ready set, PROBEs apart, until something
+    /// that can change that happens to it (a SACK, a NACK, an update or
+    /// timeout of one of its paths, a new request, a packet queued for
+    /// retransmission) or to the NIC's plane marks (one cleared or
+    /// expired). Without it the scheduler retried such a connection back
+    /// to back, nine decisions in ten finding nothing under load.
     stalled: bool,
 }
 
@@ -1532,8 +1534,16 @@ impl TxEngine {
         self.pidx(conn, path) * self.p.ring_depth as usize + (psn % self.p.ring_depth) as usize
     }
 
-    /// Every connection back in the ready set for new data (a plane mark
-    /// went: in hardware a flash clear of the stalled bits).
+    /// A packet queued for retransmission: the connection may have
+    /// something to send again.
+    fn queue_retx(&mut self, c: u32, path: u32, psn: u32) {
+        let k = &mut self.conns[c as usize];
+        k.retx.push_back((path, psn));
+        k.stalled = false;
+    }
+
+    /// Every connection back in the ready set (a plane mark went: in
+    /// hardware a flash clear of the stalled bits).
     fn unstall_all(&mut self) {
         for k in self.conns.iter_mut() {
             k.stalled = false;
@@ -1974,7 +1984,7 @@ impl TxEngine {
                     }),
             "pend_streams counts the streams with bytes to cut"
         );
-        live && (k.probe_q != 0 || !k.retx.is_empty() || (k.pend_streams > 0 && !k.stalled))
+        live && (k.probe_q != 0 || ((!k.retx.is_empty() || k.pend_streams > 0) && !k.stalled))
     }
 
     /// A decision may start: nothing else touches the rings, the telemetry
@@ -2369,7 +2379,7 @@ impl TxEngine {
                 s.rnr_wait = false;
                 if !s.queued {
                     s.queued = true;
-                    self.conns[c as usize].retx.push_back((path, psn));
+                    self.queue_retx(c, path, psn);
                 }
             }
             self.ack_busy = 1;
@@ -2538,7 +2548,7 @@ impl TxEngine {
                     // The path failed, not the packet: not charged.
                     s.charge = false;
                     s.rnr_wait = false;
-                    self.conns[c as usize].retx.push_back((path, psn));
+                    self.queue_retx(c, path, psn);
                 }
             }
         }
@@ -2717,7 +2727,7 @@ impl TxEngine {
         if !s.charge {
             silent.push(s.phys);
         }
-        self.conns[c as usize].retx.push_back((path, psn));
+        self.queue_retx(c, path, psn);
     }
 
     /// Packets lost on paths that have not answered since they left: each
@@ -2933,7 +2943,7 @@ impl TxEngine {
                     let s = self.ring[ri].as_mut().expect("present");
                     s.queued = true;
                     s.charge = true;
-                    self.conns[c as usize].retx.push_back((path, h.psn));
+                    self.queue_retx(c, path, h.psn);
                 }
             }
             _ => self.stats.nack_stale = true,

@@ -598,6 +598,24 @@ fn a_full_retransmit_ring_holds_new_sends_and_is_counted() {
     assert_eq!(psns, [0, 1, 2, 3, 4, 5]);
 }
 
+/// A connection whose one path went SUSPECT (three RTOs without an
+/// answer), its packets queued for retransmission and no GOOD path to take
+/// them, leaves the ready set until something happens to it: no decision
+/// is wasted between the path's timeouts.
+#[test]
+fn queued_retransmissions_with_no_path_wait_for_an_event() {
+    let mut rig = Rig::new(small(), 9);
+    rig.open(2, 1, 0);
+    let mtu = rig.cfg.transport.mtu;
+    rig.wrs.push_back(wr(2, 0, op::WRITE, 1, 0, 3 * mtu));
+    // No answer ever comes: RTOs of 10,000, 20,000 and 40,000 cycles.
+    rig.run(75_000);
+    let (decisions, frames) = (rig.tx.decisions, rig.frames.len());
+    rig.run(5000);
+    assert!(rig.tx.decisions <= decisions + 2, "{} decisions after {decisions}", rig.tx.decisions);
+    assert!(rig.frames.len() <= frames + 1, "at most a PROBE left");
+}
+
 #[test]
 fn answers_are_framed_like_proto_and_go_first() {
     let mut rig = Rig::new(small(), 6);
