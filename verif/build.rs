@@ -80,6 +80,8 @@ fn designs() -> Vec<Design> {
         row!(rx_buffer, "default"),
         row!(ts_counter, "default"),
         row!(path_telemetry, "default"),
+        row!(rate_hint, "default"),
+        row!(rx_ctl, "default"),
     ]
 }
 

@@ -113,10 +113,14 @@ pub fn proptest_sessions(block: &'static str, config: &'static str) {
 }
 
 /// A random session of `$block` on the `default` config, `$cycles` long
-/// (the reset sweep included), with no coverage hole but `$hole`s.
+/// (the reset sweep included), with no coverage hole but `$hole`s (then
+/// `$check` on the coverage).
 #[macro_export]
 macro_rules! default_random {
     ($block:literal, $seed:expr, $cycles:expr, [$($hole:expr),* $(,)?]) => {
+        $crate::default_random!($block, $seed, $cycles, [$($hole),*], |_cov| {});
+    };
+    ($block:literal, $seed:expr, $cycles:expr, [$($hole:expr),* $(,)?], $check:expr) => {
         #[test]
         fn default_random() {
             let test = concat!($block, "_default_random");
@@ -124,6 +128,8 @@ macro_rules! default_random {
                 return;
             };
             common::assert_covered(&cov, &[$($hole),*]);
+            let check: fn(&mrnic_verif::Coverage) = $check;
+            check(&cov);
         }
     };
 }
