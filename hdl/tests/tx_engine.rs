@@ -465,12 +465,9 @@ struct DigestGolden {
     payload: Vec<u8>,
 }
 
+/// Big-endian bits of `bytes` (the last byte in bits 7..0).
 fn be_bits(width: u32, bytes: &[u8]) -> Bits {
-    let mut b = Bits::zero(width);
-    for (i, &x) in bytes.iter().rev().enumerate() {
-        b.0[i / 8] |= u64::from(x) << (8 * (i % 8));
-    }
-    b
+    le_bits(width, &bytes.iter().rev().copied().collect::<Vec<u8>>())
 }
 
 impl Block for DigestGolden {

@@ -1623,12 +1623,12 @@ impl TxEngine {
         // Plane marks whose time has come are cleared (compared every
         // cycle, one comparator per plane): a connection stalled for want
         // of a path may have one again.
-        if self.planes.iter().any(|m| m.is_some_and(|t| tel::ts_reached(ts, t))) {
-            for m in self.planes.iter_mut() {
-                if m.is_some_and(|t| tel::ts_reached(ts, t)) {
-                    *m = None;
-                }
-            }
+        let mut expired = false;
+        for m in self.planes.iter_mut().filter(|m| m.is_some_and(|t| tel::ts_reached(ts, t))) {
+            *m = None;
+            expired = true;
+        }
+        if expired {
             self.unstall_all();
         }
 

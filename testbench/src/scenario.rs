@@ -364,7 +364,7 @@ pub fn make_transports(
 ) -> Result<Vec<Box<dyn HostTransport>>, String> {
     let hosts = sim.topo.hosts();
     let planes = sim.topo.planes();
-    let proto = |sim: &SimConfig| -> Result<mrnic_proto::Config, String> {
+    let proto = || -> Result<mrnic_proto::Config, String> {
         let mut cfg = mrnic_proto::Config::builtin(config).map_err(|e| e.to_string())?;
         cfg.transport.planes = planes;
         cfg.cc.line_rate_gbps = sim.nic.gbps.round().max(1.0) as u32;
@@ -373,14 +373,14 @@ pub fn make_transports(
     match kind {
         TransportKind::Model => {
             let f = model.ok_or("the cycle model's hosts are not linked in: run it through `mrnic scenario`")?;
-            f(sim, &proto(sim)?, max_msg)
+            f(sim, &proto()?, max_msg)
         }
         TransportKind::Roce => {
             let cfg = RoceConfig::new(mtu(), sim.nic.gbps, planes);
             Ok((0..hosts).map(|h| Box::new(RoceNic::new(h, cfg)) as Box<dyn HostTransport>).collect())
         }
         TransportKind::Mrnic => {
-            let cfg = proto(sim)?;
+            let cfg = proto()?;
             let setup = MrnicSetup {
                 seed: sim.seed,
                 hosts,

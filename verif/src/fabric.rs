@@ -31,7 +31,6 @@ use std::collections::{HashMap, VecDeque};
 use mrnic_model::cqe_merge::opcode;
 use mrnic_model::dma_write_engine::{ACCESS_RECV, ACCESS_REMOTE_WRITE};
 use mrnic_model::tx_engine::{op, status};
-use mrnic_proto::layouts::common::OPCODE;
 use mrnic_proto::packet::{decode_frame, wrap_datagram, NetHeaders, NET_OVERHEAD};
 use mrnic_proto::{Config, Header};
 use mrnic_testbench::host::{AppEvent, Body, ConnSpec, HostTransport, Packet, PortMask, TransportStats};
@@ -46,12 +45,7 @@ use crate::nic::{mac_of, NicRig, OpenConn, Pressure};
 const KEY: u32 = 16;
 pub const SEND_AREA: u64 = 0x1000_0000;
 const BASE: u64 = SEND_AREA;
-/// ICRC bytes at the end of every datagram.
-const ICRC: usize = 4;
-/// Data opcodes are below this; the rest are SACK, NACK, PROBE.
-const FIRST_CONTROL_OPCODE: u64 = 8;
-/// Data header bytes before the payload.
-const DATA_HEADER: usize = 40;
+use mrnic_proto::layouts::ICRC_LEN;
 
 /// The byte at `offset` of every message (the send area's contents): a
 /// function of the offset alone, so a receiver checks a message without
@@ -210,7 +204,7 @@ impl ModelNic {
                 return self.collect();
             }
             if let Some(&(slot, wr_id, bytes)) = self.sends.front() {
-                let streams = [
+                let fields = [
                     ("conn", slot as u64),
                     ("stream", 0),
                     ("op", op::SEND as u64),
@@ -221,7 +215,7 @@ impl ModelNic {
                     ("rkey", 0),
                     ("imm", 0),
                 ];
-                for (n, v) in streams {
+                for (n, v) in fields {
                     self.rig.set(&format!("s_wr_{n}"), v)?;
                 }
                 self.rig.set("s_wr_valid", 1)?;
@@ -289,7 +283,6 @@ impl ModelNic {
         let f = decode_frame(bytes).map_err(|e| format!("the top sent a frame it cannot decode: {e}"))?;
         let dgram = bytes[NET_OVERHEAD..].to_vec();
         let ip = |a: [u8; 4]| u32::from_be_bytes(a) & 0x00ff_ffff;
-        let data = OPCODE.get(&dgram) < FIRST_CONTROL_OPCODE;
         match f.header {
             Header::Data(d) => {
                 self.stats.data_pkts += 1;
@@ -308,8 +301,8 @@ impl ModelNic {
             dport: f.net.dst_port,
             plane,
             ecn: f.net.ecn,
-            wire_bytes: (dgram.len() - ICRC) as u32 + WIRE_OVERHEAD,
-            payload: if data { dgram.len().saturating_sub(DATA_HEADER + ICRC) as u32 } else { 0 },
+            wire_bytes: (dgram.len() - ICRC_LEN) as u32 + WIRE_OVERHEAD,
+            payload: f.payload.len() as u32,
             body: Body::Bytes(dgram),
         })
     }
