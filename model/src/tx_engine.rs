@@ -112,9 +112,11 @@
 //!
 //! # Timing (`L` = `hardware.table_read_latency`)
 //! An idle engine, the memory answering every AR at once: the first beat of
-//! a packet leaves `2L + 7 + payload beats` cycles after its work
-//! request's `s_wr` handshake (137 in `small`, 75 in `default` for a full
-//! MTU): post 1, start 1, telemetry read `L + 1` and path decision `L + 1`
+//! a packet leaves `3L + 7 + payload beats` cycles after its work
+//! request's `s_wr` handshake (138 in `small`, 77 in `default` for a full
+//! MTU): post `L + 1` (its reads of the stream's queue and the connection's
+//! context, then the write; posts overlap, one per cycle), start 1,
+//! telemetry read `L + 1` and path decision `L + 1`
 //! with one cycle each to issue them, commit and AR 1, then the payload is
 //! read and the frame leaves store-and-forward (the UDP checksum at the
 //! front covers the payload). Opening a path first clears its
@@ -1368,6 +1370,10 @@ pub struct TxEngine {
     tel_settled: bool,
     // Input registers.
     wr_fifo: std::collections::VecDeque<WorkReq>,
+    /// Requests taken from the `s_wr` FIFO's head whose reads (the stream's
+    /// queue state, the connection's context) are in flight, with the
+    /// cycles left until they answer: at most `L`, one entering per cycle.
+    post_pipe: std::collections::VecDeque<(WorkReq, u32)>,
     open_reg: Option<Open>,
     sack_reg: Option<SackIn>,
     nack_reg: Option<NackIn>,
@@ -1449,6 +1455,7 @@ impl TxEngine {
             tail_hit: None,
             tel_settled: false,
             wr_fifo: Default::default(),
+            post_pipe: Default::default(),
             open_reg: None,
             sack_reg: None,
             nack_reg: None,
@@ -1781,11 +1788,25 @@ impl TxEngine {
             }
         }
 
-        // Work request posting, one per cycle.
-        if let Some(w) = self.wr_fifo.front().copied() {
+        // Work request posting, one per cycle, `L` cycles after the request
+        // leaves the FIFO's head and issues its reads. The post acts on the
+        // state as it is now: every unit that writes a field the post reads
+        // (the commit's `pend` and `pend_streams`, the walk's `head`, a
+        // failure, a reopen, the previous post's `tail`) forwards the write
+        // to the requests in flight whose connection or stream it names, so
+        // no post acts on a stale `pend` (architecture.md, tx_engine item 7).
+        if let Some(&(w, 0)) = self.post_pipe.front() {
             if self.post(&w) {
-                self.wr_fifo.pop_front();
+                self.post_pipe.pop_front();
             }
+        }
+        if self.post_pipe.len() < self.p.read_latency as usize {
+            if let Some(w) = self.wr_fifo.pop_front() {
+                self.post_pipe.push_back((w, self.p.read_latency));
+            }
+        }
+        for (_, wait) in self.post_pipe.iter_mut() {
+            *wait = wait.saturating_sub(1);
         }
 
         // Output: the next frame starts right after the last beat.
