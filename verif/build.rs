@@ -58,6 +58,7 @@ fn designs() -> Vec<Design> {
         // The top's clocked glue blocks and its receive controller. The two
         // combinational ones (op_map, rx_drop_or) have no clock for the
         // harness to step; Icarus compares them with their models.
+        row!(enable_gate, "small"),
         row!(ts_counter, "small"),
         row!(rate_hint, "small"),
         row!(cqe_merge, "small"),
@@ -82,6 +83,7 @@ fn designs() -> Vec<Design> {
         row!(path_telemetry, "default"),
         row!(rate_hint, "default"),
         row!(rx_ctl, "default"),
+        row!(enable_gate, "default"),
     ]
 }
 

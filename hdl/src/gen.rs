@@ -93,6 +93,7 @@ pub const BLOCKS: &[BlockGen] = &[
     block!(sack_gen),
     block!(cpl_engine),
     // mrnic_core's glue blocks (model/src/mrnic_core.rs, GLUE).
+    block!(enable_gate),
     block!(ts_counter),
     block!(rate_hint),
     block!(rx_drop_or),

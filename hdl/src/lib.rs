@@ -96,6 +96,7 @@ pub mod cpl_engine;
 pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
+pub mod enable_gate;
 pub mod example;
 pub mod expr;
 pub mod formal;

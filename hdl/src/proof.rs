@@ -181,6 +181,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         block!(msg_check),
         block!(rx_ctl),
         block!(cqe_merge),
+        block!(enable_gate),
         block!(conn_table),
         block!(cpl_engine),
     ])

@@ -50,11 +50,3 @@ fn icarus_replays_model_vectors() {
         assert!(both >= 50 && out >= 500, "both offered {both} times, {out} completions out");
     }
 }
-
-fn mask(width: u32) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1 << width) - 1
-    }
-}

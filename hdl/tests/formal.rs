@@ -12,8 +12,9 @@
 //! - `cpl_engine`'s completion rules (at most once, in msn order, none for
 //!   a message not counted in full) prove by k-induction;
 //! - the glue blocks' (`rx_buffer`, `msg_check`, `mr_check`,
-//!   `conn_search`, `probe_walk`, `cqe_merge`, `rx_ctl`) channel rules
-//!   prove and their stall covers are reached, mr_check's verdicts prove
+//!   `conn_search`, `probe_walk`, `cqe_merge`, `rx_ctl`, `enable_gate`)
+//!   channel rules prove and their stall covers are reached, enable_gate's
+//!   frames prove never cut, mr_check's verdicts prove
 //!   to be the reference's check of the latest registration and
 //!   msg_check's the model's verdict on the table the accepts made;
 //! - `dma_write_engine`'s inductive safety properties (a rejected placement
@@ -197,7 +198,8 @@ fn glue_blocks_keep_their_handshakes_and_reach_their_stalls() {
     // a stalled SACK.
     let Some(tools) = tools() else { return };
     let cfg = Config::builtin("small").unwrap();
-    let glue = ["rx_buffer", "msg_check", "mr_check", "conn_search", "probe_walk", "cqe_merge", "rx_ctl"];
+    let glue =
+        ["rx_buffer", "msg_check", "mr_check", "conn_search", "probe_walk", "cqe_merge", "rx_ctl", "enable_gate"];
     let blocks = mrnic_hdl::proof::blocks(&cfg).unwrap();
     for name in glue {
         let b = blocks.iter().find(|b| b.module.name() == name).unwrap_or_else(|| panic!("{name} has no proof"));

@@ -175,13 +175,14 @@ fn unbuildable_configs_are_refused_before_anything_is_written() {
     assert!(e.contains("hardware.table_read_latency"), "{e}");
 
     // A retransmit ring deeper than the window: only tx_engine's sizes
-    // refuse it, and rx_ctl (whose channels mirror tx_engine's) names the
-    // field and the part, not a field of its own.
+    // refuse it, and the first block built from its ports, enable_gate
+    // (whose work request channel mirrors tx_engine's), names the field and
+    // the part, not a field of its own.
     let mut bad = good.clone();
     bad.hardware.tx_ring_depth = bad.transport.window * 2;
     match write(&bad, &out) {
         Err(WriteError::Gen(GenError::Config { block, field, why, .. })) => {
-            assert_eq!((block, field), ("rx_ctl", "hardware.tx_ring_depth"), "{why}");
+            assert_eq!((block, field), ("enable_gate", "hardware.tx_ring_depth"), "{why}");
             assert!(why.starts_with("tx_engine: "), "{why}");
         }
         other => panic!("expected a refusal, got {other:?}"),

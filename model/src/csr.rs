@@ -249,6 +249,11 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "CNT_RX_PROBE_LIMITED",
         "PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited)",
     ),
+    (
+        "stat_rx_disabled",
+        "CNT_RX_DISABLED",
+        "frames discarded whole because CONTROL.enable was 0 when they began (enable_gate)",
+    ),
 ];
 
 /// Byte offset of the first counter.
@@ -368,7 +373,7 @@ pub fn regmap(p: &CsrParams) -> Vec<RegDef> {
             0x14,
             Rw,
             vec![
-                f("enable", 0, 1, 0, "the core processes traffic (cfg_enable)"),
+                f("enable", 0, 1, 0, "the core takes MAC frames and work requests; 0 discards frames whole (counted) and holds requests (cfg_enable, enable_gate)"),
                 f("priv_only", 1, 1, 0, "refuse unprivileged accesses (prot[0] = 0) with SLVERR"),
                 f("secure_only", 2, 1, 0, "refuse non-secure accesses (prot[1] = 1) with SLVERR"),
                 f("data_only", 3, 1, 0, "refuse instruction accesses (prot[2] = 1) with SLVERR"),

@@ -10,6 +10,7 @@ pub mod cpl_engine;
 pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
+pub mod enable_gate;
 pub mod mr_check;
 pub mod mrnic_core;
 pub mod msg_check;

@@ -9,11 +9,13 @@
 //!   to tx_engine's per-path `s_open`, `s_ropen_*` to the receive
 //!   controller, which opens cpl_engine, msg_check and sack_gen's paths); receives (`s_post_*` / `m_post_*` to recv_match, then
 //!   `s_rpost_*` to cpl_engine, which wakes a WRITE_IMM waiting for one);
-//!   work requests (`s_wr_*` to tx_engine); one completion queue
+//!   work requests (`s_wr_*` through enable_gate to tx_engine); one completion queue
 //!   (`m_cqe_*`, [`crate::cqe_merge`]); `cfg_src_mac` / `cfg_src_ip` (levels:
 //!   the csr has no registers for them yet); `ts_hold` and `ts_now`
-//!   ([`crate::ts_counter`]); `cfg_enable` out (no block consumes it yet).
-//! - **Network side**: MAC RX `s_axis_*` into rx_parser, MAC TX `m_axis_*`
+//!   ([`crate::ts_counter`]); `cfg_enable` out, and to
+//!   [`crate::enable_gate`], which discards MAC frames (counted in
+//!   `CNT_RX_DISABLED`) and holds work requests while it is low.
+//! - **Network side**: MAC RX `s_axis_*` through enable_gate into rx_parser, MAC TX `m_axis_*`
 //!   out of tx_engine (`tuser` = plane).
 //! - **Host memory**: one AXI4 master `m_axi_*`: dma_write_engine's write
 //!   channels and tx_engine's read channels (their names do not overlap).
@@ -67,7 +69,8 @@ pub const BLOCKS: [&str; 10] = [
 ];
 
 /// The top's glue blocks.
-pub const GLUE: [&str; 11] = [
+pub const GLUE: [&str; 12] = [
+    "enable_gate",
     "ts_counter",
     "rate_hint",
     "rx_drop_or",
@@ -111,6 +114,7 @@ const STATS: &[(&str, &str, &str)] = &[
     ("tx_engine", "stat_ring_full", "stat_tx_ring_full"),
     ("tx_engine", "stat_sack_stale", "stat_sack_stale"),
     ("tx_engine", "stat_nack_stale", "stat_nack_stale"),
+    ("enable_gate", "stat_rx_disabled", "stat_rx_disabled"),
 ];
 
 /// The netlist of `mrnic_core` for `cfg`.
@@ -127,6 +131,9 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
         }
     }
     n.wire("op_map.op", "conn_table.s_lk_op");
+    // CONTROL.enable where traffic enters.
+    n.channel("enable_gate", "m_axis", "rx_parser", "s_axis");
+    n.channel("enable_gate", "m_wr", "tx_engine", "s_wr");
     // Receive side: parser, buffer, controller and its parts.
     n.channel("rx_parser", "m_hdr", "rx_buffer", "s_hdr");
     n.channel("rx_parser", "m_axis", "rx_buffer", "s_axis");
@@ -212,6 +219,7 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     n.wire("csr.cfg_udp_port", "rx_parser.cfg_udp_port");
     n.wire("csr.cfg_udp_port", "tx_engine.cfg_udp_port");
     n.export("csr", "cfg_enable");
+    n.wire("csr.cfg_enable", "enable_gate.cfg_enable");
     n.export("tx_engine", "cfg_src_mac");
     n.export("tx_engine", "cfg_src_ip");
     n.channel("csr", "m_mr", "dma_write_engine", "s_mr");
@@ -254,9 +262,9 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
         ("recv_match", "s_post", "s_post"),
         ("recv_match", "m_post", "m_post"),
         ("cpl_engine", "s_post", "s_rpost"),
-        ("tx_engine", "s_wr", "s_wr"),
+        ("enable_gate", "s_wr", "s_wr"),
         ("csr", "s_axil", "s_axil"),
-        ("rx_parser", "s_axis", "s_axis"),
+        ("enable_gate", "s_axis", "s_axis"),
         ("tx_engine", "m_axis", "m_axis"),
         ("dma_write_engine", "m_axi", "m_axi"),
         ("tx_engine", "m_axi", "m_axi"),

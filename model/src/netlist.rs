@@ -639,6 +639,7 @@ pub fn model_block(name: &str, cfg: &mrnic_proto::Config) -> Result<Box<dyn Bloc
         "ts_counter" => boxed(m::ts_counter::TsCounterParams::from_config(cfg), m::ts_counter::TsCounter::new),
         "rate_hint" => boxed(m::rate_hint::RateHintParams::from_config(cfg), m::rate_hint::RateHint::new),
         "cqe_merge" => boxed(m::cqe_merge::CqeMergeParams::from_config(cfg), m::cqe_merge::CqeMerge::new),
+        "enable_gate" => boxed(m::enable_gate::EnableGateParams::from_config(cfg), m::enable_gate::EnableGate::new),
         "rx_drop_or" => Ok(Box::new(m::rx_drop_or::RxDropOr::default())),
         "op_map" => Ok(Box::new(m::op_map::OpMap::default())),
         "mr_check" => boxed(m::mr_check::MrCheckParams::from_config(cfg), m::mr_check::MrCheck::new),

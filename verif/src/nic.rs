@@ -232,8 +232,22 @@ impl NicRig {
         // part of a scenario's timing.
         rig.set("ts_hold", 1)?;
         rig.wait_out_of_reset()?;
+        // CONTROL.enable resets to 0 (the core leaves reset off): the
+        // driver turns it on before any traffic.
+        rig.set_enable(cfg, true)?;
+        rig.wait_high_within(&["s_wr_ready"], RESET_LIMIT)?;
         rig.set("ts_hold", 0)?;
         Ok(rig)
+    }
+
+    /// Writes `CONTROL.enable` (the access policy bits left at 0): off,
+    /// enable_gate discards arriving frames and holds work requests.
+    pub fn set_enable(&mut self, cfg: &Config, on: bool) -> Result<(), String> {
+        let a = self.reg(cfg, "CONTROL")?;
+        match self.axil_write(a, on as u32)? {
+            0 => Ok(()),
+            resp => Err(format!("csr write CONTROL answered {resp}")),
+        }
     }
 
     fn idx(&self, name: &str) -> Result<usize, String> {
@@ -439,11 +453,11 @@ impl NicRig {
     /// NIC. A frame that arrived earlier would have found tx_engine still
     /// clearing its memories, unable to answer (no connection has to be
     /// opened first for a NO_CONN answer).
+    /// Waits until the host channels take records after reset. Work
+    /// requests wait for the enable too (enable_gate), so `s_wr_ready` is
+    /// not among them: see [`NicRig::new`].
     fn wait_out_of_reset(&mut self) -> Result<(), String> {
-        self.wait_high_within(
-            &["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready", "s_wr_ready"],
-            RESET_LIMIT,
-        )
+        self.wait_high_within(&["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready"], RESET_LIMIT)
     }
 
     /// Waits until the outputs `names` are all high at once (after a

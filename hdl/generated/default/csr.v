@@ -76,7 +76,8 @@ module csr #(
   input  wire              stat_rx_bad_src,        // one event this cycle, counted in CNT_RX_BAD_SRC
   input  wire              stat_ack_bad_src,       // one event this cycle, counted in CNT_ACK_BAD_SRC
   input  wire              stat_rx_probe_psn,      // one event this cycle, counted in CNT_RX_PROBE_PSN
-  input  wire              stat_rx_probe_limited   // one event this cycle, counted in CNT_RX_PROBE_LIMITED
+  input  wire              stat_rx_probe_limited,  // one event this cycle, counted in CNT_RX_PROBE_LIMITED
+  input  wire              stat_rx_disabled        // one event this cycle, counted in CNT_RX_DISABLED
 );
 
   // Parameter rules. Verilog-2005 has no $error: a failing rule instantiates a
@@ -93,7 +94,7 @@ module csr #(
   endgenerate
 
   reg  [31:0] scratch_reg, scratch_next;                                // SCRATCH: free for software
-  reg         control_enable_reg, control_enable_next;                  // CONTROL: the core processes traffic (cfg_enable)
+  reg         control_enable_reg, control_enable_next;                  // CONTROL: the core takes MAC frames and work requests; 0 discards frames whole (counted) and holds requests (cfg_enable, enable_gate)
   reg         control_priv_only_reg, control_priv_only_next;            // CONTROL: refuse unprivileged accesses (prot[0] = 0) with SLVERR
   reg         control_secure_only_reg, control_secure_only_next;        // CONTROL: refuse non-secure accesses (prot[1] = 1) with SLVERR
   reg         control_data_only_reg, control_data_only_next;            // CONTROL: refuse instruction accesses (prot[2] = 1) with SLVERR
@@ -132,6 +133,7 @@ module csr #(
   reg  [31:0] cnt_ack_bad_src_reg, cnt_ack_bad_src_next;                // SACKs and NACKs for a connection from an IPv4 source not its peer, dropped (conn_table stat_ack_bad_src)
   reg  [31:0] cnt_rx_probe_psn_reg, cnt_rx_probe_psn_next;              // PROBEs with a psn outside their path's window, unanswered (sack_gen stat_probe_psn)
   reg  [31:0] cnt_rx_probe_limited_reg, cnt_rx_probe_limited_next;      // PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited)
+  reg  [31:0] cnt_rx_disabled_reg, cnt_rx_disabled_next;                // frames discarded whole because CONTROL.enable was 0 when they began (enable_gate)
   reg         aw_full_reg, aw_full_next;                                // a write address is held
   reg  [7:0]  aw_addr_reg, aw_addr_next;                                // the held write address
   reg  [2:0]  aw_prot_reg, aw_prot_next;                                // the held write protection
@@ -194,6 +196,7 @@ module csr #(
   wire        wr_hit_cnt_ack_bad_src;                                   // the held write address is CNT_ACK_BAD_SRC
   wire        wr_hit_cnt_rx_probe_psn;                                  // the held write address is CNT_RX_PROBE_PSN
   wire        wr_hit_cnt_rx_probe_limited;                              // the held write address is CNT_RX_PROBE_LIMITED
+  wire        wr_hit_cnt_rx_disabled;                                   // the held write address is CNT_RX_DISABLED
   wire        wr_hit;                                                   // the held write address is mapped
   wire        wr_misaligned;                                            // the held write address is not 32-bit aligned
   wire [2:0]  wr_prot;                                                  // protection of the access
@@ -255,6 +258,8 @@ module csr #(
   wire [31:0] cnt_rx_probe_psn_kept;                                    // the counter after the clear
   wire [31:0] cnt_rx_probe_limited_clr;                                 // bits cleared by a W1C write this cycle
   wire [31:0] cnt_rx_probe_limited_kept;                                // the counter after the clear
+  wire [31:0] cnt_rx_disabled_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_rx_disabled_kept;                                     // the counter after the clear
   reg  [31:0] rd_value;                                                 // value of the register at s_axil_araddr
   reg         rd_hit;                                                   // s_axil_araddr is mapped
   wire        rd_misaligned;                                            // s_axil_araddr is not 32-bit aligned
@@ -321,7 +326,8 @@ module csr #(
   assign wr_hit_cnt_ack_bad_src = aw_addr_reg == 8'd224;
   assign wr_hit_cnt_rx_probe_psn = aw_addr_reg == 8'd228;
   assign wr_hit_cnt_rx_probe_limited = aw_addr_reg == 8'd232;
-  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err, wr_hit_cnt_rx_stale_gen, wr_hit_cnt_rx_psn_window, wr_hit_cnt_rx_duplicate, wr_hit_cnt_sacks_sent, wr_hit_cnt_ack_no_conn, wr_hit_cnt_rx_bad_path, wr_hit_cnt_cpl_dma_err, wr_hit_cnt_cpl_order_err, wr_hit_cnt_cpl_msg_err, wr_hit_cnt_recv_completions, wr_hit_cnt_tx_data, wr_hit_cnt_tx_retx, wr_hit_cnt_tx_probe, wr_hit_cnt_tx_answer, wr_hit_cnt_tx_ring_full, wr_hit_cnt_sack_stale, wr_hit_cnt_nack_stale, wr_hit_cnt_rx_bad_src, wr_hit_cnt_ack_bad_src, wr_hit_cnt_rx_probe_psn, wr_hit_cnt_rx_probe_limited};
+  assign wr_hit_cnt_rx_disabled = aw_addr_reg == 8'd236;
+  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err, wr_hit_cnt_rx_stale_gen, wr_hit_cnt_rx_psn_window, wr_hit_cnt_rx_duplicate, wr_hit_cnt_sacks_sent, wr_hit_cnt_ack_no_conn, wr_hit_cnt_rx_bad_path, wr_hit_cnt_cpl_dma_err, wr_hit_cnt_cpl_order_err, wr_hit_cnt_cpl_msg_err, wr_hit_cnt_recv_completions, wr_hit_cnt_tx_data, wr_hit_cnt_tx_retx, wr_hit_cnt_tx_probe, wr_hit_cnt_tx_answer, wr_hit_cnt_tx_ring_full, wr_hit_cnt_sack_stale, wr_hit_cnt_nack_stale, wr_hit_cnt_rx_bad_src, wr_hit_cnt_ack_bad_src, wr_hit_cnt_rx_probe_psn, wr_hit_cnt_rx_probe_limited, wr_hit_cnt_rx_disabled};
   assign wr_misaligned = aw_addr_reg[1:0] != 2'd0;
   assign wr_prot = aw_prot_reg;
   assign wr_refused = ((control_priv_only_reg && !wr_prot[0]) || (control_secure_only_reg && wr_prot[1])) || (control_data_only_reg && wr_prot[2]);
@@ -434,6 +440,10 @@ module csr #(
   // Saturating: an event at the top is not counted.
   assign cnt_rx_probe_limited_clr = wr_ok && wr_hit_cnt_rx_probe_limited ? wr_bits : 32'd0;
   assign cnt_rx_probe_limited_kept = cnt_rx_probe_limited_reg & ~cnt_rx_probe_limited_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_rx_disabled_clr = wr_ok && wr_hit_cnt_rx_disabled ? wr_bits : 32'd0;
+  assign cnt_rx_disabled_kept = cnt_rx_disabled_reg & ~cnt_rx_disabled_clr;
 
   // Saturating: an event at the top is not counted.
   // A read executes at its handshake, on this cycle's register values.
@@ -605,6 +615,10 @@ module csr #(
         rd_value = cnt_rx_probe_limited_reg;
         rd_hit = 1'b1;
       end
+      8'd236: begin
+        rd_value = cnt_rx_disabled_reg;
+        rd_hit = 1'b1;
+      end
       default: rd_hit = 1'b0;
     endcase
   end
@@ -665,6 +679,7 @@ module csr #(
     cnt_ack_bad_src_next = cnt_ack_bad_src_reg;
     cnt_rx_probe_psn_next = cnt_rx_probe_psn_reg;
     cnt_rx_probe_limited_next = cnt_rx_probe_limited_reg;
+    cnt_rx_disabled_next = cnt_rx_disabled_reg;
     aw_full_next = aw_full_reg;
     aw_addr_next = aw_addr_reg;
     aw_prot_next = aw_prot_reg;
@@ -747,6 +762,7 @@ module csr #(
     cnt_ack_bad_src_next = stat_ack_bad_src && !(&cnt_ack_bad_src_kept) ? cnt_ack_bad_src_kept + 32'd1 : cnt_ack_bad_src_kept;
     cnt_rx_probe_psn_next = stat_rx_probe_psn && !(&cnt_rx_probe_psn_kept) ? cnt_rx_probe_psn_kept + 32'd1 : cnt_rx_probe_psn_kept;
     cnt_rx_probe_limited_next = stat_rx_probe_limited && !(&cnt_rx_probe_limited_kept) ? cnt_rx_probe_limited_kept + 32'd1 : cnt_rx_probe_limited_kept;
+    cnt_rx_disabled_next = stat_rx_disabled && !(&cnt_rx_disabled_kept) ? cnt_rx_disabled_kept + 32'd1 : cnt_rx_disabled_kept;
     if (b_valid_reg && s_axil_bready) begin
       b_valid_next = 1'b0;
     end
@@ -817,6 +833,7 @@ module csr #(
     cnt_ack_bad_src_reg <= cnt_ack_bad_src_next;
     cnt_rx_probe_psn_reg <= cnt_rx_probe_psn_next;
     cnt_rx_probe_limited_reg <= cnt_rx_probe_limited_next;
+    cnt_rx_disabled_reg <= cnt_rx_disabled_next;
     aw_full_reg <= aw_full_next;
     aw_addr_reg <= aw_addr_next;
     aw_prot_reg <= aw_prot_next;
@@ -872,6 +889,7 @@ module csr #(
       cnt_ack_bad_src_reg <= 32'd0;
       cnt_rx_probe_psn_reg <= 32'd0;
       cnt_rx_probe_limited_reg <= 32'd0;
+      cnt_rx_disabled_reg <= 32'd0;
       aw_full_reg <= 1'b0;
       w_full_reg <= 1'b0;
       b_valid_reg <= 1'b0;

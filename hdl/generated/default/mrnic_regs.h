@@ -71,7 +71,7 @@
 #define MRNIC_CONTROL_OFFSET 0x014u
 #define MRNIC_CONTROL_ACCESS MRNIC_ACCESS_RW
 #define MRNIC_CONTROL_RESET 0x00000000u
-#define MRNIC_CONTROL_ENABLE_SHIFT 0 /* the core processes traffic (cfg_enable) */
+#define MRNIC_CONTROL_ENABLE_SHIFT 0 /* the core takes MAC frames and work requests; 0 discards frames whole (counted) and holds requests (cfg_enable, enable_gate) */
 #define MRNIC_CONTROL_ENABLE_MASK 0x00000001u
 #define MRNIC_CONTROL_PRIV_ONLY_SHIFT 1 /* refuse unprivileged accesses (prot[0] = 0) with SLVERR */
 #define MRNIC_CONTROL_PRIV_ONLY_MASK 0x00000002u
@@ -328,5 +328,12 @@
 #define MRNIC_CNT_RX_PROBE_LIMITED_RESET 0x00000000u
 #define MRNIC_CNT_RX_PROBE_LIMITED_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
 #define MRNIC_CNT_RX_PROBE_LIMITED_COUNT_MASK 0xffffffffu
+
+/* CNT_RX_DISABLED (W1C): frames discarded whole because CONTROL.enable was 0 when they began (enable_gate) */
+#define MRNIC_CNT_RX_DISABLED_OFFSET 0x0ecu
+#define MRNIC_CNT_RX_DISABLED_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_RX_DISABLED_RESET 0x00000000u
+#define MRNIC_CNT_RX_DISABLED_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_RX_DISABLED_COUNT_MASK 0xffffffffu
 
 #endif /* MRNIC_REGS_H */

@@ -6,6 +6,7 @@ dma_write_engine.v
 recv_match.v
 sack_gen.v
 cpl_engine.v
+enable_gate.v
 ts_counter.v
 rate_hint.v
 rx_drop_or.v

@@ -452,3 +452,12 @@ pub fn generated_has_clk(block: &str, cfg: &Config) -> bool {
     let m = (row.generate)(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name));
     m.ports().first().is_some_and(|p| p.name == "clk")
 }
+
+/// The low `width` bits set: the values a port of `width` bits can take.
+pub fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1 << width) - 1
+    }
+}

@@ -22,6 +22,7 @@ pub mod cpl_engine;
 pub mod cqe_merge;
 pub mod csr;
 pub mod dma_write_engine;
+pub mod enable_gate;
 pub mod mr_check;
 pub mod msg_check;
 pub mod path_selector;
@@ -64,6 +65,7 @@ pub fn names() -> &'static [&'static str] {
         "cqe_merge",
         "csr",
         "dma_write_engine",
+        "enable_gate",
         "mr_check",
         "msg_check",
         "path_selector",
@@ -168,6 +170,7 @@ pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Sess
         "cpl_engine" => pipe!(cpl_engine, CplEngineParams, CplEngine, |p, s| cpl_engine::traffic(p, s).0),
         "rx_parser" => pipe!(rx_parser, RxParserParams, RxParser, rx_parser::traffic),
         // The top's clocked glue blocks and its receive controller.
+        "enable_gate" => pipe!(enable_gate, EnableGateParams, EnableGate, enable_gate::traffic),
         "ts_counter" => pipe!(ts_counter, TsCounterParams, TsCounter, ts_counter::traffic),
         "rate_hint" => pipe!(rate_hint, RateHintParams, RateHint, rate_hint::traffic),
         "cqe_merge" => pipe!(cqe_merge, CqeMergeParams, CqeMerge, cqe_merge::traffic),
