@@ -997,6 +997,11 @@ impl Wr {
 
 /// The work queue of one (connection, stream): slots `head..tail` hold
 /// requests not yet completed, `pend` is the first with bytes to cut.
+/// Everything the decision's stream choice needs is here, so a
+/// connection's streams are one wide word read with the telemetry: the
+/// request at `pend` has its msn by position (posts number a stream's
+/// requests consecutively, so it is `next_msn - (tail - pend)`) and
+/// `pend_started` says whether the commit has cut it yet.
 #[derive(Debug, Clone, Default)]
 struct StreamQ {
     head: u32,
@@ -1005,6 +1010,14 @@ struct StreamQ {
     next_msn: u32,
     next_rq_seq: u32,
     remote_completed: u32,
+    pend_started: bool,
+}
+
+impl StreamQ {
+    /// The msn of the request at `pend`.
+    fn pend_msn(&self) -> u32 {
+        self.next_msn.wrapping_sub(self.tail.wrapping_sub(self.pend)) & SEQ_MASK
+    }
 }
 
 /// One retransmit ring slot: `proto::tables::ring` (tx_ts, retx_count,
@@ -2081,13 +2094,12 @@ impl TxEngine {
         let heads: Vec<StreamHead> = (0..self.p.streams)
             .map(|si| {
                 let q = &self.streams[self.sidx(c, si)];
-                let w = &self.wq[self.widx(c, si, q.pend)];
-                StreamHead {
-                    pending: q.pend != q.tail,
-                    started: w.started,
-                    msn: w.msn,
-                    remote_completed: q.remote_completed,
+                let pending = q.pend != q.tail;
+                if pending {
+                    let w = &self.wq[self.widx(c, si, q.pend)];
+                    debug_assert_eq!((q.pend_msn(), q.pend_started), (w.msn, w.started), "the stream word's head");
                 }
+                StreamHead { pending, started: q.pend_started, msn: q.pend_msn(), remote_completed: q.remote_completed }
             })
             .collect();
         let depth = self.p.cfg.hardware.msg_table_depth;
@@ -2255,7 +2267,9 @@ impl TxEngine {
                 wm.sent += len;
                 wm.started = true;
                 wm.outstanding += 1;
+                self.streams[si].pend_started = true;
                 if wm.sent == wm.req.len {
+                    self.streams[si].pend_started = false;
                     self.streams[si].pend = slot_no.wrapping_add(1);
                     if self.streams[si].pend == self.streams[si].tail {
                         self.conns[c as usize].pend_streams -= 1;
@@ -3010,6 +3024,7 @@ impl TxEngine {
                 let i = q.head;
                 if i == q.tail {
                     q.pend = q.tail;
+                    q.pend_started = false;
                     stream += 1;
                 } else {
                     q.head = i.wrapping_add(1);
