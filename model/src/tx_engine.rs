@@ -979,20 +979,16 @@ pub struct Outputs {
     pub stats: Stats,
 }
 
+/// A posted work request: written by the post, read-only after. What
+/// changes while it is sent lives where its one writer is: the bytes cut
+/// of the request at `pend` in the stream's word (the commit's), and the
+/// packets in flight as two counts per slot, [`TxEngine::wq_issued`] (the
+/// commit's) and [`TxEngine::wq_acked`] (the acknowledgement unit's).
 #[derive(Debug, Clone, Copy, Default)]
 struct Wr {
     req: WorkReq,
     msn: u32,
     rq_seq: u32,
-    sent: u32,
-    started: bool,
-    outstanding: u32,
-}
-
-impl Wr {
-    fn done(&self) -> bool {
-        self.started && self.sent == self.req.len && self.outstanding == 0
-    }
 }
 
 /// The work queue of one (connection, stream): slots `head..tail` hold
@@ -1011,6 +1007,8 @@ struct StreamQ {
     next_rq_seq: u32,
     remote_completed: u32,
     pend_started: bool,
+    /// Bytes cut of the request at `pend`.
+    pend_sent: u32,
 }
 
 impl StreamQ {
@@ -1360,6 +1358,14 @@ pub struct TxEngine {
     paths: Vec<PathM>,
     streams: Vec<StreamQ>,
     wq: Vec<Wr>,
+    /// Per work queue slot, packets cut (the commit's count) and packets
+    /// acknowledged (the acknowledgement unit's), both free-running and
+    /// never reset by a post: a slot's packets are all acknowledged when
+    /// the two are equal, so each count has one writer (no read-modify-write
+    /// of one memory by two units; architecture.md, tx_engine item 8). A
+    /// failure's walk sets `acked` to `issued` for each request it flushes.
+    wq_issued: Vec<u32>,
+    wq_acked: Vec<u32>,
     ring: Vec<Option<Slot>>,
     /// RNR back-offs, in deadline order: (conn, path, psn, until, tag).
     /// Entries are never searched: one made stale (its path declared
@@ -1458,6 +1464,8 @@ impl TxEngine {
             paths: vec![PathM::default(); c * n],
             streams: vec![StreamQ::default(); c * s],
             wq: vec![Wr::default(); c * s * p.wq_depth as usize],
+            wq_issued: vec![0; c * s * p.wq_depth as usize],
+            wq_acked: vec![0; c * s * p.wq_depth as usize],
             ring: vec![None; c * n * p.ring_depth as usize],
             rnr: Default::default(),
             rnr_next_tag: 0,
@@ -1548,6 +1556,14 @@ impl TxEngine {
 
     fn widx(&self, conn: u32, stream: u32, slot: u32) -> usize {
         self.sidx(conn, stream) * self.p.wq_depth as usize + (slot % self.p.wq_depth) as usize
+    }
+
+    /// The request in work queue `slot` is complete: every byte cut (it is
+    /// before `pend`) and every packet acknowledged.
+    fn done(&self, conn: u32, stream: u32, slot: u32) -> bool {
+        let q = &self.streams[self.sidx(conn, stream)];
+        let wi = self.widx(conn, stream, slot);
+        slot.wrapping_sub(q.head) < q.pend.wrapping_sub(q.head) && self.wq_issued[wi] == self.wq_acked[wi]
     }
 
     fn ridx(&self, conn: u32, path: u32, psn: u32) -> usize {
@@ -2097,7 +2113,7 @@ impl TxEngine {
                 let pending = q.pend != q.tail;
                 if pending {
                     let w = &self.wq[self.widx(c, si, q.pend)];
-                    debug_assert_eq!((q.pend_msn(), q.pend_started), (w.msn, w.started), "the stream word's head");
+                    debug_assert_eq!(q.pend_msn(), w.msn, "the stream word's head msn");
                 }
                 StreamHead { pending, started: q.pend_started, msn: q.pend_msn(), remote_completed: q.remote_completed }
             })
@@ -2239,7 +2255,7 @@ impl TxEngine {
                 let slot_no = self.streams[si].pend;
                 let wi = self.widx(c, stream, slot_no);
                 let w = self.wq[wi];
-                let offset = w.sent;
+                let offset = self.streams[si].pend_sent;
                 let len = (w.req.len - offset).min(mtu);
                 let pi = self.pidx(c, path);
                 let psn = self.paths[pi].next_psn;
@@ -2263,13 +2279,13 @@ impl TxEngine {
                 }
                 m.next_psn = (m.next_psn + 1) & SEQ_MASK;
                 m.tx_seq = m.tx_seq.wrapping_add(1);
-                let wm = &mut self.wq[wi];
-                wm.sent += len;
-                wm.started = true;
-                wm.outstanding += 1;
-                self.streams[si].pend_started = true;
-                if wm.sent == wm.req.len {
-                    self.streams[si].pend_started = false;
+                self.wq_issued[wi] = self.wq_issued[wi].wrapping_add(1);
+                let q = &mut self.streams[si];
+                q.pend_sent += len;
+                q.pend_started = true;
+                if q.pend_sent == w.req.len {
+                    q.pend_sent = 0;
+                    q.pend_started = false;
                     self.streams[si].pend = slot_no.wrapping_add(1);
                     if self.streams[si].pend == self.streams[si].tail {
                         self.conns[c as usize].pend_streams -= 1;
@@ -2658,7 +2674,7 @@ impl TxEngine {
             }
             self.conns[c as usize].cc.inflight_bytes -= slot.len as u64;
             let wi = self.widx(c, slot.stream, slot.wq);
-            self.wq[wi].outstanding -= 1;
+            self.wq_acked[wi] = self.wq_acked[wi].wrapping_add(1);
         }
         self.conns[c as usize].rack_sent = rack_sent;
         self.conns[c as usize].rack_rtt = rack_rtt;
@@ -3003,7 +3019,7 @@ impl TxEngine {
                 let si = self.sidx(c, s);
                 let q = &self.streams[si];
                 let wi = self.widx(c, s, q.head);
-                if q.head != q.tail && self.wq[wi].done() {
+                if self.done(c, s, q.head) {
                     self.streams[si].head = q.head.wrapping_add(1);
                     self.cqe_fifo.push_back(cqe(c, s, &self.wq[wi].req, status::SUCCESS));
                 } else {
@@ -3025,9 +3041,14 @@ impl TxEngine {
                 if i == q.tail {
                     q.pend = q.tail;
                     q.pend_started = false;
+                    q.pend_sent = 0;
                     stream += 1;
                 } else {
                     q.head = i.wrapping_add(1);
+                    // Its packets will never be acknowledged: the slot's
+                    // counts are made equal for the request posted next.
+                    let wi = self.widx(c, stream, i);
+                    self.wq_acked[wi] = self.wq_issued[wi];
                     if culprit != Some((stream, i)) {
                         let w = self.wq[self.widx(c, stream, i)];
                         self.cqe_fifo.push_back(cqe(c, stream, &w.req, flush));
@@ -3171,7 +3192,7 @@ impl TxEngine {
         }
         q.tail = slot.wrapping_add(1);
         let wi = self.widx(w.conn, w.stream, slot);
-        self.wq[wi] = Wr { req: *w, msn, rq_seq, ..Default::default() };
+        self.wq[wi] = Wr { req: *w, msn, rq_seq };
         true
     }
 

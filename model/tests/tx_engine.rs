@@ -1247,6 +1247,33 @@ fn an_axi_error_fails_the_connection_and_the_walk_flushes_every_request_once() {
         ),
         "the failed reads' frames are not sent"
     );
+
+    // Opened again, with every work queue slot reused: slots whose failed
+    // requests still had packets in flight complete their new requests
+    // (the walk left each slot's packet counts equal).
+    rig.bad = None;
+    rig.open(6, 2, 0);
+    rig.run(200);
+    let (mut sent, mut cqes) = (rig.data_frames().len(), rig.cqes.len());
+    let mut acked = [0u32; 2];
+    for round in 0..rig.cfg.hardware.tx_wq_depth as u64 {
+        for s in 0..4u32 {
+            let id = 1000 + round * 4 + s as u64;
+            rig.wrs.push_back(wr(6, s, op::WRITE, id, 64 * id, 64));
+        }
+        assert!(rig.run_until(20_000, |r| r.data_frames().len() >= sent + 4), "round {round}: frames");
+        for (h, _, _) in &rig.data_frames()[sent..] {
+            acked[h.path_id as usize] += 1;
+        }
+        sent += 4;
+        let ts = rig.data_frames()[sent - 1].0.tx_ts;
+        for path in 0..2u32 {
+            rig.sacks.push_back(sack_for(6, path, acked[path as usize], &[], ts));
+        }
+        assert!(rig.run_until(20_000, |r| r.cqes.len() >= cqes + 4), "round {round}: {:?}", &rig.cqes[cqes..]);
+        assert!(rig.cqes[cqes..].iter().all(|c| c.status == status::SUCCESS), "round {round}");
+        cqes += 4;
+    }
 }
 
 /// The acknowledgement unit reads the context and the path mirror when a
