@@ -135,8 +135,8 @@
 //! from start to the next possible start (9 / 12), so frames shorter than
 //! that many beats are decision-bound; a decision that finds stale heads
 //! on the connection's retransmit queue (acknowledged or moved to an RNR
-//! back-off since they were queued) pops one per cycle, one more cycle
-//! each. Each step of the acknowledgement unit reads the connection
+//! back-off since they were queued) pops one every `L` cycles (the next
+//! head's ring slot is read as the head pops), `L` more cycles each. Each step of the acknowledgement unit reads the connection
 //! context, the path mirror and the ring slot it needs from block RAM when
 //! it starts, and works `L` cycles later; it holds the unit, after the
 //! cycle it starts in, for: a SACK `L + 2 + 2 * span` (`span` = psns
@@ -1261,10 +1261,12 @@ enum Sched {
         issued: bool,
     },
     /// Telemetry answer in hand; the head of the retransmit queue is
-    /// checked, one stale head popped per cycle.
+    /// checked, and a stale head popped: the next head's ring slot is read
+    /// as it pops and answers `L` cycles later (`wait` cycles still to go).
     Decide {
         conn: u32,
         view: TelView,
+        wait: u32,
     },
     /// Path request formed; `issued` once `m_psel` handshook.
     Select {
@@ -1745,7 +1747,8 @@ impl TxEngine {
                 }
                 None => self.sched = Sched::Read { conn, issued: true },
             },
-            Sched::Decide { conn, view } => self.decide(conn, &view, ts),
+            Sched::Decide { conn, view, wait: 0 } => self.decide(conn, &view, ts),
+            Sched::Decide { conn, view, wait } => self.sched = Sched::Decide { conn, view, wait: wait - 1 },
             Sched::Select { conn, plan, req, issued: false, full_after } => {
                 self.sched = Sched::Select { conn, plan, req, issued: inp.psel_ready, full_after };
             }
@@ -2156,9 +2159,10 @@ impl TxEngine {
         let head = self.conns[c as usize].retx.front().copied();
         let ch = choose(&self.p, &cps, &self.planes, ts, conn_ok, head.map_or(0, |(path, _)| path));
         // Queued retransmissions: a head acknowledged or moved to an RNR
-        // back-off since it was queued is popped, one per cycle (the queue
-        // is a FIFO with one read port), and the decision looks at the
-        // next head in the next cycle.
+        // back-off since it was queued is popped (the queue is a FIFO with
+        // one read port), and the decision looks at the next head when its
+        // ring slot, read as the head pops, is in: `L` cycles later. (The
+        // head's own slot is read with the telemetry, at the start.)
         let mut plan = None;
         let mut elig = 0u32;
         if let Some((path, psn)) = head {
@@ -2171,7 +2175,7 @@ impl TxEngine {
                 }
                 _ => {
                     self.conns[c as usize].retx.pop_front();
-                    self.sched = Sched::Decide { conn: c, view: v.clone() };
+                    self.sched = Sched::Decide { conn: c, view: v.clone(), wait: self.p.read_latency - 1 };
                     return;
                 }
             }
