@@ -72,7 +72,44 @@ pub(crate) fn fifo(
     entry: &Expr,
     width: u32,
 ) -> (Signal, Signal, Signal) {
-    fifo_impl(m, name, depth, None, push, pop, entry, width)
+    fifo_impl(m, name, depth, None, push, pop, entry, width).outputs()
+}
+
+/// A [`fifo`]'s registers, for properties that follow an entry through it
+/// (its outputs are [`FifoParts::outputs`]).
+pub(crate) struct FifoParts {
+    /// The FIFO holds an entry.
+    pub valid: Signal,
+    /// The head entry, zero while empty.
+    pub shown: Signal,
+    pub count: Signal,
+    pub wr: Signal,
+    pub rd: Signal,
+    /// The slots' registers, slot `j` at index `j`.
+    pub slots: Vec<Signal>,
+}
+
+impl FifoParts {
+    /// (valid, head entry zeroed while empty, count), as [`fifo`] returns.
+    pub fn outputs(self) -> (Signal, Signal, Signal) {
+        (self.valid, self.shown, self.count)
+    }
+}
+
+/// [`fifo`] (or [`fifo_in_flight`] with `inflight`), returning its
+/// registers too.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fifo_parts(
+    m: &mut Module,
+    name: &str,
+    depth: u32,
+    inflight: Option<&Expr>,
+    push: &Expr,
+    pop: &Signal,
+    entry: &Expr,
+    width: u32,
+) -> FifoParts {
+    fifo_impl(m, name, depth, inflight, push, pop, entry, width)
 }
 
 /// [`fifo`] whose invariants count `inflight`: the entries that may still
@@ -88,7 +125,7 @@ pub(crate) fn fifo_in_flight(
     entry: &Expr,
     width: u32,
 ) -> (Signal, Signal, Signal) {
-    fifo_impl(m, name, depth, Some(inflight), push, pop, entry, width)
+    fifo_impl(m, name, depth, Some(inflight), push, pop, entry, width).outputs()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -101,7 +138,7 @@ fn fifo_impl(
     pop: &Signal,
     entry: &Expr,
     width: u32,
-) -> (Signal, Signal, Signal) {
+) -> FifoParts {
     let fb = depth.trailing_zeros();
     let count = m.reg(&format!("{name}_count"), fb + 1, 0, "entries in the FIFO");
     let wr = m.reg(&format!("{name}_wr"), fb, 0, "slot the next entry goes to");
@@ -141,7 +178,8 @@ fn fifo_impl(
     m.assign(&valid, count.q.expr().ne(lit(fb + 1, 0)));
     let shown = m.wire(&format!("{name}_shown"), width, "the head entry, zero while the FIFO is empty");
     m.assign(&shown, mux(&valid, &head, lit(width, 0)));
-    (valid, shown, count.q)
+    let slots = slots.into_iter().map(|r| r.q).collect();
+    FifoParts { valid, shown, count: count.q, wr: wr.q, rd: rd.q, slots }
 }
 
 /// An output channel's fields: (name, width, comment).

@@ -527,6 +527,49 @@ module rx_buffer #(
   reg          f_past_s_pay_payload;   // s_pay: payload last cycle
   reg          f_past_m_axis_stall;    // m_axis: valid and not ready last cycle
   reg  [72:0]  f_past_m_axis_payload;  // m_axis: payload last cycle
+  (* anyconst *) reg  [7:0]   f_p;     // the tracked packet's number (and its header's)
+  (* anyconst *) reg  [7:0]   f_b;     // the tracked beat's index in the tracked packet
+  reg  [7:0]   f_hin;                  // ghost: headers taken since reset (mod 256)
+  reg  [7:0]   f_pin;                  // ghost: packets closed (last beat taken) since reset (mod 256)
+  reg  [7:0]   f_rel;                  // ghost: packets released (handed on or discarded) since reset (mod 256)
+  reg          f_hseen;                // ghost: the tracked header has been taken
+  reg  [832:0] f_hdr;                  // ghost: the tracked header, as taken
+  reg          f_closed;               // ghost: the tracked packet has been closed
+  reg  [7:0]   f_pbeats;               // ghost: its stored beats, as its record was written
+  reg          f_pdrop;                // ghost: its record's drop bit (tuser or too long)
+  reg          f_released;             // ghost: the tracked packet has been released
+  reg          f_hout;                 // ghost: its header is on m_hdr, not yet taken
+  reg          f_cmd;                  // ghost: it waits for its payload command
+  reg          f_kept;                 // ghost: its command said drop = 0
+  reg          f_cmddrop;              // ghost: its command said drop = 1
+  reg          f_strm;                 // ghost: it is the packet streaming (beats left to read)
+  reg  [7:0]   f_pread;                // ghost: its beats read from the ring
+  reg  [7:0]   f_pout;                 // ghost: its beats that left on m_axis
+  reg          f_own_pipe;             // ghost: the RAM's read register holds a beat of it
+  reg          f_own0;                 // ghost: output FIFO slot 0 holds a beat of it
+  reg          f_own1;                 // ghost: output FIFO slot 1 holds a beat of it
+  reg          f_bstored;              // ghost: the tracked beat has been stored in the ring
+  reg  [8:0]   f_bslot;                // ghost: its ring slot
+  reg  [71:0]  f_bval;                 // ghost: its {tkeep, tdata}, as taken
+  reg          f_bread;                // ghost: it has been read from the ring
+  reg          f_bfreed;               // ghost: it has been freed unread (dropped)
+  reg          f_bpipe;                // ghost: it is in the RAM's read register
+  reg          f_binq;                 // ghost: it is in the output FIFO
+  reg          f_bqslot;               // ghost: its output FIFO slot
+  reg          f_bout;                 // ghost: it has left on m_axis
+  wire         f_rel_p;                // ghost: the tracked packet is released this cycle
+  reg          f_own_head;             // ghost: the output FIFO's head is a beat of the tracked packet
+  wire         f_in_ring;              // ghost: the tracked beat is in the ring
+  wire [9:0]   f_dist;                 // ghost: ring slots from rd to the tracked beat's slot
+  wire         f_rd_b;                 // ghost: the tracked beat is read this cycle
+  wire         f_freed_b;              // ghost: the tracked beat is freed unread this cycle
+  wire [12:0]  f_rec_beats;            // beats of every complete packet not released
+  wire [7:0]   f_ahead;                // ghost: packets to release before the tracked one
+  reg  [832:0] f_hdr_at;               // the tracked header's slot
+  reg  [8:0]   f_rec_at;               // the tracked record's slot
+  wire [71:0]  f_ring_word;            // word of pay_mem at the tracked address
+  wire [12:0]  f_rec_beats_ahead;      // beats of the records ahead of the tracked packet
+  reg  [72:0]  f_q_at;                 // the tracked beat's output FIFO slot
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -572,6 +615,162 @@ module rx_buffer #(
     f_past_m_axis_payload <= {m_axis_tdata, m_axis_tkeep, m_axis_tlast};
   end
 
+  assign f_rel_p = (rel_pop && (f_rel == f_p)) && !f_released;
+
+  always @* begin
+    case (outq_rd_reg)
+      1'b0: f_own_head = f_own0;
+      1'b1: f_own_head = f_own1;
+    endcase
+  end
+
+  assign f_in_ring = (f_bstored && !f_bread) && !f_bfreed;
+  assign f_dist = {1'b0, f_bslot} >= rd_reg ? {1'b0, f_bslot} - rd_reg : ({1'b0, f_bslot} + 10'd258) - rd_reg;
+  assign f_rd_b = (read && f_in_ring) && (rd_reg[8:0] == f_bslot);
+  assign f_freed_b = (f_in_ring && !f_rd_b) && (f_dist < freed);
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_hin <= 8'd0;
+      f_pin <= 8'd0;
+      f_rel <= 8'd0;
+      f_pread <= 8'd0;
+      f_pout <= 8'd0;
+      f_hseen <= 1'b0;
+      f_closed <= 1'b0;
+      f_released <= 1'b0;
+      f_hout <= 1'b0;
+      f_cmd <= 1'b0;
+      f_kept <= 1'b0;
+      f_cmddrop <= 1'b0;
+      f_strm <= 1'b0;
+      f_own_pipe <= 1'b0;
+      f_bstored <= 1'b0;
+      f_bread <= 1'b0;
+      f_bfreed <= 1'b0;
+      f_bpipe <= 1'b0;
+      f_binq <= 1'b0;
+      f_bout <= 1'b0;
+      f_own0 <= 1'b0;
+      f_own1 <= 1'b0;
+    end else begin
+      f_hin <= f_hin + {7'd0, s_hdr_valid && hdr_ready};
+      f_pin <= f_pin + {7'd0, closes};
+      f_rel <= f_rel + {7'd0, rel_pop};
+      if (((s_hdr_valid && hdr_ready) && (f_hin == f_p)) && !f_hseen) begin
+        f_hseen <= 1'b1;
+        f_hdr <= {s_hdr_plane, s_hdr_eth_src, s_hdr_ip_src, s_hdr_udp_dport, s_hdr_udp_sport, s_hdr_ecn, s_hdr_imm, s_hdr_tx_ts, s_hdr_addr, s_hdr_rkey, s_hdr_msg_len, s_hdr_msn, s_hdr_stream_id, s_hdr_path_gen, s_hdr_path_psn, s_hdr_path_id, s_hdr_dst_conn, s_hdr_payload_len, s_hdr_flags, s_hdr_opcode, s_hdr_raw};
+      end
+      if ((closes && (f_pin == f_p)) && !f_closed) begin
+        f_closed <= 1'b1;
+        f_pbeats <= beats_in;
+        f_pdrop <= s_axis_tuser || over;
+      end
+      if ((((store && (f_pin == f_p)) && !f_closed) && (cur_beats_reg == f_b)) && !f_bstored) begin
+        f_bstored <= 1'b1;
+        f_bslot <= wr_reg;
+        f_bval <= {s_axis_tkeep, s_axis_tdata};
+      end
+      if (out_hdr_valid_reg && m_hdr_ready) begin
+        f_hout <= 1'b0;
+      end
+      if (pay_take && f_cmd) begin
+        f_cmd <= 1'b0;
+        if (s_pay_drop) begin
+          f_cmddrop <= 1'b1;
+        end else begin
+          f_kept <= 1'b1;
+        end
+      end
+      if (f_rel_p) begin
+        f_released <= 1'b1;
+        if (hand_on) begin
+          f_hout <= 1'b1;
+          f_cmd <= 1'b1;
+        end
+      end
+      f_strm <= (f_strm || ((pay_take && f_cmd) && !s_pay_drop)) && (left_now != 8'd0);
+      if (read && f_strm) begin
+        f_pread <= f_pread + 8'd1;
+      end
+      f_own_pipe <= read && f_strm;
+      if (out_pop && f_own_head) begin
+        f_pout <= f_pout + 8'd1;
+      end
+      if (f_rd_b) begin
+        f_bread <= 1'b1;
+      end
+      if (f_freed_b) begin
+        f_bfreed <= 1'b1;
+      end
+      f_bpipe <= f_rd_b;
+      if (out_pop && ((outq_head_valid && f_binq) && (outq_rd_reg == f_bqslot))) begin
+        f_binq <= 1'b0;
+        f_bout <= 1'b1;
+      end
+      if (pipe_valid_reg && f_bpipe) begin
+        f_binq <= 1'b1;
+        f_bqslot <= outq_wr_reg;
+      end
+      if (out_pop && (outq_rd_reg == 1'b0)) begin
+        f_own0 <= 1'b0;
+      end
+      if (pipe_valid_reg && (outq_wr_reg == 1'b0)) begin
+        f_own0 <= f_own_pipe;
+      end
+      if (out_pop && (outq_rd_reg == 1'b1)) begin
+        f_own1 <= 1'b0;
+      end
+      if (pipe_valid_reg && (outq_wr_reg == 1'b1)) begin
+        f_own1 <= f_own_pipe;
+      end
+    end
+  end
+
+  assign f_rec_beats = (((((((((((((((13'd0 + ({4'd0, 4'd0 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq0_reg[7:0]} : 13'd0)) + ({4'd0, 4'd1 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq1_reg[7:0]} : 13'd0)) + ({4'd0, 4'd2 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq2_reg[7:0]} : 13'd0)) + ({4'd0, 4'd3 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq3_reg[7:0]} : 13'd0)) + ({4'd0, 4'd4 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq4_reg[7:0]} : 13'd0)) + ({4'd0, 4'd5 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq5_reg[7:0]} : 13'd0)) + ({4'd0, 4'd6 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq6_reg[7:0]} : 13'd0)) + ({4'd0, 4'd7 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq7_reg[7:0]} : 13'd0)) + ({4'd0, 4'd8 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq8_reg[7:0]} : 13'd0)) + ({4'd0, 4'd9 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq9_reg[7:0]} : 13'd0)) + ({4'd0, 4'd10 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq10_reg[7:0]} : 13'd0)) + ({4'd0, 4'd11 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq11_reg[7:0]} : 13'd0)) + ({4'd0, 4'd12 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq12_reg[7:0]} : 13'd0)) + ({4'd0, 4'd13 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq13_reg[7:0]} : 13'd0)) + ({4'd0, 4'd14 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq14_reg[7:0]} : 13'd0)) + ({4'd0, 4'd15 - recq_rd_reg} < {3'd0, recq_count_reg} ? {5'd0, recq15_reg[7:0]} : 13'd0);
+  assign f_ahead = f_p - f_rel;
+
+  always @* begin
+    case (hdrq_rd_reg + f_ahead[1:0])
+      2'd0: f_hdr_at = hdrq0_reg;
+      2'd1: f_hdr_at = hdrq1_reg;
+      2'd2: f_hdr_at = hdrq2_reg;
+      2'd3: f_hdr_at = hdrq3_reg;
+    endcase
+  end
+
+  always @* begin
+    case (recq_rd_reg + f_ahead[3:0])
+      4'd0: f_rec_at = recq0_reg;
+      4'd1: f_rec_at = recq1_reg;
+      4'd2: f_rec_at = recq2_reg;
+      4'd3: f_rec_at = recq3_reg;
+      4'd4: f_rec_at = recq4_reg;
+      4'd5: f_rec_at = recq5_reg;
+      4'd6: f_rec_at = recq6_reg;
+      4'd7: f_rec_at = recq7_reg;
+      4'd8: f_rec_at = recq8_reg;
+      4'd9: f_rec_at = recq9_reg;
+      4'd10: f_rec_at = recq10_reg;
+      4'd11: f_rec_at = recq11_reg;
+      4'd12: f_rec_at = recq12_reg;
+      4'd13: f_rec_at = recq13_reg;
+      4'd14: f_rec_at = recq14_reg;
+      4'd15: f_rec_at = recq15_reg;
+    endcase
+  end
+
+  assign f_ring_word = pay_mem[f_bslot];
+
+  assign f_rec_beats_ahead = (((((((((((((((13'd0 + ({4'd0, 4'd0 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq0_reg[7:0]} : 13'd0)) + ({4'd0, 4'd1 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq1_reg[7:0]} : 13'd0)) + ({4'd0, 4'd2 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq2_reg[7:0]} : 13'd0)) + ({4'd0, 4'd3 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq3_reg[7:0]} : 13'd0)) + ({4'd0, 4'd4 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq4_reg[7:0]} : 13'd0)) + ({4'd0, 4'd5 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq5_reg[7:0]} : 13'd0)) + ({4'd0, 4'd6 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq6_reg[7:0]} : 13'd0)) + ({4'd0, 4'd7 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq7_reg[7:0]} : 13'd0)) + ({4'd0, 4'd8 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq8_reg[7:0]} : 13'd0)) + ({4'd0, 4'd9 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq9_reg[7:0]} : 13'd0)) + ({4'd0, 4'd10 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq10_reg[7:0]} : 13'd0)) + ({4'd0, 4'd11 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq11_reg[7:0]} : 13'd0)) + ({4'd0, 4'd12 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq12_reg[7:0]} : 13'd0)) + ({4'd0, 4'd13 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq13_reg[7:0]} : 13'd0)) + ({4'd0, 4'd14 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq14_reg[7:0]} : 13'd0)) + ({4'd0, 4'd15 - recq_rd_reg} < (f_closed ? f_ahead : {3'd0, recq_count_reg}) ? {5'd0, recq15_reg[7:0]} : 13'd0);
+
+  always @* begin
+    case (f_bqslot)
+      1'b0: f_q_at = outq0_reg;
+      1'b1: f_q_at = outq1_reg;
+    endcase
+  end
+
   always @(posedge clk) begin
     if (!f_past_valid) begin
       // The first cycle is a reset; registers without a reset value start arbitrary.
@@ -593,7 +792,7 @@ module rx_buffer #(
       a_outq_fifo_pointers: assert ((outq_wr_reg - outq_rd_reg) == outq_count_reg[0]);
 
       // outq FIFO: entries (and those still in flight towards it) never exceed its 2 slots
-      a_outq_fifo_room: assert ({1'b0, outq_count_reg} <= 3'd2);
+      a_outq_fifo_room: assert (({1'b0, outq_count_reg} + {2'd0, pipe_valid_reg}) <= 3'd2);
 
       // s_hdr: valid stays high until its handshake (the neighbour keeps it)
       asm_s_hdr_valid_held: assume (!f_past_s_hdr_stall || s_hdr_valid);
@@ -630,6 +829,93 @@ module rx_buffer #(
 
       // m_axis: payload holds while valid and not ready (this block keeps it)
       a_m_axis_payload_stable: assert (!f_past_m_axis_stall || ({m_axis_tdata, m_axis_tkeep, m_axis_tlast} == f_past_m_axis_payload));
+
+      // the free count plus the beats held (the streaming packet's left, the commanded one's, every record's, the packet coming in) is the ring size
+      a_ring_accounting: assert ((((({3'd0, free_reg} + {5'd0, stream_left_reg}) + (cmd_valid_reg ? {5'd0, cmd_beats_reg} : 13'd0)) + f_rec_beats) + {5'd0, cur_beats_reg}) == 13'd258);
+
+      // rd and wr are ring slots and wr is rd plus the beats held, round the ring (a stored beat never lands on a held one)
+      a_ring_pointers: assert ((((free_reg <= 10'd258) && (rd_reg < 10'd258)) && (wr_reg < 9'd258)) && ({1'b0, wr_reg} == (((rd_reg + 10'd258) - free_reg) >= 10'd258 ? ((rd_reg + 10'd258) - free_reg) - 10'd258 : (rd_reg + 10'd258) - free_reg)));
+
+      // the header FIFO holds the headers taken and not yet released
+      a_hdr_count: assert ({5'd0, hdrq_count_reg} == (f_hin - f_rel));
+
+      // the record FIFO holds the packets closed and not yet released
+      a_rec_count: assert ({3'd0, recq_count_reg} == (f_pin - f_rel));
+
+      // before the tracked header (packet) is taken (closed), the counters have not passed its number
+      a_tracked_not_yet: assert ((!(!f_hseen) || ((f_rel <= f_hin) && (f_hin <= f_p))) && (!(!f_closed) || ((f_rel <= f_pin) && (f_pin <= f_p))));
+
+      // while the tracked header waits, it is in the header FIFO at its place, as taken
+      a_hdr_tracked_in_place: assert (!(f_hseen && !f_released) || ((f_ahead < {5'd0, hdrq_count_reg}) && (f_hdr_at == f_hdr)));
+
+      // while the tracked packet's record waits, it is in the record FIFO at its place, as written
+      a_rec_tracked_in_place: assert (!(f_closed && !f_released) || ((f_ahead < {3'd0, recq_count_reg}) && (f_rec_at == {f_pdrop, f_pbeats})));
+
+      // the tracked packet is released only with its header and its record, and its header goes out and its command comes only after
+      a_released_after_both: assert ((!f_released || (f_hseen && f_closed)) && (!((f_hout || f_cmd) || f_strm) || f_released));
+
+      // the tracked packet's header is released with its own record: discarded with it if dropped, else onto m_hdr
+      a_release_pairs: assert (!f_rel_p || ((hand_on == !f_pdrop) && (discard == f_pdrop)));
+
+      // the tracked header is on m_hdr only unchanged, only for a packet not dropped, and only once every packet before it is released (in order)
+      a_hdr_out_tracked: assert (!f_hout || (((out_hdr_valid_reg && ({m_hdr_plane, m_hdr_eth_src, m_hdr_ip_src, m_hdr_udp_dport, m_hdr_udp_sport, m_hdr_ecn, m_hdr_imm, m_hdr_tx_ts, m_hdr_addr, m_hdr_rkey, m_hdr_msg_len, m_hdr_msn, m_hdr_stream_id, m_hdr_path_gen, m_hdr_path_psn, m_hdr_path_id, m_hdr_dst_conn, m_hdr_payload_len, m_hdr_flags, m_hdr_opcode, m_hdr_raw} == f_hdr)) && !f_pdrop) && (f_rel == (f_p + 8'd1))));
+
+      // while the tracked packet waits for its command, the command slot holds its beats
+      a_cmd_tracked: assert (!f_cmd || ((((cmd_valid_reg && (cmd_beats_reg == f_pbeats)) && (f_rel == (f_p + 8'd1))) && f_released) && !f_pdrop));
+
+      // a command is kept (drop = 0) only for a packet not dropped, after its release, and the two answers exclude each other
+      a_kept_only_good: assert ((!f_kept || (((f_released && !f_pdrop) && !f_cmd) && !f_cmddrop)) && (!f_cmddrop || ((f_released && !f_cmd) && !f_strm)));
+
+      // while the tracked packet streams, the beats it has read plus those left are its beats
+      a_stream_tracked: assert (!f_strm || (((stream_left_reg != 8'd0) && ((f_pread + stream_left_reg) == f_pbeats)) && f_kept));
+
+      // once the tracked packet's stream ends, every beat of it has been read
+      a_stream_done: assert (!(f_kept && !f_strm) || (f_pread == f_pbeats));
+
+      // before its command says drop = 0, none of the tracked packet's beats is read or in flight
+      a_nothing_before_kept: assert (!(!f_kept) || (((f_pread == 8'd0) && (f_pout == 8'd0)) && !((f_own_pipe || f_own0) || f_own1)));
+
+      // the ghost's beats in flight are entries of the read register and the output FIFO
+      a_own_in_flight: assert (((!f_own_pipe || pipe_valid_reg) && (!f_own0 || ({1'b0, 1'b0 - outq_rd_reg} < outq_count_reg))) && (!f_own1 || ({1'b0, 1'b1 - outq_rd_reg} < outq_count_reg)));
+
+      // the tracked packet's beats read are those that left plus those in flight, and no more than its beats
+      a_own_count: assert (((f_pread == ((f_pout + {7'd0, f_own_pipe}) + ((8'd0 + {7'd0, f_own0}) + {7'd0, f_own1}))) && (f_pout <= f_pread)) && (f_pread <= f_pbeats));
+
+      // the tracked beat is stored exactly when its packet has had more than f_b beats stored
+      a_beat_stored: assert (f_closed || (f_pin == f_p) ? f_bstored == (f_b < (f_closed ? f_pbeats : cur_beats_reg)) : !f_bstored);
+
+      // while in the ring, the tracked beat's slot holds it as taken, behind exactly the beats ahead of it (the streaming packet's left, the commanded one's, the records' ahead of its packet, and its index)
+      a_beat_in_ring: assert (!f_in_ring || (((f_bslot < 9'd258) && (f_ring_word == f_bval)) && (!f_released ? {3'd0, f_dist} == ((({5'd0, stream_left_reg} + (cmd_valid_reg ? {5'd0, cmd_beats_reg} : 13'd0)) + f_rec_beats_ahead) + {5'd0, f_b}) : (f_cmd ? {3'd0, f_dist} == ({5'd0, stream_left_reg} + {5'd0, f_b}) : (f_strm && (f_b >= f_pread)) && ({3'd0, f_dist} == {5'd0, f_b - f_pread})))));
+
+      // the tracked beat is freed without being sent only if its packet was dropped (tuser, too long, or commanded drop = 1)
+      a_beat_freed_only_dropped: assert (!f_bfreed || (((f_pdrop || f_cmddrop) && f_released) && !f_bread));
+
+      // the tracked beat is read only for a kept command, once its packet has read f_b beats before it
+      a_beat_read_in_turn: assert ((!f_bread || (f_kept && f_bstored)) && (!(f_bstored && f_kept) || (f_bread == (f_b < f_pread))));
+
+      // a tracked beat read has left exactly when its packet has sent more than f_b beats, and is in the read register or the output FIFO until then
+      a_beat_whereabouts: assert ((!f_bread || ((f_bout == (f_b < f_pout)) && (f_bout ? !f_bpipe && !f_binq : f_bpipe ^ f_binq))) && (!((f_bpipe || f_binq) || f_bout) || f_bread));
+
+      // in the read register, the tracked beat is as taken, marked last exactly when it is its packet's last, and behind the packet's beats in the output FIFO
+      a_beat_in_pipe: assert (!f_bpipe || ((((pipe_valid_reg && f_own_pipe) && (rd_data == f_bval)) && (pipe_last_reg == (f_b == (f_pbeats - 8'd1)))) && (f_b == (f_pout + ((8'd0 + {7'd0, f_own0}) + {7'd0, f_own1})))));
+
+      // in the output FIFO, the tracked beat is as taken, marked last exactly when it is its packet's last, and behind the packet's beats ahead of it
+      a_beat_in_outq: assert (!f_binq || (((({1'b0, f_bqslot - outq_rd_reg} < outq_count_reg) && (f_bqslot == 1'b1 ? f_own1 : (f_bqslot == 1'b0 ? f_own0 : 1'b0))) && (f_q_at == {f_b == (f_pbeats - 8'd1), f_bval})) && (f_b == (f_pout + {7'd0, (f_bqslot != outq_rd_reg) && f_own_head}))));
+
+      // the tracked beat leaves on m_axis with the tdata and tkeep it was taken with, tlast exactly on its packet's last beat, as its packet's beat f_b (after f_b of them, in order), and only for a packet neither dropped nor commanded drop = 1
+      a_beat_out: assert (!((outq_head_valid && f_binq) && (outq_rd_reg == f_bqslot)) || ((((((m_axis_tvalid && (m_axis_tdata == f_bval[63:0])) && (m_axis_tkeep == f_bval[71:64])) && (m_axis_tlast == (f_b == (f_pbeats - 8'd1)))) && (f_pout == f_b)) && f_kept) && !f_pdrop));
+
+      // a beat of a dropped packet (tuser, too long, or commanded drop = 1) is never on m_axis
+      a_dropped_never_out: assert (!(outq_head_valid && f_own_head) || (f_kept && !f_pdrop));
+
+      // the last beat of a packet of two or more leaves on m_axis as tracked, after the others
+      c_packet_streamed_whole: cover (((((outq_head_valid && f_binq) && (outq_rd_reg == f_bqslot)) && out_pop) && (f_b == (f_pbeats - 8'd1))) && (f_b != 8'd0));
+
+      // a beat of a packet closed with tuser = 1 is freed with the packet's header (discarded)
+      c_dropped_discarded: cover ((f_freed_b && discard) && f_pdrop);
+
+      // a beat of a packet commanded drop = 1 is freed
+      c_command_drop_frees: cover ((f_freed_b && (pay_take && f_cmd)) && s_pay_drop);
     end
   end
 `endif
