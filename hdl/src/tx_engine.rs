@@ -46,7 +46,9 @@
 //!   (64-bit words and a summary bit per word), the model's
 //!   [`rr_first`](mrnic_model::tx_engine::rr_first);
 //! - [`stream_pick`]: the decision's stream, the model's
-//!   [`stream_choice`](mrnic_model::tx_engine::stream_choice);
+//!   [`stream_choice`](mrnic_model::tx_engine::stream_choice), from the
+//!   heads [`stream_heads`] reads off the streams' words (the model's
+//!   [`stream_head`](mrnic_model::tx_engine::stream_head));
 //!
 //! and the first piece of the acknowledgement unit:
 //!
@@ -1091,6 +1093,52 @@ pub struct StreamHeads {
     pub msn: Signal,
     /// The peer's completed_msn, 24 bits.
     pub remote_completed: Signal,
+}
+
+/// The streams' words as the decision reads them, one wide word per
+/// connection (the model's
+/// [`StreamWord`](mrnic_model::tx_engine::StreamWord)), a field per
+/// stream, stream 0 lowest.
+pub struct StreamWords {
+    /// The queue pointers, [`stream_ptr_bits`] each.
+    pub pend: Signal,
+    pub tail: Signal,
+    /// The next msn to post, 24 bits each.
+    pub next_msn: Signal,
+    /// The request at `pend` has started.
+    pub pend_started: Signal,
+    /// The peer's completed_msn, 24 bits each.
+    pub remote_completed: Signal,
+}
+
+/// Bits of a work queue pointer: a slot index and a wrap bit, so that
+/// `tail - pend` (at most the depth) is exact.
+pub fn stream_ptr_bits(wq_depth: u32) -> u32 {
+    index_bits(wq_depth) + 1
+}
+
+/// The heads the streams' words describe (the model's
+/// [`stream_head`](mrnic_model::tx_engine::stream_head)), combinational:
+/// bytes to cut while `pend != tail`, and the msn of the request at `pend`
+/// by position, `next_msn - (tail - pend)` (a stream's posts are numbered
+/// consecutively), so no work queue entry is read for the choice. Wires
+/// are named `<name>_*`.
+pub fn stream_heads(m: &mut Module, name: &str, w: &StreamWords) -> StreamHeads {
+    let s = w.pend_started.width();
+    let pb = w.pend.width() / s;
+    let nm = |x: &str| format!("{name}_{x}");
+    let ptr = |v: &Signal, i: u32| v.slice(pb * i + pb - 1, pb * i);
+    let pending: Vec<Expr> = (0..s).rev().map(|i| ptr(&w.pend, i).ne(ptr(&w.tail, i))).collect();
+    let msn: Vec<Expr> = (0..s)
+        .rev()
+        .map(|i| w.next_msn.slice(24 * i + 23, 24 * i) - zext(ptr(&w.tail, i) - ptr(&w.pend, i), 24))
+        .collect();
+    StreamHeads {
+        pending: m.wire_from(&nm("pending"), s, "per stream: requests with bytes to cut (pend != tail)", cat(&pending)),
+        started: w.pend_started.clone(),
+        msn: m.wire_from(&nm("msn"), 24 * s, "per stream: the msn of the request at pend", cat(&msn)),
+        remote_completed: w.remote_completed.clone(),
+    }
 }
 
 /// What [`stream_pick`] decides.

@@ -1175,11 +1175,13 @@ fn icarus_rr_pick_is_the_models() {
 
 fn stream_ports(p: &model::TxEngineParams) -> Vec<PortDef> {
     let s = p.streams;
+    let pb = mrnic_hdl::tx_engine::stream_ptr_bits(p.wq_depth);
     vec![
         PortDef::input("rst", 1, "Inputs", "harness input"),
-        PortDef::input("pending", s, "Inputs", "per stream: bytes to cut"),
-        PortDef::input("started", s, "Inputs", "per stream: the head has started"),
-        PortDef::input("msn", 24 * s, "Inputs", "per stream: the head's msn"),
+        PortDef::input("pend", pb * s, "Inputs", "per stream: the first request with bytes to cut"),
+        PortDef::input("tail", pb * s, "Inputs", "per stream: where the next request is posted"),
+        PortDef::input("next_msn", 24 * s, "Inputs", "per stream: the next msn to post"),
+        PortDef::input("pend_started", s, "Inputs", "per stream: the request at pend has started"),
         PortDef::input("remote_completed", 24 * s, "Inputs", "per stream: the peer's completed_msn"),
         PortDef::input("from", p.stream_bits, "Inputs", "the round-robin start"),
         PortDef::output("found", 1, "Outputs", "a stream may send, registered"),
@@ -1190,15 +1192,17 @@ fn stream_ports(p: &model::TxEngineParams) -> Vec<PortDef> {
 
 fn stream_module(p: &model::TxEngineParams) -> Module {
     let mut m = Module::new("tx_stream_pick");
-    m.describe("test harness: the tx_engine decision's stream choice between registers");
+    m.describe("test harness: the tx_engine decision's stream choice from the streams' words, between registers");
     let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &stream_ports(p));
     m.clock_domain(&clk, &sig["rst"]);
-    let heads = mrnic_hdl::tx_engine::StreamHeads {
-        pending: sig["pending"].clone(),
-        started: sig["started"].clone(),
-        msn: sig["msn"].clone(),
+    let words = mrnic_hdl::tx_engine::StreamWords {
+        pend: sig["pend"].clone(),
+        tail: sig["tail"].clone(),
+        next_msn: sig["next_msn"].clone(),
+        pend_started: sig["pend_started"].clone(),
         remote_completed: sig["remote_completed"].clone(),
     };
+    let heads = mrnic_hdl::tx_engine::stream_heads(&mut m, "sw", &words);
     let depth = p.cfg.hardware.msg_table_depth;
     let r = mrnic_hdl::tx_engine::stream_pick(&mut m, "st", depth, &heads, &sig["from"]);
     let pick = mrnic_hdl::mux(&r.found, &r.pick, mrnic_hdl::lit(p.stream_bits, 0));
@@ -1211,23 +1215,32 @@ fn stream_module(p: &model::TxEngineParams) -> Module {
     m
 }
 
-/// Streams pending or not, started or not, head msns behind, at, one short
-/// of and past the peer's table window (around the 24-bit wrap), from
-/// every start, for `small` (4 streams) and `default` (16): the choice
-/// and the blocked flag are the model's `stream_choice` every cycle.
+/// Streams' words with requests queued (none, some, the whole depth) and
+/// pointers around their wrap, started or not, head msns (by position)
+/// behind, at, one short of and past the peer's table window, around the
+/// 24-bit wrap, from every start, for `small` (4 streams) and `default`
+/// (16): the choice and the blocked flag are the model's `stream_choice` of
+/// its `stream_head`s every cycle.
 #[test]
 fn icarus_stream_pick_is_the_models() {
     let build = |p: &model::TxEngineParams| {
         let (s, depth) = (p.streams, p.cfg.hardware.msg_table_depth);
+        let pb = mrnic_hdl::tx_engine::stream_ptr_bits(p.wq_depth);
         let f = move |g: &dyn Fn(&str) -> Bits| {
-            let (pending, started, msn, rc) = (g("pending"), g("started"), g("msn"), g("remote_completed"));
-            let lane = |b: &Bits, i: u32| mrnic_model::netlist::slice_bits(b, 24 * i, 24).as_u64() as u32;
+            let lane = |b: &Bits, i: u32, w: u32| mrnic_model::netlist::slice_bits(b, w * i, w).as_u64() as u32;
+            let (pend, tail, next, started, rc) =
+                (g("pend"), g("tail"), g("next_msn"), g("pend_started"), g("remote_completed"));
             let heads: Vec<model::StreamHead> = (0..s)
-                .map(|i| model::StreamHead {
-                    pending: pending.bit(i),
-                    started: started.bit(i),
-                    msn: lane(&msn, i),
-                    remote_completed: lane(&rc, i),
+                .map(|i| {
+                    // The model's pointers are free-running; the RTL's keep
+                    // `pb` bits: the same head whenever tail - pend <= depth.
+                    model::stream_head(&model::StreamWord {
+                        pend: lane(&pend, i, pb),
+                        tail: lane(&tail, i, pb) | ((lane(&tail, i, pb) < lane(&pend, i, pb)) as u32) << pb,
+                        next_msn: lane(&next, i, 24),
+                        pend_started: started.bit(i),
+                        remote_completed: lane(&rc, i, 24),
+                    })
                 })
                 .collect();
             let pick = model::stream_choice(&heads, g("from").as_u64() as u32, depth);
@@ -1242,8 +1255,10 @@ fn icarus_stream_pick_is_the_models() {
         (stream_module(p), dut)
     };
     replay_unit("tx_engine stream choice", 0x57e, build, |p, ports, rng, cycle, ins| {
-        let (s, depth) = (p.streams, u64::from(p.cfg.hardware.msg_table_depth));
-        let (mut msns, mut rcs) = (Vec::new(), Vec::new());
+        let (s, depth, wq) = (p.streams, u64::from(p.cfg.hardware.msg_table_depth), u64::from(p.wq_depth));
+        let pb = mrnic_hdl::tx_engine::stream_ptr_bits(p.wq_depth);
+        let dense = rng.below(3);
+        let (mut pends, mut tails, mut nexts, mut rcs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..s {
             let c = if rng.below(4) == 0 { 0xff_ffff - rng.below(4) } else { rng.below(1 << 24) };
             let ahead = match rng.below(5) {
@@ -1253,22 +1268,28 @@ fn icarus_stream_pick_is_the_models() {
                 3 => (1 << 24) - 1 - rng.below(4),
                 _ => rng.below(2 * depth),
             };
+            // Requests queued from pend: none, some or the whole depth.
+            let queued = if rng.below(4) > dense { 0 } else { [1, wq, 1 + rng.below(wq)][rng.below(3) as usize] };
+            let pend = if rng.below(3) == 0 { (1 << pb) - 1 - rng.below(2) } else { rng.below(1 << pb) };
+            let msn = (c + ahead) & 0xff_ffff;
+            pends.push((pend, pb));
+            tails.push(((pend + queued) & ((1 << pb) - 1), pb));
+            nexts.push(((msn + queued) & 0xff_ffff, 24));
             rcs.push((c, 24));
-            msns.push(((c + ahead) & 0xff_ffff, 24));
         }
-        let (mut msn, mut rc) = (Bits::zero(24 * s), Bits::zero(24 * s));
-        msn.set_packed(24 * s, msns);
-        rc.set_packed(24 * s, rcs);
-        let dense = rng.below(3);
-        let bits = |rng: &mut Rng, p: u64| (0..s).fold(0u64, |a, i| a | (u64::from(rng.below(4) < p) << i));
-        let pending = bits(rng, 1 + dense);
-        let started = bits(rng, 1);
+        let packed = |v: Vec<(u64, u32)>, w: u32| {
+            let mut b = Bits::zero(w * s);
+            b.set_packed(w * s, v);
+            b
+        };
+        let started = (0..s).fold(0u64, |a, i| a | (u64::from(rng.below(4) == 0) << i));
         common::set(ports, ins, "rst", u64::from(cycle == 0));
-        common::set(ports, ins, "pending", pending);
-        common::set(ports, ins, "started", started);
+        common::set(ports, ins, "pend_started", started);
         common::set(ports, ins, "from", rng.below(u64::from(s)));
-        ins[port_index(ports, "msn").unwrap()] = msn;
-        ins[port_index(ports, "remote_completed").unwrap()] = rc;
+        ins[port_index(ports, "pend").unwrap()] = packed(pends, pb);
+        ins[port_index(ports, "tail").unwrap()] = packed(tails, pb);
+        ins[port_index(ports, "next_msn").unwrap()] = packed(nexts, 24);
+        ins[port_index(ports, "remote_completed").unwrap()] = packed(rcs, 24);
     });
 }
 

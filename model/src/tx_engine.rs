@@ -733,6 +733,33 @@ pub struct StreamHead {
     pub remote_completed: u32,
 }
 
+/// A stream's word as the decision reads it (one wide word per connection,
+/// read with the telemetry): the queue pointers (free-running; the RTL
+/// keeps `index_bits(tx_wq_depth) + 1` bits, enough since `tail - pend`
+/// is at most the depth), the next msn to post, whether the request at
+/// `pend` has started, and the peer's completed_msn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StreamWord {
+    pub pend: u32,
+    pub tail: u32,
+    pub next_msn: u32,
+    pub pend_started: bool,
+    pub remote_completed: u32,
+}
+
+/// The head a stream's word describes: the request at `pend` has its msn
+/// by position, since a stream's posts are numbered consecutively
+/// (`next_msn - (tail - pend)`, 24-bit). The RTL's `stream_heads` is this
+/// rule.
+pub fn stream_head(w: &StreamWord) -> StreamHead {
+    StreamHead {
+        pending: w.pend != w.tail,
+        started: w.pend_started,
+        msn: w.next_msn.wrapping_sub(w.tail.wrapping_sub(w.pend)) & SEQ_MASK,
+        remote_completed: w.remote_completed,
+    }
+}
+
 /// The decision's stream: the first at or after `from` (round robin) with
 /// bytes to cut whose head message has started or fits the peer's message
 /// table (`msn - remote_completed < depth`, 24-bit). `None` with a stream
@@ -1012,9 +1039,15 @@ struct StreamQ {
 }
 
 impl StreamQ {
-    /// The msn of the request at `pend`.
-    fn pend_msn(&self) -> u32 {
-        self.next_msn.wrapping_sub(self.tail.wrapping_sub(self.pend)) & SEQ_MASK
+    /// The part of the word the decision reads.
+    fn word(&self) -> StreamWord {
+        StreamWord {
+            pend: self.pend,
+            tail: self.tail,
+            next_msn: self.next_msn,
+            pend_started: self.pend_started,
+            remote_completed: self.remote_completed,
+        }
     }
 }
 
@@ -2113,12 +2146,12 @@ impl TxEngine {
         let heads: Vec<StreamHead> = (0..self.p.streams)
             .map(|si| {
                 let q = &self.streams[self.sidx(c, si)];
-                let pending = q.pend != q.tail;
-                if pending {
+                let h = stream_head(&q.word());
+                if h.pending {
                     let w = &self.wq[self.widx(c, si, q.pend)];
-                    debug_assert_eq!(q.pend_msn(), w.msn, "the stream word's head msn");
+                    debug_assert_eq!(h.msn, w.msn, "the stream word's head msn");
                 }
-                StreamHead { pending, started: q.pend_started, msn: q.pend_msn(), remote_completed: q.remote_completed }
+                h
             })
             .collect();
         let depth = self.p.cfg.hardware.msg_table_depth;
