@@ -1675,6 +1675,13 @@ module dma_write_engine #(
   reg  [6:0]   f_open;                           // placements requested and not yet completed
   (* anyconst *) reg  [15:0]  f_tag;             // the tag whose completions are counted
   reg  [6:0]   f_tag_open;                       // requests with that tag not yet completed
+  reg  [6:0]   f_fin;                            // final response entries pushed and not yet popped
+  wire [6:0]   f_fin_slots;                      // response queue entries that are a placement's final one
+  wire [6:0]   f_held;                           // placements the engine holds, place by place
+  reg  [6:0]   f_tag_pq;                         // placements with the tracked tag pushed into the placement queue, not yet finished by the burst generator
+  reg  [6:0]   f_tag_cq;                         // completions with the tracked tag in the completion queue
+  wire [6:0]   f_tag_pq_slots;                   // placement queue slots of the burst generator with the tag
+  wire [6:0]   f_tag_cq_slots;                   // completion queue entries with the tag
   reg          f_seen_cpl;                       // a completion has left since reset
 
   assign f_named = (e_valid && (e_key == st2_key_reg)) && (st2_recv_reg ? e_recv : e_write);
@@ -1890,6 +1897,36 @@ module dma_write_engine #(
 
   always @(posedge clk) begin
     if (rst) begin
+      f_fin <= 7'd0;
+    end else begin
+      f_fin <= (f_fin + {6'd0, rsp_push && (bg_skip || bg_last)}) - {6'd0, cq_push};
+    end
+  end
+
+  assign f_fin_slots = (((((((((((((((((((((((((((((({6'd0, ({1'b0, 5'd0 - rsp_rd_reg[4:0]} < rsp_count) && (rsp0_done_reg || rsp0_last_reg)} + {6'd0, ({1'b0, 5'd1 - rsp_rd_reg[4:0]} < rsp_count) && (rsp1_done_reg || rsp1_last_reg)}) + {6'd0, ({1'b0, 5'd2 - rsp_rd_reg[4:0]} < rsp_count) && (rsp2_done_reg || rsp2_last_reg)}) + {6'd0, ({1'b0, 5'd3 - rsp_rd_reg[4:0]} < rsp_count) && (rsp3_done_reg || rsp3_last_reg)}) + {6'd0, ({1'b0, 5'd4 - rsp_rd_reg[4:0]} < rsp_count) && (rsp4_done_reg || rsp4_last_reg)}) + {6'd0, ({1'b0, 5'd5 - rsp_rd_reg[4:0]} < rsp_count) && (rsp5_done_reg || rsp5_last_reg)}) + {6'd0, ({1'b0, 5'd6 - rsp_rd_reg[4:0]} < rsp_count) && (rsp6_done_reg || rsp6_last_reg)}) + {6'd0, ({1'b0, 5'd7 - rsp_rd_reg[4:0]} < rsp_count) && (rsp7_done_reg || rsp7_last_reg)}) + {6'd0, ({1'b0, 5'd8 - rsp_rd_reg[4:0]} < rsp_count) && (rsp8_done_reg || rsp8_last_reg)}) + {6'd0, ({1'b0, 5'd9 - rsp_rd_reg[4:0]} < rsp_count) && (rsp9_done_reg || rsp9_last_reg)}) + {6'd0, ({1'b0, 5'd10 - rsp_rd_reg[4:0]} < rsp_count) && (rsp10_done_reg || rsp10_last_reg)}) + {6'd0, ({1'b0, 5'd11 - rsp_rd_reg[4:0]} < rsp_count) && (rsp11_done_reg || rsp11_last_reg)}) + {6'd0, ({1'b0, 5'd12 - rsp_rd_reg[4:0]} < rsp_count) && (rsp12_done_reg || rsp12_last_reg)}) + {6'd0, ({1'b0, 5'd13 - rsp_rd_reg[4:0]} < rsp_count) && (rsp13_done_reg || rsp13_last_reg)}) + {6'd0, ({1'b0, 5'd14 - rsp_rd_reg[4:0]} < rsp_count) && (rsp14_done_reg || rsp14_last_reg)}) + {6'd0, ({1'b0, 5'd15 - rsp_rd_reg[4:0]} < rsp_count) && (rsp15_done_reg || rsp15_last_reg)}) + {6'd0, ({1'b0, 5'd16 - rsp_rd_reg[4:0]} < rsp_count) && (rsp16_done_reg || rsp16_last_reg)}) + {6'd0, ({1'b0, 5'd17 - rsp_rd_reg[4:0]} < rsp_count) && (rsp17_done_reg || rsp17_last_reg)}) + {6'd0, ({1'b0, 5'd18 - rsp_rd_reg[4:0]} < rsp_count) && (rsp18_done_reg || rsp18_last_reg)}) + {6'd0, ({1'b0, 5'd19 - rsp_rd_reg[4:0]} < rsp_count) && (rsp19_done_reg || rsp19_last_reg)}) + {6'd0, ({1'b0, 5'd20 - rsp_rd_reg[4:0]} < rsp_count) && (rsp20_done_reg || rsp20_last_reg)}) + {6'd0, ({1'b0, 5'd21 - rsp_rd_reg[4:0]} < rsp_count) && (rsp21_done_reg || rsp21_last_reg)}) + {6'd0, ({1'b0, 5'd22 - rsp_rd_reg[4:0]} < rsp_count) && (rsp22_done_reg || rsp22_last_reg)}) + {6'd0, ({1'b0, 5'd23 - rsp_rd_reg[4:0]} < rsp_count) && (rsp23_done_reg || rsp23_last_reg)}) + {6'd0, ({1'b0, 5'd24 - rsp_rd_reg[4:0]} < rsp_count) && (rsp24_done_reg || rsp24_last_reg)}) + {6'd0, ({1'b0, 5'd25 - rsp_rd_reg[4:0]} < rsp_count) && (rsp25_done_reg || rsp25_last_reg)}) + {6'd0, ({1'b0, 5'd26 - rsp_rd_reg[4:0]} < rsp_count) && (rsp26_done_reg || rsp26_last_reg)}) + {6'd0, ({1'b0, 5'd27 - rsp_rd_reg[4:0]} < rsp_count) && (rsp27_done_reg || rsp27_last_reg)}) + {6'd0, ({1'b0, 5'd28 - rsp_rd_reg[4:0]} < rsp_count) && (rsp28_done_reg || rsp28_last_reg)}) + {6'd0, ({1'b0, 5'd29 - rsp_rd_reg[4:0]} < rsp_count) && (rsp29_done_reg || rsp29_last_reg)}) + {6'd0, ({1'b0, 5'd30 - rsp_rd_reg[4:0]} < rsp_count) && (rsp30_done_reg || rsp30_last_reg)}) + {6'd0, ({1'b0, 5'd31 - rsp_rd_reg[4:0]} < rsp_count) && (rsp31_done_reg || rsp31_last_reg)};
+  assign f_held = (({4'd0, inflight} + {4'd0, occ_bg}) + f_fin) + {5'd0, cq_count};
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_tag_pq <= 7'd0;
+    end else begin
+      f_tag_pq <= (f_tag_pq + {6'd0, st2_valid_reg && (st2_tag_reg == f_tag)}) - {6'd0, (bg_done || (bg_issue && bg_last)) && (bg_h_tag == f_tag)};
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_tag_cq <= 7'd0;
+    end else begin
+      f_tag_cq <= (f_tag_cq + {6'd0, cq_push && (rsp_h_tag == f_tag)}) - {6'd0, (m_cpl_valid && m_cpl_ready) && (m_cpl_tag == f_tag)};
+    end
+  end
+
+  assign f_tag_pq_slots = (({6'd0, ({1'b0, 2'd0 - pq_bg_reg[1:0]} < occ_bg) && (pq0_tag_reg == f_tag)} + {6'd0, ({1'b0, 2'd1 - pq_bg_reg[1:0]} < occ_bg) && (pq1_tag_reg == f_tag)}) + {6'd0, ({1'b0, 2'd2 - pq_bg_reg[1:0]} < occ_bg) && (pq2_tag_reg == f_tag)}) + {6'd0, ({1'b0, 2'd3 - pq_bg_reg[1:0]} < occ_bg) && (pq3_tag_reg == f_tag)};
+  assign f_tag_cq_slots = {6'd0, ({1'b0, 1'b0 - cq_rd_reg[0]} < cq_count) && (cq0_tag_reg == f_tag)} + {6'd0, ({1'b0, 1'b1 - cq_rd_reg[0]} < cq_count) && (cq1_tag_reg == f_tag)};
+
+  always @(posedge clk) begin
+    if (rst) begin
       f_seen_cpl <= 1'b0;
     end else if (m_cpl_valid && m_cpl_ready) begin
       f_seen_cpl <= 1'b1;
@@ -1936,6 +1973,12 @@ module dma_write_engine #(
 
       // every AW burst lies in the region its placement's rkey named when it was checked: its first byte at or above the base, its last beat starting below base + len (bytes of that beat past the placement carry no strobe)
       a_aw_in_region: assert (!aw_valid_reg || ((f_aw_allow && (m_axi_awaddr >= f_aw_base)) && (f_aw_last_beat < f_aw_end)));
+
+      // the response queue never holds more than its OUTSTANDING slots: a push (only with rsp_room) never overwrites an entry the tracker has not popped
+      a_rsp_room: assert (rsp_count <= 6'd32);
+
+      // the completion queue never holds more than its 2 slots: a push (only with cq_room) never overwrites an entry not yet taken
+      a_cq_room: assert (cq_count <= 2'd2);
 
       // a placement outside the region its rkey names produces no W beat (its payload is drained)
       a_reject_no_w: assert (!(wd_valid && !f_wd_allow) || !wd_act);
@@ -2011,6 +2054,18 @@ module dma_write_engine #(
 
       // m_cpl: payload holds while valid and not ready (this block keeps it)
       a_m_cpl_payload_stable: assert (!f_past_m_cpl_stall || ({m_cpl_tag, m_cpl_status} == f_past_m_cpl_payload));
+
+      // the final response entries pushed and not popped are the queue's entries marked done or last
+      a_fin_held: assert (f_fin == f_fin_slots);
+
+      // every placement requested and not completed is in exactly one place: the table-read pipeline, a placement queue slot the burst generator has not finished, the final response queue entry of its bursts, a completion queue entry
+      a_open_held: assert (f_open == f_held);
+
+      // the tracked tag's placements in the placement queue, slot by slot
+      a_tag_pq_held: assert (f_tag_pq == f_tag_pq_slots);
+
+      // the tracked tag's completions in the completion queue, slot by slot
+      a_tag_cq_held: assert (f_tag_cq == f_tag_cq_slots);
 
       // a completion leaves only for a placement that has not completed yet: never twice for one placement
       a_cpl_once: assert (!(m_cpl_valid && m_cpl_ready) || (f_open != 7'd0));

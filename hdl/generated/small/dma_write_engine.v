@@ -1016,6 +1016,13 @@ module dma_write_engine #(
   reg  [4:0]   f_open;                           // placements requested and not yet completed
   (* anyconst *) reg  [15:0]  f_tag;             // the tag whose completions are counted
   reg  [4:0]   f_tag_open;                       // requests with that tag not yet completed
+  reg  [4:0]   f_fin;                            // final response entries pushed and not yet popped
+  wire [4:0]   f_fin_slots;                      // response queue entries that are a placement's final one
+  wire [4:0]   f_held;                           // placements the engine holds, place by place
+  reg  [4:0]   f_tag_pq;                         // placements with the tracked tag pushed into the placement queue, not yet finished by the burst generator
+  reg  [4:0]   f_tag_cq;                         // completions with the tracked tag in the completion queue
+  wire [4:0]   f_tag_pq_slots;                   // placement queue slots of the burst generator with the tag
+  wire [4:0]   f_tag_cq_slots;                   // completion queue entries with the tag
   reg          f_seen_cpl;                       // a completion has left since reset
 
   assign f_named = (e_valid && (e_key == st1_key_reg)) && (st1_recv_reg ? e_recv : e_write);
@@ -1231,6 +1238,36 @@ module dma_write_engine #(
 
   always @(posedge clk) begin
     if (rst) begin
+      f_fin <= 5'd0;
+    end else begin
+      f_fin <= (f_fin + {4'd0, rsp_push && (bg_skip || bg_last)}) - {4'd0, cq_push};
+    end
+  end
+
+  assign f_fin_slots = (((((({4'd0, ({1'b0, 3'd0 - rsp_rd_reg[2:0]} < rsp_count) && (rsp0_done_reg || rsp0_last_reg)} + {4'd0, ({1'b0, 3'd1 - rsp_rd_reg[2:0]} < rsp_count) && (rsp1_done_reg || rsp1_last_reg)}) + {4'd0, ({1'b0, 3'd2 - rsp_rd_reg[2:0]} < rsp_count) && (rsp2_done_reg || rsp2_last_reg)}) + {4'd0, ({1'b0, 3'd3 - rsp_rd_reg[2:0]} < rsp_count) && (rsp3_done_reg || rsp3_last_reg)}) + {4'd0, ({1'b0, 3'd4 - rsp_rd_reg[2:0]} < rsp_count) && (rsp4_done_reg || rsp4_last_reg)}) + {4'd0, ({1'b0, 3'd5 - rsp_rd_reg[2:0]} < rsp_count) && (rsp5_done_reg || rsp5_last_reg)}) + {4'd0, ({1'b0, 3'd6 - rsp_rd_reg[2:0]} < rsp_count) && (rsp6_done_reg || rsp6_last_reg)}) + {4'd0, ({1'b0, 3'd7 - rsp_rd_reg[2:0]} < rsp_count) && (rsp7_done_reg || rsp7_last_reg)};
+  assign f_held = (({2'd0, inflight} + {2'd0, occ_bg}) + f_fin) + {3'd0, cq_count};
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_tag_pq <= 5'd0;
+    end else begin
+      f_tag_pq <= (f_tag_pq + {4'd0, st1_valid_reg && (st1_tag_reg == f_tag)}) - {4'd0, (bg_done || (bg_issue && bg_last)) && (bg_h_tag == f_tag)};
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_tag_cq <= 5'd0;
+    end else begin
+      f_tag_cq <= (f_tag_cq + {4'd0, cq_push && (rsp_h_tag == f_tag)}) - {4'd0, (m_cpl_valid && m_cpl_ready) && (m_cpl_tag == f_tag)};
+    end
+  end
+
+  assign f_tag_pq_slots = (({4'd0, ({1'b0, 2'd0 - pq_bg_reg[1:0]} < occ_bg) && (pq0_tag_reg == f_tag)} + {4'd0, ({1'b0, 2'd1 - pq_bg_reg[1:0]} < occ_bg) && (pq1_tag_reg == f_tag)}) + {4'd0, ({1'b0, 2'd2 - pq_bg_reg[1:0]} < occ_bg) && (pq2_tag_reg == f_tag)}) + {4'd0, ({1'b0, 2'd3 - pq_bg_reg[1:0]} < occ_bg) && (pq3_tag_reg == f_tag)};
+  assign f_tag_cq_slots = {4'd0, ({1'b0, 1'b0 - cq_rd_reg[0]} < cq_count) && (cq0_tag_reg == f_tag)} + {4'd0, ({1'b0, 1'b1 - cq_rd_reg[0]} < cq_count) && (cq1_tag_reg == f_tag)};
+
+  always @(posedge clk) begin
+    if (rst) begin
       f_seen_cpl <= 1'b0;
     end else if (m_cpl_valid && m_cpl_ready) begin
       f_seen_cpl <= 1'b1;
@@ -1277,6 +1314,12 @@ module dma_write_engine #(
 
       // every AW burst lies in the region its placement's rkey named when it was checked: its first byte at or above the base, its last beat starting below base + len (bytes of that beat past the placement carry no strobe)
       a_aw_in_region: assert (!aw_valid_reg || ((f_aw_allow && (m_axi_awaddr >= f_aw_base)) && (f_aw_last_beat < f_aw_end)));
+
+      // the response queue never holds more than its OUTSTANDING slots: a push (only with rsp_room) never overwrites an entry the tracker has not popped
+      a_rsp_room: assert (rsp_count <= 4'd8);
+
+      // the completion queue never holds more than its 2 slots: a push (only with cq_room) never overwrites an entry not yet taken
+      a_cq_room: assert (cq_count <= 2'd2);
 
       // a placement outside the region its rkey names produces no W beat (its payload is drained)
       a_reject_no_w: assert (!(wd_valid && !f_wd_allow) || !wd_act);
@@ -1352,6 +1395,18 @@ module dma_write_engine #(
 
       // m_cpl: payload holds while valid and not ready (this block keeps it)
       a_m_cpl_payload_stable: assert (!f_past_m_cpl_stall || ({m_cpl_tag, m_cpl_status} == f_past_m_cpl_payload));
+
+      // the final response entries pushed and not popped are the queue's entries marked done or last
+      a_fin_held: assert (f_fin == f_fin_slots);
+
+      // every placement requested and not completed is in exactly one place: the table-read pipeline, a placement queue slot the burst generator has not finished, the final response queue entry of its bursts, a completion queue entry
+      a_open_held: assert (f_open == f_held);
+
+      // the tracked tag's placements in the placement queue, slot by slot
+      a_tag_pq_held: assert (f_tag_pq == f_tag_pq_slots);
+
+      // the tracked tag's completions in the completion queue, slot by slot
+      a_tag_cq_held: assert (f_tag_cq == f_tag_cq_slots);
 
       // a completion leaves only for a placement that has not completed yet: never twice for one placement
       a_cpl_once: assert (!(m_cpl_valid && m_cpl_ready) || (f_open != 5'd0));
