@@ -23,9 +23,14 @@ fn build(p: &EnableGateParams) -> Module {
     m.clock_domain(&clk, &rst);
     let enable = port("cfg_enable");
 
-    // Every field goes straight through; valids and readys are gated.
-    let gated = ["s_axis_tvalid", "s_axis_tready", "s_wr_valid", "s_wr_ready"];
-    for d in defs.iter().filter(|d| d.name.starts_with("s_") && !gated.contains(&d.name.as_str())) {
+    // Every input field of the two channels goes straight through; the
+    // valids are gated (the model's `pass`).
+    let passed = |d: &&mrnic_model::block::PortDef| {
+        d.dir == mrnic_model::block::Dir::In
+            && (d.name.starts_with("s_axis_") || d.name.starts_with("s_wr_"))
+            && !["s_axis_tvalid", "s_wr_valid"].contains(&d.name.as_str())
+    };
+    for d in defs.iter().filter(passed) {
         m.assign(port(&format!("m{}", &d.name[1..])), port(&d.name));
     }
 

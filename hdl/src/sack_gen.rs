@@ -72,7 +72,7 @@ pub(crate) fn fifo(
     entry: &Expr,
     width: u32,
 ) -> (Signal, Signal, Signal) {
-    fifo_impl(m, name, depth, None, push, pop, entry, width).outputs()
+    fifo_parts(m, name, depth, None, push, pop, entry, width).outputs()
 }
 
 /// A [`fifo`]'s registers, for properties that follow an entry through it
@@ -96,22 +96,6 @@ impl FifoParts {
     }
 }
 
-/// [`fifo`] (or [`fifo_in_flight`] with `inflight`), returning its
-/// registers too.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn fifo_parts(
-    m: &mut Module,
-    name: &str,
-    depth: u32,
-    inflight: Option<&Expr>,
-    push: &Expr,
-    pop: &Signal,
-    entry: &Expr,
-    width: u32,
-) -> FifoParts {
-    fifo_impl(m, name, depth, inflight, push, pop, entry, width)
-}
-
 /// [`fifo`] whose invariants count `inflight`: the entries that may still
 /// be pushed after the ready check that let them in.
 #[allow(clippy::too_many_arguments)]
@@ -125,11 +109,13 @@ pub(crate) fn fifo_in_flight(
     entry: &Expr,
     width: u32,
 ) -> (Signal, Signal, Signal) {
-    fifo_impl(m, name, depth, Some(inflight), push, pop, entry, width).outputs()
+    fifo_parts(m, name, depth, Some(inflight), push, pop, entry, width).outputs()
 }
 
+/// [`fifo`] (or [`fifo_in_flight`] with `inflight`), returning its
+/// registers too.
 #[allow(clippy::too_many_arguments)]
-fn fifo_impl(
+pub(crate) fn fifo_parts(
     m: &mut Module,
     name: &str,
     depth: u32,

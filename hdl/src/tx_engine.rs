@@ -1105,7 +1105,8 @@ pub struct StreamWords {
     pub tail: Signal,
     /// The next msn to post, 24 bits each.
     pub next_msn: Signal,
-    /// The request at `pend` has started.
+    /// The request at `pend` has started: its bytes cut (the word's
+    /// `pend_sent`) are not zero.
     pub pend_started: Signal,
     /// The peer's completed_msn, 24 bits each.
     pub remote_completed: Signal,

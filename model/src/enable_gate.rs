@@ -33,7 +33,7 @@
 
 use mrnic_proto::Config;
 
-use crate::block::{put, Bits, Block, Dir, PortDef};
+use crate::block::{port_index, put, Bits, Block, Dir, PortDef};
 
 /// Module name, shared with the Verilog.
 pub const NAME: &str = "enable_gate";
@@ -110,13 +110,20 @@ pub fn ports(p: &EnableGateParams) -> Vec<PortDef> {
     v
 }
 
+crate::port_ids!(struct Ids {
+    rst, cfg_enable,
+    s_axis_tvalid, s_axis_tready, s_axis_tlast, m_axis_tvalid, m_axis_tready,
+    s_wr_valid, s_wr_ready, m_wr_valid, m_wr_ready,
+    stat_rx_disabled,
+});
+
 /// The cycle model.
 #[derive(Debug, Clone)]
 pub struct EnableGate {
     ports: Vec<PortDef>,
     /// Port indices: (input, output) of every passed-through field.
     pass: Vec<(usize, usize)>,
-    at: At,
+    ids: Ids,
     /// A frame is under way (its first beat offered, its last not taken),
     /// with the choice made for it.
     rx_held: bool,
@@ -126,57 +133,24 @@ pub struct EnableGate {
     stat: bool,
 }
 
-/// Indices of the ports the gate's logic reads or drives.
-#[derive(Debug, Clone, Copy)]
-struct At {
-    rst: usize,
-    enable: usize,
-    s_tvalid: usize,
-    s_tready: usize,
-    s_tlast: usize,
-    m_tvalid: usize,
-    m_tready: usize,
-    s_wr_valid: usize,
-    s_wr_ready: usize,
-    m_wr_valid: usize,
-    m_wr_ready: usize,
-    stat: usize,
-}
-
 impl EnableGate {
     pub fn new(p: EnableGateParams) -> EnableGate {
         let ports = ports(&p);
-        let i = |n: &str| ports.iter().position(|d| d.name == n).unwrap_or_else(|| panic!("enable_gate: no port {n}"));
-        let at = At {
-            rst: i("rst"),
-            enable: i("cfg_enable"),
-            s_tvalid: i("s_axis_tvalid"),
-            s_tready: i("s_axis_tready"),
-            s_tlast: i("s_axis_tlast"),
-            m_tvalid: i("m_axis_tvalid"),
-            m_tready: i("m_axis_tready"),
-            s_wr_valid: i("s_wr_valid"),
-            s_wr_ready: i("s_wr_ready"),
-            m_wr_valid: i("m_wr_valid"),
-            m_wr_ready: i("m_wr_ready"),
-            stat: i("stat_rx_disabled"),
-        };
-        let control = [at.s_tvalid, at.s_tready, at.m_tvalid, at.m_tready];
-        let control_wr = [at.s_wr_valid, at.s_wr_ready, at.m_wr_valid, at.m_wr_ready];
-        // Every field (data, keep, last, user, id; the request's fields)
-        // goes straight through; the valids and readys are gated.
+        let ids = Ids::new(&ports);
+        // Every input field of the two channels (data, keep, last, user,
+        // id; the request's fields) goes straight through; the valids are
+        // gated.
         let pass = ports
             .iter()
             .enumerate()
             .filter(|(k, d)| {
                 d.dir == Dir::In
                     && (d.name.starts_with("s_axis_") || d.name.starts_with("s_wr_"))
-                    && !control.contains(k)
-                    && !control_wr.contains(k)
+                    && ![ids.s_axis_tvalid, ids.s_wr_valid].contains(k)
             })
-            .map(|(k, d)| (k, i(&format!("m{}", &d.name[1..]))))
+            .map(|(k, d)| (k, port_index(&ports, &format!("m{}", &d.name[1..])).expect("the turned port")))
             .collect();
-        EnableGate { ports, pass, at, rx_held: false, rx_pass: false, wr_held: false, stat: false }
+        EnableGate { ports, pass, ids, rx_held: false, rx_pass: false, wr_held: false, stat: false }
     }
 
     /// The receive decision this cycle: the held one inside a frame, the
@@ -205,22 +179,22 @@ impl Block for EnableGate {
     }
 
     fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
-        let a = self.at;
+        let a = self.ids;
         let on = |k: usize| inputs[k].bit(0);
         for &(i, o) in &self.pass {
             outputs[o] = inputs[i].clone();
         }
-        let rx = self.rx_on(on(a.enable));
-        put(&self.ports, outputs, a.m_tvalid, (on(a.s_tvalid) && rx) as u64);
-        put(&self.ports, outputs, a.s_tready, (!rx || on(a.m_tready)) as u64);
-        let wr = self.wr_on(on(a.enable));
+        let rx = self.rx_on(on(a.cfg_enable));
+        put(&self.ports, outputs, a.m_axis_tvalid, (on(a.s_axis_tvalid) && rx) as u64);
+        put(&self.ports, outputs, a.s_axis_tready, (!rx || on(a.m_axis_tready)) as u64);
+        let wr = self.wr_on(on(a.cfg_enable));
         put(&self.ports, outputs, a.m_wr_valid, (on(a.s_wr_valid) && wr) as u64);
         put(&self.ports, outputs, a.s_wr_ready, (wr && on(a.m_wr_ready)) as u64);
-        put(&self.ports, outputs, a.stat, self.stat as u64);
+        put(&self.ports, outputs, a.stat_rx_disabled, self.stat as u64);
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
-        let a = self.at;
+        let a = self.ids;
         let on = |k: usize| inputs[k].bit(0);
         if on(a.rst) {
             self.rx_held = false;
@@ -229,15 +203,15 @@ impl Block for EnableGate {
             self.stat = false;
             return;
         }
-        let rx = self.rx_on(on(a.enable));
-        let taken = on(a.s_tvalid) && (!rx || on(a.m_tready));
-        self.stat = taken && !rx && on(a.s_tlast);
-        if on(a.s_tvalid) {
-            let ends = taken && on(a.s_tlast);
+        let rx = self.rx_on(on(a.cfg_enable));
+        let taken = on(a.s_axis_tvalid) && (!rx || on(a.m_axis_tready));
+        self.stat = taken && !rx && on(a.s_axis_tlast);
+        if on(a.s_axis_tvalid) {
+            let ends = taken && on(a.s_axis_tlast);
             self.rx_held = !ends;
             self.rx_pass = rx;
         }
-        let wr = self.wr_on(on(a.enable));
+        let wr = self.wr_on(on(a.cfg_enable));
         self.wr_held = on(a.s_wr_valid) && wr && !on(a.m_wr_ready);
     }
 }

@@ -1023,8 +1023,9 @@ struct Wr {
 /// Everything the decision's stream choice needs is here, so a
 /// connection's streams are one wide word read with the telemetry: the
 /// request at `pend` has its msn by position (posts number a stream's
-/// requests consecutively, so it is `next_msn - (tail - pend)`) and
-/// `pend_started` says whether the commit has cut it yet.
+/// requests consecutively, so it is `next_msn - (tail - pend)`) and it
+/// has started when `pend_sent` is not zero (a request the commit cuts and
+/// does not finish has had bytes cut; an empty one finishes at its cut).
 #[derive(Debug, Clone, Default)]
 struct StreamQ {
     head: u32,
@@ -1033,7 +1034,6 @@ struct StreamQ {
     next_msn: u32,
     next_rq_seq: u32,
     remote_completed: u32,
-    pend_started: bool,
     /// Bytes cut of the request at `pend`.
     pend_sent: u32,
 }
@@ -1045,7 +1045,7 @@ impl StreamQ {
             pend: self.pend,
             tail: self.tail,
             next_msn: self.next_msn,
-            pend_started: self.pend_started,
+            pend_started: self.pend_sent != 0,
             remote_completed: self.remote_completed,
         }
     }
@@ -2319,10 +2319,8 @@ impl TxEngine {
                 self.wq_issued[wi] = self.wq_issued[wi].wrapping_add(1);
                 let q = &mut self.streams[si];
                 q.pend_sent += len;
-                q.pend_started = true;
                 if q.pend_sent == w.req.len {
                     q.pend_sent = 0;
-                    q.pend_started = false;
                     self.streams[si].pend = slot_no.wrapping_add(1);
                     if self.streams[si].pend == self.streams[si].tail {
                         self.conns[c as usize].pend_streams -= 1;
@@ -3077,7 +3075,6 @@ impl TxEngine {
                 let i = q.head;
                 if i == q.tail {
                     q.pend = q.tail;
-                    q.pend_started = false;
                     q.pend_sent = 0;
                     stream += 1;
                 } else {

@@ -9,19 +9,10 @@
 
 use std::collections::VecDeque;
 
-use mrnic_model::block::{port_index, zero_values, Bits, Block, PortDef};
+use mrnic_model::block::{zero_values, Block, PortMap};
 use mrnic_model::enable_gate::*;
 use mrnic_proto::Config;
 use mrnic_reference::rng::Rng;
-
-fn set(ports: &[PortDef], v: &mut [Bits], name: &str, x: u64) {
-    let i = port_index(ports, name).unwrap_or_else(|| panic!("{name}"));
-    v[i] = Bits::from_u64(ports[i].width, x);
-}
-
-fn get(ports: &[PortDef], v: &[Bits], name: &str) -> u64 {
-    v[port_index(ports, name).unwrap_or_else(|| panic!("{name}"))].as_u64()
-}
 
 /// One MAC beat: the frame's number and the beat's in `tdata`.
 fn beat_data(frame: u64, k: u64) -> u64 {
@@ -34,9 +25,10 @@ fn frames_pass_or_go_whole_requests_wait_and_discards_are_counted_once() {
         let cfg = Config::builtin(name).unwrap();
         let mut b = EnableGate::new(EnableGateParams::from_config(&cfg).unwrap());
         let ports = b.ports().to_vec();
+        let pm = PortMap { ports: &ports };
         let mut rng = Rng::new(seed);
         let mut v = zero_values(&ports);
-        set(&ports, &mut v, "rst", 1);
+        pm.set(&mut v, "rst", 1);
         let mut o = zero_values(&ports);
         b.eval(&v, &mut o);
         b.tick(&v);
@@ -61,15 +53,15 @@ fn frames_pass_or_go_whole_requests_wait_and_discards_are_counted_once() {
                 enable = !enable;
             }
             let mut v = zero_values(&ports);
-            set(&ports, &mut v, "cfg_enable", enable as u64);
+            pm.set(&mut v, "cfg_enable", enable as u64);
             if !offering && rng.below(100) < 60 {
                 offering = true;
             }
             if offering {
-                set(&ports, &mut v, "s_axis_tvalid", 1);
-                set(&ports, &mut v, "s_axis_tdata", beat_data(frame, beat));
-                set(&ports, &mut v, "s_axis_tlast", (beat + 1 == len) as u64);
-                set(&ports, &mut v, "s_axis_tkeep", 1);
+                pm.set(&mut v, "s_axis_tvalid", 1);
+                pm.set(&mut v, "s_axis_tdata", beat_data(frame, beat));
+                pm.set(&mut v, "s_axis_tlast", (beat + 1 == len) as u64);
+                pm.set(&mut v, "s_axis_tkeep", 1);
                 if beat == 0 && decided.is_none() {
                     decided = Some(enable);
                 }
@@ -79,24 +71,24 @@ fn frames_pass_or_go_whole_requests_wait_and_discards_are_counted_once() {
                 next_wr += 1;
             }
             if let Some(id) = wr_offer {
-                set(&ports, &mut v, "s_wr_valid", 1);
-                set(&ports, &mut v, "s_wr_wr_id", id);
+                pm.set(&mut v, "s_wr_valid", 1);
+                pm.set(&mut v, "s_wr_wr_id", id);
             }
-            set(&ports, &mut v, "m_axis_tready", (rng.below(100) < 60) as u64);
-            set(&ports, &mut v, "m_wr_ready", (rng.below(100) < 50) as u64);
+            pm.set(&mut v, "m_axis_tready", (rng.below(100) < 60) as u64);
+            pm.set(&mut v, "m_wr_ready", (rng.below(100) < 50) as u64);
             let mut o = zero_values(&ports);
             b.eval(&v, &mut o);
 
-            counted += get(&ports, &o, "stat_rx_disabled");
+            counted += pm.get(&o, "stat_rx_disabled");
             // m_axis: a valid is not withdrawn and its beat does not change.
-            let m_valid = get(&ports, &o, "m_axis_tvalid") == 1;
-            let m_data = get(&ports, &o, "m_axis_tdata");
+            let m_valid = pm.get(&o, "m_axis_tvalid") == 1;
+            let m_data = pm.get(&o, "m_axis_tdata");
             if let Some((d, true)) = last_m {
                 assert!(m_valid && m_data == d, "{name} cycle {cycle}: m_axis beat withdrawn or changed");
             }
             if offering {
                 let pass = decided.expect("decided at the first beat");
-                let ready = get(&ports, &o, "s_axis_tready") == 1;
+                let ready = pm.get(&o, "s_axis_tready") == 1;
                 assert_eq!(m_valid, pass, "{name} cycle {cycle}: frame {frame} passed {pass}");
                 if !pass {
                     // The MAC never waits behind a disabled core.
@@ -120,21 +112,21 @@ fn frames_pass_or_go_whole_requests_wait_and_discards_are_counted_once() {
                 assert!(!m_valid, "{name} cycle {cycle}: a beat out of nothing");
             }
 
-            let m_taken = m_valid && get(&ports, &v, "m_axis_tready") == 1;
+            let m_taken = m_valid && pm.get(&v, "m_axis_tready") == 1;
             last_m = m_valid.then_some((m_data, !m_taken));
             if m_taken {
                 assert_eq!(Some(m_data), expect.pop_front(), "{name} cycle {cycle}: beat out of order");
                 passed_beats += 1;
             }
             // Work requests.
-            let w_valid = get(&ports, &o, "m_wr_valid") == 1;
-            let w_id = get(&ports, &o, "m_wr_wr_id");
+            let w_valid = pm.get(&o, "m_wr_valid") == 1;
+            let w_id = pm.get(&o, "m_wr_wr_id");
             if let Some((id, true)) = last_w {
                 assert!(w_valid && w_id == id, "{name} cycle {cycle}: request withdrawn or changed");
             }
-            let w_taken = w_valid && get(&ports, &v, "m_wr_ready") == 1;
+            let w_taken = w_valid && pm.get(&v, "m_wr_ready") == 1;
             last_w = w_valid.then_some((w_id, !w_taken));
-            let s_ready = get(&ports, &o, "s_wr_ready") == 1;
+            let s_ready = pm.get(&o, "s_wr_ready") == 1;
             assert_eq!(s_ready && wr_offer.is_some(), w_taken, "{name} cycle {cycle}: taken on both sides at once");
             if w_taken {
                 assert_eq!(w_id, wr_expect, "{name} cycle {cycle}: requests in order, none lost");
@@ -148,10 +140,10 @@ fn frames_pass_or_go_whole_requests_wait_and_discards_are_counted_once() {
         }
         // The last discard's pulse comes the cycle after its last beat.
         let mut v = zero_values(&ports);
-        set(&ports, &mut v, "cfg_enable", enable as u64);
+        pm.set(&mut v, "cfg_enable", enable as u64);
         let mut o = zero_values(&ports);
         b.eval(&v, &mut o);
-        counted += get(&ports, &o, "stat_rx_disabled");
+        counted += pm.get(&o, "stat_rx_disabled");
         eprintln!("{name}: {frame} frames, {discarded} discarded, {passed_beats} beats passed, {wr_expect} requests");
         assert_eq!(counted, discarded, "{name}: one count per discarded frame");
         assert_eq!(discard_waits, 0, "{name}: a discarded beat waited");
@@ -166,24 +158,25 @@ fn a_core_out_of_reset_discards_until_enabled() {
     let cfg = Config::builtin("small").unwrap();
     let mut b = EnableGate::new(EnableGateParams::from_config(&cfg).unwrap());
     let ports = b.ports().to_vec();
+    let pm = PortMap { ports: &ports };
     let mut v = zero_values(&ports);
-    set(&ports, &mut v, "rst", 1);
+    pm.set(&mut v, "rst", 1);
     let mut o = zero_values(&ports);
     b.eval(&v, &mut o);
     b.tick(&v);
     let mut v = zero_values(&ports);
     for n in ["s_axis_tvalid", "s_axis_tlast", "s_wr_valid", "m_axis_tready", "m_wr_ready"] {
-        set(&ports, &mut v, n, 1);
+        pm.set(&mut v, n, 1);
     }
     b.eval(&v, &mut o);
-    assert_eq!(get(&ports, &o, "m_axis_tvalid"), 0);
-    assert_eq!(get(&ports, &o, "s_axis_tready"), 1, "discarded at the MAC's pace");
-    assert_eq!(get(&ports, &o, "s_wr_ready"), 0, "held");
+    assert_eq!(pm.get(&o, "m_axis_tvalid"), 0);
+    assert_eq!(pm.get(&o, "s_axis_tready"), 1, "discarded at the MAC's pace");
+    assert_eq!(pm.get(&o, "s_wr_ready"), 0, "held");
     b.tick(&v);
-    set(&ports, &mut v, "cfg_enable", 1);
+    pm.set(&mut v, "cfg_enable", 1);
     b.eval(&v, &mut o);
-    assert_eq!(get(&ports, &o, "stat_rx_disabled"), 1, "the discarded frame counted");
-    assert_eq!(get(&ports, &o, "m_axis_tvalid"), 1, "the next frame passes");
-    assert_eq!(get(&ports, &o, "m_wr_valid"), 1);
-    assert_eq!(get(&ports, &o, "s_wr_ready"), 1);
+    assert_eq!(pm.get(&o, "stat_rx_disabled"), 1, "the discarded frame counted");
+    assert_eq!(pm.get(&o, "m_axis_tvalid"), 1, "the next frame passes");
+    assert_eq!(pm.get(&o, "m_wr_valid"), 1);
+    assert_eq!(pm.get(&o, "s_wr_ready"), 1);
 }
