@@ -155,11 +155,15 @@
 //! head by its tag), a tail timer `L + 1` plus the slots read until an
 //! overdue one per path, a connection failure `PATHS * tx_ring_depth` (the
 //! ring clear). Steps never overlap, so no read needs forwarding. Then the
-//! completion walk: one work request per cycle into the
-//! [`CQE_FIFO`]-entry completion FIFO (held while it is full): after a
-//! SACK one cycle per completion and one per stream with an acknowledged
-//! packet whose head is found not done; after a failure one per request,
-//! one for the culprit and one per stream (`STREAMS + requests + 1`).
+//! completion walk, a step every `L` cycles into the [`CQE_FIFO`]-entry
+//! completion FIFO (held while it is full): each step acts on the work
+//! queue entry and its packet counts read `L` cycles before and issues
+//! the next read (the streams' words are in hand when the walk starts:
+//! the SACK's last stage read them, and a failure's ring clear outlasts
+//! their read). After a SACK a step per completion and one per stream
+//! with an acknowledged packet whose head is found not done; after a
+//! failure one per request, one for the culprit and one per stream
+//! (`L x (STREAMS + requests + 1)`).
 //!
 //! # Memories (sizes for `small` / `default`)
 //! - retransmit rings, `CONNS * PATHS * tx_ring_depth` slots of about
@@ -1311,8 +1315,10 @@ enum Sched {
     },
 }
 
-/// The completion walk: one work request per cycle into the completion
-/// FIFO, waiting while it is full.
+/// The completion walk: a work request every `L` cycles into the
+/// completion FIFO (the work queue entry and its packet counts are block
+/// RAM, read `L` cycles before the step that uses them), waiting while the
+/// FIFO is full.
 #[derive(Debug, Clone)]
 enum Walk {
     /// After a SACK: the streams with a packet acknowledged (`touched`, a
@@ -1440,6 +1446,9 @@ pub struct TxEngine {
     ack_busy: u32,
     pend_evt: std::collections::VecDeque<tel::Event>,
     walk: Option<Walk>,
+    /// Cycles until the walk's read answers: its next step acts when 0
+    /// (architecture.md, tx_engine item 9).
+    walk_wait: u32,
     // Scheduler.
     sched: Sched,
     rr_conn: u32,
@@ -1522,6 +1531,7 @@ impl TxEngine {
             ack_busy: 0,
             pend_evt: Default::default(),
             walk: None,
+            walk_wait: 0,
             sched: Sched::Idle,
             rr_conn: 0,
             evt_quiet: 0,
@@ -1804,7 +1814,9 @@ impl TxEngine {
             }
         }
 
-        // Acknowledgement unit.
+        // Acknowledgement unit. The walk's reads answer whether or not the
+        // unit is busy: their wait counts down every cycle.
+        self.walk_wait = self.walk_wait.saturating_sub(1);
         if self.ack_busy > 0 {
             self.ack_busy -= 1;
         } else if !self.pend_evt.is_empty() || self.walk.is_some() {
@@ -1814,7 +1826,7 @@ impl TxEngine {
                     evt_pushed = true;
                 }
             }
-            if self.cqe_fifo.len() < CQE_FIFO {
+            if self.walk_wait == 0 && self.cqe_fifo.len() < CQE_FIFO {
                 self.walk_step();
             }
         } else if matches!(self.sched, Sched::Idle) {
@@ -3042,12 +3054,18 @@ impl TxEngine {
     fn complete(&mut self, c: u32, touched: Vec<bool>) {
         if touched.iter().any(|&t| t) {
             self.walk = Some(Walk::Done { conn: c, touched, stream: 0 });
+            // The first head's entry is read now.
+            self.walk_wait = self.p.read_latency;
         }
     }
 
-    /// One cycle of the completion walk (the completion FIFO has room).
+    /// One step of the completion walk (the completion FIFO has room and
+    /// the entry read for it has answered). Every step issues the read of
+    /// the entry the next step needs, known by now: the same stream's next
+    /// slot, the next stream's head, or the next stream at all.
     fn walk_step(&mut self) {
         let Some(walk) = self.walk.take() else { return };
+        self.walk_wait = self.p.read_latency;
         self.walk = match walk {
             Walk::Done { conn: c, mut touched, stream } => {
                 let Some(s) = (stream..self.p.streams).find(|&s| touched[s as usize]) else { return };
@@ -3105,6 +3123,8 @@ impl TxEngine {
         // queues a request per cycle.
         debug_assert!(self.walk.is_none(), "a failure starts only with the walk idle");
         self.walk = Some(Walk::Fail { conn: c, culprit, culprit_pending: culprit.is_some(), st, stream: 0 });
+        // The culprit's entry (or the first stream's head) is read now.
+        self.walk_wait = self.p.read_latency;
         let r = self.p.ring_depth as usize;
         for p in 0..self.p.paths {
             let base = self.pidx(c, p) * r;

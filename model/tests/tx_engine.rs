@@ -91,6 +91,8 @@ struct Rig {
     cur: Vec<u8>,
     cur_first: u64,
     cqes: Vec<Cqe>,
+    /// Cycle of each `m_cqe` handshake.
+    cqe_at: Vec<u64>,
     stats: Vec<(u64, Stats)>,
     cycle: u64,
     press: Pressure,
@@ -128,6 +130,7 @@ impl Rig {
             cur: Vec::new(),
             cur_first: 0,
             cqes: Vec::new(),
+            cqe_at: Vec::new(),
             stats: Vec::new(),
             cycle: 0,
             press: Pressure::default(),
@@ -275,6 +278,7 @@ impl Rig {
         }
         if let (Some(c), true) = (ot.cqe, cqe_ready) {
             self.cqes.push(c);
+            self.cqe_at.push(self.cycle);
         }
         if ot.stats != Stats::default() {
             self.stats.push((self.cycle, ot.stats));
@@ -1273,6 +1277,39 @@ fn an_axi_error_fails_the_connection_and_the_walk_flushes_every_request_once() {
         assert!(rig.run_until(20_000, |r| r.cqes.len() >= cqes + 4), "round {round}: {:?}", &rig.cqes[cqes..]);
         assert!(rig.cqes[cqes..].iter().all(|c| c.status == status::SUCCESS), "round {round}");
         cqes += 4;
+    }
+}
+
+/// The completion walk acts on a work queue entry and its packet counts
+/// read `L` cycles before (block RAM): with `m_cqe_ready` high, a
+/// failure's completions leave a step every `L` cycles, for `small` and
+/// `default`'s latencies. The steps: the culprit, stream 0's four
+/// requests, stream 0 found empty, the culprit's own slot skipped, the
+/// rest of stream 1.
+#[test]
+fn the_completion_walk_steps_every_table_read_latency() {
+    for name in ["small", "default"] {
+        let mut cfg = Config::builtin(name).unwrap();
+        cfg.transport.connections = 8;
+        let mut rig = Rig::new(cfg, 11);
+        rig.open(5, 1, 0);
+        rig.run(300);
+        for s in 0..2u32 {
+            for k in 0..4u64 {
+                let id = s as u64 * 4 + k;
+                rig.wrs.push_back(wr(5, s, op::WRITE, id, id * 0x1000, 64));
+            }
+        }
+        // Stream 1's first request is refused by the host.
+        rig.bad = Some((MEM_BASE + 4 * 0x1000, MEM_BASE + 5 * 0x1000));
+        assert!(rig.run_until(20_000, |r| r.cqes.len() >= 8), "{name}: {:?}", rig.cqes);
+        let got: Vec<(u64, u8)> = rig.cqes.iter().map(|c| (c.wr_id, c.status)).collect();
+        let mut want = vec![(4, status::LOCAL_PROTECTION)];
+        want.extend([0, 1, 2, 3, 5, 6, 7].map(|id| (id, status::WR_FLUSH)));
+        assert_eq!(got, want, "{name}");
+        let l = rig.cfg.hardware.table_read_latency as u64;
+        let gaps: Vec<u64> = rig.cqe_at.windows(2).map(|w| w[1] - w[0]).collect();
+        assert_eq!(gaps, [l, l, l, l, 3 * l, l, l], "{name}: a step every L cycles: {:?}", rig.cqe_at);
     }
 }
 
