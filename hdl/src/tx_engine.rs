@@ -57,6 +57,13 @@
 //!   [`conn_cc_ack`](mrnic_model::tx_engine::conn_cc_ack), which the
 //!   model's SACK handling calls too;
 //!
+//! and of the commit:
+//!
+//! - [`cut`]: the cut of one new data packet (its length, the stream's
+//!   word, the path's mirror and the connection's context after it, the
+//!   tail timer's arming and ACKREQ), the model's
+//!   [`cut`](mrnic_model::tx_engine::cut), which the model's commit calls;
+//!
 //! and of the output unit's AXI4 read master:
 //!
 //! - [`axi_burst`]: the next burst's length (to the payload's end, the
@@ -1379,4 +1386,206 @@ pub fn frame_beat(m: &mut Module, name: &str, sz: &BeatSizes, inp: &BeatIn) -> B
         .collect();
     let data = m.wire_from(&nm("data"), 8 * bb, "the beat", cat(&lanes_out));
     BeatOut { data, keep, last, hi_beat }
+}
+
+// ------------------------------------------------------ the commit's cut
+
+/// Sizes and constants of the commit's cut ([`cut`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CutSizes {
+    /// Bits of a work queue pointer ([`stream_ptr_bits`]).
+    pub ptr_bits: u32,
+    /// Bits of a count of streams (0 to `STREAMS`).
+    pub streams_bits: u32,
+    /// Bits of `since_ackreq` (0 to `sack_every_packets`).
+    pub since_bits: u32,
+    pub mtu: u32,
+    pub sack_every: u32,
+    /// `rto_min / 4`, timestamp units.
+    pub unreq_wait: u32,
+}
+
+/// Bits of the bytes a connection has in flight: below its 32-bit cap
+/// before a packet is cut (or no path may take new data), so at most one
+/// MTU more after.
+pub const INFLIGHT_BITS: u32 = 33;
+
+impl CutSizes {
+    pub fn of(p: &TxEngineParams) -> CutSizes {
+        let k = mrnic_model::path_telemetry::Consts::from_config(&p.cfg);
+        let sack_every = p.cfg.timers.sack_every_packets;
+        CutSizes {
+            ptr_bits: stream_ptr_bits(p.wq_depth),
+            streams_bits: 32 - p.streams.leading_zeros(),
+            since_bits: 32 - sack_every.leading_zeros(),
+            mtu: p.cfg.transport.mtu,
+            sack_every,
+            unreq_wait: k.rto_min / 4,
+        }
+    }
+}
+
+/// What the cut reads, as nets (the model's
+/// [`CutIn`](mrnic_model::tx_engine::CutIn)).
+#[derive(Clone, Debug)]
+pub struct CutNets {
+    /// 32 bits each.
+    pub ts: Signal,
+    pub req_len: Signal,
+    pub pend_sent: Signal,
+    /// [`CutSizes::ptr_bits`] each.
+    pub pend: Signal,
+    pub tail: Signal,
+    /// 24 bits each.
+    pub next_psn: Signal,
+    pub cum_acked: Signal,
+    /// 32 bits each.
+    pub tx_seq: Signal,
+    pub last_progress: Signal,
+    /// The path mirror's srtt (20 bits) and rttvar (16 bits).
+    pub srtt: Signal,
+    pub rttvar: Signal,
+    /// [`INFLIGHT_BITS`].
+    pub inflight: Signal,
+    /// 32 bits.
+    pub cap: Signal,
+    /// [`CutSizes::streams_bits`].
+    pub pend_streams: Signal,
+    /// [`CutSizes::since_bits`].
+    pub since_ackreq: Signal,
+    /// 32 bits each; `tail_at` meaningful with `tail_valid`.
+    pub unreq_since: Signal,
+    pub tail_valid: Signal,
+    pub tail_at: Signal,
+    pub rack_rtt: Signal,
+    pub full_after: Signal,
+}
+
+/// The packet cut and the state written back, as nets (the model's
+/// [`CutOut`](mrnic_model::tx_engine::CutOut)), each as wide as the input
+/// it replaces; `len` 32 bits, `psn` 24.
+#[derive(Clone, Debug)]
+pub struct CutOutNets {
+    pub len: Signal,
+    pub eom: Signal,
+    pub ackreq: Signal,
+    pub pend: Signal,
+    pub pend_sent: Signal,
+    pub pend_streams: Signal,
+    pub next_psn: Signal,
+    pub tx_seq: Signal,
+    pub last_progress: Signal,
+    pub inflight: Signal,
+    pub since_ackreq: Signal,
+    pub unreq_since: Signal,
+    pub tail_valid: Signal,
+    pub tail_at: Signal,
+}
+
+/// The commit's cut of one new data packet (the model's
+/// [`cut`](mrnic_model::tx_engine::cut)), combinational: the packet's
+/// length (the rest of the request, at most an MTU; the offset is the
+/// bytes already cut and the psn the path's next, so neither needs logic),
+/// the stream's word, the path's mirror and the connection's context after
+/// it, and ACKREQ. One subtractor and comparator for the request's rest,
+/// adders for the counts, and the tail timer's overdue time (two
+/// comparators and an adder). Wires are named `<name>_*`.
+pub fn cut(m: &mut Module, name: &str, sz: &CutSizes, a: &CutNets) -> CutOutNets {
+    let nm = |x: &str| format!("{name}_{x}");
+    let w = |m: &mut Module, x: &str, width: u32, c: &str, e: Expr| m.wire_from(&nm(x), width, c, e);
+    let mtu = lit(32, u64::from(sz.mtu));
+    let rest = w(m, "rest", 32, "bytes of the request not yet cut", a.req_len.expr() - a.pend_sent.expr());
+    let eom = w(m, "eom", 1, "the packet ends the message", rest.expr().le(mtu.clone()));
+    let len = w(m, "len", 32, "payload bytes of the packet", mux(eom.expr(), rest.expr(), mtu));
+    let pend = w(
+        m,
+        "pend",
+        sz.ptr_bits,
+        "the stream's next request to cut",
+        mux(eom.expr(), a.pend.expr() + lit(sz.ptr_bits, 1), a.pend.expr()),
+    );
+    let pend_sent = w(
+        m,
+        "pend_sent",
+        32,
+        "bytes cut of the request at pend",
+        mux(eom.expr(), lit(32, 0), a.pend_sent.expr() + len.expr()),
+    );
+    let emptied = eom.expr().logic_and(pend.expr().eq(a.tail.expr()));
+    let sb = sz.streams_bits;
+    let pend_streams = w(m, "pend_streams", sb, "streams with bytes to cut", a.pend_streams.expr() - zext(emptied, sb));
+    let inflight =
+        w(m, "inflight", INFLIGHT_BITS, "connection bytes in flight", a.inflight.expr() + zext(&len, INFLIGHT_BITS));
+    let drained = w(m, "drained", 1, "nothing left to cut", pend_streams.expr().eq(lit(sb, 0)));
+    let srtt = zext(&a.srtt, 32);
+    let overdue = w(
+        m,
+        "overdue",
+        32,
+        "the tail timer's wait: max(srtt, rack_rtt) + max(srtt / 2, 4 rttvar)",
+        max_of(srtt.clone(), a.rack_rtt.expr()) + max_of(srtt >> lit(1, 1), zext(&a.rttvar, 32) << lit(2, 2)),
+    );
+    let arm = a.tail_valid.expr().logic_not().logic_and(drained.expr());
+    let tail_valid = w(m, "tail_valid", 1, "the tail timer is armed", a.tail_valid.expr().logic_or(drained.expr()));
+    let tail_at =
+        w(m, "tail_at", 32, "the tail timer's deadline", mux(arm, a.ts.expr() + overdue.expr(), a.tail_at.expr()));
+    let first = a.since_ackreq.expr().eq(lit(sz.since_bits, 0));
+    let unreq_since = w(
+        m,
+        "unreq_since",
+        32,
+        "send time of the first packet since the last ACKREQ",
+        mux(first, a.ts.expr(), a.unreq_since.expr()),
+    );
+    let since = w(
+        m,
+        "since",
+        sz.since_bits,
+        "packets since the last ACKREQ, this one included",
+        a.since_ackreq.expr() + lit(sz.since_bits, 1),
+    );
+    let ackreq = w(
+        m,
+        "ackreq",
+        1,
+        "ask for a SACK",
+        eom.expr()
+            .logic_or(a.full_after.expr())
+            .logic_or(inflight.expr().ge(zext(&a.cap, INFLIGHT_BITS)))
+            .logic_or(drained.expr())
+            .logic_or(since.expr().ge(lit(sz.since_bits, u64::from(sz.sack_every))))
+            .logic_or((a.ts.expr() - unreq_since.expr()).ge(lit(32, u64::from(sz.unreq_wait)))),
+    );
+    let since_ackreq = w(
+        m,
+        "since_ackreq",
+        sz.since_bits,
+        "packets since the last ACKREQ, after this one",
+        mux(ackreq.expr(), lit(sz.since_bits, 0), since.expr()),
+    );
+    let next_psn = w(m, "next_psn", 24, "the path's next psn", a.next_psn.expr() + lit(24, 1));
+    let tx_seq = w(m, "tx_seq", 32, "the path's next tx_seq", a.tx_seq.expr() + lit(32, 1));
+    let last_progress = w(
+        m,
+        "last_progress",
+        32,
+        "the path's last progress: its silence starts now if it was empty",
+        mux(a.next_psn.expr().eq(a.cum_acked.expr()), a.ts.expr(), a.last_progress.expr()),
+    );
+    CutOutNets {
+        len,
+        eom,
+        ackreq,
+        pend,
+        pend_sent,
+        pend_streams,
+        next_psn,
+        tx_seq,
+        last_progress,
+        inflight,
+        since_ackreq,
+        unreq_since,
+        tail_valid,
+        tail_at,
+    }
 }

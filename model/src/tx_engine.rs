@@ -1213,6 +1213,107 @@ pub fn conn_cap(p: &TxEngineParams, k: &tel::Consts, cc: &Cc) -> u32 {
     share.min(cc.cwnd as u64).max(k.mtu as u64) as u32
 }
 
+/// What the commit of a new data packet reads: the request's length, the
+/// stream's word (its pointers and the bytes cut of the request at
+/// `pend`), the path's mirror and the connection's context, as they are
+/// in the commit's cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CutIn {
+    pub ts: u32,
+    pub req_len: u32,
+    /// Work queue pointers (free-running; only their difference and
+    /// equality matter).
+    pub pend: u32,
+    pub tail: u32,
+    pub pend_sent: u32,
+    pub next_psn: u32,
+    pub cum_acked: u32,
+    pub tx_seq: u32,
+    pub last_progress: u32,
+    pub srtt: u32,
+    pub rttvar: u32,
+    /// Connection bytes in flight before this packet (below `cap`, or no
+    /// path would be eligible for new data, so 33 bits hold it after),
+    /// and its cap.
+    pub inflight: u64,
+    pub cap: u32,
+    pub pend_streams: u32,
+    pub since_ackreq: u32,
+    pub unreq_since: u32,
+    pub tail_at: Option<u32>,
+    pub rack_rtt: u32,
+    /// The packet fills its path's window (the path choice's `full_after`).
+    pub full_after: bool,
+}
+
+/// The packet the commit cuts and the state it writes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CutOut {
+    pub offset: u32,
+    pub len: u32,
+    pub eom: bool,
+    pub psn: u32,
+    pub ackreq: bool,
+    pub pend: u32,
+    pub pend_sent: u32,
+    pub pend_streams: u32,
+    pub next_psn: u32,
+    pub tx_seq: u32,
+    pub last_progress: u32,
+    pub inflight: u64,
+    pub since_ackreq: u32,
+    pub unreq_since: u32,
+    pub tail_at: Option<u32>,
+}
+
+/// The commit's cut of one new data packet, the combinational core the
+/// RTL builds as one unit (`mrnic_hdl::tx_engine::cut`): at most an MTU
+/// of the request at `pend` from the bytes already cut; the path's next
+/// psn and tx_seq (its silence starts now if it was empty); `pend`
+/// moves on when the request is cut to its end, and the connection has
+/// one stream fewer with bytes to cut when that empties the stream; the
+/// tail timer is armed when nothing is left to cut; and ACKREQ at the end
+/// of a message, when the packet fills its path's or the connection's
+/// window, when nothing is left to cut, every `sack_every_packets`
+/// packets of the connection, and once the oldest packet since the last
+/// request has waited `rto_min / 4` (the reference's `ackreq_wait`).
+pub fn cut(p: &TxEngineParams, k: &tel::Consts, a: &CutIn) -> CutOut {
+    let offset = a.pend_sent;
+    let len = (a.req_len - offset).min(p.cfg.transport.mtu);
+    let eom = offset + len == a.req_len;
+    let (pend, pend_sent) = if eom { (a.pend.wrapping_add(1), 0) } else { (a.pend, offset + len) };
+    let pend_streams = a.pend_streams - u32::from(eom && pend == a.tail);
+    let inflight = a.inflight + u64::from(len);
+    let drained = pend_streams == 0;
+    let wait = a.srtt.max(a.rack_rtt).wrapping_add((a.srtt / 2).max(4 * a.rttvar));
+    let tail_at = a.tail_at.or(drained.then(|| a.ts.wrapping_add(wait)));
+    let unreq_since = if a.since_ackreq == 0 { a.ts } else { a.unreq_since };
+    let since = a.since_ackreq.saturating_add(1);
+    let ackreq = eom
+        || a.full_after
+        || inflight >= u64::from(a.cap)
+        || drained
+        || since >= p.cfg.timers.sack_every_packets
+        || a.ts.wrapping_sub(unreq_since) >= k.rto_min / 4;
+    CutOut {
+        offset,
+        len,
+        eom,
+        psn: a.next_psn,
+        ackreq,
+        pend,
+        pend_sent,
+        pend_streams,
+        next_psn: (a.next_psn + 1) & SEQ_MASK,
+        tx_seq: a.tx_seq.wrapping_add(1),
+        last_progress: if a.next_psn == a.cum_acked { a.ts } else { a.last_progress },
+        inflight,
+        since_ackreq: if ackreq { 0 } else { since },
+        unreq_since,
+        tail_at,
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct Conn {
     open: bool,
@@ -2260,7 +2361,6 @@ impl TxEngine {
         if self.conns[c as usize].failed.is_some() {
             return;
         }
-        let mtu = self.p.cfg.transport.mtu;
         match plan {
             Plan::Retx { path, psn } => {
                 self.conns[c as usize].retx.pop_front();
@@ -2301,71 +2401,61 @@ impl TxEngine {
                 let path = phys;
                 let si = self.sidx(c, stream);
                 self.conns[c as usize].rr_stream = (stream + 1) % self.p.streams;
-                let slot_no = self.streams[si].pend;
+                let q = &self.streams[si];
+                let slot_no = q.pend;
                 let wi = self.widx(c, stream, slot_no);
                 let w = self.wq[wi];
-                let offset = self.streams[si].pend_sent;
-                let len = (w.req.len - offset).min(mtu);
                 let pi = self.pidx(c, path);
-                let psn = self.paths[pi].next_psn;
-                let mut f = self.fields(c, &w, stream, path, psn, offset, len, ts);
-                let ri = self.ridx(c, path, psn);
+                let m = self.paths[pi];
+                let k = &self.conns[c as usize];
+                let o = cut(
+                    &self.p,
+                    &self.k,
+                    &CutIn {
+                        ts,
+                        req_len: w.req.len,
+                        pend: q.pend,
+                        tail: q.tail,
+                        pend_sent: q.pend_sent,
+                        next_psn: m.next_psn,
+                        cum_acked: m.cum_acked,
+                        tx_seq: m.tx_seq,
+                        last_progress: m.last_progress,
+                        srtt: m.srtt,
+                        rttvar: m.rttvar,
+                        inflight: k.cc.inflight_bytes,
+                        cap: k.cc.cap,
+                        pend_streams: k.pend_streams,
+                        since_ackreq: k.since_ackreq,
+                        unreq_since: k.unreq_since,
+                        tail_at: k.tail_at,
+                        rack_rtt: k.rack_rtt,
+                        full_after: full_after[path as usize],
+                    },
+                );
+                let mut f = self.fields(c, &w, stream, path, o.psn, o.offset, o.len, ts);
+                f.ackreq = o.ackreq;
+                let ri = self.ridx(c, path, o.psn);
                 self.ring[ri] = Some(Slot {
                     stream,
                     wq: slot_no,
-                    offset,
-                    len,
+                    offset: o.offset,
+                    len: o.len,
                     tx_ts: ts as u16,
-                    tx_seq: self.paths[pi].tx_seq,
+                    tx_seq: m.tx_seq,
                     phys: path,
                     sent: ts,
                     ..Default::default()
                 });
                 let m = &mut self.paths[pi];
-                if m.next_psn == m.cum_acked {
-                    // The path was empty: its silence starts now.
-                    m.last_progress = ts;
-                }
-                m.next_psn = (m.next_psn + 1) & SEQ_MASK;
-                m.tx_seq = m.tx_seq.wrapping_add(1);
+                (m.next_psn, m.tx_seq, m.last_progress) = (o.next_psn, o.tx_seq, o.last_progress);
                 self.wq_issued[wi] = self.wq_issued[wi].wrapping_add(1);
                 let q = &mut self.streams[si];
-                q.pend_sent += len;
-                if q.pend_sent == w.req.len {
-                    q.pend_sent = 0;
-                    self.streams[si].pend = slot_no.wrapping_add(1);
-                    if self.streams[si].pend == self.streams[si].tail {
-                        self.conns[c as usize].pend_streams -= 1;
-                    }
-                }
-                self.conns[c as usize].cc.inflight_bytes += len as u64;
-                // Ask for a SACK (the receiver then acknowledges every path
-                // with packets not yet acknowledged) at the end of a
-                // message, when this packet fills its path's or the
-                // connection's window, when nothing is left to cut, every
-                // `sack_every_packets` packets of the connection, and once
-                // the oldest packet since the last request has waited
-                // rto_min / 4 (the reference's `ackreq_wait`).
-                let m = self.paths[pi];
+                (q.pend, q.pend_sent) = (o.pend, o.pend_sent);
                 let k = &mut self.conns[c as usize];
-                let conn_full = k.cc.inflight_bytes >= k.cc.cap as u64;
-                let drained = k.pend_streams == 0;
-                if drained && k.tail_at.is_none() {
-                    k.tail_at = Some(ts.wrapping_add(overdue_wait(&m, k.rack_rtt)));
-                }
-                if k.since_ackreq == 0 {
-                    k.unreq_since = ts;
-                }
-                k.since_ackreq = k.since_ackreq.saturating_add(1);
-                f.ackreq = f.eom
-                    || full_after[path as usize]
-                    || conn_full
-                    || drained
-                    || k.since_ackreq >= self.p.cfg.timers.sack_every_packets
-                    || ts.wrapping_sub(k.unreq_since) >= self.k.rto_min / 4;
-                if f.ackreq {
-                    k.since_ackreq = 0;
-                }
+                k.pend_streams = o.pend_streams;
+                k.cc.inflight_bytes = o.inflight;
+                (k.since_ackreq, k.unreq_since, k.tail_at) = (o.since_ackreq, o.unreq_since, o.tail_at);
                 self.evt_fifo.push_back(tel::Event {
                     kind: tel::kind::SEND,
                     conn: c,
@@ -2373,8 +2463,8 @@ impl TxEngine {
                     now: ts,
                     ..Default::default()
                 });
-                let addr = w.req.laddr.wrapping_add(offset as u64);
-                self.push_frame(c, path, data_header(&f), Some((stream, slot_no)), addr, len);
+                let addr = w.req.laddr.wrapping_add(o.offset as u64);
+                self.push_frame(c, path, data_header(&f), Some((stream, slot_no)), addr, o.len);
                 self.stats.tx_data = true;
             }
         }
