@@ -64,6 +64,14 @@
 //!   tail timer's arming and ACKREQ), the model's
 //!   [`cut`](mrnic_model::tx_engine::cut), which the model's commit calls;
 //!
+//! and of the completion walk:
+//!
+//! - [`walk_step`]: one step (a SACK's walk completes a stream's head or
+//!   drops the stream and finds the next; a failure's walk completes the
+//!   culprit, flushes each stream's requests, drains an empty stream), the
+//!   model's [`walk_next`](mrnic_model::tx_engine::walk_next), which the
+//!   model's walk calls;
+//!
 //! and of the output unit's AXI4 read master:
 //!
 //! - [`axi_burst`]: the next burst's length (to the payload's end, the
@@ -1587,5 +1595,195 @@ pub fn cut(m: &mut Module, name: &str, sz: &CutSizes, a: &CutNets) -> CutOutNets
         unreq_since,
         tail_valid,
         tail_at,
+    }
+}
+
+// ------------------------------------------------------ the completion walk
+
+/// Sizes of the completion walk's step ([`walk_step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkSizes {
+    pub streams: u32,
+    /// Bits of a stream index ([`index_bits`] of the stream count).
+    pub stream_bits: u32,
+    /// Bits of a work queue pointer ([`stream_ptr_bits`]).
+    pub ptr_bits: u32,
+    /// Bits of a slot's packet counts ([`walk_count_bits`]).
+    pub count_bits: u32,
+}
+
+/// Bits of a work queue slot's free-running packet counts (issued and
+/// acknowledged): a request's packets in flight each hold a ring slot,
+/// so the two differ by at most `PATHS x tx_ring_depth`, and counts
+/// modulo a power of 2 above that are equal exactly when the counts are.
+pub fn walk_count_bits(p: &TxEngineParams) -> u32 {
+    32 - (p.paths * p.ring_depth).leading_zeros()
+}
+
+impl WalkSizes {
+    pub fn of(p: &TxEngineParams) -> WalkSizes {
+        WalkSizes {
+            streams: p.streams,
+            stream_bits: index_bits(p.streams),
+            ptr_bits: stream_ptr_bits(p.wq_depth),
+            count_bits: walk_count_bits(p),
+        }
+    }
+}
+
+/// The walk's state and the step's reads, as nets (the model's
+/// [`Walk`](mrnic_model::tx_engine::Walk) and
+/// [`WalkRead`](mrnic_model::tx_engine::WalkRead)).
+#[derive(Clone, Debug)]
+pub struct WalkNets {
+    /// A failure's walk (else a SACK's).
+    pub fail: Signal,
+    /// A SACK's walk: the streams still to visit, a bit each.
+    pub touched: Signal,
+    /// The stream the step looks at ([`WalkSizes::stream_bits`]).
+    pub stream: Signal,
+    /// A failure's culprit (stream, slot), and whether it is still to
+    /// complete; 4-bit status.
+    pub culprit_valid: Signal,
+    pub culprit_stream: Signal,
+    pub culprit_slot: Signal,
+    pub culprit_pending: Signal,
+    pub st: Signal,
+    /// The looked-at stream's pointers ([`WalkSizes::ptr_bits`]) and the
+    /// slot's packet counts ([`WalkSizes::count_bits`]).
+    pub head: Signal,
+    pub pend: Signal,
+    pub tail: Signal,
+    pub issued: Signal,
+    pub acked: Signal,
+}
+
+/// What the step does and the walk after it (the model's
+/// [`WalkAct`](mrnic_model::tx_engine::WalkAct) and next state). A
+/// culprit completes at the walk's first step, so every step clears
+/// `culprit_pending`: it is not an output.
+#[derive(Clone, Debug)]
+pub struct WalkOutNets {
+    /// The walk goes on; then `touched` (a SACK's walk) and `stream` are
+    /// its next state.
+    pub more: Signal,
+    pub touched: Signal,
+    pub stream: Signal,
+    /// A completion of the looked-at request, with its 4-bit status.
+    pub cqe_valid: Signal,
+    pub cqe_status: Signal,
+    pub advance: Signal,
+    pub drain: Signal,
+    pub equalize: Signal,
+}
+
+/// One step of the completion walk (the model's
+/// [`walk_next`](mrnic_model::tx_engine::walk_next)), combinational: a
+/// SACK's walk completes the stream's head if its bytes are all cut and
+/// its counts equal, else drops the stream and moves to the next touched
+/// one (a priority encoder over the touched bits at or above the stream);
+/// a failure's walk completes the culprit first, then flushes each
+/// stream's requests in order, the culprit's slot skipped, and drains a
+/// stream found empty. Wires are named `<name>_*`.
+pub fn walk_step(m: &mut Module, name: &str, sz: &WalkSizes, a: &WalkNets) -> WalkOutNets {
+    use mrnic_model::tx_engine::status;
+    let nm = |x: &str| format!("{name}_{x}");
+    let (s, sb) = (sz.streams, sz.stream_bits);
+    let st_lit = |v: u8| lit(4, u64::from(v));
+    // A SACK's walk.
+    let ok = m.wire_from(
+        &nm("head_done"),
+        1,
+        "the head's bytes are all cut and its packets all acknowledged",
+        a.head.expr().ne(a.pend.expr()).logic_and(a.issued.expr().eq(a.acked.expr())),
+    );
+    let keep: Vec<Expr> = (0..s).rev().map(|i| ok.expr().logic_or(a.stream.expr().ne(lit(sb, u64::from(i))))).collect();
+    let touched = m.wire_from(
+        &nm("touched"),
+        s,
+        "the streams still to visit: the looked-at one dropped unless its head completed",
+        a.touched.expr() & cat(&keep),
+    );
+    // The next touched stream at or above this one, over a power-of-2
+    // vector padded with zeros.
+    let p2 = 1u32 << index_bits(s);
+    let p2 = if s == 1 { 1 } else { p2 };
+    let from: Vec<Expr> = (0..p2)
+        .rev()
+        .map(|i| match i {
+            // Every stream index is at most the largest (a comparison
+            // Verilator calls constant).
+            _ if i + 1 == 1 << sb && i < s => touched.bit(i),
+            _ if i < s => touched.bit(i).logic_and(a.stream.expr().le(lit(sb, u64::from(i)))),
+            _ => lit(1, 0),
+        })
+        .collect();
+    let ahead = m.wire_from(&nm("ahead"), p2, "touched streams at or above the looked-at one", cat(&from));
+    let (any, idx) = lowest(&ahead, 0, p2);
+    let done_more = m.wire_from(&nm("done_more"), 1, "a touched stream is left", any);
+    let done_next = m.wire_from(
+        &nm("done_next"),
+        sb,
+        "the next touched stream",
+        match idx {
+            Some(i) => fit(i, sb),
+            None => lit(sb, 0),
+        },
+    );
+    // A failure's walk.
+    let empty = m.wire_from(&nm("empty"), 1, "the stream has no request left", a.head.expr().eq(a.tail.expr()));
+    let is_culprit = a
+        .culprit_valid
+        .expr()
+        .logic_and(a.culprit_stream.expr().eq(a.stream.expr()))
+        .logic_and(a.culprit_slot.expr().eq(a.head.expr()));
+    let flush = mux(a.culprit_valid.expr(), st_lit(status::WR_FLUSH), a.st.expr());
+    let last = lit(sb + 1, u64::from(s - 1));
+    let fail_more =
+        a.culprit_pending.expr().logic_or(empty.expr().logic_not()).logic_or(zext(&a.stream, sb + 1).lt(last));
+    // Past the last stream it wraps, but then the walk ends.
+    let succ = a.stream.expr() + lit(sb, 1);
+    let fail_next = mux(a.culprit_pending.expr().logic_not().logic_and(empty.expr()), succ, a.stream.expr());
+    let fail = a.fail.expr();
+    let pending = a.culprit_pending.expr();
+    let flushing = fail.clone().logic_and(pending.clone().logic_not());
+    let w = |m: &mut Module, x: &str, width: u32, c: &str, e: Expr| m.wire_from(&nm(x), width, c, e);
+    WalkOutNets {
+        more: w(m, "more", 1, "the walk goes on", mux(fail.clone(), fail_more, done_more.expr())),
+        touched: touched.clone(),
+        stream: w(m, "stream", sb, "the stream the next step looks at", mux(fail.clone(), fail_next, done_next.expr())),
+        cqe_valid: w(
+            m,
+            "cqe_valid",
+            1,
+            "the looked-at request completes",
+            mux(
+                fail.clone(),
+                pending.clone().logic_or(empty.expr().logic_not().logic_and(is_culprit.logic_not())),
+                ok.expr(),
+            ),
+        ),
+        cqe_status: w(
+            m,
+            "cqe_status",
+            4,
+            "its status",
+            mux(fail.clone(), mux(pending, a.st.expr(), flush), st_lit(status::SUCCESS)),
+        ),
+        advance: w(
+            m,
+            "advance",
+            1,
+            "the stream's head moves on",
+            mux(fail, flushing.clone().logic_and(empty.expr().logic_not()), ok.expr()),
+        ),
+        drain: w(m, "drain", 1, "the stream is found empty by a failure", flushing.clone().logic_and(empty.expr())),
+        equalize: w(
+            m,
+            "equalize",
+            1,
+            "a flushed slot's counts made equal",
+            flushing.logic_and(empty.expr().logic_not()),
+        ),
     }
 }

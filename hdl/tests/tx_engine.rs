@@ -17,7 +17,8 @@
 //! decision's stream choice against the model's `stream_choice`, an eighth
 //! frames of every head and payload offset through the output stage's
 //! beat builder against the model's `frame_beat`, a ninth the commit's
-//! cut of new data against the model's `cut`. The check modules lint clean under
+//! cut of new data against the model's `cut`, a tenth the completion
+//! walk's step against the model's `walk_next`. The check modules lint clean under
 //! Verilator with every warning, compile under `iverilog -g2005` and synthesize under Yosys
 //! without latches.
 //!
@@ -33,7 +34,7 @@ use common::{have, iverilog_compile, replay, verilator_lint, yosys_no_latches, R
 use mrnic_hdl::expr::{index_bits, lit, mux};
 use mrnic_hdl::tx_engine::{
     data_header, frame, frame_beat, frame_bytes, nack_header, probe_header, sack_header, BeatIn, BeatSizes, CcSizes,
-    ChoiceSizes, CutSizes, NetFields, INFLIGHT_BITS,
+    ChoiceSizes, CutSizes, NetFields, WalkSizes, INFLIGHT_BITS,
 };
 use mrnic_hdl::{set, Expr, Header, Module, Signal};
 use mrnic_model::block::{port_index, Bits, Block, PortDef};
@@ -1034,6 +1035,7 @@ fn yosys_units_have_no_latches() {
             (stream_module(&p), "tx_engine stream choice"),
             (beat_module(&BeatSizes::of(&p)), "tx_engine frame beats"),
             (cut_module(&CutSizes::of(&p)), "tx_engine commit cut"),
+            (walk_module(&WalkSizes::of(&p)), "tx_engine completion walk step"),
         ] {
             s.spawn(move || {
                 let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
@@ -1693,5 +1695,186 @@ fn icarus_cut_is_the_models() {
         put("tail_valid", rng.below(2));
         put("tail_at", rng.next_u64() & 0xffff_ffff);
         put("full_after", u64::from(rng.below(4) == 0));
+    });
+}
+
+// ------------------------------------------------------ the completion walk
+
+fn walk_ports(sz: &WalkSizes) -> Vec<PortDef> {
+    let i = |n: &str, w: u32| PortDef::input(n, w, "Inputs", "harness input");
+    let o = |n: &str, w: u32| PortDef::output(n, w, "Outputs", "harness output, registered");
+    let (sb, pb, cb) = (sz.stream_bits, sz.ptr_bits, sz.count_bits);
+    vec![
+        i("rst", 1),
+        i("fail", 1),
+        i("touched", sz.streams),
+        i("stream", sb),
+        i("culprit_valid", 1),
+        i("culprit_stream", sb),
+        i("culprit_slot", pb),
+        i("culprit_pending", 1),
+        i("st", 4),
+        i("head", pb),
+        i("pend", pb),
+        i("tail", pb),
+        i("issued", cb),
+        i("acked", cb),
+        o("o_more", 1),
+        o("o_touched", sz.streams),
+        o("o_stream", sb),
+        o("o_cqe_valid", 1),
+        o("o_cqe_status", 4),
+        o("o_advance", 1),
+        o("o_drain", 1),
+        o("o_equalize", 1),
+    ]
+}
+
+/// The check module: the inputs into `walk_step`, its outputs registered;
+/// the next state shown only while the walk goes on, and `touched` only
+/// for a SACK's walk (else they mean nothing).
+fn walk_module(sz: &WalkSizes) -> Module {
+    use mrnic_hdl::tx_engine::{walk_step, WalkNets};
+    let mut m = Module::new("tx_walk");
+    m.describe("test harness: the tx_engine completion walk's step between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &walk_ports(sz));
+    m.clock_domain(&clk, &sig["rst"]);
+    let s = |n: &str| -> Signal { sig[n].clone() };
+    let a = WalkNets {
+        fail: s("fail"),
+        touched: s("touched"),
+        stream: s("stream"),
+        culprit_valid: s("culprit_valid"),
+        culprit_stream: s("culprit_stream"),
+        culprit_slot: s("culprit_slot"),
+        culprit_pending: s("culprit_pending"),
+        st: s("st"),
+        head: s("head"),
+        pend: s("pend"),
+        tail: s("tail"),
+        issued: s("issued"),
+        acked: s("acked"),
+    };
+    let o = walk_step(&mut m, "walk", sz, &a);
+    let shown = |m: &mut Module, n: &str, v: &Signal, when: Expr| {
+        m.wire_from(&format!("{n}_shown"), v.width(), "shown when meaningful", mux(when, v.expr(), lit(v.width(), 0)))
+    };
+    let sack_more = o.more.expr().logic_and(sig["fail"].expr().logic_not());
+    let touched = shown(&mut m, "touched", &o.touched, sack_more);
+    let stream = shown(&mut m, "stream", &o.stream, o.more.expr());
+    for (port, v) in [
+        ("more", o.more),
+        ("touched", touched),
+        ("stream", stream),
+        ("cqe_valid", o.cqe_valid.clone()),
+        ("cqe_status", shown(&mut m, "cqe_status", &o.cqe_status, o.cqe_valid.expr())),
+        ("advance", o.advance),
+        ("drain", o.drain),
+        ("equalize", o.equalize),
+    ] {
+        let r = m.reg(&format!("{port}_q"), v.width(), 0, "the step of the last cycle's inputs");
+        m.next(set(&r.next, &v));
+        m.assign(&sig[&format!("o_{port}")], &r.q);
+    }
+    m
+}
+
+/// The model side of the walk's step: `walk_next` of last cycle's inputs.
+/// The pointers and counts are the harness's widths; the model compares
+/// them only for equality, which their free-running values keep modulo
+/// those widths.
+fn walk_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
+    let streams = p.streams;
+    let f = move |g: &dyn Fn(&str) -> Bits| {
+        let u = |n: &str| g(n).as_u64() as u32;
+        let stream = u("stream");
+        let w = if u("fail") == 1 {
+            model::Walk::Fail {
+                conn: 0,
+                culprit: (u("culprit_valid") == 1).then(|| (u("culprit_stream"), u("culprit_slot"))),
+                culprit_pending: u("culprit_pending") == 1,
+                st: u("st") as u8,
+                stream,
+            }
+        } else {
+            model::Walk::Done { conn: 0, touched: (0..streams).map(|i| g("touched").bit(i)).collect(), stream }
+        };
+        let r = model::WalkRead {
+            head: u("head"),
+            pend: u("pend"),
+            tail: u("tail"),
+            issued: u("issued"),
+            acked: u("acked"),
+        };
+        let (next, act) = model::walk_next(&w, &r, streams);
+        let (touched, stream) = match &next {
+            Some(model::Walk::Done { touched, stream, .. }) => {
+                (touched.iter().enumerate().map(|(i, &t)| u64::from(t) << i).sum(), u64::from(*stream))
+            }
+            Some(model::Walk::Fail { stream, .. }) => (0, u64::from(*stream)),
+            None => (0, 0),
+        };
+        vec![
+            ("o_more", u64::from(next.is_some())),
+            ("o_touched", touched),
+            ("o_stream", stream),
+            ("o_cqe_valid", u64::from(act.cqe.is_some())),
+            ("o_cqe_status", u64::from(act.cqe.unwrap_or(0))),
+            ("o_advance", u64::from(act.advance)),
+            ("o_drain", u64::from(act.drain)),
+            ("o_equalize", u64::from(act.equalize)),
+        ]
+        .into_iter()
+        .map(|(n, v)| (n.to_string(), v))
+        .collect()
+    };
+    Registered { name: "tx_walk", ports, f: narrow(f), out: Vec::new() }
+}
+
+/// Random walk steps of both kinds (a SACK's walk with its looked-at
+/// stream among the touched ones and bits below it cleared, as the walk
+/// keeps them; the head at, before and past `pend`; counts equal or not,
+/// around their wrap; a failure's walk with and without a culprit, the
+/// culprit pending or done, the looked-at slot the culprit's or not, the
+/// stream empty or not, the last stream), for `small` and `default`:
+/// every output matches the model's `walk_next` every cycle under
+/// Icarus; the module lints clean under Verilator `-Wall`.
+#[test]
+fn icarus_walk_step_is_the_models() {
+    let build = |p: &model::TxEngineParams| {
+        let sz = WalkSizes::of(p);
+        (walk_module(&sz), walk_golden(p, walk_ports(&sz)))
+    };
+    replay_unit("tx_engine completion walk step check", 0xa1c, build, |p, ports, rng, cycle, ins| {
+        let sz = WalkSizes::of(p);
+        let n = u64::from(sz.streams);
+        let mut put = |name: &str, v: u64| common::set(ports, ins, name, v);
+        put("rst", u64::from(cycle == 0));
+        let fail = rng.below(2);
+        put("fail", fail);
+        let stream = if rng.below(4) == 0 { n - 1 } else { rng.below(n) };
+        put("stream", stream);
+        // Touched: the looked-at stream and random ones above it.
+        let above = if rng.below(3) == 0 { 0 } else { rng.next_u64() };
+        let mask = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+        put("touched", ((above << stream) | (1 << stream)) & mask);
+        let pw = sz.ptr_bits;
+        let pm = (1u64 << pw) - 1;
+        let head = if rng.below(3) == 0 { pm } else { rng.below(1 << pw) };
+        let pend = (head + [0, 1, rng.below(u64::from(p.wq_depth) + 1)][rng.below(3) as usize]) & pm;
+        let tail = if rng.below(3) == 0 { head } else { (pend + rng.below(u64::from(p.wq_depth) + 1)) & pm };
+        put("head", head);
+        put("pend", pend);
+        put("tail", tail);
+        let cm = (1u64 << sz.count_bits) - 1;
+        let issued = if rng.below(3) == 0 { cm } else { rng.next_u64() & cm };
+        put("issued", issued);
+        put("acked", if rng.below(2) == 0 { issued } else { (issued + 1 + rng.below(cm)) & cm });
+        let culprit = rng.below(4) != 0;
+        put("culprit_valid", u64::from(culprit));
+        put("culprit_stream", if rng.below(2) == 0 { stream } else { rng.below(n) });
+        put("culprit_slot", if rng.below(2) == 0 { head } else { rng.below(1 << pw) });
+        put("culprit_pending", u64::from(culprit && rng.below(3) == 0));
+        put("st", 1 + rng.below(6));
     });
 }

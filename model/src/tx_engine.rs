@@ -1420,17 +1420,101 @@ enum Sched {
 /// completion FIFO (the work queue entry and its packet counts are block
 /// RAM, read `L` cycles before the step that uses them), waiting while the
 /// FIFO is full.
-#[derive(Debug, Clone)]
-enum Walk {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Walk {
     /// After a SACK: the streams with a packet acknowledged (`touched`, a
-    /// bit each, the next found by a priority encoder) from `stream` on;
-    /// a cycle completes the stream's head if it is done, else clears the
-    /// stream's bit.
+    /// bit each), `stream` the one the next step looks at; a step
+    /// completes the stream's head if it is done, else clears the
+    /// stream's bit and moves to the next touched stream (a priority
+    /// encoder).
     Done { conn: u32, touched: Vec<bool>, stream: u32 },
     /// After a failure: the culprit first (if `culprit_pending`), then
-    /// every stream from `stream` on, a cycle per request (flushed, the
+    /// every stream from `stream` on, a step per request (flushed, the
     /// culprit skipped) and one per stream to find it empty.
     Fail { conn: u32, culprit: Option<(u32, u32)>, culprit_pending: bool, st: u8, stream: u32 },
+}
+
+impl Walk {
+    pub fn conn(&self) -> u32 {
+        match self {
+            Walk::Done { conn, .. } | Walk::Fail { conn, .. } => *conn,
+        }
+    }
+
+    /// The stream and work queue slot the next step looks at (its reads),
+    /// given each stream's head.
+    pub fn at(&self, head: impl Fn(u32) -> u32) -> (u32, u32) {
+        match self {
+            Walk::Fail { culprit: Some(c), culprit_pending: true, .. } => *c,
+            Walk::Done { stream, .. } | Walk::Fail { stream, .. } => (*stream, head(*stream)),
+        }
+    }
+}
+
+/// What a step of the completion walk reads for the slot it looks at
+/// ([`Walk::at`]): its stream's pointers and the slot's packet counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WalkRead {
+    pub head: u32,
+    pub pend: u32,
+    pub tail: u32,
+    pub issued: u32,
+    pub acked: u32,
+}
+
+/// What a step of the completion walk does at the slot it looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WalkAct {
+    /// The request there completes with this status.
+    pub cqe: Option<u8>,
+    /// The stream's head moves past it.
+    pub advance: bool,
+    /// The stream is found empty by a failure: its `pend` is set to its
+    /// `tail` and its bytes cut to 0.
+    pub drain: bool,
+    /// The slot's acked count is set to its issued count (a flushed
+    /// request's packets are never acknowledged).
+    pub equalize: bool,
+}
+
+/// One step of the completion walk, the combinational core the RTL builds
+/// as one unit (`mrnic_hdl::tx_engine::walk_step`): what it does at the
+/// slot [`Walk::at`] names, given that slot's reads, and the walk after it
+/// (`None`: done). After a SACK the stream's head completes with SUCCESS if
+/// it is before `pend` (all its bytes cut) and all its packets are
+/// acknowledged; else the stream is dropped from the walk. After a
+/// failure the culprit completes first with the failure's status, then
+/// every request in msn order per stream is flushed (WR_FLUSH, or the
+/// status itself when there is no culprit), the culprit's own slot
+/// skipped.
+pub fn walk_next(w: &Walk, r: &WalkRead, streams: u32) -> (Option<Walk>, WalkAct) {
+    match w.clone() {
+        Walk::Done { conn, mut touched, stream: s } => {
+            let act = if r.head != r.pend && r.issued == r.acked {
+                WalkAct { cqe: Some(status::SUCCESS), advance: true, ..Default::default() }
+            } else {
+                touched[s as usize] = false;
+                WalkAct::default()
+            };
+            let next = (s..streams).find(|&t| touched[t as usize]);
+            (next.map(|stream| Walk::Done { conn, touched, stream }), act)
+        }
+        Walk::Fail { conn, culprit, culprit_pending: true, st, stream } => (
+            Some(Walk::Fail { conn, culprit, culprit_pending: false, st, stream }),
+            WalkAct { cqe: Some(st), ..Default::default() },
+        ),
+        Walk::Fail { conn, culprit, culprit_pending: false, st, stream } => {
+            if r.head == r.tail {
+                let next = stream + 1;
+                let w = Walk::Fail { conn, culprit, culprit_pending: false, st, stream: next };
+                ((next < streams).then_some(w), WalkAct { drain: true, ..Default::default() })
+            } else {
+                let flush = if culprit.is_some() { status::WR_FLUSH } else { st };
+                let cqe = (culprit != Some((stream, r.head))).then_some(flush);
+                (Some(w.clone()), WalkAct { cqe, advance: true, equalize: true, ..Default::default() })
+            }
+        }
+    }
 }
 
 /// A frame in the output queue: bytes before the payload (Ethernet, IPv4,
@@ -1702,14 +1786,6 @@ impl TxEngine {
 
     fn widx(&self, conn: u32, stream: u32, slot: u32) -> usize {
         self.sidx(conn, stream) * self.p.wq_depth as usize + (slot % self.p.wq_depth) as usize
-    }
-
-    /// The request in work queue `slot` is complete: every byte cut (it is
-    /// before `pend`) and every packet acknowledged.
-    fn done(&self, conn: u32, stream: u32, slot: u32) -> bool {
-        let q = &self.streams[self.sidx(conn, stream)];
-        let wi = self.widx(conn, stream, slot);
-        slot.wrapping_sub(q.head) < q.pend.wrapping_sub(q.head) && self.wq_issued[wi] == self.wq_acked[wi]
     }
 
     fn ridx(&self, conn: u32, path: u32, psn: u32) -> usize {
@@ -3142,8 +3218,8 @@ impl TxEngine {
     /// streams a SACK acknowledged packets of (only there can a head have
     /// become done).
     fn complete(&mut self, c: u32, touched: Vec<bool>) {
-        if touched.iter().any(|&t| t) {
-            self.walk = Some(Walk::Done { conn: c, touched, stream: 0 });
+        if let Some(first) = touched.iter().position(|&t| t) {
+            self.walk = Some(Walk::Done { conn: c, touched, stream: first as u32 });
             // The first head's entry is read now.
             self.walk_wait = self.p.read_latency;
         }
@@ -3156,49 +3232,28 @@ impl TxEngine {
     fn walk_step(&mut self) {
         let Some(walk) = self.walk.take() else { return };
         self.walk_wait = self.p.read_latency;
-        self.walk = match walk {
-            Walk::Done { conn: c, mut touched, stream } => {
-                let Some(s) = (stream..self.p.streams).find(|&s| touched[s as usize]) else { return };
-                let si = self.sidx(c, s);
-                let q = &self.streams[si];
-                let wi = self.widx(c, s, q.head);
-                if self.done(c, s, q.head) {
-                    self.streams[si].head = q.head.wrapping_add(1);
-                    self.cqe_fifo.push_back(cqe(c, s, &self.wq[wi].req, status::SUCCESS));
-                } else {
-                    touched[s as usize] = false;
-                }
-                touched.iter().any(|&t| t).then_some(Walk::Done { conn: c, touched, stream: s })
-            }
-            Walk::Fail { conn: c, culprit, culprit_pending: true, st, stream } => {
-                let (s, slot) = culprit.expect("pending only with a culprit");
-                let w = self.wq[self.widx(c, s, slot)];
-                self.cqe_fifo.push_back(cqe(c, s, &w.req, st));
-                Some(Walk::Fail { conn: c, culprit, culprit_pending: false, st, stream })
-            }
-            Walk::Fail { conn: c, culprit, culprit_pending: false, st, mut stream } => {
-                let flush = if culprit.is_some() { status::WR_FLUSH } else { st };
-                let si = self.sidx(c, stream);
-                let q = &mut self.streams[si];
-                let i = q.head;
-                if i == q.tail {
-                    q.pend = q.tail;
-                    q.pend_sent = 0;
-                    stream += 1;
-                } else {
-                    q.head = i.wrapping_add(1);
-                    // Its packets will never be acknowledged: the slot's
-                    // counts are made equal for the request posted next.
-                    let wi = self.widx(c, stream, i);
-                    self.wq_acked[wi] = self.wq_issued[wi];
-                    if culprit != Some((stream, i)) {
-                        let w = self.wq[self.widx(c, stream, i)];
-                        self.cqe_fifo.push_back(cqe(c, stream, &w.req, flush));
-                    }
-                }
-                (stream < self.p.streams).then_some(Walk::Fail { conn: c, culprit, culprit_pending: false, st, stream })
-            }
-        };
+        let c = walk.conn();
+        let (s, slot) = walk.at(|s| self.streams[self.sidx(c, s)].head);
+        let (si, wi) = (self.sidx(c, s), self.widx(c, s, slot));
+        let q = &self.streams[si];
+        let r =
+            WalkRead { head: q.head, pend: q.pend, tail: q.tail, issued: self.wq_issued[wi], acked: self.wq_acked[wi] };
+        let (next, act) = walk_next(&walk, &r, self.p.streams);
+        if let Some(st) = act.cqe {
+            self.cqe_fifo.push_back(cqe(c, s, &self.wq[wi].req, st));
+        }
+        let q = &mut self.streams[si];
+        if act.advance {
+            q.head = q.head.wrapping_add(1);
+        }
+        if act.drain {
+            q.pend = q.tail;
+            q.pend_sent = 0;
+        }
+        if act.equalize {
+            self.wq_acked[wi] = self.wq_issued[wi];
+        }
+        self.walk = next;
     }
 
     /// The connection fails: `culprit` completes with `status`, every other
