@@ -64,6 +64,13 @@
 //!   tail timer's arming and ACKREQ), the model's
 //!   [`cut`](mrnic_model::tx_engine::cut), which the model's commit calls;
 //!
+//! and of the post:
+//!
+//! - [`post_rule`]: a work request into its stream's queue (or flushed when
+//!   its connection is not live), the model's
+//!   [`post_rule`](mrnic_model::tx_engine::post_rule), which the model's
+//!   post calls;
+//!
 //! and of the completion walk:
 //!
 //! - [`walk_step`]: one step (a SACK's walk completes a stream's head or
@@ -1785,5 +1792,89 @@ pub fn walk_step(m: &mut Module, name: &str, sz: &WalkSizes, a: &WalkNets) -> Wa
             "a flushed slot's counts made equal",
             flushing.logic_and(empty.expr().logic_not()),
         ),
+    }
+}
+
+// ------------------------------------------------------ the post
+
+/// What the post reads, as nets (the model's
+/// [`PostIn`](mrnic_model::tx_engine::PostIn)): 1-bit flags, pointers of
+/// [`stream_ptr_bits`], 24-bit sequence numbers, and the connection's
+/// count of streams with bytes to cut ([`CutSizes::streams_bits`]).
+#[derive(Clone, Debug)]
+pub struct PostNets {
+    pub consumes: Signal,
+    pub live: Signal,
+    pub flush_room: Signal,
+    pub head: Signal,
+    pub pend: Signal,
+    pub tail: Signal,
+    pub next_msn: Signal,
+    pub next_rq_seq: Signal,
+    pub pend_streams: Signal,
+}
+
+/// What the post does, as nets (the model's
+/// [`PostOut`](mrnic_model::tx_engine::PostOut)); the values written are
+/// meaningful with `write`.
+#[derive(Clone, Debug)]
+pub struct PostOutNets {
+    pub take: Signal,
+    pub flush: Signal,
+    pub write: Signal,
+    pub msn: Signal,
+    pub rq_seq: Signal,
+    pub tail: Signal,
+    pub next_msn: Signal,
+    pub next_rq_seq: Signal,
+    pub pend_streams: Signal,
+}
+
+/// The post of a work request (the model's
+/// [`post_rule`](mrnic_model::tx_engine::post_rule)), combinational: a
+/// request for a connection that is not live is flushed once a completion
+/// has room; else it is written at `tail` unless the queue holds
+/// `wq_depth` requests, with the stream's next msn and rq_seq, which move
+/// on (rq_seq only for a request that consumes a receive), and the
+/// stream joins the count of streams with bytes to cut if it had none.
+/// Wires are named `<name>_*`.
+pub fn post_rule(m: &mut Module, name: &str, wq_depth: u32, a: &PostNets) -> PostOutNets {
+    let nm = |x: &str| format!("{name}_{x}");
+    let pb = a.tail.width();
+    let sb = a.pend_streams.width();
+    let w = |m: &mut Module, x: &str, width: u32, c: &str, e: Expr| m.wire_from(&nm(x), width, c, e);
+    let room = w(
+        m,
+        "room",
+        1,
+        "the stream's queue has a free slot",
+        (a.tail.expr() - a.head.expr()).lt(lit(pb, u64::from(wq_depth))),
+    );
+    let live = a.live.expr();
+    let write = w(m, "write", 1, "the request is written into the queue", live.clone().logic_and(room.expr()));
+    let flush =
+        w(m, "flush", 1, "the request completes with WR_FLUSH", live.logic_not().logic_and(a.flush_room.expr()));
+    PostOutNets {
+        take: w(m, "take", 1, "the request leaves the pipeline", write.expr().logic_or(flush.expr())),
+        msn: a.next_msn.clone(),
+        rq_seq: a.next_rq_seq.clone(),
+        tail: w(m, "tail", pb, "the stream's tail after the write", a.tail.expr() + lit(pb, 1)),
+        next_msn: w(m, "next_msn", 24, "the stream's next msn", a.next_msn.expr() + lit(24, 1)),
+        next_rq_seq: w(
+            m,
+            "next_rq_seq",
+            24,
+            "the stream's next rq_seq",
+            a.next_rq_seq.expr() + zext(a.consumes.expr(), 24),
+        ),
+        pend_streams: w(
+            m,
+            "pend_streams",
+            sb,
+            "streams with bytes to cut",
+            a.pend_streams.expr() + zext(a.pend.expr().eq(a.tail.expr()), sb),
+        ),
+        write,
+        flush,
     }
 }

@@ -18,7 +18,8 @@
 //! frames of every head and payload offset through the output stage's
 //! beat builder against the model's `frame_beat`, a ninth the commit's
 //! cut of new data against the model's `cut`, a tenth the completion
-//! walk's step against the model's `walk_next`. The check modules lint clean under
+//! walk's step against the model's `walk_next`, an eleventh the post of
+//! a work request against the model's `post_rule`. The check modules lint clean under
 //! Verilator with every warning, compile under `iverilog -g2005` and synthesize under Yosys
 //! without latches.
 //!
@@ -666,6 +667,16 @@ fn choice_module(sz: &ChoiceSizes) -> Module {
     m
 }
 
+/// Registers each `(name, value)` of a check module onto its output port
+/// `o_<name>`: the harness compares the value of the last cycle's inputs.
+fn register_outputs(m: &mut Module, sig: &std::collections::HashMap<String, Signal>, outs: Vec<(&str, Signal)>) {
+    for (port, v) in outs {
+        let r = m.reg(&format!("{port}_q"), v.width(), 0, "the unit's answer to the last cycle's inputs");
+        m.next(set(&r.next, &v));
+        m.assign(&sig[&format!("o_{port}")], &r.q);
+    }
+}
+
 /// A check module written to `dir` as `<module>.v`.
 fn write_check(dir: &Scratch, m: &Module, what: &str) -> std::path::PathBuf {
     let text = m.to_verilog(&Header::new(what, "cargo test -p mrnic-hdl --test tx_engine"));
@@ -906,19 +917,19 @@ fn cc_module(sz: &CcSizes) -> Module {
     };
     let out = conn_cc(&mut m, "cc", sz, &st, &a);
     let o = out.state;
-    for (port, v) in [
-        ("cwnd", o.cwnd),
-        ("acked_bytes", o.acked_bytes),
-        ("ecn_ewma", o.ecn_ewma),
-        ("hold_until", o.hold_until),
-        ("srtt", o.srtt),
-        ("min_rtt", o.min_rtt),
-        ("cap", out.cap),
-    ] {
-        let r = m.reg(&format!("{port}_q"), v.width(), 0, "the step of the last cycle's inputs");
-        m.next(set(&r.next, &v));
-        m.assign(&sig[&format!("o_{port}")], &r.q);
-    }
+    register_outputs(
+        &mut m,
+        &sig,
+        vec![
+            ("cwnd", o.cwnd),
+            ("acked_bytes", o.acked_bytes),
+            ("ecn_ewma", o.ecn_ewma),
+            ("hold_until", o.hold_until),
+            ("srtt", o.srtt),
+            ("min_rtt", o.min_rtt),
+            ("cap", out.cap),
+        ],
+    );
     m
 }
 
@@ -1036,6 +1047,7 @@ fn yosys_units_have_no_latches() {
             (beat_module(&BeatSizes::of(&p)), "tx_engine frame beats"),
             (cut_module(&CutSizes::of(&p)), "tx_engine commit cut"),
             (walk_module(&WalkSizes::of(&p)), "tx_engine completion walk step"),
+            (post_module(&p), "tx_engine post"),
         ] {
             s.spawn(move || {
                 let dir = Scratch::new(&format!("txf-yosys-{}", m.name()));
@@ -1535,34 +1547,32 @@ fn cut_module(sz: &CutSizes) -> Module {
         full_after: s("full_after"),
     };
     let o = cut(&mut m, "cut", sz, &a);
-    for (port, v) in [
-        ("len", o.len),
-        ("eom", o.eom),
-        ("ackreq", o.ackreq),
-        ("pend", o.pend),
-        ("pend_sent", o.pend_sent),
-        ("pend_streams", o.pend_streams),
-        ("next_psn", o.next_psn),
-        ("tx_seq", o.tx_seq),
-        ("last_progress", o.last_progress),
-        ("inflight", o.inflight),
-        ("since_ackreq", o.since_ackreq),
-        ("unreq_since", o.unreq_since),
-        ("tail_valid", o.tail_valid.clone()),
-        (
-            "tail_at",
-            m.wire_from(
-                "tail_at_shown",
-                32,
-                "the deadline while armed",
-                mux(o.tail_valid.expr(), o.tail_at.expr(), lit(32, 0)),
-            ),
-        ),
-    ] {
-        let r = m.reg(&format!("{port}_q"), v.width(), 0, "the cut of the last cycle's inputs");
-        m.next(set(&r.next, &v));
-        m.assign(&sig[&format!("o_{port}")], &r.q);
-    }
+    let tail_at = m.wire_from(
+        "tail_at_shown",
+        32,
+        "the deadline while armed",
+        mux(o.tail_valid.expr(), o.tail_at.expr(), lit(32, 0)),
+    );
+    register_outputs(
+        &mut m,
+        &sig,
+        vec![
+            ("len", o.len),
+            ("eom", o.eom),
+            ("ackreq", o.ackreq),
+            ("pend", o.pend),
+            ("pend_sent", o.pend_sent),
+            ("pend_streams", o.pend_streams),
+            ("next_psn", o.next_psn),
+            ("tx_seq", o.tx_seq),
+            ("last_progress", o.last_progress),
+            ("inflight", o.inflight),
+            ("since_ackreq", o.since_ackreq),
+            ("unreq_since", o.unreq_since),
+            ("tail_valid", o.tail_valid.clone()),
+            ("tail_at", tail_at),
+        ],
+    );
     m
 }
 
@@ -1762,20 +1772,21 @@ fn walk_module(sz: &WalkSizes) -> Module {
     let sack_more = o.more.expr().logic_and(sig["fail"].expr().logic_not());
     let touched = shown(&mut m, "touched", &o.touched, sack_more);
     let stream = shown(&mut m, "stream", &o.stream, o.more.expr());
-    for (port, v) in [
-        ("more", o.more),
-        ("touched", touched),
-        ("stream", stream),
-        ("cqe_valid", o.cqe_valid.clone()),
-        ("cqe_status", shown(&mut m, "cqe_status", &o.cqe_status, o.cqe_valid.expr())),
-        ("advance", o.advance),
-        ("drain", o.drain),
-        ("equalize", o.equalize),
-    ] {
-        let r = m.reg(&format!("{port}_q"), v.width(), 0, "the step of the last cycle's inputs");
-        m.next(set(&r.next, &v));
-        m.assign(&sig[&format!("o_{port}")], &r.q);
-    }
+    let status = shown(&mut m, "cqe_status", &o.cqe_status, o.cqe_valid.expr());
+    register_outputs(
+        &mut m,
+        &sig,
+        vec![
+            ("more", o.more),
+            ("touched", touched),
+            ("stream", stream),
+            ("cqe_valid", o.cqe_valid),
+            ("cqe_status", status),
+            ("advance", o.advance),
+            ("drain", o.drain),
+            ("equalize", o.equalize),
+        ],
+    );
     m
 }
 
@@ -1876,5 +1887,142 @@ fn icarus_walk_step_is_the_models() {
         put("culprit_slot", if rng.below(2) == 0 { head } else { rng.below(1 << pw) });
         put("culprit_pending", u64::from(culprit && rng.below(3) == 0));
         put("st", 1 + rng.below(6));
+    });
+}
+
+// ------------------------------------------------------ the post
+
+fn post_ports(p: &model::TxEngineParams) -> Vec<PortDef> {
+    let i = |n: &str, w: u32| PortDef::input(n, w, "Inputs", "harness input");
+    let o = |n: &str, w: u32| PortDef::output(n, w, "Outputs", "harness output, registered");
+    let pb = mrnic_hdl::tx_engine::stream_ptr_bits(p.wq_depth);
+    let sb = CutSizes::of(p).streams_bits;
+    vec![
+        i("rst", 1),
+        i("consumes", 1),
+        i("live", 1),
+        i("flush_room", 1),
+        i("head", pb),
+        i("pend", pb),
+        i("tail", pb),
+        i("next_msn", 24),
+        i("next_rq_seq", 24),
+        i("pend_streams", sb),
+        o("o_take", 1),
+        o("o_flush", 1),
+        o("o_write", 1),
+        o("o_msn", 24),
+        o("o_rq_seq", 24),
+        o("o_tail", pb),
+        o("o_next_msn", 24),
+        o("o_next_rq_seq", 24),
+        o("o_pend_streams", sb),
+    ]
+}
+
+/// The check module: the inputs into `post_rule`, its outputs registered,
+/// the values written shown only with `write`.
+fn post_module(p: &model::TxEngineParams) -> Module {
+    use mrnic_hdl::tx_engine::{post_rule, PostNets};
+    let mut m = Module::new("tx_post");
+    m.describe("test harness: the tx_engine post of a work request between registers");
+    let (clk, sig) = mrnic_hdl::ports::declare(&mut m, &post_ports(p));
+    m.clock_domain(&clk, &sig["rst"]);
+    let s = |n: &str| -> Signal { sig[n].clone() };
+    let a = PostNets {
+        consumes: s("consumes"),
+        live: s("live"),
+        flush_room: s("flush_room"),
+        head: s("head"),
+        pend: s("pend"),
+        tail: s("tail"),
+        next_msn: s("next_msn"),
+        next_rq_seq: s("next_rq_seq"),
+        pend_streams: s("pend_streams"),
+    };
+    let o = post_rule(&mut m, "post", p.wq_depth, &a);
+    let mut outs = vec![("take", o.take), ("flush", o.flush), ("write", o.write.clone())];
+    for (port, v) in [
+        ("msn", o.msn),
+        ("rq_seq", o.rq_seq),
+        ("tail", o.tail),
+        ("next_msn", o.next_msn),
+        ("next_rq_seq", o.next_rq_seq),
+        ("pend_streams", o.pend_streams),
+    ] {
+        let e = mux(o.write.expr(), v.expr(), lit(v.width(), 0));
+        outs.push((port, m.wire_from(&format!("{port}_shown"), v.width(), "shown with write", e)));
+    }
+    register_outputs(&mut m, &sig, outs);
+    m
+}
+
+/// The model side of the post: `post_rule` of last cycle's inputs; the
+/// model's free-running pointers are `head` plus the harness's distances.
+fn post_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
+    let depth = p.wq_depth;
+    let pm = (1u32 << mrnic_hdl::tx_engine::stream_ptr_bits(depth)) - 1;
+    let f = move |g: &dyn Fn(&str) -> Bits| {
+        let u = |n: &str| g(n).as_u64() as u32;
+        let head = u("head");
+        let a = model::PostIn {
+            consumes: u("consumes") == 1,
+            live: u("live") == 1,
+            flush_room: u("flush_room") == 1,
+            head,
+            pend: head + (u("pend").wrapping_sub(head) & pm),
+            tail: head + (u("tail").wrapping_sub(head) & pm),
+            next_msn: u("next_msn"),
+            next_rq_seq: u("next_rq_seq"),
+            pend_streams: u("pend_streams"),
+        };
+        let o = model::post_rule(depth, &a);
+        let shown = |v: u32| if o.write { u64::from(v) } else { 0 };
+        vec![
+            ("o_take", u64::from(o.take)),
+            ("o_flush", u64::from(o.flush)),
+            ("o_write", u64::from(o.write)),
+            ("o_msn", shown(o.msn)),
+            ("o_rq_seq", shown(o.rq_seq)),
+            ("o_tail", shown(o.tail & pm)),
+            ("o_next_msn", shown(o.next_msn)),
+            ("o_next_rq_seq", shown(o.next_rq_seq)),
+            ("o_pend_streams", shown(o.pend_streams)),
+        ]
+        .into_iter()
+        .map(|(n, v)| (n.to_string(), v))
+        .collect()
+    };
+    Registered { name: "tx_post", ports, f: narrow(f), out: Vec::new() }
+}
+
+/// Random posts (a connection live or not, a completion with room or
+/// not, queues empty, one short of full and full with pointers around
+/// their wrap, `pend` at and before `tail`, sequence numbers at their
+/// wrap, requests that consume a receive or not), for `small` and
+/// `default`: every output matches the model's `post_rule` every cycle
+/// under Icarus; the module lints clean under Verilator `-Wall`.
+#[test]
+fn icarus_post_is_the_models() {
+    let build = |p: &model::TxEngineParams| (post_module(p), post_golden(p, post_ports(p)));
+    replay_unit("tx_engine post check", 0x9057, build, |p, ports, rng, cycle, ins| {
+        let depth = u64::from(p.wq_depth);
+        let pb = mrnic_hdl::tx_engine::stream_ptr_bits(p.wq_depth);
+        let pm = (1u64 << pb) - 1;
+        let mut put = |name: &str, v: u64| common::set(ports, ins, name, v);
+        put("rst", u64::from(cycle == 0));
+        put("consumes", rng.below(2));
+        put("live", u64::from(rng.below(4) != 0));
+        put("flush_room", rng.below(2));
+        let head = if rng.below(3) == 0 { pm - rng.below(2) } else { rng.below(pm + 1) };
+        let used = [0, depth - 1, depth, rng.below(depth + 1)][rng.below(4) as usize];
+        let cut = if rng.below(2) == 0 { used } else { rng.below(used + 1) };
+        put("head", head);
+        put("tail", (head + used) & pm);
+        put("pend", (head + cut) & pm);
+        put("next_msn", if rng.below(3) == 0 { 0xff_ffff } else { rng.below(1 << 24) });
+        put("next_rq_seq", if rng.below(3) == 0 { 0xff_ffff } else { rng.below(1 << 24) });
+        let streams = u64::from(p.streams);
+        put("pend_streams", rng.below(streams));
     });
 }

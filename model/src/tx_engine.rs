@@ -1314,6 +1314,70 @@ pub fn cut(p: &TxEngineParams, k: &tel::Consts, a: &CutIn) -> CutOut {
     }
 }
 
+/// What the post of a work request reads: its connection's state and
+/// its stream's word, as they are in the post's cycle (item 7's
+/// forwarding included), and whether a flush completion would have room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PostIn {
+    /// The request consumes a receive (SEND, SEND_IMM, WRITE_IMM).
+    pub consumes: bool,
+    /// The connection is open and has not failed.
+    pub live: bool,
+    /// The completion FIFO has room and the acknowledgement unit is idle.
+    pub flush_room: bool,
+    /// Work queue pointers (free-running; only differences matter).
+    pub head: u32,
+    pub pend: u32,
+    pub tail: u32,
+    pub next_msn: u32,
+    pub next_rq_seq: u32,
+    pub pend_streams: u32,
+}
+
+/// What the post does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PostOut {
+    /// The request leaves the pipeline (else it waits and those behind it).
+    pub take: bool,
+    /// It completes at once with WR_FLUSH (its connection is not live).
+    pub flush: bool,
+    /// It is written into work queue slot `tail` with this msn and
+    /// rq_seq, and the stream's word and the connection's count move on.
+    pub write: bool,
+    pub msn: u32,
+    pub rq_seq: u32,
+    pub tail: u32,
+    pub next_msn: u32,
+    pub next_rq_seq: u32,
+    pub pend_streams: u32,
+}
+
+/// The post of a work request, the combinational core the RTL builds as
+/// one unit (`mrnic_hdl::tx_engine::post_rule`): a request for a
+/// connection that is not live completes with WR_FLUSH once a completion
+/// has room; otherwise it takes the stream's next msn (and next rq_seq if
+/// it consumes a receive) into slot `tail` unless the queue is full, and
+/// the stream counts among those with bytes to cut if it was not.
+pub fn post_rule(wq_depth: u32, a: &PostIn) -> PostOut {
+    if !a.live {
+        return PostOut { take: a.flush_room, flush: a.flush_room, ..Default::default() };
+    }
+    if a.tail.wrapping_sub(a.head) >= wq_depth {
+        return PostOut::default();
+    }
+    PostOut {
+        take: true,
+        flush: false,
+        write: true,
+        msn: a.next_msn,
+        rq_seq: a.next_rq_seq,
+        tail: a.tail.wrapping_add(1),
+        next_msn: (a.next_msn + 1) & SEQ_MASK,
+        next_rq_seq: if a.consumes { (a.next_rq_seq + 1) & SEQ_MASK } else { a.next_rq_seq },
+        pend_streams: a.pend_streams + u32::from(a.pend == a.tail),
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct Conn {
     open: bool,
@@ -3366,33 +3430,35 @@ impl TxEngine {
     /// flushed at once because its connection is closed or failed).
     fn post(&mut self, w: &WorkReq) -> bool {
         let k = &self.conns[w.conn as usize];
-        if !k.open || k.failed.is_some() {
-            if self.cqe_fifo.len() >= CQE_FIFO || !self.ack_idle() {
-                return false;
-            }
-            self.cqe_fifo.push_back(cqe(w.conn, w.stream, w, status::WR_FLUSH));
-            return true;
-        }
         let si = self.sidx(w.conn, w.stream);
         let q = &self.streams[si];
-        if q.tail.wrapping_sub(q.head) >= self.p.wq_depth {
-            return false;
+        let o = post_rule(
+            self.p.wq_depth,
+            &PostIn {
+                consumes: w.is_send() || w.has_imm(),
+                live: k.open && k.failed.is_none(),
+                flush_room: self.cqe_fifo.len() < CQE_FIFO && self.ack_idle(),
+                head: q.head,
+                pend: q.pend,
+                tail: q.tail,
+                next_msn: q.next_msn,
+                next_rq_seq: q.next_rq_seq,
+                pend_streams: k.pend_streams,
+            },
+        );
+        if o.flush {
+            self.cqe_fifo.push_back(cqe(w.conn, w.stream, w, status::WR_FLUSH));
         }
-        let (msn, rq_seq, slot) = (q.next_msn, q.next_rq_seq, q.tail);
-        self.conns[w.conn as usize].stalled = false;
-        let consumes = w.is_send() || w.has_imm();
-        if q.pend == q.tail {
-            self.conns[w.conn as usize].pend_streams += 1;
+        if o.write {
+            let wi = self.widx(w.conn, w.stream, q.tail);
+            self.wq[wi] = Wr { req: *w, msn: o.msn, rq_seq: o.rq_seq };
+            let q = &mut self.streams[si];
+            (q.tail, q.next_msn, q.next_rq_seq) = (o.tail, o.next_msn, o.next_rq_seq);
+            let k = &mut self.conns[w.conn as usize];
+            k.pend_streams = o.pend_streams;
+            k.stalled = false;
         }
-        let q = &mut self.streams[si];
-        q.next_msn = (msn + 1) & SEQ_MASK;
-        if consumes {
-            q.next_rq_seq = (rq_seq + 1) & SEQ_MASK;
-        }
-        q.tail = slot.wrapping_add(1);
-        let wi = self.widx(w.conn, w.stream, slot);
-        self.wq[wi] = Wr { req: *w, msn, rq_seq };
-        true
+        o.take
     }
 
     fn sack_answer(&self, s: &SackOut) -> Answer {
