@@ -56,6 +56,11 @@
 //!   estimators and cap on a SACK, the model's
 //!   [`conn_cc_ack`](mrnic_model::tx_engine::conn_cc_ack), which the
 //!   model's SACK handling calls too;
+//! - [`sack_fold`]: a SACK's first pass, one acknowledged slot folded in
+//!   per cycle (counts, the RTT sample's flag, RACK across paths, the
+//!   paths that delivered, the newest tx_seq delivered), the model's
+//!   [`sack_fold`](mrnic_model::tx_engine::sack_fold), which the model's
+//!   SACK handling calls;
 //!
 //! and of the commit:
 //!
@@ -1876,5 +1881,116 @@ pub fn post_rule(m: &mut Module, name: &str, wq_depth: u32, a: &PostNets) -> Pos
         ),
         write,
         flush,
+    }
+}
+
+// ------------------------------------------------------ a SACK's first pass
+
+/// `a` is after `b` in 32-bit serial arithmetic (the model's
+/// `seq32_after`): their difference is positive as a signed number.
+fn seq32_after(m: &mut Module, name: &str, a: Expr, b: Expr) -> Expr {
+    let d = m.wire_from(name, 32, "serial difference", a - b);
+    d.expr().ne(lit(32, 0)).logic_and(d.bit(31).logic_not())
+}
+
+/// A SACK's first pass so far, as nets (the model's
+/// [`SackFold`](mrnic_model::tx_engine::SackFold)): `pkts` of
+/// [`CcSizes::pkts_bits`], `bytes`, `rack_sent`, `rack_rtt` and `max_seq`
+/// 32 bits, `delivered` a bit per path.
+#[derive(Clone, Debug)]
+pub struct SackFoldNets {
+    pub pkts: Signal,
+    pub bytes: Signal,
+    pub rtt_ok: Signal,
+    pub rack_valid: Signal,
+    pub rack_sent: Signal,
+    pub rack_rtt: Signal,
+    pub delivered: Signal,
+    pub max_seq: Signal,
+}
+
+/// An acknowledged slot as nets (the model's
+/// [`AckedSlot`](mrnic_model::tx_engine::AckedSlot)): `len`, `sent` and
+/// `tx_seq` 32 bits, `tx_ts` 16, `phys` a path index.
+#[derive(Clone, Debug)]
+pub struct AckedSlotNets {
+    pub len: Signal,
+    pub tx_ts: Signal,
+    pub sent: Signal,
+    pub tx_seq: Signal,
+    pub phys: Signal,
+    pub rnr_resend: Signal,
+    pub resent: Signal,
+    pub rnr_backed_off: Signal,
+}
+
+/// One acknowledged slot folded into a SACK's first pass (the model's
+/// [`sack_fold`](mrnic_model::tx_engine::sack_fold)), combinational: the
+/// counts, the RTT sample's flag, RACK across paths, the paths that
+/// delivered and the newest tx_seq delivered, the state a register holds
+/// from slot to slot. `echo_ts` 16 bits, `ts` 32. Wires are named
+/// `<name>_*`.
+pub fn sack_fold(
+    m: &mut Module,
+    name: &str,
+    f: &SackFoldNets,
+    s: &AckedSlotNets,
+    echo_ts: &Signal,
+    ts: &Signal,
+) -> SackFoldNets {
+    let nm = |x: &str| format!("{name}_{x}");
+    let w = |m: &mut Module, x: &str, width: u32, c: &str, e: Expr| m.wire_from(&nm(x), width, c, e);
+    let pb = f.pkts.width();
+    let np = f.delivered.width();
+    let echoed = s.tx_ts.expr().eq(echo_ts.expr());
+    let known = w(
+        m,
+        "known",
+        1,
+        "this transmission is the one acknowledged",
+        s.resent.expr().logic_not().logic_or(echoed.clone()),
+    );
+    let newer = seq32_after(m, &nm("rack_diff"), s.sent.expr(), f.rack_sent.expr());
+    let rack = w(
+        m,
+        "rack",
+        1,
+        "the newest send acknowledged so far",
+        known
+            .expr()
+            .logic_and(s.rnr_backed_off.expr().logic_not())
+            .logic_and(f.rack_valid.expr().logic_not().logic_or(newer)),
+    );
+    let next_seq = w(m, "next_seq", 32, "one past the slot's tx_seq", s.tx_seq.expr() + lit(32, 1));
+    let later = seq32_after(m, &nm("seq_diff"), next_seq.expr(), f.max_seq.expr());
+    let pb_phys = s.phys.width();
+    let hot: Vec<Expr> = (0..np).rev().map(|i| s.phys.expr().eq(lit(pb_phys, u64::from(i)))).collect();
+    SackFoldNets {
+        pkts: w(m, "pkts", pb, "packets acknowledged", f.pkts.expr() + zext(s.rnr_resend.expr().logic_not(), pb)),
+        bytes: w(m, "bytes", 32, "bytes acknowledged", f.bytes.expr() + s.len.expr()),
+        rtt_ok: w(
+            m,
+            "rtt_ok",
+            1,
+            "a first transmission that triggered the SACK",
+            f.rtt_ok.expr().logic_or(s.resent.expr().logic_not().logic_and(echoed)),
+        ),
+        rack_valid: w(m, "rack_valid", 1, "RACK has a send", f.rack_valid.expr().logic_or(rack.expr())),
+        rack_sent: w(m, "rack_sent", 32, "RACK's newest send", mux(rack.expr(), s.sent.expr(), f.rack_sent.expr())),
+        rack_rtt: w(m, "rack_rtt", 32, "its RTT", mux(rack.expr(), ts.expr() - s.sent.expr(), f.rack_rtt.expr())),
+        delivered: w(
+            m,
+            "delivered",
+            np,
+            "paths that delivered",
+            f.delivered.expr() | (repl(np, known.expr()) & cat(&hot)),
+        ),
+        max_seq: w(
+            m,
+            "max_seq",
+            32,
+            "one past the newest tx_seq delivered",
+            mux(known.expr().logic_and(later), next_seq.expr(), f.max_seq.expr()),
+        ),
     }
 }

@@ -1378,6 +1378,68 @@ pub fn post_rule(wq_depth: u32, a: &PostIn) -> PostOut {
     }
 }
 
+/// A SACK's first pass so far: what the slots it acknowledged add up to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackFold {
+    /// Packets and bytes acknowledged (a packet in RNR back-off had left
+    /// the path's inflight already and is not counted).
+    pub pkts: u32,
+    pub bytes: u32,
+    /// A first transmission that triggered the SACK was acknowledged: the
+    /// echoed timestamp is an RTT sample.
+    pub rtt_ok: bool,
+    /// RACK across paths: the newest send acknowledged, and its RTT.
+    pub rack_sent: Option<u32>,
+    pub rack_rtt: u32,
+    /// Physical paths known to have delivered (a bit each).
+    pub delivered: u32,
+    /// One past the newest tx_seq known delivered (the path's acked_seq).
+    pub max_seq: u32,
+}
+
+/// An acknowledged ring slot as the first pass reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AckedSlot {
+    pub len: u32,
+    pub tx_ts: u16,
+    pub sent: u32,
+    pub tx_seq: u32,
+    pub phys: u32,
+    pub rnr_resend: bool,
+    pub resent: bool,
+    /// It has waited out an RNR back-off (`rnr_count` not zero).
+    pub rnr_backed_off: bool,
+}
+
+/// One acknowledged slot folded into a SACK's first pass, the
+/// combinational core the RTL builds as one unit
+/// (`mrnic_hdl::tx_engine::sack_fold`), one slot per cycle: counts, the
+/// RTT sample, RACK across paths (a retransmission counts only when it
+/// triggered the SACK, `echo_ts` = its `tx_ts`, and a packet that waited
+/// out an RNR back-off never does), the paths that delivered and the
+/// newest tx_seq delivered.
+pub fn sack_fold(f: &SackFold, s: &AckedSlot, echo_ts: u16, ts: u32) -> SackFold {
+    let mut f = *f;
+    f.pkts += u32::from(!s.rnr_resend);
+    f.bytes += s.len;
+    f.rtt_ok |= !s.resent && s.tx_ts == echo_ts;
+    // A retransmitted packet's acknowledgement may answer an earlier
+    // copy: only when it triggered this SACK is its last transmission
+    // known to be the one acknowledged.
+    let known = !s.resent || s.tx_ts == echo_ts;
+    if known && !s.rnr_backed_off && f.rack_sent.is_none_or(|r| seq32_after(s.sent, r)) {
+        f.rack_sent = Some(s.sent);
+        f.rack_rtt = ts.wrapping_sub(s.sent);
+    }
+    if known {
+        f.delivered |= 1 << s.phys;
+        if seq32_after(s.tx_seq.wrapping_add(1), f.max_seq) {
+            f.max_seq = s.tx_seq.wrapping_add(1);
+        }
+    }
+    f
+}
+
 #[derive(Debug, Clone, Default)]
 struct Conn {
     open: bool,
@@ -2918,41 +2980,30 @@ impl TxEngine {
         self.ack_busy = 2 + 2 * span as u32;
         let mut acked: Vec<i64> = (0..rel.max(0)).collect();
         acked.extend((0..256).filter(|&i| bm.get(i)).map(|i| rel + 1 + i as i64).filter(|&r| r >= 0 && r < span));
-        let (mut pkts, mut bytes, mut rtt_ok, mut max_seq) = (0u32, 0u32, false, m.acked_seq);
-        let (mut rack_sent, mut rack_rtt) = (k.rack_sent, k.rack_rtt);
-        // Physical paths known to have delivered a packet this SACK
-        // acknowledges (a bit each).
-        let mut delivered = 0u32;
+        let mut fold =
+            SackFold { rack_sent: k.rack_sent, rack_rtt: k.rack_rtt, max_seq: m.acked_seq, ..Default::default() };
         let mut touched = vec![false; self.p.streams as usize];
         for r in acked {
             let psn = (m.cum_acked + r as u32) & SEQ_MASK;
             let ri = self.ridx(c, path, psn);
             let Some(slot) = self.ring[ri].take() else { continue };
             touched[slot.stream as usize] = true;
-            // A packet in RNR back-off left the path's inflight already.
-            pkts += u32::from(!slot.rnr_resend);
-            bytes += slot.len;
-            if !slot.resent && slot.tx_ts == h.echo_ts {
-                rtt_ok = true;
-            }
-            // A retransmitted packet's acknowledgement may answer an earlier
-            // copy: only when it triggered this SACK is its last
-            // transmission known to be the one acknowledged.
-            let known = !slot.resent || slot.tx_ts == h.echo_ts;
-            if known && slot.rnr_count == 0 && rack_sent.is_none_or(|r| seq32_after(slot.sent, r)) {
-                rack_sent = Some(slot.sent);
-                rack_rtt = ts.wrapping_sub(slot.sent);
-            }
-            if known {
-                delivered |= 1 << slot.phys;
-            }
-            if known && seq32_after(slot.tx_seq.wrapping_add(1), max_seq) {
-                max_seq = slot.tx_seq.wrapping_add(1);
-            }
+            let a = AckedSlot {
+                len: slot.len,
+                tx_ts: slot.tx_ts,
+                sent: slot.sent,
+                tx_seq: slot.tx_seq,
+                phys: slot.phys,
+                rnr_resend: slot.rnr_resend,
+                resent: slot.resent,
+                rnr_backed_off: slot.rnr_count != 0,
+            };
+            fold = sack_fold(&fold, &a, h.echo_ts, ts);
             self.conns[c as usize].cc.inflight_bytes -= slot.len as u64;
             let wi = self.widx(c, slot.stream, slot.wq);
             self.wq_acked[wi] = self.wq_acked[wi].wrapping_add(1);
         }
+        let SackFold { pkts, bytes, rtt_ok, rack_sent, rack_rtt, delivered, max_seq } = fold;
         self.conns[c as usize].rack_sent = rack_sent;
         self.conns[c as usize].rack_rtt = rack_rtt;
         let probe_reply = m.probe_pending && h.echo_ts == m.probe_ts && h.dport == m.sport;
