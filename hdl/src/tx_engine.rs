@@ -56,6 +56,11 @@
 //!   estimators and cap on a SACK, the model's
 //!   [`conn_cc_ack`](mrnic_model::tx_engine::conn_cc_ack), which the
 //!   model's SACK handling calls too;
+//! - [`sack_window`]: whether a SACK acknowledges a psn never sent, and
+//!   whether it acknowledges the outstanding psn at a given offset, the
+//!   model's [`sack_window`](mrnic_model::tx_engine::sack_window) and
+//!   [`sack_acks`](mrnic_model::tx_engine::sack_acks), which the model's
+//!   SACK handling calls;
 //! - [`sack_fold`]: a SACK's first pass, one acknowledged slot folded in
 //!   per cycle (counts, the RTT sample's flag, RACK across paths, the
 //!   paths that delivered, the newest tx_seq delivered), the model's
@@ -1993,4 +1998,77 @@ pub fn sack_fold(
             mux(known.expr().logic_and(later), next_seq.expr(), f.max_seq.expr()),
         ),
     }
+}
+
+// ------------------------------------------------------ a SACK's window
+
+/// What [`sack_window`] decides.
+#[derive(Clone, Debug)]
+pub struct SackWindowNets {
+    /// The SACK acknowledges a psn never sent: it is dropped.
+    pub stale: Signal,
+    /// The outstanding psn at the offset asked is acknowledged.
+    pub acks: Signal,
+}
+
+/// Where a SACK lies against its path's outstanding psns (the model's
+/// [`sack_window`](mrnic_model::tx_engine::sack_window) and
+/// [`sack_acks`](mrnic_model::tx_engine::sack_acks)), combinational:
+/// stale when the cumulative psn is past the next psn to send, or the
+/// bitmap's highest bit (a 256-bit priority encoder) lands at or past it;
+/// and whether the outstanding psn at offset `d` from the oldest is
+/// acknowledged, before the cumulative psn or named by its bitmap bit.
+/// 24-bit sequence numbers, `bitmap` 256 bits, `d` 24 bits; the offsets
+/// are 26-bit two's complement, wide enough that no sum overflows. Wires
+/// are named `<name>_*`.
+pub fn sack_window(
+    m: &mut Module,
+    name: &str,
+    next_psn: &Signal,
+    cum_acked: &Signal,
+    cum_psn: &Signal,
+    bitmap: &Signal,
+    d: &Signal,
+) -> SackWindowNets {
+    let nm = |x: &str| format!("{name}_{x}");
+    let w = |m: &mut Module, x: &str, width: u32, c: &str, e: Expr| m.wire_from(&nm(x), width, c, e);
+    const W: u32 = 26;
+    let span = w(m, "span", 24, "psns outstanding", next_psn.expr() - cum_acked.expr());
+    let rel = w(m, "rel", 24, "the cumulative psn's offset, two's complement", cum_psn.expr() - cum_acked.expr());
+    let srel = cat(&[repl(W - 24, rel.bit(23)), rel.expr()]);
+    let past = w(
+        m,
+        "past",
+        1,
+        "the cumulative psn is past the next to send",
+        rel.bit(23).logic_not().logic_and(rel.expr().gt(span.expr())),
+    );
+    // The highest bitmap bit: the lowest of the bits reversed.
+    let rev = w(m, "rev", 256, "the bitmap, bit 255 first", cat(&(0..256).map(|i| bitmap.bit(i)).collect::<Vec<_>>()));
+    let (any, idx) = lowest(&rev, 0, 256);
+    let any = w(m, "any", 1, "the bitmap names a psn", any);
+    let low = w(m, "low", 8, "the reversed bitmap's lowest bit", idx.expect("256 bits have an index"));
+    let top = w(
+        m,
+        "top",
+        W,
+        "the offset of the highest psn named",
+        srel.clone() + lit(W, 1) + zext(lit(8, 255) - low.expr(), W),
+    );
+    // top >= span as signed numbers: compared unsigned with the sign bits
+    // flipped (span is not negative).
+    let top_ge = cat(&[top.bit(W - 1).logic_not(), top.slice(W - 2, 0)]).ge(cat(&[lit(1, 1), zext(&span, W - 1)]));
+    let stale = w(m, "stale", 1, "the SACK names a psn never sent", past.expr().logic_or(any.expr().logic_and(top_ge)));
+    let diff = w(m, "diff", W, "the asked offset less the cumulative one", zext(d, W) - srel);
+    let before = diff.bit(W - 1);
+    let i = w(m, "i", W, "the asked offset's bitmap index", diff.expr() - lit(W, 1));
+    let in_map = i.bit(W - 1).logic_not().logic_and(i.slice(W - 2, 8).eq(lit(W - 9, 0)));
+    let acks = w(
+        m,
+        "acks",
+        1,
+        "the asked psn is acknowledged",
+        before.logic_or(in_map.logic_and(bitmap.expr().bit_at(i.slice(7, 0)))),
+    );
+    SackWindowNets { stale, acks }
 }

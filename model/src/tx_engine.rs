@@ -1378,6 +1378,31 @@ pub fn post_rule(wq_depth: u32, a: &PostIn) -> PostOut {
     }
 }
 
+/// Where a SACK's cumulative psn lies against what its path has
+/// outstanding, the combinational core the RTL builds as one unit
+/// (`mrnic_hdl::tx_engine::sack_window`): `None` when the SACK cannot be
+/// this path's (its cumulative psn past the next psn to send, or a
+/// bitmap bit at or past it: it acknowledges a psn never sent), else the
+/// cumulative psn's offset from the oldest outstanding one, negative for
+/// a SACK older than an earlier one (24-bit serial arithmetic).
+pub fn sack_window(next_psn: u32, cum_acked: u32, cum_psn: u32, bitmap: [u64; 4]) -> Option<i64> {
+    let span = seq_diff(next_psn, cum_acked) as i64;
+    let d = seq_diff(cum_psn, cum_acked);
+    let rel = if d < SEQ_HALF { d as i64 } else { d as i64 - (1 << 24) };
+    let top = mrnic_proto::headers::Bitmap256(bitmap).highest().map(|b| rel + 1 + b as i64);
+    (rel <= span && top.is_none_or(|t| t < span)).then_some(rel)
+}
+
+/// Whether a SACK whose cumulative psn is at offset `rel` ([`sack_window`])
+/// acknowledges the outstanding psn at offset `d` from the oldest: every
+/// psn before the cumulative one, and those its bitmap names after it
+/// (bit `i` for offset `rel + 1 + i`).
+pub fn sack_acks(rel: i64, bitmap: [u64; 4], d: u32) -> bool {
+    let d = d as i64;
+    let i = d - rel - 1;
+    d < rel || (0..256).contains(&i) && bitmap[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+
 /// A SACK's first pass so far: what the slots it acknowledged add up to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SackFold {
@@ -2966,25 +2991,20 @@ impl TxEngine {
         let k_np = k.npaths;
         let pi = self.pidx(c, path);
         let m = self.paths[pi];
-        let span = seq_diff(m.next_psn, m.cum_acked) as i64;
-        let d = seq_diff(h.cum_psn, m.cum_acked);
-        let rel = if d < SEQ_HALF { d as i64 } else { d as i64 - (1 << 24) };
-        let bm = mrnic_proto::headers::Bitmap256(h.bitmap);
-        let top = bm.highest().map_or(rel, |b| rel + 1 + b as i64);
-        if rel > span || (bm.highest().is_some() && top >= span) {
+        let span = seq_diff(m.next_psn, m.cum_acked);
+        let Some(rel) = sack_window(m.next_psn, m.cum_acked, h.cum_psn, h.bitmap) else {
             self.stats.sack_stale = true;
             return;
-        }
+        };
         // Two passes over the outstanding psns: acknowledge, then mark
         // losses against the new acked_seq.
-        self.ack_busy = 2 + 2 * span as u32;
-        let mut acked: Vec<i64> = (0..rel.max(0)).collect();
-        acked.extend((0..256).filter(|&i| bm.get(i)).map(|i| rel + 1 + i as i64).filter(|&r| r >= 0 && r < span));
+        self.ack_busy = 2 + 2 * span;
+        let acked = (0..span).filter(|&d| sack_acks(rel, h.bitmap, d));
         let mut fold =
             SackFold { rack_sent: k.rack_sent, rack_rtt: k.rack_rtt, max_seq: m.acked_seq, ..Default::default() };
         let mut touched = vec![false; self.p.streams as usize];
         for r in acked {
-            let psn = (m.cum_acked + r as u32) & SEQ_MASK;
+            let psn = (m.cum_acked + r) & SEQ_MASK;
             let ri = self.ridx(c, path, psn);
             let Some(slot) = self.ring[ri].take() else { continue };
             touched[slot.stream as usize] = true;
@@ -3008,7 +3028,7 @@ impl TxEngine {
         self.conns[c as usize].rack_rtt = rack_rtt;
         let probe_reply = m.probe_pending && h.echo_ts == m.probe_ts && h.dport == m.sport;
         let rtt = (rtt_ok || probe_reply).then(|| (ts as u16).wrapping_sub(h.echo_ts) as u32);
-        let new_base = (0..span as u32)
+        let new_base = (0..span)
             .map(|d| (m.cum_acked + d) & SEQ_MASK)
             .find(|&psn| self.ring[self.ridx(c, path, psn)].is_some())
             .unwrap_or(m.next_psn);
