@@ -120,6 +120,8 @@ use crate::expr::{cat, fit, index_bits, lit, mux, repl, zeros, zext, Expr, Signa
 use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
 
+pub mod output;
+
 /// A header of `bytes` bytes as one big-endian vector (byte 0 in the top
 /// bits, as [`Field::vector_range`] names it), from (field, value) pairs:
 /// each value is placed at its field's bits, cut to the field's width;
@@ -170,7 +172,7 @@ pub fn ones_sum(m: &mut Module, name: &str, words: &[Expr]) -> Signal {
 
 /// The 16-bit big-endian words of a big-endian vector of `bytes` bytes
 /// (`bytes` even).
-fn words_of(be: &Signal, bytes: usize) -> Vec<Expr> {
+pub fn words_of(be: &Signal, bytes: usize) -> Vec<Expr> {
     assert!(bytes % 2 == 0, "an even number of bytes");
     let top = bytes as u32 * 8;
     (0..bytes as u32 / 2).map(|i| be.slice(top - 1 - 16 * i, top - 16 - 16 * i)).collect()

@@ -1716,6 +1716,60 @@ struct Answer {
     wait: u32,
 }
 
+/// A data or PROBE frame as the scheduler hands it to the output stage
+/// (observability: [`OutputTap`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FramePush {
+    /// The transport header (40 bytes for data, 16 for a PROBE).
+    pub hdr: Vec<u8>,
+    /// Payload host address and length (0 for a PROBE).
+    pub addr: u64,
+    pub len: u32,
+    pub dst_mac: u64,
+    pub dst_ip: u32,
+    pub sport: u16,
+    pub plane: u8,
+    pub conn: u32,
+    /// The work request (stream, slot); `None` for a PROBE.
+    pub wr: Option<(u32, u32)>,
+}
+
+/// An answer as it enters the 2-entry answer queue (observability:
+/// [`OutputTap`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AnswerPush {
+    /// The transport header (52 bytes for a SACK, 20 for a NACK).
+    pub hdr: Vec<u8>,
+    pub sport: u16,
+    pub plane: u8,
+    /// A `direct` NACK: `to` named by the NACK, startable at once.
+    pub direct: bool,
+    /// The (MAC, IPv4) it goes to.
+    pub to: (u64, u32),
+}
+
+/// What entered and left the output stage in one cycle, recorded when
+/// [`TxEngine::output_tap`] is `Some` (off by default), so the output
+/// stage's RTL unit can be replayed against this model cycle by cycle.
+/// Recording changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct OutputTap {
+    /// Frames queued and answers queued at the start of the cycle.
+    pub frames: usize,
+    pub answers: usize,
+    /// The head frame's (conn, work request), as at the start of the cycle.
+    pub head: Option<(u32, Option<(u32, u32)>)>,
+    pub frame: Option<FramePush>,
+    pub answer: Option<AnswerPush>,
+    /// As the frame boundary sees them: the completion walk is busy, and
+    /// the head frame's connection has failed.
+    pub walk_busy: bool,
+    pub head_failed: bool,
+    /// A frame whose read failed was dropped and its request failed:
+    /// (conn, work request).
+    pub fail: Option<(u32, Option<(u32, u32)>)>,
+}
+
 /// The cycle-accurate transmit engine. See the module docs.
 pub struct TxEngine {
     p: TxEngineParams,
@@ -1808,6 +1862,10 @@ pub struct TxEngine {
     /// Decisions started, whether or not they sent a packet
     /// (observability, as `sacks_started`).
     pub decisions: u64,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// output stage ([`OutputTap`], overwritten every cycle); `None` (the
+    /// default) records nothing.
+    pub output_tap: Option<OutputTap>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -1882,6 +1940,7 @@ impl TxEngine {
             sacks_started: 0,
             tails_fired: 0,
             decisions: 0,
+            output_tap: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2016,6 +2075,14 @@ impl TxEngine {
     pub fn clock(&mut self, inp: &Inputs) {
         let out = self.outputs();
         self.stats = Stats::default();
+        if let Some(t) = self.output_tap.as_mut() {
+            *t = OutputTap {
+                frames: self.frames.len(),
+                answers: self.answers.len(),
+                head: self.frames.front().map(|f| (f.conn, f.wr)),
+                ..OutputTap::default()
+            };
+        }
         if inp.rst {
             self.reset();
             return;
@@ -2177,11 +2244,17 @@ impl TxEngine {
         for a in self.answers.iter_mut() {
             a.wait = a.wait.saturating_sub(1);
         }
+        let out_answers = self.answers.len();
         if self.answers.len() < 2 {
+            let direct = self.csack_reg.is_none() && self.cnack_reg.is_some_and(|n| n.direct);
             if let Some(s) = self.csack_reg.take() {
                 self.answers.push_back(self.sack_answer(&s));
             } else if let Some(n) = self.cnack_reg.take() {
                 self.answers.push_back(self.nack_answer(&n));
+            }
+            if let (Some(t), true) = (self.output_tap.as_mut(), self.answers.len() > out_answers) {
+                let a = self.answers.back().expect("just pushed");
+                t.answer = Some(AnswerPush { hdr: a.hdr.clone(), sport: a.sport, plane: a.plane, direct, to: a.to });
             }
         }
 
@@ -2215,6 +2288,10 @@ impl TxEngine {
         }
 
         // Output: the next frame starts right after the last beat.
+        if let Some(t) = self.output_tap.as_mut() {
+            t.walk_busy = self.walk.is_some();
+            t.head_failed = self.frames.front().is_some_and(|f| self.conns[f.conn as usize].failed.is_some());
+        }
         if frame_done {
             self.next_frame(inp);
         }
@@ -2222,7 +2299,9 @@ impl TxEngine {
 
     fn reset(&mut self) {
         let p = self.p.clone();
+        let tap = self.output_tap.take();
         *self = TxEngine::new(p);
+        self.output_tap = tap;
     }
 }
 
@@ -2727,6 +2806,20 @@ impl TxEngine {
     /// with `len` payload bytes to read from `addr`.
     fn push_frame(&mut self, c: u32, phys: u32, hdr: Vec<u8>, wr: Option<(u32, u32)>, addr: u64, len: u32) {
         let m = self.paths[self.pidx(c, phys)];
+        if let Some(t) = self.output_tap.as_mut() {
+            let k = &self.conns[c as usize];
+            t.frame = Some(FramePush {
+                hdr: hdr.clone(),
+                addr,
+                len,
+                dst_mac: k.dst_mac,
+                dst_ip: k.dst_ip,
+                sport: m.sport,
+                plane: m.plane,
+                conn: c,
+                wr,
+            });
+        }
         let bb = self.p.beat_bytes() as u64;
         let (ar_next, ar_end) =
             if len == 0 { (0, 0) } else { (addr & !(bb - 1), (addr + len as u64).div_ceil(bb) * bb) };
@@ -3594,6 +3687,9 @@ impl TxEngine {
         if f.err {
             // The host refused the read: the request fails, nothing leaves.
             if self.conns[f.conn as usize].failed.is_none() {
+                if let Some(t) = self.output_tap.as_mut() {
+                    t.fail = Some((f.conn, f.wr));
+                }
                 self.fail(f.conn, f.wr, status::LOCAL_PROTECTION);
             }
             return;
