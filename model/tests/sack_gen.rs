@@ -148,6 +148,7 @@ impl Ref {
             ts32_now: now,
             rate_hint: RATE,
             planes: &mut self.planes,
+            ports: mrnic_reference::nic::ALL_PORTS,
         };
         let rx = &mut self.rx[e.conn as usize];
         let mut accepted = false;

@@ -148,7 +148,15 @@ pub struct Ctx<'a> {
     pub rate_hint: u16,
     /// The NIC's view of its planes, shared by its connections.
     pub planes: &'a mut PlaneHealth,
+    /// NIC ports (bit = plane) with room for another packet now, as the
+    /// caller of [`Nic::poll_transmit_ready`] reports them; [`ALL_PORTS`]
+    /// when it does not say. Data leaves only by a ready port.
+    pub ports: u32,
 }
+
+/// Every NIC port ready: the port mask of a caller that keeps no port
+/// queues (the UDP driver, the vectors, the lossy channel).
+pub const ALL_PORTS: u32 = u32::MAX;
 
 /// Per-NIC plane health (with ack clocking): a plane on which some
 /// connection's path just turned SUSPECT or kept failing its probes is
@@ -202,6 +210,18 @@ impl PlaneHealth {
 }
 
 impl Ctx<'_> {
+    /// Whether NIC port (plane) `plane` has room for a packet now. A plane
+    /// beyond the mask's 32 bits is always ready.
+    pub fn port_ready(&self, plane: u8) -> bool {
+        plane >= 32 || (self.ports >> plane) & 1 == 1
+    }
+
+    /// Whether some port is full now (a connection that finds nothing to
+    /// send may then only be waiting for it).
+    pub fn ports_limited(&self) -> bool {
+        (0..self.p.planes.min(32)).any(|pl| (self.ports >> pl) & 1 == 0)
+    }
+
     /// The 32-bit timestamp counter at `now` nanoseconds.
     pub fn ts32(&self, now: u64) -> u32 {
         (now / self.p.ts_unit_ns) as u32
@@ -661,8 +681,18 @@ impl Nic {
     /// The next packet to put on the wire, if any: answers first, then
     /// connections in round robin.
     pub fn poll_transmit(&mut self, now: u64) -> Option<WirePacket> {
+        self.poll_transmit_ready(now, ALL_PORTS)
+    }
+
+    /// [`Nic::poll_transmit`] for a caller with a queue per NIC port:
+    /// `ready` has a bit per port (plane) that has room for another packet.
+    /// Data (new and retransmitted) leaves only by a ready port; a
+    /// connection whose next packet can only take a full port waits (and
+    /// stays ready to send), while answers and probes leave regardless.
+    /// With every port ready this is exactly [`Nic::poll_transmit`].
+    pub fn poll_transmit_ready(&mut self, now: u64, ready: u32) -> Option<WirePacket> {
         let mut bytes = Vec::new();
-        let mut p = self.poll_transmit_into(now, &mut bytes)?;
+        let mut p = self.poll_transmit_into_ready(now, ready, &mut bytes)?;
         p.bytes = bytes;
         Some(p)
     }
@@ -673,6 +703,12 @@ impl Nic {
     /// with empty `bytes`. A driver that reuses its buffers sends without an
     /// allocation per packet.
     pub fn poll_transmit_into(&mut self, now: u64, buf: &mut Vec<u8>) -> Option<WirePacket> {
+        self.poll_transmit_into_ready(now, ALL_PORTS, buf)
+    }
+
+    /// [`Nic::poll_transmit_into`] with the ports' readiness, as
+    /// [`Nic::poll_transmit_ready`].
+    pub fn poll_transmit_into_ready(&mut self, now: u64, ready: u32, buf: &mut Vec<u8>) -> Option<WirePacket> {
         self.last_now = self.last_now.max(now);
         if let Some(p) = self.out.pop_front() {
             return Some(take_bytes(p, buf));
@@ -690,6 +726,7 @@ impl Nic {
             self.cfg.addr,
         );
         ctx.ts32_now = (now / self.params.ts_unit_ns) as u32;
+        ctx.ports = ready;
         let mut sent = None;
         let mut idle = Vec::new();
         for id in order {
@@ -699,12 +736,15 @@ impl Nic {
                     sent = Some((id, p));
                     break;
                 }
-                None => idle.push(id),
+                None => idle.push((id, c.tx.port_blocked)),
             }
         }
         let extra = ctx.out.pop_front();
-        for id in idle {
-            self.sendable.remove(&id);
+        for (id, waits_for_port) in idle {
+            // One that only waits for a full port may send when it drains.
+            if !waits_for_port {
+                self.sendable.remove(&id);
+            }
             // A poll that sends nothing may still arm a window probe or fail
             // the connection.
             self.retime(id, now);
@@ -779,7 +819,7 @@ fn ctx_parts<'a>(
     planes: &'a mut PlaneHealth,
     addr: NodeAddr,
 ) -> Ctx<'a> {
-    Ctx { p, counters, cq, out, lfsr, addr, ts32_now: 0, rate_hint: 0xffff, planes }
+    Ctx { p, counters, cq, out, lfsr, addr, ts32_now: 0, rate_hint: 0xffff, planes, ports: ALL_PORTS }
 }
 
 /// Moves a queued packet's bytes into `buf` (replacing its contents).

@@ -223,9 +223,9 @@ impl HostTransport for RefNic {
         self.drain_cq();
     }
 
-    fn poll_transmit(&mut self, now: Time, _ready: PortMask) -> Option<Packet> {
+    fn poll_transmit(&mut self, now: Time, ready: PortMask) -> Option<Packet> {
         self.now = now;
-        let polled = self.nic.poll_transmit(Self::ns(now));
+        let polled = self.nic.poll_transmit_ready(Self::ns(now), ready);
         if let Some((since, acc)) = &mut self.diag {
             if let Some((why, t0)) = since.take() {
                 *acc.entry(why).or_default() += now - t0;
