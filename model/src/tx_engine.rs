@@ -622,7 +622,12 @@ fn seq32_after(a: u32, b: u32) -> bool {
 /// reference's `overdue_wait`): the path's srtt, or the connection's latest
 /// RTT if longer, plus a reordering allowance of half the srtt or 4 rttvar.
 fn overdue_wait(m: &PathM, rack_rtt: u32) -> u32 {
-    m.srtt.max(rack_rtt).wrapping_add((m.srtt / 2).max(4 * m.rttvar))
+    overdue_wait_of(m.srtt, m.rttvar, rack_rtt)
+}
+
+/// [`overdue_wait`] from the path's srtt and rttvar.
+fn overdue_wait_of(srtt: u32, rttvar: u32, rack_rtt: u32) -> u32 {
+    srtt.max(rack_rtt).wrapping_add((srtt / 2).max(4 * rttvar))
 }
 
 /// path_telemetry's RFC 6298 update of srtt, rttvar and min_rtt on an RTT
@@ -1285,7 +1290,7 @@ pub fn cut(p: &TxEngineParams, k: &tel::Consts, a: &CutIn) -> CutOut {
     let pend_streams = a.pend_streams - u32::from(eom && pend == a.tail);
     let inflight = a.inflight + u64::from(len);
     let drained = pend_streams == 0;
-    let wait = a.srtt.max(a.rack_rtt).wrapping_add((a.srtt / 2).max(4 * a.rttvar));
+    let wait = overdue_wait_of(a.srtt, a.rttvar, a.rack_rtt);
     let tail_at = a.tail_at.or(drained.then(|| a.ts.wrapping_add(wait)));
     let unreq_since = if a.since_ackreq == 0 { a.ts } else { a.unreq_since };
     let since = a.since_ackreq.saturating_add(1);
