@@ -88,16 +88,29 @@ pub fn iverilog_compile(file: &std::path::Path) {
 
 /// Yosys: proc + `check -assert`, then `synth_xilinx`; no latch anywhere.
 pub fn yosys_no_latches(dir: &Scratch, file: &std::path::Path, top: &str) {
+    yosys_latch_check(dir, file, top, true);
+}
+
+/// Yosys up to `proc` and `check -assert` only: where a latch would first
+/// appear (`proc_dlatch`), without the minutes `synth_xilinx` takes on a
+/// wide unit; the mapping itself is left to [`yosys_no_latches`].
+pub fn yosys_proc_no_latches(dir: &Scratch, file: &std::path::Path, top: &str) {
+    yosys_latch_check(dir, file, top, false);
+}
+
+fn yosys_latch_check(dir: &Scratch, file: &std::path::Path, top: &str, synth: bool) {
     let (after_proc, after_synth) = (dir.0.join("proc.stat"), dir.0.join("synth.stat"));
-    let script = format!(
-        "read_verilog {}; hierarchy -check -top {top}; proc; check -assert; tee -q -o {} stat; \
-         synth_xilinx -top {top}; tee -q -o {} stat",
+    let mut script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc; check -assert; tee -q -o {} stat",
         file.display(),
         after_proc.display(),
-        after_synth.display()
     );
+    if synth {
+        script += &format!("; synth_xilinx -top {top}; tee -q -o {} stat", after_synth.display());
+    }
     run(Command::new("yosys").args(["-q", "-p", &script]));
-    for stats in [std::fs::read_to_string(&after_proc).unwrap(), std::fs::read_to_string(&after_synth).unwrap()] {
+    let stats = if synth { vec![&after_proc, &after_synth] } else { vec![&after_proc] };
+    for stats in stats.into_iter().map(|f| std::fs::read_to_string(f).unwrap()) {
         for latch in ["$dlatch", "$_DLATCH", "LDCE", "LDPE"] {
             assert!(!stats.contains(latch), "yosys inferred a latch ({latch})\n{stats}");
         }
@@ -281,8 +294,13 @@ const SLOW_DEFAULT: &[&str] = &["rx_parser", "recv_match", "sack_gen", "rate_hin
 /// The configs `block` is synthesized for in `cargo test`: both, except
 /// `default` for the [`SLOW_DEFAULT`] blocks unless `MRNIC_SYNTH_DEFAULT=1`.
 pub fn synth_configs(block: &str) -> Vec<Config> {
-    let all = std::env::var("MRNIC_SYNTH_DEFAULT").is_ok_and(|v| v == "1");
+    let all = synth_default();
     configs().into_iter().filter(|c| all || c.name != "default" || !SLOW_DEFAULT.contains(&block)).collect()
+}
+
+/// `MRNIC_SYNTH_DEFAULT=1`: the slow `default` syntheses run too.
+pub fn synth_default() -> bool {
+    std::env::var("MRNIC_SYNTH_DEFAULT").is_ok_and(|v| v == "1")
 }
 
 /// `f` for each config, the configs side by side on their own threads:
