@@ -1775,6 +1775,72 @@ pub struct OutputTap {
     pub fail: Option<(u32, Option<(u32, u32)>)>,
 }
 
+/// A completion walk started in one cycle ([`WalkTap::start`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkStart {
+    pub walk: Walk,
+    /// Started by the output stage's failed payload read (after every
+    /// other unit in the cycle), not by the acknowledgement unit, the
+    /// commit or a reopen.
+    pub read_failed: bool,
+}
+
+/// A step of the completion walk ([`WalkTap::step`]): the walk as it
+/// stood, the slot it looked at ([`Walk::at`]) and what it read there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkStepTap {
+    pub walk: Walk,
+    pub stream: u32,
+    pub slot: u32,
+    pub read: WalkRead,
+    pub req: WorkReq,
+}
+
+/// The slot a running walk's next step looks at, and what the work queue
+/// entry and packet counts hold there ([`WalkTap::rd`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalkRdTap {
+    pub conn: u32,
+    pub stream: u32,
+    pub slot: u32,
+    pub req: WorkReq,
+    pub issued: u32,
+    pub acked: u32,
+}
+
+/// A stream's (head, pend, tail), as the walk reads them off its word.
+pub type WalkWord = (u32, u32, u32);
+
+/// What entered and left the completion walk in one cycle, recorded when
+/// [`TxEngine::walk_tap`] is `Some` (off by default), so the walk's RTL
+/// unit can be replayed against this model cycle by cycle. Recording
+/// changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct WalkTap {
+    /// A walk ran at the start of the cycle.
+    pub running: bool,
+    /// The acknowledgement unit had no step of its own left (its busy
+    /// count was 0): a running walk may step.
+    pub ack_free: bool,
+    pub start: Option<WalkStart>,
+    pub step: Option<WalkStepTap>,
+    /// A completion the post pushed for a request it flushed.
+    pub flush: Option<Cqe>,
+    /// The walking connection and its streams' (head, pend, tail): as the
+    /// step read them, else as they stood with a walk running after the
+    /// cycle.
+    pub words: Option<(u32, Vec<WalkWord>)>,
+    /// The walk runs after the cycle's steps and starts (a failed read's
+    /// start aside), as the output stage and the post see it.
+    pub busy: bool,
+    /// The completion FIFO had room for the post's flush (after the
+    /// cycle's pop and the walk's push).
+    pub room: bool,
+    /// The slot the running walk looks at next, with its contents, unless
+    /// the walk was started by a failure in this cycle.
+    pub rd: Option<WalkRdTap>,
+}
+
 /// The cycle-accurate transmit engine. See the module docs.
 pub struct TxEngine {
     p: TxEngineParams,
@@ -1871,6 +1937,10 @@ pub struct TxEngine {
     /// output stage ([`OutputTap`], overwritten every cycle); `None` (the
     /// default) records nothing.
     pub output_tap: Option<OutputTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// completion walk ([`WalkTap`], overwritten every cycle); `None` (the
+    /// default) records nothing.
+    pub walk_tap: Option<WalkTap>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -1946,6 +2016,7 @@ impl TxEngine {
             tails_fired: 0,
             decisions: 0,
             output_tap: None,
+            walk_tap: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2088,6 +2159,9 @@ impl TxEngine {
                 ..OutputTap::default()
             };
         }
+        if let Some(t) = self.walk_tap.as_mut() {
+            *t = WalkTap { running: self.walk.is_some(), ..WalkTap::default() };
+        }
         if inp.rst {
             self.reset();
             return;
@@ -2217,6 +2291,9 @@ impl TxEngine {
         // Acknowledgement unit. The walk's reads answer whether or not the
         // unit is busy: their wait counts down every cycle.
         self.walk_wait = self.walk_wait.saturating_sub(1);
+        if let Some(t) = self.walk_tap.as_mut() {
+            t.ack_free = self.ack_busy == 0;
+        }
         if self.ack_busy > 0 {
             self.ack_busy -= 1;
         } else if !self.pend_evt.is_empty() || self.walk.is_some() {
@@ -2278,6 +2355,10 @@ impl TxEngine {
         // failure, a reopen, the previous post's `tail`) forwards the write
         // to the requests in flight whose connection or stream it names, so
         // no post acts on a stale `pend` (architecture.md, tx_engine item 7).
+        if let Some(t) = self.walk_tap.as_mut() {
+            t.room = self.cqe_fifo.len() < CQE_FIFO;
+            t.busy = self.walk.is_some();
+        }
         if let Some(&(w, 0)) = self.post_pipe.front() {
             if self.post(&w) {
                 self.post_pipe.pop_front();
@@ -2300,13 +2381,53 @@ impl TxEngine {
         if frame_done {
             self.next_frame(inp);
         }
+        if self.walk_tap.is_some() {
+            self.tap_walk_end();
+        }
+    }
+
+    /// The walk tap's end-of-cycle fields: the running walk's words and
+    /// the slot it looks at next.
+    fn tap_walk_end(&mut self) {
+        let Some(w) = self.walk.as_ref() else { return };
+        let c = w.conn();
+        let words = self.walk_words(c);
+        let (s, slot) = w.at(|s| self.streams[self.sidx(c, s)].head);
+        let wi = self.widx(c, s, slot);
+        let rd = WalkRdTap {
+            conn: c,
+            stream: s,
+            slot,
+            req: self.wq[wi].req,
+            issued: self.wq_issued[wi],
+            acked: self.wq_acked[wi],
+        };
+        let t = self.walk_tap.as_mut().expect("checked by the caller");
+        if t.words.is_none() {
+            t.words = Some((c, words));
+        }
+        if !t.start.as_ref().is_some_and(|s| matches!(s.walk, Walk::Fail { .. })) {
+            t.rd = Some(rd);
+        }
+    }
+
+    /// Connection `c`'s streams' (head, pend, tail), for the walk tap.
+    fn walk_words(&self, c: u32) -> Vec<WalkWord> {
+        (0..self.p.streams)
+            .map(|s| {
+                let q = &self.streams[self.sidx(c, s)];
+                (q.head, q.pend, q.tail)
+            })
+            .collect()
     }
 
     fn reset(&mut self) {
         let p = self.p.clone();
         let tap = self.output_tap.take();
+        let walk_tap = self.walk_tap.take();
         *self = TxEngine::new(p);
         self.output_tap = tap;
+        self.walk_tap = walk_tap;
     }
 }
 
@@ -3453,6 +3574,9 @@ impl TxEngine {
     fn complete(&mut self, c: u32, touched: Vec<bool>) {
         if let Some(first) = touched.iter().position(|&t| t) {
             self.walk = Some(Walk::Done { conn: c, touched, stream: first as u32 });
+            if let Some(t) = self.walk_tap.as_mut() {
+                t.start = Some(WalkStart { walk: self.walk.clone().expect("just set"), read_failed: false });
+            }
             // The first head's entry is read now.
             self.walk_wait = self.p.read_latency;
         }
@@ -3472,6 +3596,13 @@ impl TxEngine {
         let r =
             WalkRead { head: q.head, pend: q.pend, tail: q.tail, issued: self.wq_issued[wi], acked: self.wq_acked[wi] };
         let (next, act) = walk_next(&walk, &r, self.p.streams);
+        if self.walk_tap.is_some() {
+            let (words, req) = (self.walk_words(c), self.wq[wi].req);
+            if let Some(t) = self.walk_tap.as_mut() {
+                t.words = Some((c, words));
+                t.step = Some(WalkStepTap { walk: walk.clone(), stream: s, slot, read: r, req });
+            }
+        }
         if let Some(st) = act.cqe {
             self.cqe_fifo.push_back(cqe(c, s, &self.wq[wi].req, st));
         }
@@ -3501,6 +3632,9 @@ impl TxEngine {
         // queues a request per cycle.
         debug_assert!(self.walk.is_none(), "a failure starts only with the walk idle");
         self.walk = Some(Walk::Fail { conn: c, culprit, culprit_pending: culprit.is_some(), st, stream: 0 });
+        if let Some(t) = self.walk_tap.as_mut() {
+            t.start = Some(WalkStart { walk: self.walk.clone().expect("just set"), read_failed: false });
+        }
         // The culprit's entry (or the first stream's head) is read now.
         self.walk_wait = self.p.read_latency;
         let r = self.p.ring_depth as usize;
@@ -3617,6 +3751,9 @@ impl TxEngine {
         );
         if o.flush {
             self.cqe_fifo.push_back(cqe(w.conn, w.stream, w, status::WR_FLUSH));
+            if let Some(t) = self.walk_tap.as_mut() {
+                t.flush = self.cqe_fifo.back().copied();
+            }
         }
         if o.write {
             let wi = self.widx(w.conn, w.stream, q.tail);
@@ -3696,6 +3833,9 @@ impl TxEngine {
                     t.fail = Some((f.conn, f.wr));
                 }
                 self.fail(f.conn, f.wr, status::LOCAL_PROTECTION);
+                if let Some(s) = self.walk_tap.as_mut().and_then(|t| t.start.as_mut()) {
+                    s.read_failed = true;
+                }
             }
             return;
         }
