@@ -122,6 +122,16 @@ use mrnic_model::tx_engine::TxEngineParams;
 
 pub mod output;
 
+/// The engine's ports named `names`, one definition for the engine and
+/// the units that carry its ports (`tx_engine::ports`).
+fn engine_ports(p: &TxEngineParams, names: &[&str]) -> Vec<mrnic_model::block::PortDef> {
+    let engine = mrnic_model::tx_engine::ports(p);
+    names
+        .iter()
+        .map(|n| engine.iter().find(|d| d.name == *n).unwrap_or_else(|| panic!("tx_engine has no port {n}")).clone())
+        .collect()
+}
+
 /// A header of `bytes` bytes as one big-endian vector (byte 0 in the top
 /// bits, as [`Field::vector_range`] names it), from (field, value) pairs:
 /// each value is placed at its field's bits, cut to the field's width;

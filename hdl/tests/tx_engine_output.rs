@@ -19,44 +19,24 @@
 //! where it fails.
 
 mod common;
+mod tx_rig;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
-use common::{have, iverilog_compile, replay, verilator_lint, Rng, Scratch};
+use common::{have, Scratch};
 use mrnic_hdl::tx_engine::output;
-use mrnic_hdl::{Header, Module};
-use mrnic_model::block::{port_index, Bits, Block, Dir, PortDef};
-use mrnic_model::path_selector::{self as ps, PathSelector, PathSelectorParams};
-use mrnic_model::path_telemetry::{self as tel, PathTelemetry, PathTelemetryParams};
+use mrnic_hdl::Module;
+use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::Config;
+use tx_rig::{
+    assert_covered, junk, le_bits, replay_rows, tools_check, wr, write_unit, Engine, Pressure, BAD, MEM_BASE,
+};
 
-const SRC_MAC: u64 = 0x02_00_00_00_00_01;
-const SRC_IP: u32 = 0x0a00_0001;
-const UDP_PORT: u16 = 4797;
-const MEM_BASE: u64 = 0x10_0000;
-const MEM_LEN: usize = 0x4_0000;
-/// Host memory whose reads answer SLVERR.
-const BAD: (u64, u64) = (MEM_BASE + 0x3_0000, MEM_BASE + 0x3_8000);
-
-fn unit(p: &TxEngineParams) -> Module {
+fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = output::build(p);
-    m.check().unwrap_or_else(|e| panic!("{}: {e}", p.cfg.name));
-    m
-}
-
-fn write(dir: &Scratch, m: &Module) -> std::path::PathBuf {
-    let text = m.to_verilog(&Header::new("tx_engine output stage", "cargo test -p mrnic-hdl --test tx_engine_output"));
-    dir.file(&format!("{}.v", m.name()), &text.unwrap_or_else(|e| panic!("{}: {e}", m.name())))
-}
-
-/// Bits of `bytes`, byte 0 in bits 7..0.
-fn le_bits(width: u32, bytes: &[u8]) -> Bits {
-    let mut b = Bits::zero(width);
-    for (i, &x) in bytes.iter().enumerate() {
-        b.0[i / 8] |= u64::from(x) << (8 * (i % 8));
-    }
-    b
+    let rtl = write_unit(dir, &m, "tx_engine output stage", "tx_engine_output");
+    (m, rtl)
 }
 
 /// Bits of `bytes` padded with zeros to `width / 8`, byte 0 in the top bits.
@@ -67,41 +47,10 @@ fn be_bits(width: u32, bytes: &[u8]) -> Bits {
     le_bits(width, &v)
 }
 
-/// Random bits of `width`.
-fn junk(rng: &mut Rng, width: u32) -> Bits {
-    let mut b = Bits::zero(width);
-    for x in b.0.iter_mut() {
-        *x = rng.next_u64();
-    }
-    b.truncate(width);
-    b
-}
-
-/// Percentages of cycles held low / idle.
-#[derive(Clone, Copy)]
-struct Pressure {
-    axis: u64,
-    ar: u64,
-    r_gap: u64,
-    cqe: u64,
-}
-
 /// The model engine wired as its own tests wire it, recording the output
 /// stage's ports each cycle.
 struct Rig {
-    cfg: Config,
-    tx: TxEngine,
-    pt: PathTelemetry,
-    ps: PathSelector,
-    mem: Vec<u8>,
-    bursts: VecDeque<(u64, u32)>,
-    opens: VecDeque<Open>,
-    wrs: VecDeque<WorkReq>,
-    csacks: VecDeque<SackOut>,
-    cnacks: VecDeque<NackOut>,
-    press: Pressure,
-    rng: Rng,
-    cycle: u64,
+    e: Engine,
     record: bool,
     /// The unit's ports and, per cycle, every port's value.
     defs: Vec<PortDef>,
@@ -116,168 +65,34 @@ impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let defs = output::ports(&p);
-        let mut tx = TxEngine::new(p);
-        tx.output_tap = Some(OutputTap::default());
-        let pt = PathTelemetry::new(PathTelemetryParams::from_config(&cfg).unwrap());
-        let ps = PathSelector::new(PathSelectorParams::from_config(&cfg).unwrap());
-        let mut rng = Rng::new(seed);
-        let mem = (0..MEM_LEN).map(|_| rng.below(256) as u8).collect();
-        let mut r = Rig {
-            cfg,
-            tx,
-            pt,
-            ps,
-            mem,
-            bursts: VecDeque::new(),
-            opens: VecDeque::new(),
-            wrs: VecDeque::new(),
-            csacks: VecDeque::new(),
-            cnacks: VecDeque::new(),
-            press: Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 0 },
-            rng,
-            cycle: 0,
-            record: true,
-            defs,
-            rows: Vec::new(),
-            rd_due: HashMap::new(),
-            seen: HashMap::new(),
-        };
+        let mut e = Engine::new(cfg, seed);
+        e.tx.output_tap = Some(OutputTap::default());
+        let mut r = Rig { e, record: true, defs, rows: Vec::new(), rd_due: HashMap::new(), seen: HashMap::new() };
         // A reset cycle recorded, then the clear sweep, during which the
         // unit is idle (no frame, no answer, R not ready), not replayed:
         // `default`'s sweep is millions of cycles.
         r.step(true);
         r.record = false;
-        while r.tx.initializing() || r.pt.initializing() || r.ps.initializing() {
+        while r.e.initializing() {
             r.step(false);
         }
         r.record = true;
         r
     }
 
-    fn open(&mut self, conn: u32, npaths: u32, psn: u32) {
-        for p in 0..npaths {
-            self.opens.push_back(Open {
-                conn,
-                path: p,
-                npaths,
-                remote_id: 0xab_0000 | conn,
-                dst_mac: 0x02_00_00_00_10_00 | u64::from(conn),
-                dst_ip: 0x0a00_1000 | conn,
-                sport: 49152 + 17 * p as u16 + conn as u16,
-                plane: (p % self.cfg.transport.planes) as u8,
-                psn,
-            });
-        }
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.rng.below(100) < percent
-    }
-
     fn step(&mut self, rst: bool) {
-        let ot = self.tx.outputs();
-        let opt = self.pt.outputs();
-        let ops = self.ps.outputs();
-        let ts = (self.cycle / self.cfg.cycles_per_ts()) as u32;
-        let axis_ready = !self.chance(self.press.axis);
-        let ar_ready = !self.chance(self.press.ar);
-        let cqe_ready = !self.chance(self.press.cqe);
-        let bb = u64::from(self.cfg.hardware.datapath_bits / 8);
-        let gap = self.chance(self.press.r_gap);
-        let r = match self.bursts.front() {
-            Some(&(addr, left)) if !gap => {
-                let off = (addr - MEM_BASE) as usize;
-                let data = self.mem[off..off + bb as usize].to_vec();
-                let resp = u8::from(addr >= BAD.0 && addr < BAD.1) * 2;
-                Some((RBeat { data, resp, last: left == 1 }, addr, left))
-            }
-            _ => None,
-        };
-        let en = !self.tx.initializing();
-        let inp = Inputs {
-            rst,
-            ts_now: ts,
-            src_mac: SRC_MAC,
-            src_ip: SRC_IP,
-            udp_port: UDP_PORT,
-            open: self.opens.front().copied(),
-            wr: self.wrs.front().copied(),
-            ar_ready,
-            r: r.as_ref().map(|(b, _, _)| b.clone()),
-            trd_ready: opt.rd_ready,
-            trd: opt.rd.as_ref().map(|d| TelView { conn: d.conn, paths: d.paths.clone() }),
-            evt_ready: opt.evt_ready,
-            upd: opt.upd,
-            rto: opt.rto,
-            psel_ready: ops.req_ready,
-            psel: ops.sel_valid.then(|| (ops.sel_conn, (!ops.sel_none).then_some(ops.sel_path))),
-            sack: None,
-            nack: None,
-            csack: self.csacks.front().copied(),
-            cnack: self.cnacks.front().copied(),
-            axis_ready,
-            cqe_ready,
-        };
-        let pin = tel::Inputs {
-            rst,
-            ts_now: ts,
-            evt_valid: ot.evt.is_some(),
-            evt: ot.evt.unwrap_or_default(),
-            upd_ready: ot.upd_ready,
-            rto_ready: ot.rto_ready,
-            rd_valid: ot.trd.is_some(),
-            rd_conn: ot.trd.unwrap_or(0),
-            rd_resp_ready: ot.trd_resp_ready,
-        };
-        let q = ot.psel.clone().unwrap_or_default();
-        let sin = ps::Inputs {
-            rst,
-            req_valid: ot.psel.is_some(),
-            req_conn: q.conn,
-            req_elig: q.elig,
-            req_weight: if q.weight.is_empty() {
-                vec![0; self.cfg.transport.paths_per_conn as usize]
-            } else {
-                q.weight
-            },
-            req_clr: q.clr,
-            sel_ready: ot.psel_resp_ready,
-        };
-        if ot.open_ready && inp.open.is_some() {
-            self.opens.pop_front();
-        }
-        if ot.wr_ready && inp.wr.is_some() {
-            self.wrs.pop_front();
-        }
-        if ot.csack_ready && inp.csack.is_some() {
-            self.csacks.pop_front();
-        }
-        if ot.cnack_ready && inp.cnack.is_some() {
-            self.cnacks.pop_front();
-        }
-        if let (Some(ar), true) = (ot.ar, ar_ready) {
-            self.bursts.push_back((ar.addr, ar.len as u32 + 1));
-        }
-        if let (Some((_, addr, left)), true) = (&r, ot.r_ready) {
-            self.bursts.pop_front();
-            if *left > 1 {
-                self.bursts.push_front((addr + bb, left - 1));
-            }
-        }
-        self.tx.clock(&inp);
-        self.pt.clock(&pin);
-        self.ps.clock(&sin);
+        let en = !self.e.tx.initializing();
+        let (inp, ot) = self.e.clock(rst);
         if self.record {
-            let tap = self.tx.output_tap.clone().expect("the tap is on");
+            let tap = self.e.tx.output_tap.clone().expect("the tap is on");
             self.row(&inp, en, &ot, &tap);
         }
-        self.cycle += 1;
     }
 
     /// The unit's ports this cycle: the inputs the model's output stage
     /// took, and what the model showed on the unit's outputs.
     fn row(&mut self, inp: &Inputs, en: bool, ot: &Outputs, tap: &OutputTap) {
-        let p = self.tx.params().clone();
+        let p = self.e.tx.params().clone();
         let defs = self.defs.clone();
         let mut v: Vec<Bits> = defs.iter().map(|d| Bits::zero(d.width)).collect();
         let at = |n: &str| port_index(&defs, n).unwrap_or_else(|| panic!("no port {n}"));
@@ -336,7 +151,7 @@ impl Rig {
                     "s_frame_stream",
                     "s_frame_slot",
                 ] {
-                    let b = junk(&mut self.rng, 64);
+                    let b = junk(&mut self.e.rng, 64);
                     ins.push((n.to_string(), b));
                 }
             }
@@ -365,25 +180,25 @@ impl Rig {
                 if a.direct {
                     ins.extend([u("s_ans_dst_mac", a.to.0), u("s_ans_dst_ip", u64::from(a.to.1))]);
                 } else {
-                    self.rd_due.insert(self.cycle + u64::from(p.read_latency), a.to);
-                    ins.extend([u("s_ans_dst_mac", self.rng.next_u64()), u("s_ans_dst_ip", self.rng.next_u64())]);
+                    self.rd_due.insert(self.e.cycle + u64::from(p.read_latency), a.to);
+                    ins.extend([u("s_ans_dst_mac", self.e.rng.next_u64()), u("s_ans_dst_ip", self.e.rng.next_u64())]);
                 }
             }
             None => {
                 // Offered to a full queue now and then: the unit must refuse.
-                let offer = tap.answers >= 2 && self.rng.below(2) == 0;
+                let offer = tap.answers >= 2 && self.e.rng.below(2) == 0;
                 ins.extend([
                     u("s_ans_valid", u64::from(offer)),
-                    u("s_ans_nack", self.rng.below(2)),
-                    u("s_ans_sport", self.rng.next_u64()),
-                    u("s_ans_direct", self.rng.below(2)),
-                    u("s_ans_dst_mac", self.rng.next_u64()),
+                    u("s_ans_nack", self.e.rng.below(2)),
+                    u("s_ans_sport", self.e.rng.next_u64()),
+                    u("s_ans_direct", self.e.rng.below(2)),
+                    u("s_ans_dst_mac", self.e.rng.next_u64()),
                 ]);
             }
         }
-        match self.rd_due.remove(&self.cycle) {
+        match self.rd_due.remove(&self.e.cycle) {
             Some((mac, ip)) => ins.extend([u("s_ans_rd_mac", mac), u("s_ans_rd_ip", u64::from(ip))]),
-            None => ins.extend([u("s_ans_rd_mac", self.rng.next_u64()), u("s_ans_rd_ip", self.rng.next_u64())]),
+            None => ins.extend([u("s_ans_rd_mac", self.e.rng.next_u64()), u("s_ans_rd_ip", self.e.rng.next_u64())]),
         }
         match &inp.r {
             Some(b) => {
@@ -391,7 +206,7 @@ impl Rig {
                 ins.extend([u("m_axi_rvalid", 1), u("m_axi_rresp", u64::from(b.resp))]);
                 ins.push(("m_axi_rdata".into(), le_bits(p.data_bits, &b.data)));
             }
-            None => ins.extend([u("m_axi_rvalid", 0), u("m_axi_rresp", self.rng.below(4))]),
+            None => ins.extend([u("m_axi_rvalid", 0), u("m_axi_rresp", self.e.rng.below(4))]),
         }
         // Outputs.
         let ar = ot.ar.unwrap_or_default();
@@ -450,49 +265,6 @@ impl Rig {
     }
 }
 
-/// The recorded ports, replayed: each cycle's inputs in, its outputs out.
-struct Trace {
-    defs: Vec<PortDef>,
-    rows: Vec<Vec<Bits>>,
-    at: usize,
-}
-
-impl Block for Trace {
-    fn name(&self) -> &'static str {
-        output::NAME
-    }
-
-    fn ports(&self) -> &[PortDef] {
-        &self.defs
-    }
-
-    fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
-        for (i, d) in self.defs.iter().enumerate() {
-            if d.dir == Dir::Out {
-                outputs[i] = self.rows[self.at][i].clone();
-            }
-        }
-    }
-
-    fn tick(&mut self, _inputs: &[Bits]) {
-        self.at += 1;
-    }
-}
-
-fn wr(conn: u32, stream: u32, op: u8, wr_id: u64, off: u64, len: u32) -> WorkReq {
-    WorkReq {
-        conn,
-        stream,
-        op,
-        wr_id,
-        laddr: MEM_BASE + off,
-        len,
-        raddr: 0x7000_0000 + off * 3,
-        rkey: 0x1234_5600 | u32::from(op),
-        imm: 0xdead_0000 | wr_id as u32,
-    }
-}
-
 fn sack(conn: u32, k: u32) -> SackOut {
     SackOut {
         conn,
@@ -545,93 +317,83 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     let mtu = cfg.transport.mtu;
     let bb = cfg.hardware.datapath_bits / 8;
     let streams = cfg.transport.streams_per_conn;
-    rig.open(1, 2, 0);
-    rig.open(2, cfg.transport.paths_per_conn.min(3), 1000);
-    rig.open(5, 1, 0);
+    rig.e.open(1, 2, 0);
+    rig.e.open(2, cfg.transport.paths_per_conn.min(3), 1000);
+    rig.e.open(5, 1, 0);
     for c in [3, 4, 6] {
-        rig.open(c, 1, 0);
+        rig.e.open(c, 1, 0);
     }
     rig.run(200);
-    rig.press = Pressure { axis: 20, ar: 25, r_gap: 20, cqe: 10 };
+    rig.e.press = Pressure { axis: 20, ar: 25, r_gap: 20, cqe: 10 };
     let lens = [0, 1, bb - 1, bb, bb + 1, 3 * bb + 5, mtu - 1, mtu, mtu + 1, 2 * mtu + 3, 17, 0, 100, 777];
     let mut off = 0u64;
     for (i, &len) in lens.iter().enumerate() {
         let conn = if i % 3 == 2 { 2 } else { 1 };
-        let skip = rig.rng.below(2 * u64::from(bb));
-        rig.wrs.push_back(wr(conn, i as u32 % streams, (i % 4) as u8, i as u64, off + skip, len));
+        let skip = rig.e.rng.below(2 * u64::from(bb));
+        rig.e.wrs.push_back(wr(conn, i as u32 % streams, (i % 4) as u8, i as u64, off + skip, len));
         off += (u64::from(len) + 2 * u64::from(bb)).next_multiple_of(64);
     }
     rig.run(300);
     for k in 0..3 {
-        rig.csacks.push_back(sack(1, k));
-        rig.cnacks.push_back(nack(2, k, k == 1));
+        rig.e.csacks.push_back(sack(1, k));
+        rig.e.cnacks.push_back(nack(2, k, k == 1));
     }
     rig.run(600);
-    rig.press = Pressure { axis: 50, ar: 10, r_gap: 40, cqe: 30 };
+    rig.e.press = Pressure { axis: 50, ar: 10, r_gap: 40, cqe: 30 };
     for (i, len) in [5u32, mtu, 0, 2 * mtu, 63, 64].into_iter().enumerate() {
-        let skip = rig.rng.below(u64::from(bb));
-        rig.wrs.push_back(wr(1, i as u32 % streams, op::SEND, 200 + i as u64, off + skip, len));
+        let skip = rig.e.rng.below(u64::from(bb));
+        rig.e.wrs.push_back(wr(1, i as u32 % streams, op::SEND, 200 + i as u64, off + skip, len));
         off += (u64::from(len) + 2 * u64::from(bb)).next_multiple_of(64);
     }
-    rig.cnacks.push_back(nack(7, 9, true));
-    rig.csacks.push_back(sack(2, 9));
+    rig.e.cnacks.push_back(nack(7, 9, true));
+    rig.e.csacks.push_back(sack(2, 9));
     rig.run(400);
     for k in 10..14 {
-        rig.csacks.push_back(sack(5, k));
-        rig.cnacks.push_back(nack(1, k, k % 2 == 0));
+        rig.e.csacks.push_back(sack(5, k));
+        rig.e.cnacks.push_back(nack(1, k, k % 2 == 0));
     }
-    rig.press = Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 0 };
+    rig.e.press = Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 0 };
     rig.run(1500);
     // Connection 5 alone reads from the bad range: its first frame fails
     // the connection, the next, queued behind it, is dropped without a
     // report.
-    rig.wrs.push_back(wr(5, 0, op::WRITE, 100, BAD.0 - MEM_BASE + 3, 3 * mtu));
+    rig.e.wrs.push_back(wr(5, 0, op::WRITE, 100, BAD.0 - MEM_BASE + 3, 3 * mtu));
     rig.run(400 + 6 * u64::from(mtu / bb));
     // Its failure clears its rings and walks its requests: the engine
     // decides nothing meanwhile.
     rig.run(20);
-    while rig.tx.output_tap.as_ref().is_some_and(|t| t.walk_busy) {
+    while rig.e.tx.output_tap.as_ref().is_some_and(|t| t.walk_busy) {
         rig.run(1);
     }
     // Connections 6 and 3 read small payloads from it, interleaved: one's
     // failure keeps the walk busy while the other's failed frame waits at
     // the head.
-    rig.press = Pressure { axis: 30, ar: 0, r_gap: 0, cqe: 0 };
+    rig.e.press = Pressure { axis: 30, ar: 0, r_gap: 0, cqe: 0 };
     // A long frame in front, so both failed frames queue behind it.
-    rig.wrs.push_back(wr(4, 0, op::WRITE, 299, 0x100, mtu));
+    rig.e.wrs.push_back(wr(4, 0, op::WRITE, 299, 0x100, mtu));
     rig.run(30);
     for k in 0..6u64 {
         for c in [6, 3] {
             let at = BAD.0 - MEM_BASE + 0x4000 + k * 0x100 + u64::from(c);
-            rig.wrs.push_back(wr(c, k as u32 % streams, op::WRITE, 300 + k, at, 9));
+            rig.e.wrs.push_back(wr(c, k as u32 % streams, op::WRITE, 300 + k, at, 9));
         }
     }
     rig.run(600);
     // Idle: tail timers and timeouts send PROBEs.
-    rig.press = Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 0 };
+    rig.e.press = Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 0 };
     rig.run(9_000);
     rig
 }
 
 fn replay_config(cfg: &Config) -> HashMap<&'static str, u32> {
     let p = TxEngineParams::from_config(cfg).unwrap();
-    let m = unit(&p);
     let dir = Scratch::new(&format!("tx-output-replay-{}", cfg.name));
-    let rtl = write(&dir, &m);
+    let (_, rtl) = write(&dir, &p);
     let rig = traffic(cfg, 0x5eed);
     let cycles = rig.rows.len() as u32;
     let mut seen = rig.seen.clone();
     seen.insert("cycles", cycles);
-    let mut dut = Trace { defs: rig.defs.clone(), rows: rig.rows.clone(), at: 0 };
-    let rows = rig.rows.clone();
-    let defs = rig.defs.clone();
-    replay(&dir, &rtl, &mut dut, &[], cycles, |cycle, ins, _| {
-        for (i, d) in defs.iter().enumerate() {
-            if d.dir == Dir::In {
-                ins[i] = rows[cycle as usize][i].clone();
-            }
-        }
-    });
+    replay_rows(&dir, &rtl, output::NAME, &rig.defs, &rig.rows);
     seen
 }
 
@@ -647,27 +409,25 @@ fn icarus_output_stage_is_the_models() {
     }
     let seen = common::per_config(common::configs(), replay_config);
     for (cfg, seen) in seen {
-        eprintln!("{}: {seen:?}", cfg.name);
-        for what in [
-            "data",
-            "data_0",
-            "probe",
-            "sack",
-            "nack",
-            "direct",
-            "r_err",
-            "fail",
-            "head_failed",
-            "walk_busy",
-            "axis_held",
-        ] {
-            assert!(seen.get(what).copied().unwrap_or(0) > 0, "{}: the run has no {what}: {seen:?}", cfg.name);
-        }
+        assert_covered(
+            &cfg.name,
+            &seen,
+            &[
+                "data",
+                "data_0",
+                "probe",
+                "sack",
+                "nack",
+                "direct",
+                "r_err",
+                "fail",
+                "head_failed",
+                "walk_busy",
+                "axis_held",
+            ],
+        );
     }
 }
-
-/// Latch cells, generic and Xilinx.
-const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_* t:LDCE t:LDPE";
 
 /// Verilator `-Wall` with no waivers and `iverilog -g2005 -Wall` silent,
 /// for both configs; Yosys: no latch after `proc` (and `check -assert`:
@@ -679,37 +439,21 @@ const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHS
 fn tools_accept_the_output_stage() {
     common::per_config(common::configs(), |cfg| {
         let p = TxEngineParams::from_config(cfg).unwrap();
-        let m = unit(&p);
         let dir = Scratch::new(&format!("tx-output-tools-{}", cfg.name));
-        let rtl = write(&dir, &m);
-        if have("verilator", "--version") {
-            verilator_lint(&rtl, m.name());
-        }
-        if have("iverilog", "-V") {
-            iverilog_compile(&rtl);
-        }
-        if !have("yosys", "-V") {
-            return;
-        }
+        let (m, rtl) = write(&dir, &p);
         // Full synthesis takes Yosys minutes per config (`small` about 5 on
         // this machine kind, `default` many more), too long for every test
         // run: by default the checks stop after `proc` and memory
         // inference, which is where a latch or a buffer in flip-flops
         // would show; `MRNIC_SYNTH_FULL=1` adds `synth_xilinx`.
-        if std::env::var("MRNIC_SYNTH_FULL").is_ok_and(|v| v == "1") {
-            let stat = common::yosys_synthesizes_files(&dir, m.name(), &[rtl]);
-            assert!(stat.contains("RAMB"), "{}: the payload buffer is block RAM\n{stat}", cfg.name);
-            let cells: Vec<&str> =
-                stat.lines().filter(|l| l.contains("LUT") || l.contains("RAMB") || l.contains("FD")).collect();
-            eprintln!("{}: {}", cfg.name, cells.join(";"));
-        } else {
-            let script = format!(
-                "read_verilog {}; hierarchy -check -top {top}; proc; select -assert-none {LATCHES}; check -assert; \
-                 opt_clean; memory -nomap; select -assert-count 1 t:$mem t:$mem_v2",
-                rtl.display(),
-                top = m.name()
-            );
-            common::run(std::process::Command::new("yosys").args(["-q", "-p", &script]));
+        let memory = "; opt_clean; memory -nomap; select -assert-count 1 t:$mem t:$mem_v2";
+        if !tools_check(&m, &rtl, memory) || !std::env::var("MRNIC_SYNTH_FULL").is_ok_and(|v| v == "1") {
+            return;
         }
+        let stat = common::yosys_synthesizes_files(&dir, m.name(), &[rtl]);
+        assert!(stat.contains("RAMB"), "{}: the payload buffer is block RAM\n{stat}", cfg.name);
+        let cells: Vec<&str> =
+            stat.lines().filter(|l| l.contains("LUT") || l.contains("RAMB") || l.contains("FD")).collect();
+        eprintln!("{}: {}", cfg.name, cells.join(";"));
     });
 }

@@ -97,15 +97,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     // The ports the unit shares with the engine come from the engine's
     // list, one definition; `rid` and `rlast` are left out (beats are
     // counted).
-    let engine = mrnic_model::tx_engine::ports(p);
-    let shared = |names: &[&str]| -> Vec<PortDef> {
-        names
-            .iter()
-            .map(|n| {
-                engine.iter().find(|d| d.name == *n).unwrap_or_else(|| panic!("tx_engine has no port {n}")).clone()
-            })
-            .collect()
-    };
+    let shared = |names: &[&str]| super::engine_ports(p, names);
     let mut v = vec![
         i("rst", 1, RST, "synchronous reset, active high"),
         i("en", 1, RST, "the engine runs (its clear sweep is over): R beats are taken"),

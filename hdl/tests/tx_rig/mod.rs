@@ -1,0 +1,338 @@
+//! The model `TxEngine` wired as its own tests wire it (path_telemetry,
+//! path_selector, a host memory with random AR readiness, R gaps and a
+//! range whose reads fail, backpressure on `m_axis` and `m_cqe`), one
+//! clock at a time, for the trace-driven replays of the engine's clocked
+//! units (`tx_engine_output.rs`, `tx_engine_walk.rs`): each test turns on
+//! the tap of its unit and records the unit's ports from the inputs and
+//! outputs a clock returns.
+
+// Each test uses part of it, as with `common`.
+#![allow(dead_code)]
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+use crate::common::{have, iverilog_compile, replay, verilator_lint, Rng, Scratch};
+use mrnic_hdl::{Header, Module};
+use mrnic_model::block::{Bits, Block, Dir, PortDef};
+use mrnic_model::path_selector::{self as ps, PathSelector, PathSelectorParams};
+use mrnic_model::path_telemetry::{self as tel, PathTelemetry, PathTelemetryParams};
+use mrnic_model::tx_engine::*;
+use mrnic_proto::Config;
+
+pub const SRC_MAC: u64 = 0x02_00_00_00_00_01;
+pub const SRC_IP: u32 = 0x0a00_0001;
+pub const UDP_PORT: u16 = 4797;
+pub const MEM_BASE: u64 = 0x10_0000;
+pub const MEM_LEN: usize = 0x4_0000;
+/// Host memory whose reads answer SLVERR.
+pub const BAD: (u64, u64) = (MEM_BASE + 0x3_0000, MEM_BASE + 0x3_8000);
+/// The peer's connection id of local connection `c`: the id names it.
+pub const REMOTE_ID: u32 = 0xab_0000;
+
+/// Bits of `bytes`, byte 0 in bits 7..0.
+pub fn le_bits(width: u32, bytes: &[u8]) -> Bits {
+    let mut b = Bits::zero(width);
+    for (i, &x) in bytes.iter().enumerate() {
+        b.0[i / 8] |= u64::from(x) << (8 * (i % 8));
+    }
+    b
+}
+
+/// Random bits of `width`.
+pub fn junk(rng: &mut Rng, width: u32) -> Bits {
+    let mut b = Bits::zero(width);
+    for x in b.0.iter_mut() {
+        *x = rng.next_u64();
+    }
+    b.truncate(width);
+    b
+}
+
+/// Percentages of cycles held low / idle.
+#[derive(Clone, Copy, Default)]
+pub struct Pressure {
+    pub axis: u64,
+    pub ar: u64,
+    pub r_gap: u64,
+    pub cqe: u64,
+}
+
+/// The engine and its neighbours, with the queues of what is offered to it.
+pub struct Engine {
+    pub cfg: Config,
+    pub tx: TxEngine,
+    pub pt: PathTelemetry,
+    pub ps: PathSelector,
+    pub mem: Vec<u8>,
+    pub bursts: VecDeque<(u64, u32)>,
+    pub opens: VecDeque<Open>,
+    pub wrs: VecDeque<WorkReq>,
+    pub sacks: VecDeque<SackIn>,
+    pub nacks: VecDeque<NackIn>,
+    pub csacks: VecDeque<SackOut>,
+    pub cnacks: VecDeque<NackOut>,
+    pub press: Pressure,
+    pub rng: Rng,
+    pub cycle: u64,
+}
+
+impl Engine {
+    pub fn new(cfg: Config, seed: u64) -> Engine {
+        let p = TxEngineParams::from_config(&cfg).unwrap();
+        let tx = TxEngine::new(p);
+        let pt = PathTelemetry::new(PathTelemetryParams::from_config(&cfg).unwrap());
+        let ps = PathSelector::new(PathSelectorParams::from_config(&cfg).unwrap());
+        let mut rng = Rng::new(seed);
+        let mem = (0..MEM_LEN).map(|_| rng.below(256) as u8).collect();
+        Engine {
+            cfg,
+            tx,
+            pt,
+            ps,
+            mem,
+            bursts: VecDeque::new(),
+            opens: VecDeque::new(),
+            wrs: VecDeque::new(),
+            sacks: VecDeque::new(),
+            nacks: VecDeque::new(),
+            csacks: VecDeque::new(),
+            cnacks: VecDeque::new(),
+            press: Pressure::default(),
+            rng,
+            cycle: 0,
+        }
+    }
+
+    /// The clear sweeps are running.
+    pub fn initializing(&self) -> bool {
+        self.tx.initializing() || self.pt.initializing() || self.ps.initializing()
+    }
+
+    /// Sets up connection `conn` with `npaths` paths from `psn`.
+    pub fn open(&mut self, conn: u32, npaths: u32, psn: u32) {
+        for p in 0..npaths {
+            self.opens.push_back(Open {
+                conn,
+                path: p,
+                npaths,
+                remote_id: REMOTE_ID | conn,
+                dst_mac: 0x02_00_00_00_10_00 | u64::from(conn),
+                dst_ip: 0x0a00_1000 | conn,
+                sport: 49152 + 17 * p as u16 + conn as u16,
+                plane: (p % self.cfg.transport.planes) as u8,
+                psn,
+            });
+        }
+    }
+
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.rng.below(100) < percent
+    }
+
+    /// One clock of the engine and its neighbours: the engine's inputs
+    /// and what it showed on its outputs before the edge.
+    pub fn clock(&mut self, rst: bool) -> (Inputs, Outputs) {
+        let ot = self.tx.outputs();
+        let opt = self.pt.outputs();
+        let ops = self.ps.outputs();
+        let ts = (self.cycle / self.cfg.cycles_per_ts()) as u32;
+        let axis_ready = !self.chance(self.press.axis);
+        let ar_ready = !self.chance(self.press.ar);
+        let cqe_ready = !self.chance(self.press.cqe);
+        let bb = u64::from(self.cfg.hardware.datapath_bits / 8);
+        let gap = self.chance(self.press.r_gap);
+        let r = match self.bursts.front() {
+            Some(&(addr, left)) if !gap => {
+                let off = (addr - MEM_BASE) as usize;
+                let data = self.mem[off..off + bb as usize].to_vec();
+                let resp = u8::from(addr >= BAD.0 && addr < BAD.1) * 2;
+                Some((RBeat { data, resp, last: left == 1 }, addr, left))
+            }
+            _ => None,
+        };
+        let inp = Inputs {
+            rst,
+            ts_now: ts,
+            src_mac: SRC_MAC,
+            src_ip: SRC_IP,
+            udp_port: UDP_PORT,
+            open: self.opens.front().copied(),
+            wr: self.wrs.front().copied(),
+            ar_ready,
+            r: r.as_ref().map(|(b, _, _)| b.clone()),
+            trd_ready: opt.rd_ready,
+            trd: opt.rd.as_ref().map(|d| TelView { conn: d.conn, paths: d.paths.clone() }),
+            evt_ready: opt.evt_ready,
+            upd: opt.upd,
+            rto: opt.rto,
+            psel_ready: ops.req_ready,
+            psel: ops.sel_valid.then(|| (ops.sel_conn, (!ops.sel_none).then_some(ops.sel_path))),
+            sack: self.sacks.front().copied(),
+            nack: self.nacks.front().copied(),
+            csack: self.csacks.front().copied(),
+            cnack: self.cnacks.front().copied(),
+            axis_ready,
+            cqe_ready,
+        };
+        let pin = tel::Inputs {
+            rst,
+            ts_now: ts,
+            evt_valid: ot.evt.is_some(),
+            evt: ot.evt.unwrap_or_default(),
+            upd_ready: ot.upd_ready,
+            rto_ready: ot.rto_ready,
+            rd_valid: ot.trd.is_some(),
+            rd_conn: ot.trd.unwrap_or(0),
+            rd_resp_ready: ot.trd_resp_ready,
+        };
+        let q = ot.psel.clone().unwrap_or_default();
+        let sin = ps::Inputs {
+            rst,
+            req_valid: ot.psel.is_some(),
+            req_conn: q.conn,
+            req_elig: q.elig,
+            req_weight: if q.weight.is_empty() {
+                vec![0; self.cfg.transport.paths_per_conn as usize]
+            } else {
+                q.weight
+            },
+            req_clr: q.clr,
+            sel_ready: ot.psel_resp_ready,
+        };
+        if ot.open_ready && inp.open.is_some() {
+            self.opens.pop_front();
+        }
+        if ot.wr_ready && inp.wr.is_some() {
+            self.wrs.pop_front();
+        }
+        if ot.sack_ready && inp.sack.is_some() {
+            self.sacks.pop_front();
+        }
+        if ot.nack_ready && inp.nack.is_some() {
+            self.nacks.pop_front();
+        }
+        if ot.csack_ready && inp.csack.is_some() {
+            self.csacks.pop_front();
+        }
+        if ot.cnack_ready && inp.cnack.is_some() {
+            self.cnacks.pop_front();
+        }
+        if let (Some(ar), true) = (ot.ar, ar_ready) {
+            self.bursts.push_back((ar.addr, ar.len as u32 + 1));
+        }
+        if let (Some((_, addr, left)), true) = (&r, ot.r_ready) {
+            self.bursts.pop_front();
+            if *left > 1 {
+                self.bursts.push_front((addr + bb, left - 1));
+            }
+        }
+        self.tx.clock(&inp);
+        self.pt.clock(&pin);
+        self.ps.clock(&sin);
+        self.cycle += 1;
+        (inp, ot)
+    }
+}
+
+/// A work request reading host memory at `off`.
+pub fn wr(conn: u32, stream: u32, op: u8, wr_id: u64, off: u64, len: u32) -> WorkReq {
+    WorkReq {
+        conn,
+        stream,
+        op,
+        wr_id,
+        laddr: MEM_BASE + off,
+        len,
+        raddr: 0x7000_0000 + off * 3,
+        rkey: 0x1234_5600 | u32::from(op),
+        imm: 0xdead_0000 | wr_id as u32,
+    }
+}
+
+/// `m` checked and printed into `dir` as `<module>.v`, its header naming
+/// the unit (`what`) and the test that wrote it.
+pub fn write_unit(dir: &Scratch, m: &Module, what: &str, test: &str) -> PathBuf {
+    m.check().unwrap_or_else(|e| panic!("{}: {e}", m.name()));
+    let text = m.to_verilog(&Header::new(what, &format!("cargo test -p mrnic-hdl --test {test}")));
+    dir.file(&format!("{}.v", m.name()), &text.unwrap_or_else(|e| panic!("{}: {e}", m.name())))
+}
+
+/// A unit's recorded ports, replayed as a block: each cycle's recorded
+/// outputs, whatever the inputs.
+struct Trace {
+    name: &'static str,
+    defs: Vec<PortDef>,
+    rows: Vec<Vec<Bits>>,
+    at: usize,
+}
+
+impl Block for Trace {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn ports(&self) -> &[PortDef] {
+        &self.defs
+    }
+
+    fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
+        for (i, d) in self.defs.iter().enumerate() {
+            if d.dir == Dir::Out {
+                outputs[i] = self.rows[self.at][i].clone();
+            }
+        }
+    }
+
+    fn tick(&mut self, _inputs: &[Bits]) {
+        self.at += 1;
+    }
+}
+
+/// Replays `rows` (every port of `defs`, one row a cycle, as the model's
+/// tap recorded them) into module `name` of `rtl` under Icarus: each
+/// cycle's inputs driven, every output compared.
+pub fn replay_rows(dir: &Scratch, rtl: &Path, name: &'static str, defs: &[PortDef], rows: &[Vec<Bits>]) {
+    let mut dut = Trace { name, defs: defs.to_vec(), rows: rows.to_vec(), at: 0 };
+    replay(dir, rtl, &mut dut, &[], rows.len() as u32, |cycle, ins, _| {
+        for (i, d) in defs.iter().enumerate() {
+            if d.dir == Dir::In {
+                ins[i] = rows[cycle as usize][i].clone();
+            }
+        }
+    });
+}
+
+/// Every bin of `want` was hit in the run of config `cfg`.
+pub fn assert_covered(cfg: &str, seen: &HashMap<&'static str, u32>, want: &[&str]) {
+    eprintln!("{cfg}: {seen:?}");
+    for what in want {
+        assert!(seen.get(what).copied().unwrap_or(0) > 0, "{cfg}: the run has no {what}: {seen:?}");
+    }
+}
+
+/// Latch cells, generic and Xilinx.
+const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_* t:LDCE t:LDPE";
+
+/// Verilator `-Wall` with no waivers and `iverilog -g2005 -Wall` silent on
+/// the unit `m` printed in `rtl`; then, when Yosys is there (true), no
+/// latch after `proc` and `check -assert` (no undriven net, no second
+/// driver, no loop), followed by the Yosys commands `more`.
+pub fn tools_check(m: &Module, rtl: &Path, more: &str) -> bool {
+    if have("verilator", "--version") {
+        verilator_lint(rtl, m.name());
+    }
+    if have("iverilog", "-V") {
+        iverilog_compile(rtl);
+    }
+    if !have("yosys", "-V") {
+        return false;
+    }
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc; select -assert-none {LATCHES}; check -assert{more}",
+        rtl.display(),
+        top = m.name()
+    );
+    crate::common::run(std::process::Command::new("yosys").args(["-q", "-p", &script]));
+    true
+}
