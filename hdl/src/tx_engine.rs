@@ -111,6 +111,11 @@
 //! the congestion step, payload ranges around the 4 KiB boundary and
 //! the longest burst, and frames of every head with payloads from every
 //! offset, beat by beat.
+//!
+//! The engine's clocked units, each replayed against a trace its model tap
+//! records: [`output`] (`tx_output`, `hdl/tests/tx_engine_output.rs`) and
+//! [`walk`] (`tx_walk`, the completion walk's control,
+//! `hdl/tests/tx_engine_walk.rs`).
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
@@ -121,6 +126,7 @@ use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
 
 pub mod output;
+pub mod walk;
 
 /// The engine's ports named `names`, one definition for the engine and
 /// the units that carry its ports (`tx_engine::ports`).

@@ -1,0 +1,434 @@
+//! The completion walk of `tx_engine` as a clocked unit (`tx_walk`): the
+//! walk's state, its table reads and their latency, the completion FIFO
+//! and `m_cqe_*`, with the cycle timing of the model's walk
+//! ([`mrnic_model::tx_engine`]: `complete`, `fail`, `walk_step`, the
+//! acknowledgement unit's walk branch in `clock`, the post's flush push,
+//! the `m_cqe` handshake and `outputs()`). Each step's decision is the
+//! combinational [`super::walk_step`], the model's `walk_next`.
+//!
+//! # Interface with the rest of the engine
+//! - **Starts**: a SACK's last stage starts a walk of the streams it
+//!   acknowledged packets of (`s_done_*`); a failure starts a flush walk
+//!   (`s_fail_*`: the commit's retry limit, a NACK, a reopen), and so
+//!   does the output stage's failed payload read (`s_rdfail_*`, its
+//!   `m_fail_*`, status LOCAL_PROTECTION). The engine starts a walk only
+//!   with none running (the model's rule); a start wins over a step in
+//!   the same cycle, which is then the walk's last. The failed read has a
+//!   port of its own because it comes after every other start in the
+//!   model's cycle: `m_walk_busy`, which the output stage waits on before
+//!   it reports a failed read, counts the other starts and not that one,
+//!   so no loop closes through the two units.
+//! - **Steps** happen when the walk runs, the read issued for it has
+//!   answered (`L` cycles, `hardware.table_read_latency`), the
+//!   acknowledgement unit has no step of its own in progress
+//!   (`ack_free`, its busy count is 0) and the completion FIFO has room
+//!   after this edge's pop. Every start sets the wait to `L`; the model's
+//!   commit fails a connection before its acknowledgement unit counts the
+//!   wait down in the same cycle (`L - 1` left), which no output shows:
+//!   a failure holds the acknowledgement unit for its ring clear, more
+//!   than `L` cycles.
+//! - **Reads** stay outside, so the engine can share its memories: the
+//!   work queue entry and the slot's two packet counts at
+//!   `m_wq_rd_{conn,stream,slot}` while `m_wq_rd_valid`, answered on
+//!   `s_wq_rd_*` `L` edges later as a registered read does. The address
+//!   is the one the next step needs, presented from the edge that makes
+//!   it known (a step, or a SACK's start) and every cycle after until the
+//!   step, so the answer at the step is the one the model acts on
+//!   whatever the read port does in between; nothing writes what the
+//!   walk reads while it runs (architecture.md, tx_engine item 9). A
+//!   failure's walk presents its first address from the cycle after its
+//!   start: its first step waits for the ring clear (`PATHS x
+//!   tx_ring_depth` cycles of the acknowledgement unit), and its
+//!   connection's words are read meanwhile.
+//! - **The streams' words** (`s_sw_head`, `_pend`, `_tail`, every stream
+//!   of the walking connection, stream 0 lowest): the engine's register of
+//!   that connection's word, the walk's own writes in from the cycle
+//!   after; valid while a walk runs and in a SACK's start cycle (the
+//!   SACK's last stage holds them). Only the looked-at stream's `pend`
+//!   and `tail` are used, and only in a step.
+//! - **Writes**, at the step's edge: the looked-at stream's head moves on
+//!   (`m_sw_head_valid`, new value `m_sw_head`), or a stream found empty
+//!   by a failure is drained (`m_sw_drain_valid`: `pend` becomes
+//!   `m_sw_pend`, its tail, and its bytes cut 0), both at
+//!   `m_sw_{conn,stream}`; a flushed request's `acked` count becomes its
+//!   `issued` (`m_acked_valid`, `m_acked_{conn,stream,slot,data}`).
+//! - **Completions**: the [`CQE_FIFO`]-entry FIFO, the walk's completion
+//!   pushed first, then the post's flush (`s_flush_*`, status WR_FLUSH),
+//!   which the engine pushes only when `m_cqe_room` (room after this
+//!   edge's pop and the walk's push) and the walk is not busy
+//!   (`m_walk_busy`), the model's `flush_room`. `m_cqe_*` is the FIFO's
+//!   head, from registers.
+
+use mrnic_model::block::PortDef;
+use mrnic_model::tx_engine::{status, TxEngineParams, CQE_FIFO};
+
+use super::{lowest, stream_ptr_bits, walk_count_bits, walk_step, WalkNets, WalkSizes};
+use crate::expr::{index_bits, lit, mux, zeros, zext, Expr, Signal};
+use crate::ir::{set, Module, Reg};
+
+/// Module name.
+pub const NAME: &str = "tx_walk";
+
+const RST: &str = "Clock and reset";
+const START: &str = "Walk starts (a SACK's last stage, failures, the output stage's failed read)";
+const WORDS: &str = "The walking connection's streams' words (the engine's register)";
+const RD: &str = "Work queue entry and packet counts read (registered, L cycles)";
+const WR: &str = "Writes of the step";
+const FLUSH: &str = "Flush completions of the post";
+
+/// Bits of the slot index in a work queue (`tx_wq_depth` slots).
+fn slot_bits(p: &TxEngineParams) -> u32 {
+    index_bits(p.wq_depth)
+}
+
+/// The unit's ports, in declaration order.
+pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
+    let (cb, sb, s) = (p.conn_bits, p.stream_bits, p.streams);
+    let pb = stream_ptr_bits(p.wq_depth);
+    let kb = walk_count_bits(p);
+    let i = |n: &str, w: u32, g: &'static str, c: &str| PortDef::input(n, w, g, c);
+    let o = |n: &str, w: u32, g: &'static str, c: &str| PortDef::output(n, w, g, c);
+    let shared = |names: &[&str]| super::engine_ports(p, names);
+    let wr = shared(&["s_wr_wr_id", "s_wr_op", "s_wr_len", "s_wr_imm"]);
+    let (idw, opw, lenw, immw) = (wr[0].width, wr[1].width, wr[2].width, wr[3].width);
+    let mut v = vec![
+        i("rst", 1, RST, "synchronous reset, active high"),
+        i("ack_free", 1, RST, "the acknowledgement unit has no step of its own in progress: the walk may step"),
+        i("s_done_valid", 1, START, "a SACK's walk starts (no walk running)"),
+        i("s_done_conn", cb, START, "its connection"),
+        i("s_done_touched", s, START, "bit i: the SACK acknowledged a packet of stream i (some bit set)"),
+        i("s_fail_valid", 1, START, "a failure's flush walk starts (no walk running)"),
+        i("s_fail_conn", cb, START, "the failed connection"),
+        i("s_fail_culprit_valid", 1, START, "a request caused it: it completes first with s_fail_status"),
+        i("s_fail_culprit_stream", sb, START, "the culprit's stream"),
+        i("s_fail_culprit_slot", pb, START, "the culprit's work queue pointer"),
+        i("s_fail_status", 4, START, "the culprit's status (every request's, without a culprit)"),
+        i("s_rdfail_valid", 1, START, "the output stage dropped a frame whose read failed: its connection fails"),
+        i("s_rdfail_conn", cb, START, "the frame's connection"),
+        i("s_rdfail_stream", sb, START, "its request's stream"),
+        i("s_rdfail_slot", pb, START, "its request's work queue pointer"),
+        o("m_walk_busy", 1, START, "a walk runs after this edge (a start on s_rdfail aside)"),
+        i("s_sw_head", s * pb, WORDS, "per stream: head, the oldest request not completed"),
+        i("s_sw_pend", s * pb, WORDS, "per stream: pend, the first request with bytes to cut"),
+        i("s_sw_tail", s * pb, WORDS, "per stream: tail, where the next request is posted"),
+        o("m_wq_rd_valid", 1, RD, "the walk reads: the slot its next step looks at"),
+        o("m_wq_rd_conn", cb, RD, "connection (0 without a read)"),
+        o("m_wq_rd_stream", sb, RD, "stream"),
+        o("m_wq_rd_slot", slot_bits(p), RD, "work queue slot"),
+        i("s_wq_rd_wr_id", idw, RD, "the entry's wr_id, L edges after the address"),
+        i("s_wq_rd_op", opw, RD, "its op"),
+        i("s_wq_rd_len", lenw, RD, "its message bytes"),
+        i("s_wq_rd_imm", immw, RD, "its immediate"),
+        i("s_wq_rd_issued", kb, RD, "the slot's packets cut (free-running)"),
+        i("s_wq_rd_acked", kb, RD, "the slot's packets acknowledged (free-running)"),
+        o("m_sw_head_valid", 1, WR, "the looked-at stream's head moves on"),
+        o("m_sw_drain_valid", 1, WR, "the looked-at stream is found empty by a failure: pend = tail, bytes cut 0"),
+        o("m_sw_conn", cb, WR, "the walking connection"),
+        o("m_sw_stream", sb, WR, "the looked-at stream"),
+        o("m_sw_head", pb, WR, "the new head"),
+        o("m_sw_pend", pb, WR, "the new pend (the tail)"),
+        o("m_acked_valid", 1, WR, "a flushed request's acked count is made its issued count"),
+        o("m_acked_conn", cb, WR, "connection"),
+        o("m_acked_stream", sb, WR, "stream"),
+        o("m_acked_slot", slot_bits(p), WR, "work queue slot"),
+        o("m_acked_data", kb, WR, "the new acked count"),
+        i("s_flush_valid", 1, FLUSH, "the post flushes a request (only with m_cqe_room and the walk not busy)"),
+        i("s_flush_conn", cb, FLUSH, "its connection"),
+        i("s_flush_stream", sb, FLUSH, "its stream"),
+        i("s_flush_wr_id", idw, FLUSH, "its wr_id"),
+        i("s_flush_op", opw, FLUSH, "its op"),
+        i("s_flush_len", lenw, FLUSH, "its message bytes"),
+        i("s_flush_imm", immw, FLUSH, "its immediate"),
+        o("m_cqe_room", 1, FLUSH, "the completion FIFO has room after this edge's pop and the walk's push"),
+    ];
+    v.extend(shared(&[
+        "m_cqe_valid",
+        "m_cqe_ready",
+        "m_cqe_conn",
+        "m_cqe_stream",
+        "m_cqe_wr_id",
+        "m_cqe_status",
+        "m_cqe_opcode",
+        "m_cqe_byte_len",
+        "m_cqe_imm_valid",
+        "m_cqe_imm",
+    ]));
+    v
+}
+
+/// The low `w` bits of field `i` of a vector of fields `stride` bits
+/// apart, field 0 lowest.
+fn field(v: &Signal, i: u32, stride: u32, w: u32) -> Expr {
+    v.slice(stride * i + w - 1, stride * i)
+}
+
+/// The low `w` bits of field `idx` of `n` fields `stride` bits apart in
+/// `v` (a mux chain; `n` is at most the stream count, 16).
+fn pick(v: &Signal, idx: &Expr, n: u32, stride: u32, w: u32) -> Expr {
+    let ib = index_bits(n);
+    (1..n)
+        .fold(field(v, 0, stride, w), |acc, k| mux(idx.clone().eq(lit(ib, u64::from(k))), field(v, k, stride, w), acc))
+}
+
+/// A completion's fields, in FIFO entry order.
+const CQE_FIELDS: [&str; 8] = ["conn", "stream", "wr_id", "status", "opcode", "byte_len", "imm_valid", "imm"];
+
+/// The `tx_walk` module for `p`.
+pub fn build(p: &TxEngineParams) -> Module {
+    let (cb, sb, s) = (p.conn_bits, p.stream_bits, p.streams);
+    let pb = stream_ptr_bits(p.wq_depth);
+    let kb = walk_count_bits(p);
+    let slb = slot_bits(p);
+    let l = p.read_latency;
+    let wb = index_bits(l + 1);
+    let qn = CQE_FIFO as u32;
+    let nb = index_bits(qn + 1);
+    assert!(l >= 1, "a table answers a cycle after its read at the earliest");
+
+    let mut m = Module::new(NAME);
+    m.describe("tx_engine completion walk: walk state, its table reads, the completion FIFO and m_cqe");
+    let defs = ports(p);
+    let (clk, sig) = crate::ports::declare(&mut m, &defs);
+    let sg = |n: &str| sig[n].clone();
+    m.clock_domain(&clk, &sg("rst"));
+    let w = |m: &mut Module, n: &str, width: u32, c: &str, e: Expr| m.wire_from(n, width, c, e);
+    let width = |n: &str| defs.iter().find(|d| d.name == n).expect("declared").width;
+    let (idw, lenw, immw) = (width("s_wq_rd_wr_id"), width("s_wq_rd_len"), width("s_wq_rd_imm"));
+    let slot_of = |ptr: Expr| -> Expr {
+        if p.wq_depth == 1 {
+            lit(slb, 0)
+        } else {
+            ptr.slice(slb - 1, 0)
+        }
+    };
+
+    // ------------------------------------------------------------ state
+    let active = m.reg("walk_active", 1, 0, "a walk runs");
+    let fail = m.reg_no_reset("walk_fail", 1, "a failure's walk (else a SACK's)");
+    let conn = m.reg_no_reset("walk_conn", cb, "the walking connection");
+    let touched = m.reg_no_reset("walk_touched", s, "a SACK's walk: the streams still to visit");
+    let stream = m.reg_no_reset("walk_stream", sb, "the stream the next step looks at");
+    let cul_v = m.reg_no_reset("walk_cul_valid", 1, "a failure's culprit");
+    let cul_s = m.reg_no_reset("walk_cul_stream", sb, "its stream");
+    let cul_p = m.reg_no_reset("walk_cul_slot", pb, "its work queue pointer");
+    let cul_pend = m.reg_no_reset("walk_cul_pending", 1, "the culprit is still to complete");
+    let st = m.reg_no_reset("walk_status", 4, "the failure's status");
+    let wait = m.reg_no_reset("walk_wait", wb, "edges until the read issued for the next step answers");
+    let q_n = m.reg("cq_n", nb, 0, "completions queued");
+    let widths = [cb, sb, idw, 4, 1, lenw, 1, immw];
+    let fifo: Vec<Vec<Reg>> = (0..qn)
+        .map(|k| {
+            CQE_FIELDS
+                .iter()
+                .zip(widths)
+                .map(|(f, wd)| m.reg_no_reset(&format!("cq{k}_{f}"), wd, "a queued completion's field"))
+                .collect()
+        })
+        .collect();
+
+    // ------------------------------------------------------------ the step
+    let pop = w(
+        &mut m,
+        "cq_pop",
+        1,
+        "the head completion is taken",
+        q_n.q.expr().ne(lit(nb, 0)).logic_and(sg("m_cqe_ready")),
+    );
+    let after_pop = w(&mut m, "cq_after_pop", nb, "completions queued after the pop", q_n.q.expr() - zext(&pop, nb));
+    // The read answers at the edge the wait runs out (it is at most 1).
+    let answered = w(
+        &mut m,
+        "rd_answered",
+        1,
+        "the read issued for the next step has answered by this edge",
+        if wb == 1 { lit(1, 1) } else { wait.q.slice(wb - 1, 1).eq(lit(wb - 1, 0)) },
+    );
+    let step = w(
+        &mut m,
+        "step",
+        1,
+        "the walk steps: its read has answered, the unit is free, the FIFO has room",
+        active
+            .q
+            .expr()
+            .logic_and(&answered)
+            .logic_and(sg("ack_free"))
+            .logic_and(after_pop.expr().lt(lit(nb, u64::from(qn)))),
+    );
+    let head_s =
+        w(&mut m, "head_s", pb, "the looked-at stream's head", pick(&sg("s_sw_head"), &stream.q.expr(), s, pb, pb));
+    let pend_s = w(&mut m, "pend_s", pb, "its pend", pick(&sg("s_sw_pend"), &stream.q.expr(), s, pb, pb));
+    let tail_s = w(&mut m, "tail_s", pb, "its tail", pick(&sg("s_sw_tail"), &stream.q.expr(), s, pb, pb));
+    let sz = WalkSizes::of(p);
+    let d = walk_step(
+        &mut m,
+        "ws",
+        &sz,
+        &WalkNets {
+            fail: fail.q.clone(),
+            touched: touched.q.clone(),
+            stream: stream.q.clone(),
+            culprit_valid: cul_v.q.clone(),
+            culprit_stream: cul_s.q.clone(),
+            culprit_slot: cul_p.q.clone(),
+            culprit_pending: cul_pend.q.clone(),
+            st: st.q.clone(),
+            head: head_s.clone(),
+            pend: pend_s.clone(),
+            tail: tail_s.clone(),
+            issued: sg("s_wq_rd_issued"),
+            acked: sg("s_wq_rd_acked"),
+        },
+    );
+    let push_w = w(&mut m, "cq_push_walk", 1, "the step completes a request", step.expr().logic_and(&d.cqe_valid));
+    let push_f = sg("s_flush_valid");
+
+    // ------------------------------------------------------------ writes
+    // Their fields are 0 without a write, so that every output has one
+    // value every cycle.
+    let cul_now = cul_pend.q.expr();
+    let adv = w(&mut m, "sw_adv", 1, "the head moves on", step.expr().logic_and(&d.advance));
+    let drain = w(&mut m, "sw_drain", 1, "the stream is drained", step.expr().logic_and(&d.drain));
+    let sw = w(&mut m, "sw_write", 1, "the stream's word is written", adv.expr().logic_or(&drain));
+    let eq = w(&mut m, "acked_write", 1, "the slot's acked count is written", step.expr().logic_and(&d.equalize));
+    m.assign(sg("m_sw_head_valid"), &adv);
+    m.assign(sg("m_sw_drain_valid"), &drain);
+    m.assign(sg("m_sw_conn"), mux(&sw, &conn.q, lit(cb, 0)));
+    m.assign(sg("m_sw_stream"), mux(&sw, &stream.q, lit(sb, 0)));
+    let head_inc = w(&mut m, "head_inc", pb, "the looked-at stream's next slot", head_s.expr() + lit(pb, 1));
+    m.assign(sg("m_sw_head"), mux(&adv, &head_inc, lit(pb, 0)));
+    m.assign(sg("m_sw_pend"), mux(&drain, &tail_s, lit(pb, 0)));
+    m.assign(sg("m_acked_valid"), &eq);
+    m.assign(sg("m_acked_conn"), mux(&eq, &conn.q, lit(cb, 0)));
+    m.assign(sg("m_acked_stream"), mux(&eq, &stream.q, lit(sb, 0)));
+    m.assign(sg("m_acked_slot"), mux(&eq, slot_of(head_s.expr()), lit(slb, 0)));
+    m.assign(sg("m_acked_data"), mux(&eq, sg("s_wq_rd_issued"), lit(kb, 0)));
+
+    // ------------------------------------------------------------ starts
+    let done_v = sg("s_done_valid");
+    let fail_v = sg("s_fail_valid");
+    let rdf_v = sg("s_rdfail_valid");
+    let start = w(&mut m, "start", 1, "a walk starts", done_v.expr().logic_or(&fail_v).logic_or(&rdf_v));
+    let p2 = if s == 1 { 1 } else { 1u32 << index_bits(s) };
+    let dt = sg("s_done_touched");
+    let first = match lowest(&dt, 0, p2).1 {
+        Some(i) => i,
+        None => lit(1, 0),
+    };
+    let first = w(&mut m, "done_first", sb, "a SACK's walk's first stream: its lowest touched", first);
+    let ends =
+        w(&mut m, "step_ends", 1, "the step is the walk's last", step.expr().logic_and(d.more.expr().logic_not()));
+    m.assign(sg("m_walk_busy"), active.q.expr().logic_and(ends.expr().logic_not()).logic_or(&done_v).logic_or(&fail_v));
+
+    // ------------------------------------------------------------ the next read
+    // The slot the next step looks at: after a step the walk's next state
+    // (its stream's head moved on if this step advanced it; no other
+    // stream's head changes), after a SACK's start its first touched
+    // stream's head, else the running walk's own.
+    let more = w(&mut m, "step_more", 1, "the step leaves the walk running", step.expr().logic_and(&d.more));
+    let rd_v = w(
+        &mut m,
+        "rd_valid",
+        1,
+        "the walk reads this cycle",
+        more.expr().logic_or(active.q.expr().logic_and(step.expr().logic_not())).logic_or(&done_v),
+    );
+    let rd_s =
+        w(&mut m, "rd_stream_sel", sb, "the stream read", mux(&done_v, &first, mux(&step, &d.stream, &stream.q)));
+    let rd_cul = w(
+        &mut m,
+        "rd_culprit",
+        1,
+        "the culprit's slot is read: it is still to complete and no step or start moves the walk",
+        active.q.expr().logic_and(cul_now.clone()).logic_and(step.expr().logic_not()),
+    );
+    let rd_slot = w(
+        &mut m,
+        "rd_slot",
+        slb,
+        "the slot read",
+        mux(
+            &rd_cul,
+            slot_of(cul_p.q.expr()),
+            mux(
+                step.expr().logic_and(&d.advance),
+                slot_of(head_inc.expr()),
+                if p.wq_depth == 1 { lit(slb, 0) } else { pick(&sg("s_sw_head"), &rd_s.expr(), s, pb, slb) },
+            ),
+        ),
+    );
+    m.assign(sg("m_wq_rd_valid"), &rd_v);
+    m.assign(sg("m_wq_rd_conn"), mux(&rd_v, mux(&done_v, sg("s_done_conn"), &conn.q), lit(cb, 0)));
+    m.assign(sg("m_wq_rd_stream"), mux(&rd_v, mux(&rd_cul, &cul_s.q, &rd_s), lit(sb, 0)));
+    m.assign(sg("m_wq_rd_slot"), mux(&rd_v, &rd_slot, lit(slb, 0)));
+
+    // ------------------------------------------------------------ the walk's next state
+    let fail_any = fail_v.expr().logic_or(&rdf_v);
+    let lw = lit(wb, u64::from(l));
+    let nx = |m: &mut Module, r: &Reg, on_start: Expr, on_step: Expr| {
+        m.next(set(&r.next, mux(&start, on_start, mux(&step, on_step, &r.q))));
+    };
+    nx(&mut m, &active, lit(1, 1), d.more.expr());
+    nx(&mut m, &fail, fail_any.clone(), fail.q.expr());
+    nx(
+        &mut m,
+        &conn,
+        mux(&done_v, sg("s_done_conn"), mux(&fail_v, sg("s_fail_conn"), sg("s_rdfail_conn"))),
+        conn.q.expr(),
+    );
+    nx(&mut m, &touched, dt.expr(), d.touched.expr());
+    nx(&mut m, &stream, mux(&done_v, &first, lit(sb, 0)), d.stream.expr());
+    let cv = mux(&fail_v, sg("s_fail_culprit_valid"), rdf_v.expr());
+    nx(&mut m, &cul_v, cv.clone(), cul_v.q.expr());
+    nx(&mut m, &cul_s, mux(&fail_v, sg("s_fail_culprit_stream"), sg("s_rdfail_stream")), cul_s.q.expr());
+    nx(&mut m, &cul_p, mux(&fail_v, sg("s_fail_culprit_slot"), sg("s_rdfail_slot")), cul_p.q.expr());
+    nx(&mut m, &cul_pend, done_v.expr().logic_not().logic_and(cv), lit(1, 0));
+    nx(&mut m, &st, mux(&fail_v, sg("s_fail_status"), lit(4, u64::from(status::LOCAL_PROTECTION))), st.q.expr());
+    let wait_dec = mux(wait.q.expr().eq(lit(wb, 0)), lit(wb, 0), wait.q.expr() - lit(wb, 1));
+    m.next(set(&wait.next, mux(start.expr().logic_or(&step), lw, wait_dec)));
+
+    // ------------------------------------------------------------ the completion FIFO
+    // The walk's completion: the looked-at request (the culprit's, at its
+    // step) as the entry read answered.
+    let op = sg("s_wq_rd_op");
+    let cqe_stream = mux(cul_now, &cul_s.q, &stream.q);
+    let walk_entry: Vec<Expr> = vec![
+        conn.q.expr(),
+        cqe_stream,
+        sg("s_wq_rd_wr_id").expr(),
+        d.cqe_status.expr(),
+        op.bit(1),
+        sg("s_wq_rd_len").expr(),
+        op.bit(0),
+        mux(op.bit(0), sg("s_wq_rd_imm"), zeros(immw)),
+    ];
+    let fop = sg("s_flush_op");
+    let flush_entry: Vec<Expr> = vec![
+        sg("s_flush_conn").expr(),
+        sg("s_flush_stream").expr(),
+        sg("s_flush_wr_id").expr(),
+        lit(4, u64::from(status::WR_FLUSH)),
+        fop.bit(1),
+        sg("s_flush_len").expr(),
+        fop.bit(0),
+        mux(fop.bit(0), sg("s_flush_imm"), zeros(immw)),
+    ];
+    let at_f = w(&mut m, "cq_flush_pos", nb, "where the flush's completion goes", after_pop.expr() + zext(&push_w, nb));
+    m.assign(sg("m_cqe_room"), at_f.expr().lt(lit(nb, u64::from(qn))));
+    for k in 0..qn as usize {
+        let here_w = push_w.expr().logic_and(after_pop.expr().eq(lit(nb, k as u64)));
+        let here_f = push_f.expr().logic_and(at_f.expr().eq(lit(nb, k as u64)));
+        for (f, r) in fifo[k].iter().enumerate() {
+            let kept = if k + 1 < qn as usize { mux(&pop, &fifo[k + 1][f].q, &r.q) } else { r.q.expr() };
+            let v = mux(here_w.clone(), walk_entry[f].clone(), mux(here_f.clone(), flush_entry[f].clone(), kept));
+            m.next(set(&r.next, v));
+        }
+    }
+    m.next(set(&q_n.next, at_f.expr() + zext(&push_f, nb)));
+    let any = q_n.q.expr().ne(lit(nb, 0));
+    m.assign(sg("m_cqe_valid"), any.clone());
+    for (k, (f, wd)) in CQE_FIELDS.iter().zip(widths).enumerate() {
+        m.assign(sg(&format!("m_cqe_{f}")), mux(any.clone(), &fifo[0][k].q, lit(wd, 0)));
+    }
+    m
+}
