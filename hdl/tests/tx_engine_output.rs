@@ -23,15 +23,13 @@ mod tx_rig;
 
 use std::collections::HashMap;
 
-use common::{have, Scratch};
+use common::Scratch;
 use mrnic_hdl::tx_engine::output;
 use mrnic_hdl::Module;
 use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::Config;
-use tx_rig::{
-    assert_covered, junk, le_bits, replay_rows, tools_check, wr, write_unit, Engine, Pressure, BAD, MEM_BASE,
-};
+use tx_rig::{junk, le_bits, replay_configs, tools_check, wr, write_unit, Engine, Pressure, Run, BAD, MEM_BASE};
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = output::build(p);
@@ -385,16 +383,9 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     rig
 }
 
-fn replay_config(cfg: &Config) -> HashMap<&'static str, u32> {
-    let p = TxEngineParams::from_config(cfg).unwrap();
-    let dir = Scratch::new(&format!("tx-output-replay-{}", cfg.name));
-    let (_, rtl) = write(&dir, &p);
+fn replay_config(cfg: &Config) -> Run {
     let rig = traffic(cfg, 0x5eed);
-    let cycles = rig.rows.len() as u32;
-    let mut seen = rig.seen.clone();
-    seen.insert("cycles", cycles);
-    replay_rows(&dir, &rtl, output::NAME, &rig.defs, &rig.rows);
-    seen
+    Run { defs: rig.defs, rows: rig.rows, seen: rig.seen }
 }
 
 /// The model's output stage and the unit, cycle by cycle, both configs:
@@ -404,29 +395,25 @@ fn replay_config(cfg: &Config) -> HashMap<&'static str, u32> {
 /// silently, backpressure).
 #[test]
 fn icarus_output_stage_is_the_models() {
-    if !have("iverilog", "-V") || !have("vvp", "-V") {
-        return;
-    }
-    let seen = common::per_config(common::configs(), replay_config);
-    for (cfg, seen) in seen {
-        assert_covered(
-            &cfg.name,
-            &seen,
-            &[
-                "data",
-                "data_0",
-                "probe",
-                "sack",
-                "nack",
-                "direct",
-                "r_err",
-                "fail",
-                "head_failed",
-                "walk_busy",
-                "axis_held",
-            ],
-        );
-    }
+    replay_configs(
+        "tx-output",
+        output::NAME,
+        write,
+        replay_config,
+        &[
+            "data",
+            "data_0",
+            "probe",
+            "sack",
+            "nack",
+            "direct",
+            "r_err",
+            "fail",
+            "head_failed",
+            "walk_busy",
+            "axis_held",
+        ],
+    );
 }
 
 /// Verilator `-Wall` with no waivers and `iverilog -g2005 -Wall` silent,

@@ -32,7 +32,7 @@ mod tx_rig;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use common::{have, Scratch};
+use common::Scratch;
 use mrnic_hdl::tx_engine::{stream_ptr_bits, walk, walk_count_bits};
 use mrnic_hdl::Module;
 use mrnic_model::block::{port_index, Bits, PortDef};
@@ -40,8 +40,7 @@ use mrnic_model::tx_engine::*;
 use mrnic_proto::packet::decode_frame;
 use mrnic_proto::{Config, Header as Hdr, NackCode};
 use tx_rig::{
-    assert_covered, junk, replay_rows, tools_check, wr, write_unit, Engine, Pressure, BAD, MEM_BASE, REMOTE_ID,
-    UDP_PORT,
+    junk, replay_configs, tools_check, wr, write_unit, Engine, Pressure, Run, BAD, MEM_BASE, REMOTE_ID, UDP_PORT,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
@@ -562,49 +561,38 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     rig
 }
 
-fn replay_config(cfg: &Config) -> HashMap<&'static str, u32> {
-    let p = TxEngineParams::from_config(cfg).unwrap();
-    let dir = Scratch::new(&format!("tx-walk-replay-{}", cfg.name));
-    let (_, rtl) = write(&dir, &p);
+fn replay_config(cfg: &Config) -> Run {
     let rig = traffic(cfg, 0x3a1c);
     rig.check_reads();
-    let cycles = rig.rows.len() as u32;
-    let mut seen = rig.seen.clone();
-    seen.insert("cycles", cycles);
-    replay_rows(&dir, &rtl, walk::NAME, &rig.defs, &rig.rows);
-    seen
+    Run { defs: rig.defs, rows: rig.rows, seen: rig.seen }
 }
 
 /// The model's walk and the unit, cycle by cycle, both configs: every
 /// output equal every cycle, and the run covered what it is meant to.
 #[test]
 fn icarus_completion_walk_is_the_models() {
-    if !have("iverilog", "-V") || !have("vvp", "-V") {
-        return;
-    }
-    let seen = common::per_config(common::configs(), replay_config);
-    for (cfg, seen) in seen {
-        assert_covered(
-            &cfg.name,
-            &seen,
-            &[
-                "start_sack",
-                "start_sack_streams",
-                "start_read_failed",
-                "start_fail_culprit",
-                "start_fail",
-                "cqe_success",
-                "stream_dropped",
-                "cqe_culprit",
-                "cqe_flushed",
-                "culprit_skipped",
-                "stream_drained",
-                "flush",
-                "held_by_full_fifo",
-                "cqe_held",
-            ],
-        );
-    }
+    replay_configs(
+        "tx-walk",
+        walk::NAME,
+        write,
+        replay_config,
+        &[
+            "start_sack",
+            "start_sack_streams",
+            "start_read_failed",
+            "start_fail_culprit",
+            "start_fail",
+            "cqe_success",
+            "stream_dropped",
+            "cqe_culprit",
+            "cqe_flushed",
+            "culprit_skipped",
+            "stream_drained",
+            "flush",
+            "held_by_full_fifo",
+            "cqe_held",
+        ],
+    );
 }
 
 /// Verilator `-Wall` with no waivers and `iverilog -g2005 -Wall` silent,

@@ -336,3 +336,38 @@ pub fn tools_check(m: &Module, rtl: &Path, more: &str) -> bool {
     crate::common::run(std::process::Command::new("yosys").args(["-q", "-p", &script]));
     true
 }
+
+/// One config's run of a unit's traffic: the unit's ports, one row of
+/// every port's value a cycle, and the coverage bins it hit.
+pub struct Run {
+    pub defs: Vec<PortDef>,
+    pub rows: Vec<Vec<Bits>>,
+    pub seen: HashMap<&'static str, u32>,
+}
+
+/// For both configs, in parallel: the run (`run`) replayed under Icarus
+/// into the unit `write` prints (module `name`), every output compared
+/// every cycle, and every bin of `want` covered. Skipped without Icarus.
+pub fn replay_configs(
+    tag: &str,
+    name: &'static str,
+    write: fn(&Scratch, &TxEngineParams) -> (Module, PathBuf),
+    run: fn(&Config) -> Run,
+    want: &[&str],
+) {
+    if !have("iverilog", "-V") || !have("vvp", "-V") {
+        return;
+    }
+    let seen = crate::common::per_config(crate::common::configs(), |cfg| {
+        let p = TxEngineParams::from_config(cfg).unwrap();
+        let dir = Scratch::new(&format!("{tag}-replay-{}", cfg.name));
+        let (_, rtl) = write(&dir, &p);
+        let mut r = run(cfg);
+        replay_rows(&dir, &rtl, name, &r.defs, &r.rows);
+        r.seen.insert("cycles", r.rows.len() as u32);
+        r.seen
+    });
+    for (cfg, seen) in seen {
+        assert_covered(&cfg.name, &seen, want);
+    }
+}
