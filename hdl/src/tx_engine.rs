@@ -37,9 +37,10 @@
 //!
 //! and pieces of the scheduler:
 //!
-//! - [`path_choice`]: the decision's path choice (plane health, the paths
-//!   a retransmission or new data may take, the ring's hold, the paths
-//!   one more packet fills), the model's
+//! - [`path_choice`]: the decision's path choice (plane health, port
+//!   readiness, the paths a retransmission or new data may take and
+//!   whether full ports alone hold them, the ring's hold, the paths one
+//!   more packet fills), the model's
 //!   [`choose`](mrnic_model::tx_engine::choose), which the model's decision
 //!   calls too;
 //! - [`rr_pick`]: the round-robin choice of the next ready connection
@@ -621,6 +622,8 @@ pub struct ChoiceIn {
     pub mark_valid: Signal,
     /// ... until this timestamp (32 bits per plane).
     pub mark_until: Signal,
+    /// A bit per plane: its NIC port has room (`port_ready`).
+    pub port_ready: Signal,
     pub ts: Signal,
     /// The connection is below its cap.
     pub conn_ok: Signal,
@@ -632,7 +635,9 @@ pub struct ChoiceIn {
 #[derive(Clone, Debug)]
 pub struct ChoiceOut {
     pub retx_elig: Signal,
+    pub retx_port_wait: Signal,
     pub new_elig: Signal,
+    pub new_port_wait: Signal,
     pub ring_held: Signal,
     pub full_after: Signal,
 }
@@ -642,9 +647,10 @@ pub struct ChoiceOut {
 /// health from the NIC's marks (a plane marked until after `ts` is left
 /// out unless that leaves no GOOD path), the paths a retransmission may
 /// take, the paths new data may take and whether the ring alone holds one
-/// back, and the paths one more packet fills. A comparator per path and
-/// per (path, plane); no adder wider than a psn. Wires are named
-/// `<name>_*`.
+/// back, and the paths one more packet fills; both kinds of packet take
+/// only paths whose NIC port is ready, and wait (`*_port_wait`) when full
+/// ports alone hold them. A comparator per path and per (path, plane); no
+/// adder wider than a psn. Wires are named `<name>_*`.
 pub fn path_choice(m: &mut Module, name: &str, sz: &ChoiceSizes, inp: &ChoiceIn) -> ChoiceOut {
     use mrnic_proto::tables::path as pt;
     let n = sz.paths;
@@ -694,6 +700,26 @@ pub fn path_choice(m: &mut Module, name: &str, sz: &ChoiceSizes, inp: &ChoiceIn)
                 .collect(),
         ),
     );
+    let ported = w(
+        "ported",
+        n,
+        "per path: its NIC port has room (a plane with no port bit has none to lack)",
+        bits(
+            (0..n)
+                .map(|i| {
+                    (0..sz.planes)
+                        .map(|q| {
+                            field(&inp.plane, i, plw)
+                                .eq(lit(plw, u64::from(q)))
+                                .logic_and(inp.port_ready.bit(q).logic_not())
+                        })
+                        .reduce(|a, b| a.logic_or(b))
+                        .expect("at least one plane")
+                        .logic_not()
+                })
+                .collect(),
+        ),
+    );
     let any_gh =
         w("any_good_healthy", 1, "a GOOD path on a healthy plane", (good.expr() & healthy.expr()).ne(lit(n, 0)));
     let allowed =
@@ -723,7 +749,19 @@ pub fn path_choice(m: &mut Module, name: &str, sz: &ChoiceSizes, inp: &ChoiceIn)
     // A packet of no path of the connection (never queued) may take none.
     let own_valid =
         w("own_valid", 1, "retx_path is a path of the connection", (own.expr() & exists.expr()).ne(lit(n, 0)));
-    let retx_elig = w("retx_elig", n, "paths the retransmission may take", mux(&own_valid, &retx_elig, lit(n, 0)));
+    let retx_want = w(
+        "retx_want",
+        n,
+        "paths the retransmission takes with every port ready",
+        mux(&own_valid, &retx_elig, lit(n, 0)),
+    );
+    let retx_elig = w("retx_elig", n, "paths the retransmission may take", retx_want.expr() & ported.expr());
+    let retx_port_wait = w(
+        "retx_port_wait",
+        1,
+        "the retransmission waits for a full port",
+        retx_want.expr().ne(lit(n, 0)).logic_and(retx_elig.expr().eq(lit(n, 0))),
+    );
     // New data.
     let sh = sz.mtu_shift;
     let ww = (iw + sh).max(cw) + 1;
@@ -744,11 +782,22 @@ pub fn path_choice(m: &mut Module, name: &str, sz: &ChoiceSizes, inp: &ChoiceIn)
     }
     let cand = w("cand", n, "per path: new data fits but for the ring", bits(cand));
     let ring_ok = w("ring_ok", n, "per path: a free ring slot", bits(ring_ok));
-    let new_elig = w("new_elig", n, "paths new data may take", cand.expr() & ring_ok.expr());
-    let ring_held =
-        w("ring_held", 1, "a path held back by its ring alone", (cand.expr() & !ring_ok.expr()).ne(lit(n, 0)));
+    let fits = w("fits", n, "per path: new data fits but for its port", cand.expr() & ring_ok.expr());
+    let new_elig = w("new_elig", n, "paths new data may take", fits.expr() & ported.expr());
+    let new_port_wait = w(
+        "new_port_wait",
+        1,
+        "new data waits for a full port",
+        fits.expr().ne(lit(n, 0)).logic_and(new_elig.expr().eq(lit(n, 0))),
+    );
+    let ring_held = w(
+        "ring_held",
+        1,
+        "a path held back by its ring alone",
+        (cand.expr() & !ring_ok.expr() & ported.expr()).ne(lit(n, 0)),
+    );
     let full_after = w("full_after", n, "paths one more packet fills", bits(full));
-    ChoiceOut { retx_elig, new_elig, ring_held, full_after }
+    ChoiceOut { retx_elig, retx_port_wait, new_elig, new_port_wait, ring_held, full_after }
 }
 
 // --------------------------------------------- connection congestion (SACK)

@@ -625,11 +625,14 @@ fn choice_ports(sz: &ChoiceSizes) -> Vec<PortDef> {
     v.extend([
         i("mark_valid", sz.planes),
         i("mark_until", sz.planes * 32),
+        i("port_ready", sz.planes),
         i("ts", 32),
         i("conn_ok", 1),
         i("retx_path", sz.path_bits()),
         o("retx_elig", n),
+        o("retx_port_wait", 1),
         o("new_elig", n),
+        o("new_port_wait", 1),
         o("ring_held", 1),
         o("full_after", n),
     ]);
@@ -655,6 +658,7 @@ fn choice_module(sz: &ChoiceSizes) -> Module {
         cum_acked: s("cum_acked"),
         mark_valid: s("mark_valid"),
         mark_until: s("mark_until"),
+        port_ready: s("port_ready"),
         ts: s("ts"),
         conn_ok: s("conn_ok"),
         retx_path: s("retx_path"),
@@ -662,7 +666,9 @@ fn choice_module(sz: &ChoiceSizes) -> Module {
     let out = path_choice(&mut m, "pc", sz, &inp);
     for (port, v) in [
         ("retx_elig", out.retx_elig),
+        ("retx_port_wait", out.retx_port_wait),
         ("new_elig", out.new_elig),
+        ("new_port_wait", out.new_port_wait),
         ("ring_held", out.ring_held),
         ("full_after", out.full_after),
     ] {
@@ -785,10 +791,13 @@ fn choice_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
             .map(|q| g("mark_valid").bit(q).then(|| field_of(&g("mark_until"), q, 32) as u32))
             .collect();
         let ts = g("ts").as_u64() as u32;
-        let o = model::choose(&p, &paths, &marks, ts, g("conn_ok").bit(0), g("retx_path").as_u64() as u32);
+        let ready = g("port_ready").as_u64() as u32;
+        let o = model::choose(&p, &paths, &marks, ready, ts, g("conn_ok").bit(0), g("retx_path").as_u64() as u32);
         [
             ("retx_elig", o.retx_elig),
+            ("retx_port_wait", u32::from(o.retx_port_wait)),
             ("new_elig", o.new_elig),
+            ("new_port_wait", u32::from(o.new_port_wait)),
             ("ring_held", u32::from(o.ring_held)),
             ("full_after", o.full_after),
         ]
@@ -801,7 +810,8 @@ fn choice_golden(p: &model::TxEngineParams, ports: Vec<PortDef>) -> Registered {
 /// Random decisions around every boundary the choice has (a window one
 /// packet from full, a ring one slot from full, a plane mark at its
 /// deadline, a saturated inflight count, paths at and past `npaths`, a
-/// retransmission's path out of range), for `small` and `default`: every
+/// retransmission's path out of range, ports all ready, one ready, none
+/// or a random mask, paths on planes with no port), for `small` and `default`: every
 /// output bit matches the model's `choose` every cycle under Icarus; the
 /// module lints clean under Verilator `-Wall`.
 #[test]
@@ -864,6 +874,16 @@ fn icarus_path_choice_is_the_models() {
             })
             .collect();
         put(ins, "mark_until", planes * 32, &until);
+        // Every port ready a quarter of the time (the choice without the
+        // rule), else a random mask, now and then one port alone or none.
+        let all = (1 << planes) - 1;
+        let ready = match rng.below(8) {
+            0 | 1 => all,
+            2 => 1 << rng.below(u64::from(planes)),
+            3 => 0,
+            _ => rng.next_u64() & all,
+        };
+        put(ins, "port_ready", planes, &[ready]);
         put(ins, "conn_ok", 1, &[u64::from(rng.below(4) != 0)]);
         put(ins, "retx_path", sz.path_bits(), &[rng.below(1 << sz.path_bits())]);
     });

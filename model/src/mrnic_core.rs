@@ -16,7 +16,8 @@
 //!   [`crate::enable_gate`], which discards MAC frames (counted in
 //!   `CNT_RX_DISABLED`) and holds work requests while it is low.
 //! - **Network side**: MAC RX `s_axis_*` through enable_gate into rx_parser, MAC TX `m_axis_*`
-//!   out of tx_engine (`tuser` = plane).
+//!   out of tx_engine (`tuser` = plane), and `port_ready` (a bit per
+//!   plane: that port's egress queue has room) into tx_engine.
 //! - **Host memory**: one AXI4 master `m_axi_*`: dma_write_engine's write
 //!   channels and tx_engine's read channels (their names do not overlap).
 //! - **Inside**: tx_engine with path_telemetry (`m_trd`/`s_rd`,
@@ -222,6 +223,9 @@ pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     n.wire("csr.cfg_enable", "enable_gate.cfg_enable");
     n.export("tx_engine", "cfg_src_mac");
     n.export("tx_engine", "cfg_src_ip");
+    // The MAC's egress queues, a ready level per plane: the path choice
+    // sends data only by a port with room (spec 5.3 "Port readiness").
+    n.export("tx_engine", "port_ready");
     n.channel("csr", "m_mr", "dma_write_engine", "s_mr");
     // Transmit side.
     n.channel("tx_engine", "m_trd", "path_telemetry", "s_rd");

@@ -551,6 +551,12 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("m_axis_tready", 1, OUT, "beat taken"),
         o("m_axis_tlast", 1, OUT, "last beat of the frame"),
         o("m_axis_tuser", PLANE_BITS, OUT, "plane (NIC port) the frame leaves by"),
+        i(
+            "port_ready",
+            p.cfg.transport.planes,
+            OUT,
+            "per plane (NIC port), a level: its egress queue has room; data leaves only by a ready port",
+        ),
         o("m_cqe_valid", 1, CQE, "a send completion is offered"),
         i("m_cqe_ready", 1, CQE, "completion taken"),
         o("m_cqe_conn", cb, CQE, "connection"),
@@ -666,8 +672,14 @@ pub struct ChoicePath {
 pub struct Choice {
     /// Paths a retransmission of a packet of path `retx_path` may take.
     pub retx_elig: u32,
+    /// The retransmission has a path but only by full ports
+    /// (`retx_elig` is then 0): it waits at the head of its queue and
+    /// nothing of the connection overtakes it.
+    pub retx_port_wait: bool,
     /// Paths new data may take.
     pub new_elig: u32,
+    /// New data has a path but only by full ports (`new_elig` is then 0).
+    pub new_port_wait: bool,
     /// A path is held back by its ring alone (`stat_ring_full`).
     pub ring_held: bool,
     /// Paths whose window one more packet fills (ACKREQ on it).
@@ -682,12 +694,20 @@ pub struct Choice {
 /// any other GOOD allowed path; with none, its own path if GOOD) and of
 /// new data (GOOD, allowed, `inflight << mtu_shift < cwnd`, the
 /// connection below its cap (`conn_ok`) and a free ring slot), with the
-/// paths one more packet would fill. `paths` holds the connection's
-/// paths (`npaths` of them), `marks` the NIC's plane marks.
+/// paths one more packet would fill. Both take only paths whose NIC port
+/// has room (`port_ready`, a bit per plane; a plane beyond it has none to
+/// lack, so it is ready): a retransmission whose path is full, or
+/// rerouted with every other GOOD allowed path full, waits
+/// (`retx_port_wait`; its own path is the fallback only when no other GOOD
+/// allowed path exists at all, the reference's rule), and new data that
+/// only full ports hold back waits too (`new_port_wait`). With every port
+/// ready this is the choice without the rule. `paths` holds the
+/// connection's paths (`npaths` of them), `marks` the NIC's plane marks.
 pub fn choose(
     p: &TxEngineParams,
     paths: &[ChoicePath],
     marks: &[Option<u32>],
+    port_ready: u32,
     ts: u32,
     conn_ok: bool,
     retx_path: u32,
@@ -697,30 +717,39 @@ pub fn choose(
         Some(Some(t)) => tel::ts_reached(ts, *t),
         _ => true,
     };
+    let port_ok = |i: usize| paths[i].plane as usize >= marks.len() || port_ready >> paths[i].plane & 1 == 1;
     let healthy = (0..paths.len()).filter(|&i| plane_ok(paths[i].plane)).fold(0u32, |m, i| m | 1 << i);
+    let ready = (0..paths.len()).filter(|&i| port_ok(i)).fold(0u32, |m, i| m | 1 << i);
     let allowed = if (0..paths.len()).any(|i| good(i) && healthy & 1 << i != 0) { healthy } else { u32::MAX };
     let mut ch = Choice::default();
     let r = retx_path as usize;
     if r < paths.len() {
         let own = &paths[r];
-        ch.retx_elig = if good(r) && !own.timed_out && healthy & 1 << r != 0 {
+        let others = (0..paths.len()).filter(|&i| i != r && good(i)).fold(0, |m, i| m | 1 << i) & allowed;
+        // The paths it would take with every port ready; none when its
+        // own path is not GOOD and no other is (new data may go then).
+        let path = if good(r) && !own.timed_out && healthy & 1 << r != 0 {
+            1 << r
+        } else if others != 0 {
+            others
+        } else if good(r) {
             1 << r
         } else {
-            (0..paths.len()).filter(|&i| i != r && good(i)).fold(0, |m, i| m | 1 << i) & allowed
+            0
         };
-        if ch.retx_elig == 0 && good(r) {
-            ch.retx_elig = 1 << r;
-        }
+        ch.retx_elig = path & ready;
+        ch.retx_port_wait = path != 0 && ch.retx_elig == 0;
     }
     let shift = p.cfg.transport.mtu.trailing_zeros();
+    let mut fits = 0u32;
     for (i, v) in paths.iter().enumerate() {
         let cwnd_ok = ((v.inflight as u64) << shift) < v.cwnd as u64;
         let ring_ok = seq_diff(v.next_psn, v.cum_acked) < p.ring_depth;
         if good(i) && cwnd_ok && conn_ok && allowed & 1 << i != 0 {
-            if ring_ok {
-                ch.new_elig |= 1 << i;
+            if !ring_ok {
+                ch.ring_held |= ready & 1 << i != 0;
             } else {
-                ch.ring_held = true;
+                fits |= 1 << i;
             }
         }
         let inflight = (v.inflight + 1).min(pt::INFLIGHT.max() as u32);
@@ -728,6 +757,8 @@ pub fn choose(
             ch.full_after |= 1 << i;
         }
     }
+    ch.new_elig = fits & ready;
+    ch.new_port_wait = fits != 0 && ch.new_elig == 0;
     ch
 }
 
@@ -968,6 +999,8 @@ pub struct Inputs {
     pub csack: Option<SackOut>,
     pub cnack: Option<NackOut>,
     pub axis_ready: bool,
+    /// A bit per plane (NIC port): its egress queue has room for a frame.
+    pub port_ready: u32,
     pub cqe_ready: bool,
 }
 
@@ -1507,9 +1540,13 @@ struct Conn {
     /// that can change that happens to it (a SACK, a NACK, an update or
     /// timeout of one of its paths, a new request, a packet queued for
     /// retransmission) or to the NIC's plane marks (one cleared or
-    /// expired). Without it the scheduler retried such a connection back
-    /// to back, nine decisions in ten finding nothing under load.
+    /// expired), or, with `port_wait`, to its NIC ports (one drained).
+    /// Without it the scheduler retried such a connection back to back,
+    /// nine decisions in ten finding nothing under load.
     stalled: bool,
+    /// The stalling decision found a path only by full NIC ports (the
+    /// reference's `port_blocked`): a port draining wakes the connection.
+    port_wait: bool,
 }
 
 /// A SACK's stages after its first pass ([`TxEngine::sack_stage`]).
@@ -1881,6 +1918,10 @@ pub struct TxEngine {
     /// Plane health, one register per plane for the whole NIC: avoided
     /// for new data and rerouted retransmissions until this timestamp.
     planes: Vec<Option<u32>>,
+    /// `port_ready` as it was this cycle (a bit per plane): the decision's
+    /// path choice reads it, and a bit rising against it is a port that
+    /// drained.
+    port_ready: u32,
     /// A SACK between the stages of its loss detection.
     sack_cont: Option<SackCont>,
     /// The tail-timer scanner: the connection it compares next, and a hit
@@ -1984,6 +2025,7 @@ impl TxEngine {
             rnr_next_tag: 0,
             wprobe: Default::default(),
             planes: vec![None; p.cfg.transport.planes as usize],
+            port_ready: u32::MAX,
             sack_cont: None,
             tail_scan: 0,
             tail_hit: None,
@@ -2086,6 +2128,14 @@ impl TxEngine {
         k.stalled = false;
     }
 
+    /// The decision found nothing to send: the connection leaves the
+    /// ready set; `port_wait` if only full ports kept it.
+    fn stall(&mut self, c: u32, port_wait: bool) {
+        let k = &mut self.conns[c as usize];
+        k.stalled = true;
+        k.port_wait = port_wait;
+    }
+
     /// Every connection back in the ready set (a plane mark went: in
     /// hardware a flash clear of the stalled bits).
     fn unstall_all(&mut self) {
@@ -2185,6 +2235,18 @@ impl TxEngine {
         }
         if expired {
             self.unstall_all();
+        }
+        // A port that drained wakes the connections that waited for full
+        // ports alone (a flash clear of their stalled bits, as above).
+        let planes = self.planes.len() as u32;
+        let mask = if planes >= 32 { u32::MAX } else { (1 << planes) - 1 };
+        let rose = inp.port_ready & !self.port_ready & mask;
+        self.port_ready = inp.port_ready | !mask;
+        if rose != 0 {
+            for k in self.conns.iter_mut().filter(|k| k.port_wait) {
+                k.stalled = false;
+                k.port_wait = false;
+            }
         }
 
         // Output handshakes.
@@ -2735,7 +2797,8 @@ impl TxEngine {
         let cc = &self.conns[c as usize].cc;
         let conn_ok = cc.inflight_bytes < cc.cap as u64;
         let head = self.conns[c as usize].retx.front().copied();
-        let ch = choose(&self.p, &cps, &self.planes, ts, conn_ok, head.map_or(0, |(path, _)| path));
+        let retx_path = head.map_or(0, |(path, _)| path);
+        let ch = choose(&self.p, &cps, &self.planes, self.port_ready, ts, conn_ok, retx_path);
         // Queued retransmissions: a head acknowledged or moved to an RNR
         // back-off since it was queued is popped (the queue is a FIFO with
         // one read port), and the decision looks at the next head when its
@@ -2749,6 +2812,12 @@ impl TxEngine {
                     elig = ch.retx_elig;
                     if elig != 0 {
                         plan = Some(Plan::Retx { path, psn });
+                    } else if ch.retx_port_wait {
+                        // Its port (or every other GOOD path's) is full:
+                        // it waits at the head, and nothing of the
+                        // connection overtakes it.
+                        self.stall(c, true);
+                        return;
                     }
                 }
                 _ => {
@@ -2761,13 +2830,13 @@ impl TxEngine {
         let mut full_after = vec![false; self.p.paths as usize];
         if plan.is_none() {
             let Some(si) = self.next_stream(c, v, ts) else {
-                self.conns[c as usize].stalled = true;
+                self.stall(c, false);
                 return;
             };
             self.stats.ring_full = ch.ring_held;
             elig = ch.new_elig;
             if elig == 0 {
-                self.conns[c as usize].stalled = true;
+                self.stall(c, ch.new_port_wait);
                 return;
             }
             for (p, f) in full_after.iter_mut().enumerate() {
@@ -4103,6 +4172,7 @@ impl TxEngine {
                 dst_mac: g.u("s_cnack_dst_mac"),
             }),
             axis_ready: g.b("m_axis_tready"),
+            port_ready: g.u("port_ready") as u32,
             cqe_ready: g.b("m_cqe_ready"),
         }
     }

@@ -99,6 +99,8 @@ struct Rig {
     /// Holds the telemetry read request (`m_trd_ready` low), so no decision
     /// completes.
     hold_reads: bool,
+    /// `port_ready`: a bit per plane whose egress queue has room.
+    ports: u32,
     rng: Rng,
     cycles_per_ts: u64,
 }
@@ -135,6 +137,7 @@ impl Rig {
             cycle: 0,
             press: Pressure::default(),
             hold_reads: false,
+            ports: u32::MAX,
             rng,
             cycles_per_ts,
         };
@@ -205,6 +208,7 @@ impl Rig {
             csack: self.csacks.front().copied(),
             cnack: self.cnacks.front().copied(),
             axis_ready,
+            port_ready: self.ports,
             cqe_ready,
         };
         let pin = tel::Inputs {
@@ -304,6 +308,15 @@ impl Rig {
             self.step();
         }
         done(self)
+    }
+
+    /// The plane each data frame left by, in order.
+    fn data_planes(&self) -> Vec<u8> {
+        self.frames
+            .iter()
+            .filter(|f| matches!(decode_frame(&f.bytes).map(|d| d.header), Ok(Header::Data(_))))
+            .map(|f| f.plane)
+            .collect()
     }
 
     fn data_frames(&self) -> Vec<(DataHeader, Vec<u8>, NetHeaders)> {
@@ -1334,4 +1347,195 @@ fn acknowledgement_steps_wait_the_table_read_latency() {
         assert_eq!(at.len(), 4, "{name}: four stale SACKs");
         assert!(at.windows(2).all(|w| w[1] - w[0] == l + 2), "{name}: one every L + 2 cycles: {at:?}");
     }
+}
+
+// ------------------------------------------------------- port readiness
+
+/// `port_ready` with every plane's bit but those in `full`.
+fn all_but(rig: &Rig, full: u32) -> u32 {
+    ((1 << rig.cfg.transport.planes) - 1) & !full
+}
+
+/// The path choice alone (spec 5.3 "Port readiness", the reference's
+/// `TxConn::poll` and `select`): new data and retransmissions take only
+/// paths whose port has room; a retransmission on its own path waits for
+/// that port, a rerouted one waits for another GOOD path's port and falls
+/// back to its own only when no other GOOD path exists at all; full ports
+/// alone, and nothing else, make a packet wait.
+#[test]
+fn the_path_choice_takes_only_ready_ports_and_says_when_full_ports_alone_hold_a_packet() {
+    let p = TxEngineParams::from_config(&small()).unwrap();
+    let good = |plane: u8| ChoicePath { state: tel::GOOD, plane, cwnd: 1 << 19, ..ChoicePath::default() };
+    let marks = vec![None; 4];
+    let all = 0b1111;
+    let ch = |paths: &[ChoicePath], ready: u32| {
+        let c = choose(&p, paths, &marks, ready, 0, true, 0);
+        (c.retx_elig, c.retx_port_wait, c.new_elig, c.new_port_wait)
+    };
+    let paths = [good(0), good(1), good(2)];
+    assert_eq!(ch(&paths, all), (0b001, false, 0b111, false), "every port ready: the choice without the rule");
+    assert_eq!(ch(&paths, all & !0b010), (0b001, false, 0b101, false), "new data avoids the full port");
+    assert_eq!(ch(&paths, 0b110), (0, true, 0b110, false), "its own port full: the retransmission waits");
+    assert_eq!(ch(&paths, 0), (0, true, 0, true), "every port full: both wait");
+    let mut rerouted = paths;
+    rerouted[0].timed_out = true;
+    assert_eq!(ch(&rerouted, 0b101).0, 0b100, "rerouted: only to another GOOD path with room");
+    let (elig, wait, _, _) = ch(&rerouted, 0b001);
+    assert_eq!((elig, wait), (0, true), "every other GOOD path full: it waits, its own port's room unused");
+    let mut alone = rerouted;
+    alone[1].state = tel::SUSPECT;
+    alone[2].state = tel::DEAD;
+    assert_eq!(ch(&alone, 0b001).0, 0b001, "no other GOOD path at all: its own path");
+    let (elig, wait, _, _) = ch(&alone, 0b110);
+    assert_eq!((elig, wait), (0, true), "... and then it waits for its own port");
+    alone[0].state = tel::SUSPECT;
+    assert_eq!(ch(&alone, 0), (0, false, 0, false), "no GOOD path at all: no port to wait for");
+    // Windows full everywhere: nothing waits for a port.
+    let shut = paths.map(|mut c| {
+        c.inflight = 1;
+        c.cwnd = p.cfg.transport.mtu;
+        c
+    });
+    assert!(!ch(&shut, 0).3, "windows, not ports, hold new data");
+    // A path held by its ring and by its port is not held by the ring alone.
+    let mut ring = [good(0), good(1)];
+    ring[1].next_psn = p.ring_depth;
+    let held = |ready| choose(&p, &ring, &marks, ready, 0, true, 0).ring_held;
+    assert!(held(all) && !held(0b01));
+}
+
+/// A full port holds new data off its plane: every packet of a message
+/// leaves by the three other planes, each once, in order.
+#[test]
+fn a_full_port_holds_new_data_off_its_plane() {
+    let mut rig = Rig::new(small(), 21);
+    rig.open(0, 4, 0);
+    rig.run(200);
+    rig.ports = all_but(&rig, 1 << 1);
+    let mtu = rig.cfg.transport.mtu;
+    let w = wr(0, 0, op::WRITE, 1, 0, 12 * mtu);
+    rig.wrs.push_back(w);
+    assert!(rig.run_until(50_000, |r| r.frames.len() >= 12));
+    rig.run(1000);
+    let planes: Vec<u8> = rig.frames.iter().map(|f| f.plane).collect();
+    assert!(!planes.contains(&1), "planes {planes:?}");
+    assert!([0, 2, 3].iter().all(|q| planes.contains(q)), "the others share it: {planes:?}");
+    check_data_frames(&rig, &[w], 0);
+}
+
+/// Every port full: no data leaves and no decision is spent on the
+/// connection; an answer still leaves. A port that drains wakes it; when
+/// that port fills again it waits again; with every port ready the rest
+/// leaves, every packet once and in order, and the message completes.
+#[test]
+fn with_every_port_full_nothing_leaves_nothing_is_lost_and_a_drained_port_wakes_the_connection() {
+    let mut rig = Rig::new(small(), 22);
+    rig.open(0, 4, 0);
+    rig.run(200);
+    rig.ports = 0;
+    let mtu = rig.cfg.transport.mtu;
+    let w = wr(0, 0, op::SEND, 7, 0x40, 10 * mtu - 3);
+    rig.wrs.push_back(w);
+    rig.run(3000);
+    assert!(rig.frames.is_empty(), "no port has room");
+    let stalled_at = rig.tx.decisions;
+    assert!(stalled_at <= 1, "{stalled_at} decisions");
+    rig.csacks.push_back(SackOut { conn: 0, path_id: 2, sport: 50002, plane: 2, ..SackOut::default() });
+    assert!(rig.run_until(1000, |r| r.frames.len() == 1), "answers leave regardless");
+    assert!(rig.data_frames().is_empty());
+    rig.run(3000);
+    assert_eq!(rig.tx.decisions, stalled_at, "no decision while every port stays full");
+    rig.ports = 1 << 2;
+    assert!(rig.run_until(2000, |r| !r.data_frames().is_empty()), "the drained port woke the connection");
+    rig.ports = 0;
+    rig.run(3000);
+    let early = rig.data_frames().len();
+    assert!(early < 10, "{early} packets: the refilled port holds the rest");
+    assert!(rig.frames.iter().skip(1).all(|f| f.plane == 2), "only by the port that had room");
+    let decisions = rig.tx.decisions;
+    rig.run(3000);
+    assert_eq!((rig.tx.decisions, rig.data_frames().len()), (decisions, early), "waiting again");
+    rig.ports = u32::MAX;
+    assert!(rig.run_until(50_000, |r| r.data_frames().len() >= 10));
+    rig.run(1000);
+    check_data_frames(&rig, &[w], 0);
+    let ts = rig.data_frames()[9].0.tx_ts;
+    for p in 0..4 {
+        let sent = rig.data_frames().iter().filter(|f| f.0.path_id == p).count() as u32;
+        rig.sacks.push_back(sack_for(0, p as u32, sent, &[], ts));
+    }
+    assert!(rig.run_until(20_000, |r| !r.cqes.is_empty()));
+    assert_eq!(rig.cqes[0].status, status::SUCCESS);
+}
+
+/// Connection 0 on two paths (planes 0 and 1), a WRITE of `packets` MTUs
+/// sent.
+fn two_paths_sent(seed: u64, packets: u32) -> Rig {
+    let mut rig = Rig::new(small(), seed);
+    rig.open(0, 2, 0);
+    rig.run(200);
+    let mtu = rig.cfg.transport.mtu;
+    rig.wrs.push_back(wr(0, 0, op::WRITE, 1, 0, packets * mtu));
+    assert!(rig.run_until(50_000, |r| r.frames.len() >= packets as usize));
+    rig
+}
+
+/// Two paths on planes 0 and 1, six packets out and acknowledged but for
+/// a hole on path 0; plane 0's port full. The retransmission waits for it
+/// although path 1's port has room, and a new message does not overtake
+/// it; when the port drains the retransmission leaves first, on its path.
+#[test]
+fn a_retransmission_waits_for_its_own_full_port_and_nothing_overtakes_it() {
+    let mut rig = two_paths_sent(23, 6);
+    let mtu = rig.cfg.transport.mtu;
+    rig.run(500);
+    let sent = rig.data_frames();
+    let n0 = sent.iter().filter(|f| f.0.path_id == 0).count() as u32;
+    assert!(n0 >= 3, "{n0} packets on path 0");
+    let ts = sent[5].0.tx_ts;
+    rig.ports = all_but(&rig, 1 << 0);
+    // psn 1 of path 0 is missing.
+    rig.sacks.push_back(sack_for(0, 0, 1, &(2..n0).collect::<Vec<_>>(), ts));
+    rig.sacks.push_back(sack_for(0, 1, 6 - n0, &[], ts));
+    let second = wr(0, 0, op::WRITE, 2, 0x2000, 2 * mtu);
+    rig.wrs.push_back(second);
+    rig.run(3000);
+    assert_eq!(rig.data_frames().len(), 6, "the retransmission waits for its port, the new message behind it");
+    let decisions = rig.tx.decisions;
+    rig.run(3000);
+    assert_eq!(rig.tx.decisions, decisions, "no decision while its port stays full");
+    rig.ports = u32::MAX;
+    assert!(rig.run_until(20_000, |r| r.data_frames().len() >= 9));
+    let all = rig.data_frames();
+    let (h, _, _) = &all[6];
+    assert!(h.flags.retx && (h.path_id, h.path_psn) == (0, 1), "the retransmission first: {h:?}");
+    let planes = rig.data_planes();
+    assert_eq!(planes[6], 0, "on its own path's port");
+    assert!(all[7..].iter().all(|f| !f.0.flags.retx), "then the new message");
+}
+
+/// Two paths on planes 0 and 1; path 1's packets acknowledged, path 0's
+/// never: at path 0's first timeout its oldest packet is retransmitted,
+/// rerouted (its own path has timed out), but path 1's port is full. It
+/// waits, though path 0's port has room; when path 1's port drains it
+/// leaves by it.
+#[test]
+fn a_rerouted_retransmission_waits_for_another_paths_port() {
+    let mut rig = two_paths_sent(24, 4);
+    let sent = rig.data_frames();
+    let n1 = sent.iter().filter(|f| f.0.path_id == 1).count() as u32;
+    assert!((1..4).contains(&n1), "{n1} packets on path 1");
+    rig.sacks.push_back(sack_for(0, 1, n1, &[], sent[3].0.tx_ts));
+    rig.ports = all_but(&rig, 1 << 1);
+    // Past path 0's first timeout (rto_min: 10,000 cycles after its
+    // packets left), before its second.
+    rig.run(15_000);
+    let retx = |r: &Rig| r.data_frames().iter().filter(|f| f.0.flags.retx).count();
+    assert_eq!(rig.data_frames().len(), 4, "the rerouted retransmission waits for path 1's port");
+    assert!(rig.frames.len() > 4, "the timeout's PROBE left by path 0");
+    rig.ports = u32::MAX;
+    assert!(rig.run_until(2000, |r| retx(r) == 1), "the drained port woke the connection");
+    let (h, _, _) = &rig.data_frames()[4];
+    assert_eq!((h.path_id, h.path_psn), (0, 0));
+    assert_eq!(rig.data_planes()[4], 1, "by path 1's port");
 }

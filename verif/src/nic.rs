@@ -224,6 +224,9 @@ impl NicRig {
             rig.sin[k] = rig.idx(n)?;
         }
         rig.rst = rig.idx("rst")?;
+        // Every egress port has room (a MAC that takes every frame) until
+        // a bench with port queues sets `port_ready` itself.
+        rig.set("port_ready", u64::MAX)?;
         rig.set("rst", 1)?;
         rig.clock();
         rig.clock();

@@ -173,6 +173,9 @@ impl Engine {
             csack: self.csacks.front().copied(),
             cnack: self.cnacks.front().copied(),
             axis_ready,
+            // Every port ready: the replays are of the output stage and the
+            // walk, and the port rule then changes nothing.
+            port_ready: u32::MAX,
             cqe_ready,
         };
         let pin = tel::Inputs {
