@@ -12,6 +12,14 @@
 //!   packet (addresses, ports, plane from `tuser`, ECN, the UDP payload as
 //!   bytes); what arrives is wrapped into an Ethernet frame again (the
 //!   fabric's ECN mark included) and enters on `s_axis` of its plane.
+//! - **Ports.** The top's `port_ready` is the mask the simulator passes
+//!   to `poll_transmit` (a port is ready while its queue holds fewer than
+//!   `port_queue_pkts` packets), as the reference adapter passes it to
+//!   `Nic::poll_transmit_ready`. The simulator asks again after each packet
+//!   while some port has room, and not at all when none has; so after
+//!   handing out a packet for plane `p` the mask held is the last one
+//!   without `p`, which is what the simulator's next mask would be when it
+//!   does not ask (`p` filled up, or it was already full).
 //! - **Verbs.** As the reference adapter does (`testbench/src/mrnic.rs`):
 //!   a connection opens every path of the config, each message is one
 //!   SEND on stream 0 from the start of the send area, and
@@ -82,6 +90,8 @@ pub struct ModelNic {
     offered: bool,
     next_wr: u64,
     out: VecDeque<Packet>,
+    /// The top's `port_ready` now.
+    ports: u64,
     events: VecDeque<AppEvent>,
     stats: TransportStats,
     /// Messages whose receive buffer did not hold the sender's bytes.
@@ -135,6 +145,7 @@ impl ModelNic {
             offered: false,
             next_wr: 1,
             out: VecDeque::new(),
+            ports: u64::MAX,
             events: VecDeque::new(),
             stats: TransportStats::default(),
             corrupt: 0,
@@ -278,6 +289,16 @@ impl ModelNic {
         Ok(())
     }
 
+    /// Drives the top's `port_ready` with `mask` from the next cycle on.
+    fn set_ports(&mut self, mask: u64) {
+        if mask != self.ports {
+            self.ports = mask;
+            if let Err(e) = self.rig.set("port_ready", mask) {
+                self.stop(e);
+            }
+        }
+    }
+
     /// The testbench's packet for a frame that left on `plane`.
     fn packet(&mut self, bytes: &[u8], plane: u8) -> Result<Packet, String> {
         let f = decode_frame(bytes).map_err(|e| format!("the top sent a frame it cannot decode: {e}"))?;
@@ -364,9 +385,12 @@ impl HostTransport for ModelNic {
         }
     }
 
-    fn poll_transmit(&mut self, now: Time, _ready: PortMask) -> Option<Packet> {
+    fn poll_transmit(&mut self, now: Time, ready: PortMask) -> Option<Packet> {
         self.advance(now);
-        self.out.pop_front()
+        let pkt = self.out.pop_front();
+        let taken = pkt.as_ref().map_or(0, |p| 1u64 << (p.plane as u32 % self.cfg.transport.planes));
+        self.set_ports(ready as u64 & !taken);
+        pkt
     }
 
     fn on_timer(&mut self, now: Time) {
