@@ -33,7 +33,8 @@
 //!   or no path may take new data) is `stalled`: it leaves the ready set,
 //!   PROBEs apart, until a SACK, a NACK, an update or timeout of one of its
 //!   paths, a new request or a packet queued for retransmission comes for
-//!   it, or a plane mark is cleared or expires (all connections).
+//!   it, or a plane mark is cleared or expires (all connections), or, for
+//!   one that found a path only by full NIC ports, a port drains.
 //! - **Eligibility** (the reference's `selector::eligible`): new data needs
 //!   GOOD, `inflight << mtu_shift < cwnd`, `next_psn - cum_acked <
 //!   tx_ring_depth` (the ring has a free slot: `tx_ring_depth <= window`, so
@@ -41,6 +42,18 @@
 //!   retransmission goes on its own path if GOOD, else on any other GOOD
 //!   path, windows ignored. A path that only the ring holds back is counted
 //!   on `stat_ring_full`.
+//! - **Port readiness** (spec 5.3, the reference's `Ctx::ports`): data
+//!   leaves only by a NIC port whose `port_ready` bit (a level per plane,
+//!   the MAC's egress queue has room) is high, ANDed into the eligibility
+//!   as plane health is. A retransmission whose own port is full, or
+//!   rerouted while every other GOOD path's port is full, waits at the head
+//!   of its queue with nothing of the connection overtaking it (its own path
+//!   is the fallback only when no other GOOD path exists at all); PROBEs and
+//!   answers leave regardless. A frame decided while its port had room
+//!   leaves even if the port filled meanwhile (up to [`FRAME_QUEUE`] frames
+//!   wait behind their decisions), so the MAC's queue needs that much room
+//!   above the level at which it drops its ready bit. With every bit high
+//!   nothing changes.
 //! - **Frames**: header fields are placed with proto's field table
 //!   (`mrnic_proto::layouts`), the IPv4 and UDP checksums and the ICRC are
 //!   computed, and the frame leaves on `m_axis_*` with `tuser` = the plane.
