@@ -80,7 +80,12 @@ fn main() -> ExitCode {
                 println!("{id}: {}: {}", t.mode.describe(), mrnic_hdl::proof::command(&dir, module, t));
                 continue;
             }
-            eprintln!("formal: {id}: {} on {} ({}) ...", t.mode.describe(), task_cfg.name, tools.solver);
+            eprintln!(
+                "formal: {id}: {} on {} ({}) ...",
+                t.mode.describe(),
+                task_cfg.name,
+                t.solver.unwrap_or(tools.solver)
+            );
             let o = run_task(&dir, module, t);
             eprintln!("formal: {id}: {:?} in {:.1} s", o.status, o.seconds);
             outcomes.push(o);

@@ -706,6 +706,7 @@ pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
         without: &[],
         lean_on_proven: false,
         connections: None,
+        solver: None,
     };
     let tasks = vec![task("prove", Mode::Prove(4)), task("cover", Mode::Cover(84))];
     crate::proof::cover_on_proof_config(tasks, crate::proof::COVER_CONNECTIONS, 28)

