@@ -119,7 +119,7 @@ impl Rig {
                 // scheduler pushed with room shown on m_frames this cycle.
                 let probe = f.hdr.len() == 16;
                 let room = if probe { output::QUEUE as usize } else { FRAME_QUEUE };
-                assert!(tap.frames < room, "cycle {}: a push with m_frames = {}", self.cycle, tap.frames);
+                assert!(tap.frames < room, "cycle {}: a push with m_frames = {}", self.e.cycle, tap.frames);
                 if tap.frames >= FRAME_QUEUE {
                     *self.seen.entry("probe_past_data_room").or_default() += 1;
                 }
