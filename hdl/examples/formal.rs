@@ -1,9 +1,12 @@
-//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]] [--connections N] [--write-only]`:
+//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]] [--connections N] [--solver NAME] [--write-only]`:
 //! generates every block with its formal properties for a built-in config,
 //! writes one SymbiYosys task per block and mode under `DIR/<config>/`, runs
 //! them and prints a table of results per property (`--write-only`: writes
 //! the tasks and prints the commands that run them, for a solver run by hand). A failed assertion
 //! prints its counterexample VCD and the command that replays it.
+//! `--solver yices|z3|boolector` runs every task on that solver instead of
+//! its own: a second solver's verdict on the same proofs (yices 2.6.5 gave
+//! inconsistent models on tx_output, docs/verification.md).
 //! `scripts/formal` installs the tools and runs this.
 
 use std::path::PathBuf;
@@ -18,6 +21,7 @@ fn main() -> ExitCode {
     let mut only: Option<String> = None;
     let mut connections: Option<u32> = None;
     let mut write_only = false;
+    let mut solver: Option<&'static str> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -26,10 +30,19 @@ fn main() -> ExitCode {
             "--only" => only = args.next(),
             "--connections" => connections = args.next().and_then(|v| v.parse().ok()),
             "--write-only" => write_only = true,
+            "--solver" => match args.next().as_deref() {
+                Some("yices") => solver = Some("yices"),
+                Some("z3") => solver = Some("z3"),
+                Some("boolector") => solver = Some("boolector"),
+                other => {
+                    eprintln!("formal: --solver takes yices, z3 or boolector, not {other:?}");
+                    return ExitCode::from(2);
+                }
+            },
             _ => {
                 eprintln!(
                     "usage: formal [--config small|default] [--out DIR] [--only BLOCK[_TASK]] [--connections N] \
-                     [--write-only]"
+                     [--solver yices|z3|boolector] [--write-only]"
                 );
                 return ExitCode::from(2);
             }
@@ -64,6 +77,7 @@ fn main() -> ExitCode {
     let mut outcomes = Vec::new();
     for b in &blocks {
         for t in &b.tasks {
+            let t = &mrnic_hdl::proof::Task { solver: solver.or(t.solver), ..t.clone() };
             let id = format!("{}_{}", b.module.name(), t.name);
             if only.as_ref().is_some_and(|o| !id.starts_with(o.as_str())) {
                 continue;
