@@ -58,13 +58,39 @@
 //!   edge's pop and the walk's push) and the walk is not busy
 //!   (`m_walk_busy`), the model's `flush_room`. `m_cqe_*` is the FIFO's
 //!   head, from registers.
+//!
+//! # Formal properties
+//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! as the unit `tx_walk` ([`crate::proof::blocks`], [`formal_tasks`]):
+//! - the engine's obligations, assumed: a SACK's or a failure's start only
+//!   with no walk running after this edge's step and never two at once, a
+//!   SACK's with some stream touched, a failure's status an error; a
+//!   failed read's start only while `m_walk_busy` is low; a flush push only
+//!   with `m_cqe_room` and `m_walk_busy` low; `ack_free`, the streams'
+//!   words and the read answers otherwise arbitrary;
+//! - `m_cqe` holds valid and the completion until its handshake; the FIFO
+//!   holds exactly what was pushed and not taken, at most [`CQE_FIFO`], and
+//!   neither push is ever lost;
+//! - no write and no completion of the walk without a walk, and only in a
+//!   step (its read answered, `ack_free`, room); only a failure's walk
+//!   drains a stream or rewrites an acked count; every write, read and
+//!   completion names the walking connection (a ghost of the last start);
+//!   a SACK's walk completes only streams its SACK acknowledged, with
+//!   SUCCESS; a failure's walk completes its culprit with the failure's
+//!   status and every other request with it or WR_FLUSH;
+//! - the read timing, proven with two more of the engine's obligations (a
+//!   failure's ring clear holds `ack_free` low for `L` cycles, and the
+//!   heads change only by the walk's writes): a step acts on the answer to
+//!   the address shown `L` cycles before, which names the slot it looks at;
+//! - covers: a SACK's walk completes a request, a failure's flushes two, the
+//!   FIFO fills, a flush is pushed, a walk ends and the unit is idle.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::tx_engine::{status, TxEngineParams, CQE_FIFO};
 
 use super::{lowest, stream_ptr_bits, walk_count_bits, walk_step, WalkNets, WalkSizes};
-use crate::expr::{index_bits, lit, mux, zeros, zext, Expr, Signal};
-use crate::ir::{set, Module, Reg};
+use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
+use crate::ir::{if_else, if_then, set, Module, Reg};
 
 /// Module name.
 pub const NAME: &str = "tx_walk";
@@ -430,5 +456,457 @@ pub fn build(p: &TxEngineParams) -> Module {
     for (k, (f, wd)) in CQE_FIELDS.iter().zip(widths).enumerate() {
         m.assign(sg(&format!("m_cqe_{f}")), mux(any.clone(), &fifo[0][k].q, lit(wd, 0)));
     }
+
+    let inner = Inner {
+        active: active.q.clone(),
+        fail: fail.q.clone(),
+        conn: conn.q.clone(),
+        touched: touched.q.clone(),
+        stream: stream.q.clone(),
+        cul_v: cul_v.q.clone(),
+        cul_s: cul_s.q.clone(),
+        cul_p: cul_p.q.clone(),
+        cul_pend: cul_pend.q.clone(),
+        st: st.q.clone(),
+        wait: wait.q.clone(),
+        q_n: q_n.q.clone(),
+        after_pop,
+        at_f,
+        step,
+        answered,
+        ends,
+        push_w,
+        cqe_status: d.cqe_status.clone(),
+        head_s,
+    };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers and decisions its formal properties read.
+struct Inner {
+    active: Signal,
+    fail: Signal,
+    conn: Signal,
+    touched: Signal,
+    stream: Signal,
+    cul_v: Signal,
+    cul_s: Signal,
+    cul_p: Signal,
+    cul_pend: Signal,
+    st: Signal,
+    wait: Signal,
+    q_n: Signal,
+    after_pop: Signal,
+    at_f: Signal,
+    step: Signal,
+    answered: Signal,
+    ends: Signal,
+    push_w: Signal,
+    cqe_status: Signal,
+    head_s: Signal,
+}
+
+/// The `tx_walk` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The assumptions only the read timing needs ([`formal_tasks`]): the
+/// failure's ring clear holding `ack_free` low and the streams' heads
+/// changing only by the walk's own writes. The other assertions are
+/// proven without them (`ack_free` and the words arbitrary).
+pub const READ_ASSUMES: &[&str] = &["asm_ack_free_ring_clear", "asm_s_sw_head_held"];
+
+/// The read timing's assertions ([`READ_ASSUMES`]).
+fn read_timing(label: &str) -> bool {
+    label.starts_with("a_rd_")
+}
+
+/// The unit's proof tasks (boolector, see [`crate::proof::Task::solver`]):
+/// every assertion but the read timing by k-induction without the
+/// [`READ_ASSUMES`] (`prove`, k = 2); the read timing by its own
+/// 2-induction with them (`prove_read`), leaning on what `prove` proves;
+/// the covers to 20 cycles.
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{prove_and_cover, Mode, Task};
+    let mut tasks = prove_and_cover(2, 20, false);
+    for t in tasks.iter_mut() {
+        t.solver = Some("boolector");
+    }
+    tasks[0].asserts = Some(asserts.iter().filter(|l| !read_timing(l)).cloned().collect());
+    tasks[0].without = READ_ASSUMES;
+    tasks.insert(
+        1,
+        Task {
+            name: "prove_read",
+            mode: Mode::Prove(2),
+            asserts: Some(asserts.iter().filter(|l| read_timing(l)).cloned().collect()),
+            why_bounded: "",
+            arrays: false,
+            without: &[],
+            lean_on_proven: true,
+            connections: None,
+            solver: Some("boolector"),
+        },
+    );
+    tasks
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{implies, port, valid_ready, Side};
+    let (cb, sb, s) = (p.conn_bits, p.stream_bits, p.streams);
+    let pb = stream_ptr_bits(p.wq_depth);
+    let slb = slot_bits(p);
+    let l = p.read_latency;
+    let qn = CQE_FIFO as u32;
+    let nb = f.q_n.width();
+    let sg = |m: &Module, n: &str| port(m, n);
+    let rst = sg(m, "rst");
+    let st_lit = |v: u8| lit(4, u64::from(v));
+
+    // ------------------------------------------------ m_cqe
+    // The payload is the completion (m_cqe_room is not: it is the push rule's).
+    let cqe: Vec<Signal> = CQE_FIELDS.iter().map(|n| sg(m, &format!("m_cqe_{n}"))).collect();
+    let (cv, cr) = (sg(m, "m_cqe_valid"), sg(m, "m_cqe_ready"));
+    valid_ready(m, "m_cqe", Side::Source, &cv, &cr, &cqe, &rst);
+
+    // ------------------------------------------------ the engine's obligations
+    // A walk runs after this edge's step (m_walk_busy without the starts).
+    let done_v = sg(m, "s_done_valid");
+    let fail_v = sg(m, "s_fail_valid");
+    let rdf_v = sg(m, "s_rdfail_valid");
+    let busy = sg(m, "m_walk_busy");
+    let running = f.active.expr().logic_and(f.ends.expr().logic_not());
+    m.assume(
+        "asm_s_done_idle",
+        "a SACK's walk starts only with no walk running after this edge's step (the model's rule)",
+        implies(&done_v, running.clone().logic_not()),
+    );
+    m.assume(
+        "asm_s_done_touched",
+        "a SACK's walk names some stream it acknowledged a packet of (the model starts none otherwise)",
+        implies(&done_v, sg(m, "s_done_touched").expr().ne(lit(s, 0))),
+    );
+    m.assume(
+        "asm_s_fail_idle",
+        "a failure's walk starts only with no walk running after this edge's step, and not with a SACK's",
+        implies(&fail_v, running.logic_not().logic_and(done_v.expr().logic_not())),
+    );
+    let fst = sg(m, "s_fail_status");
+    m.assume(
+        "asm_s_fail_status",
+        "a failure's status is an error (the model's fail: LOCAL_PROTECTION to WR_FLUSH), never SUCCESS",
+        implies(&fail_v, fst.expr().ne(st_lit(status::SUCCESS)).logic_and(fst.expr().le(st_lit(status::WR_FLUSH)))),
+    );
+    m.assume(
+        "asm_s_rdfail_idle",
+        "a failed read starts a walk only while m_walk_busy is low (the output stage waits on it), so with no \
+         other start",
+        implies(&rdf_v, busy.expr().logic_not()),
+    );
+    let flush_v = sg(m, "s_flush_valid");
+    let room = sg(m, "m_cqe_room");
+    m.assume(
+        "asm_s_flush_room",
+        "the post flushes a request only with m_cqe_room and the walk not busy (the model's flush_room)",
+        implies(&flush_v, room.expr().logic_and(busy.expr().logic_not())),
+    );
+
+    // ------------------------------------------------ the walk's ghosts
+    // What the latest start said: its kind, connection, status and the
+    // SACK's streams.
+    let start = done_v.expr().logic_or(&fail_v).logic_or(&rdf_v);
+    let g_fail = m.formal_wire("f_walk_fail", 1, "the latest start was a failure's");
+    let g_conn = m.formal_wire("f_walk_conn", cb, "the latest start's connection");
+    let g_st = m.formal_wire("f_walk_status", 4, "the latest failure's status (LOCAL_PROTECTION for a failed read)");
+    let g_touched = m.formal_wire("f_walk_touched", s, "the latest SACK's acknowledged streams");
+    let g_pushes = m.formal_wire("f_walk_pushes", 2, "completions the walk pushed since its start (saturating at 3)");
+    m.formal_seq(vec![
+        if_then(
+            &done_v,
+            vec![set(&g_fail, lit(1, 0)), set(&g_conn, sg(m, "s_done_conn")), set(&g_touched, sg(m, "s_done_touched"))],
+        ),
+        if_then(&fail_v, vec![set(&g_fail, lit(1, 1)), set(&g_conn, sg(m, "s_fail_conn")), set(&g_st, &fst)]),
+        if_then(
+            &rdf_v,
+            vec![
+                set(&g_fail, lit(1, 1)),
+                set(&g_conn, sg(m, "s_rdfail_conn")),
+                set(&g_st, st_lit(status::LOCAL_PROTECTION)),
+            ],
+        ),
+        if_else(
+            start.clone(),
+            vec![set(&g_pushes, lit(2, 0))],
+            vec![if_then(
+                f.push_w.expr().logic_and(g_pushes.expr().ne(lit(2, 3))),
+                vec![set(&g_pushes, g_pushes.expr() + lit(2, 1))],
+            )],
+        ),
+    ]);
+    let act = f.active.expr();
+    m.assert(
+        "a_walk_conn",
+        "a running walk's connection is the one its start named",
+        implies(act.clone(), f.conn.expr().eq(&g_conn)),
+    );
+    m.assert(
+        "a_walk_kind",
+        "a running walk is a failure's exactly when its start was",
+        implies(act.clone(), f.fail.expr().eq(&g_fail)),
+    );
+    m.assert(
+        "a_walk_status",
+        "a failure's walk keeps the status its start gave, an error",
+        implies(
+            act.clone().logic_and(&g_fail),
+            f.st.expr().eq(&g_st).logic_and(g_st.expr().ne(st_lit(status::SUCCESS))),
+        ),
+    );
+    m.assert(
+        "a_walk_culprit",
+        "a running walk's culprit is still to complete only in a failure's walk that has one, before its first step",
+        implies(
+            act.clone().logic_and(&f.cul_pend),
+            f.fail.expr().logic_and(&f.cul_v).logic_and(g_pushes.expr().eq(lit(2, 0))),
+        ),
+    );
+    let in_touched = |x: &Expr| x.clone().logic_and(f.touched.expr().bit_at(f.stream.expr()));
+    let sub = (f.touched.expr() & !g_touched.expr()).eq(lit(s, 0));
+    m.assert(
+        "a_walk_touched",
+        "a SACK's walk visits only streams its SACK acknowledged, and looks at one still to visit",
+        implies(act.clone().logic_and(f.fail.expr().logic_not()), in_touched(&sub)),
+    );
+    m.assert(
+        "a_walk_wait",
+        &format!("the read's wait is at most L = {l}"),
+        implies(act.clone(), f.wait.expr().le(lit(f.wait.width(), u64::from(l)))),
+    );
+
+    // ------------------------------------------------ the completion FIFO
+    let hs = cv.expr().logic_and(&cr);
+    let cw = nb + 1;
+    let g_q = m.formal_wire("f_cq_count", cw, "completions pushed and not yet taken on m_cqe");
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&g_q, lit(cw, 0))],
+        vec![set(&g_q, g_q.expr() + zext(&f.push_w, cw) + zext(&flush_v, cw) - zext(hs, cw))],
+    )]);
+    m.assert(
+        "a_cq_count",
+        &format!("the FIFO holds what was pushed and not taken, at most CQE_FIFO = {qn} (never popped empty)"),
+        zext(&f.q_n, cw).eq(&g_q).logic_and(g_q.expr().le(lit(cw, u64::from(qn)))),
+    );
+    m.assert(
+        "a_cq_walk_fits",
+        "the walk's completion always finds room after this edge's pop",
+        implies(&f.push_w, f.after_pop.expr().lt(lit(nb, u64::from(qn)))),
+    );
+    m.assert(
+        "a_cq_flush_fits",
+        "a flush's completion always finds room after the pop and the walk's push (no push is lost)",
+        implies(&flush_v, f.at_f.expr().lt(lit(nb, u64::from(qn)))),
+    );
+
+    // ------------------------------------------------ steps, writes, reads
+    let head_v = sg(m, "m_sw_head_valid");
+    let drain_v = sg(m, "m_sw_drain_valid");
+    let acked_v = sg(m, "m_acked_valid");
+    let acts = head_v.expr().logic_or(&drain_v).logic_or(&acked_v).logic_or(&f.push_w);
+    m.assert(
+        "a_quiet_when_idle",
+        "no write and no completion of the walk while no walk runs",
+        implies(act.clone().logic_not(), acts.clone().logic_not()),
+    );
+    m.assert(
+        "a_step_gated",
+        "a write or a walk's completion only in a step: the walk runs, its read answered, ack_free and room",
+        implies(
+            acts,
+            act.clone()
+                .logic_and(&f.answered)
+                .logic_and(sg(m, "ack_free"))
+                .logic_and(f.after_pop.expr().lt(lit(nb, u64::from(qn)))),
+        ),
+    );
+    m.assert(
+        "a_sw_one_write",
+        "a step either moves the head on or drains the stream, never both",
+        head_v.expr().logic_and(&drain_v).logic_not(),
+    );
+    m.assert(
+        "a_fail_only_writes",
+        "only a failure's walk drains a stream or rewrites an acked count",
+        implies(drain_v.expr().logic_or(&acked_v), g_fail.expr()),
+    );
+    let sw_conn = sg(m, "m_sw_conn");
+    let ak_conn = sg(m, "m_acked_conn");
+    m.assert(
+        "a_writes_name_the_walk",
+        "every write of a step names the walking connection (the latest start's)",
+        implies(head_v.expr().logic_or(&drain_v), sw_conn.expr().eq(&g_conn))
+            .logic_and(implies(&acked_v, ak_conn.expr().eq(&g_conn))),
+    );
+    m.assert(
+        "a_cqe_names_the_walk",
+        "a walk's completion names the walking connection",
+        implies(&f.push_w, f.conn.expr().eq(&g_conn)),
+    );
+    let rd_v = sg(m, "m_wq_rd_valid");
+    let rd_conn = sg(m, "m_wq_rd_conn");
+    m.assert(
+        "a_wq_rd_in_walk",
+        "the walk reads only while a walk runs or in a SACK's start cycle, and the walking (or starting) \
+         connection",
+        implies(
+            &rd_v,
+            act.clone().logic_or(&done_v).logic_and(rd_conn.expr().eq(mux(
+                &done_v,
+                sg(m, "s_done_conn"),
+                g_conn.expr(),
+            ))),
+        ),
+    );
+    m.assert(
+        "a_sack_cqe_success",
+        "a SACK's walk completes requests with SUCCESS, only of the streams its SACK acknowledged",
+        implies(
+            f.push_w.expr().logic_and(g_fail.expr().logic_not()),
+            f.cqe_status.expr().eq(st_lit(status::SUCCESS)).logic_and(g_touched.expr().bit_at(f.stream.expr())),
+        ),
+    );
+    m.assert(
+        "a_fail_cqe_status",
+        "a failure's walk completes its culprit with the failure's status, every other request with it or \
+         WR_FLUSH (so never SUCCESS)",
+        implies(
+            f.push_w.expr().logic_and(&g_fail),
+            mux(
+                &f.cul_pend,
+                f.cqe_status.expr().eq(&g_st),
+                f.cqe_status.expr().eq(&g_st).logic_or(f.cqe_status.expr().eq(st_lit(status::WR_FLUSH))),
+            )
+            .logic_and(f.cqe_status.expr().ne(st_lit(status::SUCCESS))),
+        ),
+    );
+
+    // ------------------------------------------------ read timing
+    // The engine's side: a failure's ring clear holds the acknowledgement
+    // unit (ack_free low) for more than L cycles after the start, and the
+    // walking connection's heads change only by the walk's own writes,
+    // seen from the cycle after (valid from a SACK's start cycle, and from
+    // the cycle after a failure's start).
+    let rb = index_bits(l + 1);
+    let ring = m.formal_wire("f_ring_clear", rb, "cycles of a failure's ring clear still to come (L at its start)");
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&ring, lit(rb, 0))],
+        vec![if_else(
+            fail_v.expr().logic_or(&rdf_v),
+            vec![set(&ring, lit(rb, u64::from(l)))],
+            vec![if_then(ring.expr().ne(lit(rb, 0)), vec![set(&ring, ring.expr() - lit(rb, 1))])],
+        )],
+    )]);
+    m.assume(
+        "asm_ack_free_ring_clear",
+        &format!(
+            "a failure's ring clear holds ack_free low for the L = {l} cycles after its start (PATHS x tx_ring_depth)"
+        ),
+        implies(sg(m, "ack_free"), ring.expr().eq(lit(rb, 0))),
+    );
+    let heads = sg(m, "s_sw_head");
+    let sw_stream = sg(m, "m_sw_stream");
+    let new_head = sg(m, "m_sw_head");
+    let written: Vec<Expr> = (0..s)
+        .rev()
+        .map(|i| {
+            mux(
+                head_v.expr().logic_and(sw_stream.expr().eq(lit(sb, u64::from(i)))),
+                &new_head,
+                heads.slice(pb * i + pb - 1, pb * i),
+            )
+        })
+        .collect();
+    let after = m.past("sw_head_after", cat(&written), "the heads last cycle with the walk's write applied");
+    let words_ok = act.clone().logic_and(fail_v.expr().logic_or(&rdf_v).logic_not()).logic_or(&done_v);
+    let was_ok =
+        m.past("sw_words_valid", words_ok, "last cycle a walk ran on (no failure's start) or a SACK's started");
+    m.assume(
+        "asm_s_sw_head_held",
+        "while a walk runs, its connection's heads are last cycle's with the walk's own write (nothing else writes \
+         them)",
+        implies(act.clone().logic_and(&was_ok), heads.expr().eq(&after)),
+    );
+    // The unit's side: a step acts on the answer to the address shown L
+    // cycles before, and that address is the slot the step looks at.
+    let step_stream = mux(&f.cul_pend, &f.cul_s, &f.stream);
+    let step_slot = if p.wq_depth == 1 {
+        lit(slb, 0)
+    } else {
+        mux(&f.cul_pend, f.cul_p.slice(slb - 1, 0), f.head_s.slice(slb - 1, 0))
+    };
+    let rd = cat(&[rd_v.expr(), rd_conn.expr(), sg(m, "m_wq_rd_stream").expr(), sg(m, "m_wq_rd_slot").expr()]);
+    let mut back = m.past("wq_rd_1", rd, "m_wq_rd valid, connection, stream and slot 1 cycle ago");
+    let first_past = back.clone();
+    let mut shown = back.bit(cb + sb + slb);
+    for k in 2..=l {
+        back = m.past(&format!("wq_rd_{k}"), &back, &format!("m_wq_rd {k} cycles ago"));
+        shown = shown.logic_and(back.bit(cb + sb + slb));
+    }
+    let want = m.formal_wire("f_rd_want", 1 + cb + sb + slb, "m_wq_rd as it names the slot the next step looks at");
+    m.formal_assign(&want, cat(&[lit(1, 1), f.conn.expr(), step_stream, step_slot]));
+    // Helper invariants for the induction (L > 1): the ring clear counts
+    // down with the failure's first wait, and every cycle of a walk but
+    // the first of a failure's follows one that showed its next step's slot.
+    m.assert(
+        "a_rd_ring_wait",
+        "during a failure's ring clear the walk runs and its wait counts down with it (no step, no other start)",
+        implies(ring.expr().ne(lit(rb, 0)), act.clone().logic_and(f.wait.expr().eq(&ring))),
+    );
+    m.assert(
+        "a_rd_shown",
+        "a running walk, but in the cycle after a failure's start, showed last cycle the slot it looks at now",
+        implies(act.clone().logic_and(ring.expr().ne(lit(rb, u64::from(l)))), first_past.expr().eq(&want)),
+    );
+    m.assert(
+        "a_rd_step_answered",
+        &format!(
+            "a step acts on the answer to the address shown L = {l} cycles before (and every cycle since): the \
+             walking connection, the looked-at stream (the culprit's) and its head's slot (the culprit's)"
+        ),
+        implies(&f.step, shown.logic_and(back.expr().eq(&want))),
+    );
+
+    // ------------------------------------------------ covers
+    m.cover(
+        "c_sack_completes",
+        "a SACK's walk completes a request",
+        f.push_w.expr().logic_and(g_fail.expr().logic_not()),
+    );
+    m.cover(
+        "c_fail_flushes_two",
+        "a failure's walk pushes its second completion",
+        f.push_w.expr().logic_and(&g_fail).logic_and(g_pushes.expr().eq(lit(2, 1))),
+    );
+    m.cover("c_cq_full", &format!("the FIFO fills to CQE_FIFO = {qn}"), f.q_n.expr().eq(lit(nb, u64::from(qn))));
+    m.cover("c_flush_push", "the post pushes a flush completion", flush_v.expr());
+    let ended = m.past(
+        "walk_ended",
+        f.ends
+            .expr()
+            .logic_and(start.logic_not())
+            .logic_and(rst.expr().logic_not())
+            .logic_and(g_pushes.expr().ne(lit(2, 0)).logic_or(&f.push_w)),
+        "a walk that completed a request ended, out of reset, with no start",
+    );
+    m.cover(
+        "c_walk_ends_idle",
+        "a walk that completed a request ends and the unit is idle again: no walk, m_walk_busy low",
+        ended.expr().logic_and(act.logic_not()).logic_and(busy.expr().logic_not()),
+    );
 }
