@@ -69,8 +69,9 @@
 //!   with `m_cqe_room` and `m_walk_busy` low; `ack_free`, the streams'
 //!   words and the read answers otherwise arbitrary;
 //! - `m_cqe` holds valid and the completion until its handshake; the FIFO
-//!   holds exactly what was pushed and not taken, at most [`CQE_FIFO`], and
-//!   neither push is ever lost;
+//!   holds exactly what was pushed and not taken, at most [`CQE_FIFO`],
+//!   neither push is ever lost, and completions leave in push order,
+//!   unaltered (any one tracked from its push to its handshake);
 //! - no write and no completion of the walk without a walk, and only in a
 //!   step (its read answered, `ack_free`, room); only a failure's walk
 //!   drains a stream or rewrites an acked count; every write, read and
@@ -90,7 +91,7 @@ use mrnic_model::tx_engine::{status, TxEngineParams, CQE_FIFO};
 
 use super::{lowest, stream_ptr_bits, walk_count_bits, walk_step, WalkNets, WalkSizes};
 use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
-use crate::ir::{if_else, if_then, set, Module, Reg};
+use crate::ir::{case, if_else, if_then, set, Module, Reg};
 
 /// Module name.
 pub const NAME: &str = "tx_walk";
@@ -478,6 +479,9 @@ pub fn build(p: &TxEngineParams) -> Module {
         push_w,
         cqe_status: d.cqe_status.clone(),
         head_s,
+        walk_cqe: cat(&walk_entry),
+        flush_cqe: cat(&flush_entry),
+        slots: fifo.iter().map(|e| cat(&e.iter().map(|r| r.q.expr()).collect::<Vec<_>>())).collect(),
     };
     properties(&mut m, p, &inner);
     m
@@ -505,6 +509,11 @@ struct Inner {
     push_w: Signal,
     cqe_status: Signal,
     head_s: Signal,
+    /// The walk's and the flush's completion as pushed, and each FIFO
+    /// slot's (head first), fields in [`CQE_FIELDS`] order.
+    walk_cqe: Expr,
+    flush_cqe: Expr,
+    slots: Vec<Expr>,
 }
 
 /// The `tx_walk` module for `cfg`'s engine parameters, for the proofs
@@ -689,18 +698,53 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
 
     // ------------------------------------------------ the completion FIFO
+    // Completions are numbered as they are pushed (the walk's first, as
+    // the FIFO places them) and as they leave on m_cqe; the one numbered
+    // f_cq_k (any) is tracked from its push to its handshake.
+    const NB: u32 = 8;
     let hs = cv.expr().logic_and(&cr);
-    let cw = nb + 1;
-    let g_q = m.formal_wire("f_cq_count", cw, "completions pushed and not yet taken on m_cqe");
+    let k = m.formal_anyconst("f_cq_k", NB, "the tracked completion's number");
+    let taken = m.formal_wire("f_cq_taken", NB, "completions pushed since reset (mod 256)");
+    let left = m.formal_wire("f_cq_left", NB, "completions taken on m_cqe since reset (mod 256)");
+    let ew = f.slots[0].width().expect("a completion's width");
+    let tracked = m.formal_wire("f_cq_tracked", ew, "the tracked completion, as pushed");
     m.formal_seq(vec![if_else(
         &rst,
-        vec![set(&g_q, lit(cw, 0))],
-        vec![set(&g_q, g_q.expr() + zext(&f.push_w, cw) + zext(&flush_v, cw) - zext(hs, cw))],
+        vec![set(&taken, lit(NB, 0)), set(&left, lit(NB, 0))],
+        vec![
+            set(&taken, taken.expr() + zext(&f.push_w, NB) + zext(&flush_v, NB)),
+            if_then(hs.clone(), vec![set(&left, left.expr() + lit(NB, 1))]),
+            if_then(f.push_w.expr().logic_and(taken.expr().eq(&k)), vec![set(&tracked, f.walk_cqe.clone())]),
+            if_then(
+                flush_v.expr().logic_and((taken.expr() + zext(&f.push_w, NB)).eq(&k)),
+                vec![set(&tracked, f.flush_cqe.clone())],
+            ),
+        ],
     )]);
     m.assert(
         "a_cq_count",
         &format!("the FIFO holds what was pushed and not taken, at most CQE_FIFO = {qn} (never popped empty)"),
-        zext(&f.q_n, cw).eq(&g_q).logic_and(g_q.expr().le(lit(cw, u64::from(qn)))),
+        zext(&f.q_n, NB).eq(taken.expr() - &left).logic_and(f.q_n.expr().le(lit(nb, u64::from(qn)))),
+    );
+    let ahead = m.formal_wire("f_cq_ahead", NB, "completions to leave before the tracked one");
+    m.formal_assign(&ahead, k.expr() - &left);
+    let at = m.formal_wire("f_cq_at", ew, "the slot the tracked completion is in, when inside");
+    m.formal_comb(vec![case(
+        ahead.expr(),
+        f.slots.iter().enumerate().map(|(j, e)| (vec![lit(NB, j as u64)], vec![set(&at, e.clone())])).collect(),
+        Some(vec![set(&at, zeros(ew))]),
+    )]);
+    m.assert(
+        "a_cq_tracked_in_place",
+        "while the tracked completion is inside, its slot holds it as it was pushed",
+        implies(ahead.expr().lt(zext(&f.q_n, NB)), at.expr().eq(&tracked)),
+    );
+    let out = cat(&cqe.iter().map(Signal::expr).collect::<Vec<_>>());
+    m.assert(
+        "a_cq_leaves_in_order",
+        "the completion on m_cqe is the one numbered by those taken before it: none lost, doubled or altered, in \
+         push order",
+        implies(cv.expr().logic_and(k.expr().eq(&left)), out.eq(&tracked)),
     );
     m.assert(
         "a_cq_walk_fits",
@@ -892,6 +936,11 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "c_fail_flushes_two",
         "a failure's walk pushes its second completion",
         f.push_w.expr().logic_and(&g_fail).logic_and(g_pushes.expr().eq(lit(2, 1))),
+    );
+    m.cover(
+        "c_cq_tracked_out",
+        "a completion after the first leaves on m_cqe as tracked",
+        hs.logic_and(k.expr().eq(&left)).logic_and(k.expr().ne(lit(NB, 0))),
     );
     m.cover("c_cq_full", &format!("the FIFO fills to CQE_FIFO = {qn}"), f.q_n.expr().eq(lit(nb, u64::from(qn))));
     m.cover("c_flush_push", "the post pushes a flush completion", flush_v.expr());
