@@ -1891,6 +1891,67 @@ pub struct WalkTap {
     pub rd: Option<WalkRdTap>,
 }
 
+/// A stream's queue state and its connection's context, as the post reads
+/// them ([`PostTap::rd`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PostRead {
+    pub conn: u32,
+    pub stream: u32,
+    /// The connection is open and has not failed.
+    pub live: bool,
+    pub pend_streams: u32,
+    pub head: u32,
+    pub pend: u32,
+    pub tail: u32,
+    pub next_msn: u32,
+    pub next_rq_seq: u32,
+}
+
+/// The post of one cycle ([`PostTap::post`]): the request at the write
+/// stage, what the post rule read (the state as it is in the cycle) and
+/// what it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PostAct {
+    pub req: WorkReq,
+    pub read: PostIn,
+    pub out: PostOut,
+}
+
+/// What entered and left the post pipeline in one cycle, recorded when
+/// [`TxEngine::post_tap`] is `Some` (off by default), so the post's RTL
+/// unit can be replayed against this model cycle by cycle: the read a
+/// request issues as it leaves the FIFO's head, the writes of the other
+/// units to the fields the post reads (in the order the cycle makes
+/// them), and the post itself. Recording changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct PostTap {
+    /// A request left the FIFO's head into the pipeline and issued its
+    /// reads: its connection and stream, and what they held at the start
+    /// of the cycle, before any of the cycle's writes (what a read-first
+    /// block RAM returns `L` cycles later).
+    pub rd: Option<PostRead>,
+    /// The commit cut new data: (conn, stream, its new `pend`, the
+    /// connection's new `pend_streams`).
+    pub cut: Option<(u32, u32, u32, u32)>,
+    /// The walk moved a stream's head on: (conn, stream, new head).
+    pub sw_head: Option<(u32, u32, u32)>,
+    /// The walk drained a stream: (conn, stream, new pend).
+    pub sw_drain: Option<(u32, u32, u32)>,
+    /// A connection failed (the commit's retry limit, a NACK, a reopen),
+    /// before the post in the cycle.
+    pub fail: Option<u32>,
+    /// Path 0 of a connection not live was set up: its context and every
+    /// stream's word start again.
+    pub open: Option<u32>,
+    pub post: Option<PostAct>,
+    /// A connection failed by the output stage's failed payload read,
+    /// after the post in the cycle.
+    pub rdfail: Option<u32>,
+    /// What the FIFO's head request would read, as at the start of the
+    /// cycle (moved to `rd` when it leaves the head).
+    head_read: Option<PostRead>,
+}
+
 /// The cycle-accurate transmit engine. See the module docs.
 pub struct TxEngine {
     p: TxEngineParams,
@@ -1995,6 +2056,10 @@ pub struct TxEngine {
     /// completion walk ([`WalkTap`], overwritten every cycle); `None` (the
     /// default) records nothing.
     pub walk_tap: Option<WalkTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// post pipeline ([`PostTap`], overwritten every cycle); `None` (the
+    /// default) records nothing.
+    pub post_tap: Option<PostTap>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -2072,6 +2137,7 @@ impl TxEngine {
             decisions: 0,
             output_tap: None,
             walk_tap: None,
+            post_tap: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2225,6 +2291,9 @@ impl TxEngine {
         if let Some(t) = self.walk_tap.as_mut() {
             *t = WalkTap { running: self.walk.is_some(), ..WalkTap::default() };
         }
+        if let Some(t) = self.post_tap.as_mut() {
+            *t = PostTap::default();
+        }
         if inp.rst {
             self.reset();
             return;
@@ -2237,6 +2306,13 @@ impl TxEngine {
             return;
         }
         let ts = inp.ts_now;
+        if self.post_tap.is_some() {
+            let head = self.wr_fifo.front().copied().or(inp.wr.filter(|_| out.wr_ready));
+            let r = head.map(|w| self.post_read(w.conn, w.stream));
+            if let Some(t) = self.post_tap.as_mut() {
+                t.head_read = r;
+            }
+        }
 
         // Plane marks whose time has come are cleared (compared every
         // cycle, one comparator per plane): a connection stalled for want
@@ -2442,6 +2518,9 @@ impl TxEngine {
         if self.post_pipe.len() < self.p.read_latency as usize {
             if let Some(w) = self.wr_fifo.pop_front() {
                 self.post_pipe.push_back((w, self.p.read_latency));
+                if let Some(t) = self.post_tap.as_mut() {
+                    t.rd = t.head_read;
+                }
             }
         }
         for (_, wait) in self.post_pipe.iter_mut() {
@@ -2486,6 +2565,24 @@ impl TxEngine {
         }
     }
 
+    /// Connection `c`'s context and stream `s`'s word as the post reads
+    /// them, for the post tap.
+    fn post_read(&self, c: u32, s: u32) -> PostRead {
+        let k = &self.conns[c as usize];
+        let q = &self.streams[self.sidx(c, s)];
+        PostRead {
+            conn: c,
+            stream: s,
+            live: k.open && k.failed.is_none(),
+            pend_streams: k.pend_streams,
+            head: q.head,
+            pend: q.pend,
+            tail: q.tail,
+            next_msn: q.next_msn,
+            next_rq_seq: q.next_rq_seq,
+        }
+    }
+
     /// Connection `c`'s streams' (head, pend, tail), for the walk tap.
     fn walk_words(&self, c: u32) -> Vec<WalkWord> {
         (0..self.p.streams)
@@ -2500,9 +2597,11 @@ impl TxEngine {
         let p = self.p.clone();
         let tap = self.output_tap.take();
         let walk_tap = self.walk_tap.take();
+        let post_tap = self.post_tap.take();
         *self = TxEngine::new(p);
         self.output_tap = tap;
         self.walk_tap = walk_tap;
+        self.post_tap = post_tap;
     }
 }
 
@@ -2969,6 +3068,9 @@ impl TxEngine {
                 let k = &mut self.conns[c as usize];
                 k.pend_streams = o.pend_streams;
                 k.cc.inflight_bytes = o.inflight;
+                if let Some(t) = self.post_tap.as_mut() {
+                    t.cut = Some((c, stream, o.pend, o.pend_streams));
+                }
                 (k.since_ackreq, k.unreq_since, k.tail_at) = (o.since_ackreq, o.unreq_since, o.tail_at);
                 self.evt_fifo.push_back(tel::Event {
                     kind: tel::kind::SEND,
@@ -3696,6 +3798,11 @@ impl TxEngine {
             q.pend = q.tail;
             q.pend_sent = 0;
         }
+        if let Some(t) = self.post_tap.as_mut() {
+            let q = &self.streams[si];
+            t.sw_head = act.advance.then_some((c, s, q.head));
+            t.sw_drain = act.drain.then_some((c, s, q.pend));
+        }
         if act.equalize {
             self.wq_acked[wi] = self.wq_issued[wi];
         }
@@ -3710,6 +3817,10 @@ impl TxEngine {
             return;
         }
         self.conns[c as usize].failed = Some(st);
+        if let Some(t) = self.post_tap.as_mut() {
+            debug_assert!(t.fail.is_none(), "one failure a cycle");
+            t.fail = Some(c);
+        }
         // The failed flag stops the scheduler; the walk empties the work
         // queues a request per cycle.
         debug_assert!(self.walk.is_none(), "a failure starts only with the walk idle");
@@ -3776,6 +3887,9 @@ impl TxEngine {
                 cc,
                 ..Default::default()
             };
+            if let Some(t) = self.post_tap.as_mut() {
+                t.open = Some(c);
+            }
             for s in 0..self.p.streams {
                 let si = self.sidx(c, s);
                 let t = self.streams[si].tail;
@@ -3817,20 +3931,21 @@ impl TxEngine {
         let k = &self.conns[w.conn as usize];
         let si = self.sidx(w.conn, w.stream);
         let q = &self.streams[si];
-        let o = post_rule(
-            self.p.wq_depth,
-            &PostIn {
-                consumes: w.is_send() || w.has_imm(),
-                live: k.open && k.failed.is_none(),
-                flush_room: self.cqe_fifo.len() < CQE_FIFO && self.ack_idle(),
-                head: q.head,
-                pend: q.pend,
-                tail: q.tail,
-                next_msn: q.next_msn,
-                next_rq_seq: q.next_rq_seq,
-                pend_streams: k.pend_streams,
-            },
-        );
+        let a = PostIn {
+            consumes: w.is_send() || w.has_imm(),
+            live: k.open && k.failed.is_none(),
+            flush_room: self.cqe_fifo.len() < CQE_FIFO && self.ack_idle(),
+            head: q.head,
+            pend: q.pend,
+            tail: q.tail,
+            next_msn: q.next_msn,
+            next_rq_seq: q.next_rq_seq,
+            pend_streams: k.pend_streams,
+        };
+        let o = post_rule(self.p.wq_depth, &a);
+        if let Some(t) = self.post_tap.as_mut() {
+            t.post = Some(PostAct { req: *w, read: a, out: o });
+        }
         if o.flush {
             self.cqe_fifo.push_back(cqe(w.conn, w.stream, w, status::WR_FLUSH));
             if let Some(t) = self.walk_tap.as_mut() {
@@ -3915,6 +4030,9 @@ impl TxEngine {
                     t.fail = Some((f.conn, f.wr));
                 }
                 self.fail(f.conn, f.wr, status::LOCAL_PROTECTION);
+                if let Some(t) = self.post_tap.as_mut() {
+                    t.rdfail = t.fail.take();
+                }
                 if let Some(s) = self.walk_tap.as_mut().and_then(|t| t.start.as_mut()) {
                     s.read_failed = true;
                 }
