@@ -30,31 +30,23 @@
 mod common;
 mod tx_rig;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashMap;
 
 use common::Scratch;
 use mrnic_hdl::tx_engine::{stream_ptr_bits, walk, walk_count_bits};
 use mrnic_hdl::Module;
 use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
-use mrnic_proto::packet::decode_frame;
-use mrnic_proto::{Config, Header as Hdr, NackCode};
+use mrnic_proto::{Config, NackCode};
 use tx_rig::{
-    junk, replay_configs, tools_check, wr, write_unit, Engine, Pressure, Run, BAD, MEM_BASE, REMOTE_ID, UDP_PORT,
+    burst, junk, mask, port_row, replay_configs, tools_check_configs, wr, write_unit, Engine, Peer, Pressure, Run, BAD,
+    MEM_BASE,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = walk::build(p);
     let rtl = write_unit(dir, &m, "tx_engine completion walk", "tx_engine_walk");
     (m, rtl)
-}
-
-fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1 << bits) - 1
-    }
 }
 
 /// Bits `at .. at + w` of `b` set to `v`.
@@ -65,32 +57,14 @@ fn put_field(b: &mut Bits, at: u32, w: u32, v: u64) {
     }
 }
 
-/// The peer's view of one path: every psn below `cum` received, and
-/// those in `above`.
-#[derive(Default)]
-struct PathRx {
-    cum: u32,
-    above: BTreeSet<u32>,
-}
-
 /// The engine, a peer SACKing its data frames, and the walk's ports
 /// recorded each cycle.
 struct Rig {
     e: Engine,
-    record: bool,
     defs: Vec<PortDef>,
     rows: Vec<Vec<Bits>>,
     taps: Vec<WalkTap>,
-    /// The frame leaving on `m_axis`, as its beats were taken.
-    cur: Vec<u8>,
-    rx: HashMap<(u32, u32), PathRx>,
-    /// Connections whose packets the peer does not answer (requests stay
-    /// in flight), and the data packets sent on them: (conn, path, psn).
-    mute: HashSet<u32>,
-    unanswered: Vec<(u32, u32, u32)>,
-    /// Percent of data frames lost and of received ones SACKed at once.
-    loss: u64,
-    sack_rate: u64,
+    peer: Peer,
     seen: HashMap<&'static str, u32>,
 }
 
@@ -100,100 +74,24 @@ impl Rig {
         let defs = walk::ports(&p);
         let mut e = Engine::new(cfg, seed);
         e.tx.walk_tap = Some(WalkTap::default());
-        let mut r = Rig {
-            e,
-            record: true,
-            defs,
-            rows: Vec::new(),
-            taps: Vec::new(),
-            cur: Vec::new(),
-            rx: HashMap::new(),
-            mute: HashSet::new(),
-            unanswered: Vec::new(),
-            loss: 0,
-            sack_rate: 60,
-            seen: HashMap::new(),
-        };
-        // A reset cycle recorded, then the clear sweep (no walk, an empty
-        // FIFO), not replayed: `default`'s sweep is millions of cycles.
+        let mut r = Rig { e, defs, rows: Vec::new(), taps: Vec::new(), peer: Peer::default(), seen: HashMap::new() };
+        // A reset cycle recorded, then the clear sweep, not replayed.
         r.step(true);
-        r.record = false;
-        while r.e.initializing() {
-            r.step(false);
-        }
-        r.record = true;
+        r.e.sweep(&mut r.peer);
         r
     }
 
     /// Opens `conn` (again) and forgets what the peer received on it.
     fn open(&mut self, conn: u32, npaths: u32, psn: u32) {
-        self.e.open(conn, npaths, psn);
-        for p in 0..self.e.cfg.transport.paths_per_conn {
-            self.rx.insert((conn, p), PathRx { cum: psn, above: BTreeSet::new() });
-        }
+        self.peer.open(&mut self.e, conn, npaths, psn);
     }
 
     fn step(&mut self, rst: bool) {
         let (inp, ot) = self.e.clock(rst);
-        if let (Some(b), true) = (&ot.axis, inp.axis_ready) {
-            self.cur.extend_from_slice(&b.data[..b.keep as usize]);
-            if b.last {
-                let f = std::mem::take(&mut self.cur);
-                self.peer(&f);
-            }
-        }
-        if self.record {
-            let tap = self.e.tx.walk_tap.clone().expect("the tap is on");
-            self.row(&inp, &ot, &tap);
-            self.taps.push(tap);
-        }
-    }
-
-    /// The peer takes a frame: a data packet is received (or lost) and
-    /// SACKed now and then.
-    fn peer(&mut self, bytes: &[u8]) {
-        let Ok(d) = decode_frame(bytes) else { panic!("every frame decodes") };
-        let Hdr::Data(h) = d.header else { return };
-        let conn = h.dst_conn & !REMOTE_ID;
-        let path = u32::from(h.path_id);
-        if self.mute.contains(&conn) {
-            self.unanswered.push((conn, path, h.path_psn));
-            return;
-        }
-        if self.e.chance(self.loss) {
-            return;
-        }
-        let Some(rx) = self.rx.get_mut(&(conn, path)) else { return };
-        if h.path_psn.wrapping_sub(rx.cum) >= 1 << 23 {
-            return;
-        }
-        rx.above.insert(h.path_psn);
-        while rx.above.remove(&rx.cum) {
-            rx.cum += 1;
-        }
-        if !(h.flags.ackreq || self.e.chance(self.sack_rate)) {
-            return;
-        }
-        let mut bitmap = [0u64; 4];
-        for &psn in rx.above.range(rx.cum + 1..=rx.cum + 256) {
-            let i = psn - rx.cum - 1;
-            bitmap[(i / 64) as usize] |= 1 << (i % 64);
-        }
-        self.e.sacks.push_back(SackIn {
-            conn,
-            path_id: path,
-            cum_psn: rx.cum,
-            bitmap,
-            ecn_cnt: 0,
-            echo_ts: h.tx_ts,
-            rate_hint: 0xffff,
-            // No stream: the peer's completed_msn stays where the open
-            // left it, and the traffic keeps each stream within the
-            // message window.
-            stream_id: 0xff,
-            completed_msn: 0,
-            dport: UDP_PORT,
-        });
+        self.peer.beat(&mut self.e, &inp, &ot);
+        let tap = self.e.tx.walk_tap.clone().expect("the tap is on");
+        self.row(&inp, &ot, &tap);
+        self.taps.push(tap);
     }
 
     fn count(&mut self, what: &'static str) {
@@ -399,15 +297,7 @@ impl Rig {
                 ("m_cqe_imm", u64::from(c.imm.unwrap_or(0))),
             ]);
         }
-        let mut v: Vec<Bits> = defs.iter().map(|d| Bits::zero(d.width)).collect();
-        for n in junked {
-            let i = port_index(&defs, n).unwrap_or_else(|| panic!("no port {n}"));
-            v[i] = junk(&mut self.e.rng, defs[i].width);
-        }
-        for (n, x) in ins.into_iter().chain(outs) {
-            let i = port_index(&defs, n).unwrap_or_else(|| panic!("no port {n}"));
-            v[i] = Bits::from_u64(defs[i].width, x & mask(defs[i].width));
-        }
+        let mut v = port_row(&mut self.e.rng, &defs, &junked, ins.into_iter().chain(outs).collect());
         for (n, b) in wide {
             let i = port_index(&defs, n).unwrap_or_else(|| panic!("no port {n}"));
             v[i] = b;
@@ -448,22 +338,6 @@ impl Rig {
     }
 }
 
-/// Requests on `conn`, `per` on each of its first `streams` streams,
-/// every op, lengths from none to a few MTUs, from `off` on.
-fn burst(rig: &mut Rig, conn: u32, streams: u32, per: u32, id: u64, off: &mut u64) {
-    let mtu = rig.e.cfg.transport.mtu;
-    let lens = [0, 1, 200, mtu - 1, mtu, 2 * mtu + 3, 64, 9];
-    for k in 0..per {
-        for s in 0..streams {
-            let i = (k * streams + s) as usize;
-            let len = lens[(i + conn as usize) % lens.len()];
-            let w = wr(conn, s, (i % 4) as u8, id + i as u64, *off % 0x2_0000, len);
-            rig.e.wrs.push_back(w);
-            *off += u64::from(len).next_multiple_of(64) + 64;
-        }
-    }
-}
-
 /// The traffic of one run (see the module doc).
 fn traffic(cfg: &Config, seed: u64) -> Rig {
     let mut rig = Rig::new(cfg.clone(), seed);
@@ -479,15 +353,15 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
 
     // SACKs complete requests across streams and connections.
     rig.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 20 };
-    rig.loss = 5;
-    burst(&mut rig, 1, streams, 2, 0, &mut off);
-    burst(&mut rig, 2, streams, 2, 100, &mut off);
-    burst(&mut rig, 4, 2, 2, 200, &mut off);
+    rig.peer.loss = 5;
+    burst(&mut rig.e, 1, streams, 2, 0, &mut off);
+    burst(&mut rig.e, 2, streams, 2, 100, &mut off);
+    burst(&mut rig.e, 4, 2, 2, 200, &mut off);
     rig.run(3_000);
-    rig.loss = 0;
+    rig.peer.loss = 0;
     // Completions held: the FIFO fills and the walk waits for room.
     rig.e.press = Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 85 };
-    burst(&mut rig, 3, streams, 2, 300, &mut off);
+    burst(&mut rig.e, 3, streams, 2, 300, &mut off);
     rig.run(2_000);
     rig.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 30 };
     rig.settle(5_000);
@@ -495,7 +369,7 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     // A failed payload read in the middle of connection 5's requests:
     // its stream 1's second request reads the bad range, the others are
     // in flight (the peer does not answer) or queued.
-    rig.mute.insert(5);
+    rig.peer.mute.insert(5);
     for s in 0..streams {
         for k in 0..2u64 {
             let bad = s == 1 && k == 1;
@@ -513,13 +387,14 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
 
     // An ACCESS NACK for a packet of a request in the middle of
     // connection 4's stream 0, the requests around it in flight.
-    rig.mute.insert(4);
-    rig.unanswered.clear();
-    burst(&mut rig, 4, streams, 2, 500, &mut off);
+    rig.peer.mute.insert(4);
+    rig.peer.unanswered.clear();
+    burst(&mut rig.e, 4, streams, 2, 500, &mut off);
     rig.run(1_200);
-    let mid = rig.unanswered.iter().copied().find(|&(c, _, _)| c == 4);
+    let mid = rig.peer.unanswered.iter().copied().find(|&(c, _, _)| c == 4);
     let (_, path, psn) = mid.expect("connection 4 sent packets");
-    let mid = rig.unanswered.iter().copied().filter(|&(c, p, _)| c == 4 && p == path).nth(2).unwrap_or((4, path, psn));
+    let mid =
+        rig.peer.unanswered.iter().copied().filter(|&(c, p, _)| c == 4 && p == path).nth(2).unwrap_or((4, path, psn));
     rig.e.nacks.push_back(NackIn { conn: 4, path_id: mid.1, code: NackCode::Access as u8, psn: mid.2 });
     rig.run(200);
     rig.settle(5_000);
@@ -527,18 +402,18 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     // A NO_CONN NACK fails connection 2 with no culprit, requests in
     // flight, its flush held by completion backpressure.
     rig.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 80 };
-    rig.mute.insert(2);
-    burst(&mut rig, 2, streams, 2, 600, &mut off);
+    rig.peer.mute.insert(2);
+    burst(&mut rig.e, 2, streams, 2, 600, &mut off);
     rig.run(800);
     rig.e.nacks.push_back(NackIn { conn: 2, path_id: 0, code: NackCode::NoConn as u8, psn: 0 });
     rig.run(100);
     rig.settle(5_000);
 
     // A reopen of connection 1 with requests in flight flushes them.
-    rig.mute.insert(1);
-    burst(&mut rig, 1, streams, 2, 700, &mut off);
+    rig.peer.mute.insert(1);
+    burst(&mut rig.e, 1, streams, 2, 700, &mut off);
     rig.run(600);
-    rig.mute.remove(&1);
+    rig.peer.mute.remove(&1);
     rig.open(1, 2.min(paths), 5000);
     rig.run(300);
     rig.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 30 };
@@ -546,14 +421,14 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
 
     // Connections 4 and 5 again, answered, under completion backpressure.
     for c in [4, 5] {
-        rig.mute.remove(&c);
+        rig.peer.mute.remove(&c);
         rig.open(c, 2.min(paths), 9000);
     }
     rig.run(200);
     rig.e.press = Pressure { axis: 20, ar: 10, r_gap: 10, cqe: 60 };
-    burst(&mut rig, 4, streams, 1, 800, &mut off);
-    burst(&mut rig, 5, streams, 1, 900, &mut off);
-    burst(&mut rig, 1, streams, 1, 1000, &mut off);
+    burst(&mut rig.e, 4, streams, 1, 800, &mut off);
+    burst(&mut rig.e, 5, streams, 1, 900, &mut off);
+    burst(&mut rig.e, 1, streams, 1, 1000, &mut off);
     rig.run(2_500);
     rig.e.press = Pressure::default();
     rig.settle(10_000);
@@ -600,10 +475,5 @@ fn icarus_completion_walk_is_the_models() {
 /// undriven net, no second driver, no loop).
 #[test]
 fn tools_accept_the_completion_walk() {
-    common::per_config(common::configs(), |cfg| {
-        let p = TxEngineParams::from_config(cfg).unwrap();
-        let dir = Scratch::new(&format!("tx-walk-tools-{}", cfg.name));
-        let (m, rtl) = write(&dir, &p);
-        tools_check(&m, &rtl, "");
-    });
+    tools_check_configs("tx-walk", write);
 }

@@ -2,23 +2,25 @@
 //! path_selector, a host memory with random AR readiness, R gaps and a
 //! range whose reads fail, backpressure on `m_axis` and `m_cqe`), one
 //! clock at a time, for the trace-driven replays of the engine's clocked
-//! units (`tx_engine_output.rs`, `tx_engine_walk.rs`): each test turns on
-//! the tap of its unit and records the unit's ports from the inputs and
-//! outputs a clock returns.
+//! units (`tx_engine_output.rs`, `tx_engine_walk.rs`,
+//! `tx_engine_post.rs`): each test turns on the tap of its unit and
+//! records the unit's ports from the inputs and outputs a clock returns.
+//! A peer ([`Peer`]) takes the frames and SACKs the data packets.
 
 // Each test uses part of it, as with `common`.
 #![allow(dead_code)]
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use crate::common::{have, iverilog_compile, replay, verilator_lint, Rng, Scratch};
 use mrnic_hdl::{Header, Module};
-use mrnic_model::block::{Bits, Block, Dir, PortDef};
+use mrnic_model::block::{port_index, Bits, Block, Dir, PortDef};
 use mrnic_model::path_selector::{self as ps, PathSelector, PathSelectorParams};
 use mrnic_model::path_telemetry::{self as tel, PathTelemetry, PathTelemetryParams};
 use mrnic_model::tx_engine::*;
-use mrnic_proto::Config;
+use mrnic_proto::packet::decode_frame;
+use mrnic_proto::{Config, Header as Hdr};
 
 pub const SRC_MAC: u64 = 0x02_00_00_00_00_01;
 pub const SRC_IP: u32 = 0x0a00_0001;
@@ -47,6 +49,30 @@ pub fn junk(rng: &mut Rng, width: u32) -> Bits {
     }
     b.truncate(width);
     b
+}
+
+/// The low `bits` bits set.
+pub fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
+/// One row of a unit's ports (`defs`): `values` by name (cut to their
+/// port's width), random bits on the ports `junked`, 0 elsewhere.
+pub fn port_row(rng: &mut Rng, defs: &[PortDef], junked: &[&str], values: Vec<(&str, u64)>) -> Vec<Bits> {
+    let mut v: Vec<Bits> = defs.iter().map(|d| Bits::zero(d.width)).collect();
+    for n in junked {
+        let i = port_index(defs, n).unwrap_or_else(|| panic!("no port {n}"));
+        v[i] = junk(rng, defs[i].width);
+    }
+    for (n, x) in values {
+        let i = port_index(defs, n).unwrap_or_else(|| panic!("no port {n}"));
+        v[i] = Bits::from_u64(defs[i].width, x & mask(defs[i].width));
+    }
+    v
 }
 
 /// Percentages of cycles held low / idle.
@@ -123,6 +149,16 @@ impl Engine {
                 plane: (p % self.cfg.transport.planes) as u8,
                 psn,
             });
+        }
+    }
+
+    /// Runs the clear sweep that follows a reset, `peer` taking the
+    /// frames (there are none); a replay records none of it (`default`'s
+    /// sweep is millions of cycles, and nothing moves in it).
+    pub fn sweep(&mut self, peer: &mut Peer) {
+        while self.initializing() {
+            let (inp, ot) = self.clock(false);
+            peer.beat(self, &inp, &ot);
         }
     }
 
@@ -340,6 +376,17 @@ pub fn tools_check(m: &Module, rtl: &Path, more: &str) -> bool {
     true
 }
 
+/// [`tools_check`] on the unit `write` prints, for both configs, in
+/// scratch folders named after `tag`.
+pub fn tools_check_configs(tag: &str, write: fn(&Scratch, &TxEngineParams) -> (Module, PathBuf)) {
+    crate::common::per_config(crate::common::configs(), |cfg| {
+        let p = TxEngineParams::from_config(cfg).unwrap();
+        let dir = Scratch::new(&format!("{tag}-tools-{}", cfg.name));
+        let (m, rtl) = write(&dir, &p);
+        tools_check(&m, &rtl, "");
+    });
+}
+
 /// One config's run of a unit's traffic: the unit's ports, one row of
 /// every port's value a cycle, and the coverage bins it hit.
 pub struct Run {
@@ -372,5 +419,129 @@ pub fn replay_configs(
     });
     for (cfg, seen) in seen {
         assert_covered(&cfg.name, &seen, want);
+    }
+}
+
+/// The peer's view of one path: every psn below `cum` received, and
+/// those in `above`.
+#[derive(Default)]
+pub struct PathRx {
+    pub cum: u32,
+    pub above: BTreeSet<u32>,
+}
+
+/// A peer that takes the engine's frames off `m_axis` and SACKs the data
+/// packets it receives (a few lost, so bitmaps have holes).
+pub struct Peer {
+    /// The frame leaving on `m_axis`, as its beats were taken.
+    pub cur: Vec<u8>,
+    pub rx: HashMap<(u32, u32), PathRx>,
+    /// Connections whose packets the peer does not answer (requests stay
+    /// in flight), and the data packets sent on them: (conn, path, psn).
+    pub mute: HashSet<u32>,
+    pub unanswered: Vec<(u32, u32, u32)>,
+    /// Percent of data frames lost and of received ones SACKed at once.
+    pub loss: u64,
+    pub sack_rate: u64,
+    /// SACKs name the packet's stream and its msn as completed_msn, so a
+    /// stream may send more than `msg_table_depth` messages; off, they name
+    /// no stream and the traffic keeps each stream within the window.
+    pub window: bool,
+}
+
+impl Default for Peer {
+    fn default() -> Peer {
+        Peer {
+            cur: Vec::new(),
+            rx: HashMap::new(),
+            mute: HashSet::new(),
+            unanswered: Vec::new(),
+            loss: 0,
+            sack_rate: 60,
+            window: false,
+        }
+    }
+}
+
+impl Peer {
+    /// Opens `conn` (again) on the engine and forgets what was received
+    /// on it.
+    pub fn open(&mut self, e: &mut Engine, conn: u32, npaths: u32, psn: u32) {
+        e.open(conn, npaths, psn);
+        for p in 0..e.cfg.transport.paths_per_conn {
+            self.rx.insert((conn, p), PathRx { cum: psn, above: BTreeSet::new() });
+        }
+    }
+
+    /// The beat the engine showed on `m_axis` in a clock (`inp`, `ot`),
+    /// taken if ready; a whole frame goes to the peer.
+    pub fn beat(&mut self, e: &mut Engine, inp: &Inputs, ot: &Outputs) {
+        if let (Some(b), true) = (&ot.axis, inp.axis_ready) {
+            self.cur.extend_from_slice(&b.data[..b.keep as usize]);
+            if b.last {
+                let f = std::mem::take(&mut self.cur);
+                self.frame(e, &f);
+            }
+        }
+    }
+
+    /// The peer takes a frame: a data packet is received (or lost) and
+    /// SACKed now and then.
+    fn frame(&mut self, e: &mut Engine, bytes: &[u8]) {
+        let Ok(d) = decode_frame(bytes) else { panic!("every frame decodes") };
+        let Hdr::Data(h) = d.header else { return };
+        let conn = h.dst_conn & !REMOTE_ID;
+        let path = u32::from(h.path_id);
+        if self.mute.contains(&conn) {
+            self.unanswered.push((conn, path, h.path_psn));
+            return;
+        }
+        if e.chance(self.loss) {
+            return;
+        }
+        let Some(rx) = self.rx.get_mut(&(conn, path)) else { return };
+        if h.path_psn.wrapping_sub(rx.cum) >= 1 << 23 {
+            return;
+        }
+        rx.above.insert(h.path_psn);
+        while rx.above.remove(&rx.cum) {
+            rx.cum += 1;
+        }
+        if !(h.flags.ackreq || e.chance(self.sack_rate)) {
+            return;
+        }
+        let mut bitmap = [0u64; 4];
+        for &psn in rx.above.range(rx.cum + 1..=rx.cum + 256) {
+            let i = psn - rx.cum - 1;
+            bitmap[(i / 64) as usize] |= 1 << (i % 64);
+        }
+        e.sacks.push_back(SackIn {
+            conn,
+            path_id: path,
+            cum_psn: rx.cum,
+            bitmap,
+            ecn_cnt: 0,
+            echo_ts: h.tx_ts,
+            rate_hint: 0xffff,
+            stream_id: if self.window { u32::from(h.stream_id) } else { 0xff },
+            completed_msn: if self.window { h.msn } else { 0 },
+            dport: UDP_PORT,
+        });
+    }
+}
+
+/// Requests on `conn`, `per` on each of its first `streams` streams,
+/// every op, lengths from none to a few MTUs, from `off` on.
+pub fn burst(e: &mut Engine, conn: u32, streams: u32, per: u32, id: u64, off: &mut u64) {
+    let mtu = e.cfg.transport.mtu;
+    let lens = [0, 1, 200, mtu - 1, mtu, 2 * mtu + 3, 64, 9];
+    for k in 0..per {
+        for s in 0..streams {
+            let i = (k * streams + s) as usize;
+            let len = lens[(i + conn as usize) % lens.len()];
+            let w = wr(conn, s, (i % 4) as u8, id + i as u64, *off % 0x2_0000, len);
+            e.wrs.push_back(w);
+            *off += u64::from(len).next_multiple_of(64) + 64;
+        }
     }
 }
