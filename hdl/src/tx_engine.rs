@@ -114,9 +114,10 @@
 //! offset, beat by beat.
 //!
 //! The engine's clocked units, each replayed against a trace its model tap
-//! records: [`output`] (`tx_output`, `hdl/tests/tx_engine_output.rs`) and
+//! records: [`output`] (`tx_output`, `hdl/tests/tx_engine_output.rs`),
 //! [`walk`] (`tx_walk`, the completion walk's control,
-//! `hdl/tests/tx_engine_walk.rs`).
+//! `hdl/tests/tx_engine_walk.rs`) and [`post`] (`tx_post`, the post
+//! pipeline, `hdl/tests/tx_engine_post.rs`).
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
@@ -127,6 +128,7 @@ use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
 
 pub mod output;
+pub mod post;
 pub mod walk;
 
 /// The engine's ports named `names`, one definition for the engine and

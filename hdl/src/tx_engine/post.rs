@@ -1,0 +1,622 @@
+//! The post pipeline of `tx_engine` as a clocked unit (`tx_post`): the
+//! `s_wr` FIFO, the `L` stages a request spends with its reads in flight
+//! (`L` = `hardware.table_read_latency`), the forwarding of every write to
+//! the fields those reads return, and the write stage, with the cycle
+//! timing of the model's post ([`mrnic_model::tx_engine`]: the `s_wr`
+//! input register, the `post_pipe` handling in `clock`, `post`). The
+//! write stage's decision is the combinational [`super::post_rule`], the
+//! model's `post_rule` (architecture.md, tx_engine item 7).
+//!
+//! # Interface with the rest of the engine
+//! - **Requests** (`s_wr_*`, the engine's port): into a [`WR_FIFO`]-entry
+//!   FIFO, `s_wr_ready` while it has room (and `en`: not during the clear
+//!   sweep). The FIFO is part of the unit because its head feeds the
+//!   pipeline in the cycle the request arrives (the model pushes the input
+//!   register and pops the head in one clock), so the read address is
+//!   `s_wr`'s own fields when the FIFO is empty: a bypass that belongs
+//!   with the FIFO.
+//! - **Reads**: a request leaves the FIFO's head when the pipeline has
+//!   room after this cycle's post (fewer than `L` requests), and presents
+//!   its connection and stream on `m_rd_{conn,stream}` with `m_rd_valid`
+//!   in that cycle; the engine's memories (the connection's context and
+//!   the stream's word) answer on `s_rd_*` `L` cycles later with what they
+//!   held before that cycle's writes, as a read-first block RAM does. The
+//!   memories stay outside, as `tx_walk`'s do, so the engine can share
+//!   their ports.
+//! - **Forwarding**: every write the rest of the engine makes to a field
+//!   the post reads comes in as it happens (`s_cut_*` the commit's `pend`
+//!   and `pend_streams`, `s_sw_*` the walk's `head` and drain of `pend`,
+//!   `s_fail_*` a failure, `s_open_*` a reopen's new context and words,
+//!   `s_rdfail_*` the output stage's failed read) and is applied to every
+//!   stage whose connection (and stream) it names, in the order the
+//!   model's cycle makes them: commit, walk, failure, reopen, then the
+//!   post itself (its `tail`, `next_msn`, `next_rq_seq`, `pend_streams`
+//!   to the stages behind it), then the failed read, which the model makes
+//!   after the post: the write stage sees it from the next cycle on, the
+//!   others at once. A stage whose answer has not come keeps, per field,
+//!   whether a write overrode it and the value; a reopen sets `head` and
+//!   `pend` to the stream's `tail`, which before the answer is "the
+//!   answer's tail" (a mode bit), since only the post writes `tail`. When
+//!   the answer comes (`L` cycles after the read) the fields not
+//!   overridden take it, and from then on the stage holds every field. So
+//!   the write stage acts on the state as it is in its own cycle, the
+//!   model's rule: a post in flight across the commit of its stream's last
+//!   byte still counts the stream in `pend_streams`.
+//! - **The write stage** is the oldest request once its answer has come:
+//!   [`super::post_rule`] on its fields with this cycle's writes applied
+//!   (`m_flush_room`: the completion FIFO has room after the walk's push
+//!   and the acknowledgement unit is idle, the model's `flush_room`). It
+//!   holds while the stream's queue is full, or while a flush has no
+//!   room, and the stages behind it wait (no new read either when `L`
+//!   requests are in).
+//! - **Writes**, at the post's edge: the work queue entry (`m_wq_wr_*`:
+//!   the request, its msn and rq_seq, at the slot of the stream's tail),
+//!   the stream's word (`m_sw_tail`, `m_sw_next_msn`, `m_sw_next_rq_seq`)
+//!   and the connection's `m_pend_streams` (the engine clears the
+//!   connection's `stalled` bit with them), all valid with
+//!   `m_wq_wr_valid`; or the flush completion (`m_flush_*`, push-style,
+//!   only with `m_flush_room`), which is `tx_walk`'s `s_flush_*`. Every
+//!   output field is 0 without its valid.
+//!
+//! # Timing
+//! A request taken on `s_wr` in cycle `t` with the FIFO empty and the
+//! pipeline not full issues its reads in cycle `t` and is posted in cycle
+//! `t + L` at the earliest; requests offered back to back are taken, read
+//! and posted one per cycle (the model test
+//! `a_post_in_flight_is_not_lost_to_the_commit_of_its_streams_last_byte`
+//! checks eight on consecutive cycles). `s_wr_ready` is a register's
+//! (the FIFO's count); `m_rd_*` and the writes depend combinationally on
+//! the cycle's forwarded writes and `m_flush_room`, as the model's post
+//! acts on the state as it is in its own cycle.
+//!
+//! # Cost
+//! Per stage the request (about 300 bits), seven fields with an override
+//! bit each and two mode bits; per stage and writer a connection
+//! comparator (commit, walk, failure, reopen, post, failed read) and for
+//! the stream-wide writes a stream comparator: `L` is 1 or 2, so at most
+//! three sets (the stages and the request entering).
+
+use mrnic_model::block::PortDef;
+use mrnic_model::tx_engine::{TxEngineParams, WR_FIFO};
+
+use super::{post_rule, stream_ptr_bits, PostNets};
+use crate::expr::{index_bits, lit, mux, zext, Expr, Signal};
+use crate::ir::{set, Module, Reg};
+
+/// Module name.
+pub const NAME: &str = "tx_post";
+
+const RST: &str = "Clock and reset";
+const RD: &str = "Context and stream word read (read-first, L cycles)";
+const FWD: &str = "Writes of the other units this cycle (forwarded)";
+const POST: &str = "Writes of the post";
+const FLUSH: &str = "Flush completions (tx_walk's s_flush)";
+
+/// The request fields a stage carries, as the engine's `s_wr_*` names
+/// them.
+const REQ: [&str; 9] = ["conn", "stream", "op", "wr_id", "laddr", "len", "raddr", "rkey", "imm"];
+
+/// Bits of a count of streams (0 to `STREAMS`), as the cut's.
+pub fn pend_streams_bits(p: &TxEngineParams) -> u32 {
+    32 - p.streams.leading_zeros()
+}
+
+/// The unit's ports, in declaration order.
+pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
+    let (cb, sb) = (p.conn_bits, p.stream_bits);
+    let pb = stream_ptr_bits(p.wq_depth);
+    let nb = pend_streams_bits(p);
+    let slb = index_bits(p.wq_depth);
+    let i = |n: &str, w: u32, g: &'static str, c: &str| PortDef::input(n, w, g, c);
+    let o = |n: &str, w: u32, g: &'static str, c: &str| PortDef::output(n, w, g, c);
+    let wr: Vec<String> = REQ.iter().map(|f| format!("s_wr_{f}")).collect();
+    let wr: Vec<&str> = wr.iter().map(String::as_str).collect();
+    let req = super::engine_ports(p, &wr);
+    let wid = |f: &str| req[REQ.iter().position(|x| *x == f).expect("a request field")].width;
+    let mut v = vec![
+        i("rst", 1, RST, "synchronous reset, active high"),
+        i("en", 1, RST, "the engine runs (its clear sweep is over)"),
+    ];
+    v.extend(super::engine_ports(p, &["s_wr_valid", "s_wr_ready"]));
+    v.extend(req.iter().cloned());
+    v.extend([
+        o("m_rd_valid", 1, RD, "a request leaves the FIFO's head: its reads are issued"),
+        o("m_rd_conn", cb, RD, "its connection (0 without a read)"),
+        o("m_rd_stream", sb, RD, "its stream"),
+        i("s_rd_live", 1, RD, "the connection is open and has not failed, L cycles after the read"),
+        i("s_rd_pend_streams", nb, RD, "its streams with bytes to cut"),
+        i("s_rd_head", pb, RD, "the stream's head"),
+        i("s_rd_pend", pb, RD, "its pend"),
+        i("s_rd_tail", pb, RD, "its tail"),
+        i("s_rd_next_msn", 24, RD, "its next msn"),
+        i("s_rd_next_rq_seq", 24, RD, "its next rq_seq"),
+        i("s_cut_valid", 1, FWD, "the commit cut new data of a stream"),
+        i("s_cut_conn", cb, FWD, "its connection"),
+        i("s_cut_stream", sb, FWD, "its stream"),
+        i("s_cut_pend", pb, FWD, "the stream's new pend"),
+        i("s_cut_pend_streams", nb, FWD, "the connection's new count of streams with bytes to cut"),
+    ]);
+    // The walk's writes of a stream's word, its `m_sw_*` as inputs.
+    v.extend(super::walk::ports(p).into_iter().filter(|d| d.name.starts_with("m_sw_")).map(|d| {
+        PortDef::input(d.name.replacen("m_", "s_", 1), d.width, FWD, format!("tx_walk's {}: {}", d.name, d.comment))
+    }));
+    v.extend([
+        i("s_fail_valid", 1, FWD, "a connection fails (the commit, a NACK, a reopen): before the post"),
+        i("s_fail_conn", cb, FWD, "the connection"),
+        i("s_open_valid", 1, FWD, "path 0 of a connection not live is set up: context and words start again"),
+        i("s_open_conn", cb, FWD, "the connection"),
+        i("s_rdfail_valid", 1, FWD, "a connection fails by a failed payload read: after the post"),
+        i("s_rdfail_conn", cb, FWD, "the connection"),
+        o("m_wq_wr_valid", 1, POST, "a request is posted: entry, stream word and count written"),
+        o("m_wq_wr_conn", cb, POST, "its connection"),
+        o("m_wq_wr_stream", sb, POST, "its stream"),
+        o("m_wq_wr_slot", slb, POST, "the work queue slot (the stream's tail)"),
+    ]);
+    for f in &REQ[2..] {
+        v.push(o(&format!("m_wq_wr_{f}"), wid(f), POST, "the request's field"));
+    }
+    v.extend([
+        o("m_wq_wr_msn", 24, POST, "its msn"),
+        o("m_wq_wr_rq_seq", 24, POST, "its rq_seq"),
+        o("m_sw_tail", pb, POST, "the stream's new tail"),
+        o("m_sw_next_msn", 24, POST, "the stream's new next msn"),
+        o("m_sw_next_rq_seq", 24, POST, "the stream's new next rq_seq"),
+        o("m_pend_streams", nb, POST, "the connection's new count of streams with bytes to cut"),
+        i("m_flush_room", 1, FLUSH, "the completion FIFO has room and the acknowledgement unit is idle"),
+        o("m_flush_valid", 1, FLUSH, "a request to a connection not live completes with WR_FLUSH"),
+        o("m_flush_conn", cb, FLUSH, "its connection"),
+        o("m_flush_stream", sb, FLUSH, "its stream"),
+        o("m_flush_wr_id", wid("wr_id"), FLUSH, "its wr_id"),
+        o("m_flush_op", wid("op"), FLUSH, "its op"),
+        o("m_flush_len", wid("len"), FLUSH, "its message bytes"),
+        o("m_flush_imm", wid("imm"), FLUSH, "its immediate"),
+    ]);
+    v
+}
+
+/// A field a stage reads, as it stands: overridden by a write (`ov`) with
+/// `val`, or still the answer's; `eqt` (head and pend only): overridden by
+/// a reopen before the answer came, so it is the answer's tail.
+#[derive(Clone)]
+struct Fld {
+    ov: Expr,
+    eqt: Option<Expr>,
+    val: Expr,
+}
+
+impl Fld {
+    /// Written with `v` when `c`.
+    fn write(&self, c: &Expr, v: Expr) -> Fld {
+        Fld {
+            ov: c.clone().logic_or(self.ov.clone()),
+            eqt: self.eqt.as_ref().map(|e| c.clone().logic_not().logic_and(e.clone())),
+            val: mux(c.clone(), v, self.val.clone()),
+        }
+    }
+}
+
+/// The fields a stage reads, in [`FIELDS`] order.
+type View = Vec<Fld>;
+
+/// The stage's fields: (name, `s_rd_*` answer, has a mode bit).
+const FIELDS: [(&str, &str, bool); 7] = [
+    ("live", "s_rd_live", false),
+    ("ps", "s_rd_pend_streams", false),
+    ("tail", "s_rd_tail", false),
+    ("msn", "s_rd_next_msn", false),
+    ("rq", "s_rd_next_rq_seq", false),
+    ("head", "s_rd_head", true),
+    ("pend", "s_rd_pend", true),
+];
+const LIVE: usize = 0;
+const PS: usize = 1;
+const TAIL: usize = 2;
+const MSN: usize = 3;
+const RQ: usize = 4;
+const HEAD: usize = 5;
+const PEND: usize = 6;
+
+/// One pipeline stage's registers.
+struct Stage {
+    valid: Reg,
+    /// Edges until the read's answer (absent for `L` = 1: always 0).
+    wait: Option<Reg>,
+    known: Reg,
+    req: Vec<Reg>,
+    ov: Vec<Reg>,
+    eqt: Vec<Option<Reg>>,
+    val: Vec<Reg>,
+}
+
+/// The `tx_post` module for `p`.
+pub fn build(p: &TxEngineParams) -> Module {
+    let (cb, sb) = (p.conn_bits, p.stream_bits);
+    let pb = stream_ptr_bits(p.wq_depth);
+    let slb = index_bits(p.wq_depth);
+    let l = p.read_latency;
+    assert!(l >= 1, "a table answers a cycle after its read at the earliest");
+    let wb = index_bits(l);
+    let qn = WR_FIFO as u32;
+    let qb = index_bits(qn + 1);
+
+    let mut m = Module::new(NAME);
+    m.describe("tx_engine post pipeline: the s_wr FIFO, L stages with forwarding, the write stage");
+    let defs = ports(p);
+    let (clk, sig) = crate::ports::declare(&mut m, &defs);
+    let sg = |n: &str| sig[n].clone();
+    m.clock_domain(&clk, &sg("rst"));
+    let w = |m: &mut Module, n: &str, width: u32, c: &str, e: Expr| m.wire_from(n, width, c, e);
+    let width = |n: &str| defs.iter().find(|d| d.name == n).expect("declared").width;
+    let req_w: Vec<u32> = REQ.iter().map(|f| width(&format!("s_wr_{f}"))).collect();
+    let fld_w: Vec<u32> = FIELDS.iter().map(|(_, a, _)| width(a)).collect();
+    let en = sg("en");
+
+    // ------------------------------------------------------------ state
+    let q_n = m.reg("wf_n", qb, 0, "requests in the FIFO");
+    let fifo: Vec<Vec<Reg>> = (0..qn)
+        .map(|k| {
+            REQ.iter()
+                .zip(&req_w)
+                .map(|(f, &wd)| m.reg_no_reset(&format!("wf{k}_{f}"), wd, "a queued request's field"))
+                .collect()
+        })
+        .collect();
+    let stages: Vec<Stage> = (0..l)
+        .map(|i| Stage {
+            valid: m.reg(&format!("pp{i}_valid"), 1, 0, "the stage holds a request (stage 0 the oldest)"),
+            wait: (l > 1).then(|| m.reg_no_reset(&format!("pp{i}_wait"), wb, "edges until its read answers")),
+            known: m.reg_no_reset(&format!("pp{i}_known"), 1, "its read has answered: every field is held"),
+            req: REQ
+                .iter()
+                .zip(&req_w)
+                .map(|(f, &wd)| m.reg_no_reset(&format!("pp{i}_{f}"), wd, "the request's field"))
+                .collect(),
+            ov: FIELDS
+                .iter()
+                .map(|(f, _, _)| m.reg_no_reset(&format!("pp{i}_{f}_ov"), 1, "the field is held (written or answered)"))
+                .collect(),
+            eqt: FIELDS
+                .iter()
+                .map(|(f, _, e)| {
+                    e.then(|| {
+                        m.reg_no_reset(&format!("pp{i}_{f}_eqt"), 1, "reopened before the answer: the answer's tail")
+                    })
+                })
+                .collect(),
+            val: FIELDS
+                .iter()
+                .zip(&fld_w)
+                .map(|((f, _, _), &wd)| m.reg_no_reset(&format!("pp{i}_{f}"), wd, "the field's value when held"))
+                .collect(),
+        })
+        .collect();
+
+    // ------------------------------------------------------------ each stage as it stands this cycle
+    // A stage whose answer comes this cycle takes it for every field not
+    // overridden (an override by a reopen before the answer: its tail).
+    let views: Vec<View> = stages
+        .iter()
+        .enumerate()
+        .map(|(i, st)| {
+            let wait0 = st.wait.as_ref().map_or(lit(1, 1), |r| r.q.expr().eq(lit(wb, 0)));
+            let ans = w(
+                &mut m,
+                &format!("pp{i}_ans"),
+                1,
+                "the stage's read answers this cycle",
+                st.valid.q.expr().logic_and(wait0).logic_and(st.known.q.expr().logic_not()),
+            );
+            FIELDS
+                .iter()
+                .enumerate()
+                .map(|(k, (f, a, _))| {
+                    let held = st.ov[k].q.expr();
+                    let own = match &st.eqt[k] {
+                        Some(e) => mux(e.q.expr(), sg("s_rd_tail"), &st.val[k].q),
+                        None => st.val[k].q.expr(),
+                    };
+                    let val = w(
+                        &mut m,
+                        &format!("pp{i}_{f}_cur"),
+                        fld_w[k],
+                        "the field as it stands",
+                        mux(held.clone(), own, sg(a)),
+                    );
+                    Fld {
+                        ov: held.logic_or(&ans),
+                        eqt: st.eqt[k].as_ref().map(|e| e.q.expr().logic_and(ans.expr().logic_not())),
+                        val: val.expr(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+
+    // ------------------------------------------------------------ this cycle's writes before the post
+    let cut_v = sg("s_cut_valid");
+    let adv_v = sg("s_sw_head_valid");
+    let drn_v = sg("s_sw_drain_valid");
+    let fail_v = sg("s_fail_valid");
+    let open_v = sg("s_open_valid");
+    let rdf_v = sg("s_rdfail_valid");
+    // The writes of the commit, the walk, a failure and a reopen, in the
+    // model's order, to a stage of connection `c` and stream `s`.
+    let before = |m: &mut Module, tag: &str, c: &Expr, s: &Expr, v: &View| -> View {
+        let on = |m: &mut Module, n: &str, valid: &Signal, conn: &str, stream: Option<&str>| -> Expr {
+            let mut e = valid.expr().logic_and(c.clone().eq(sg(conn)));
+            if let Some(st) = stream {
+                e = e.logic_and(s.clone().eq(sg(st)));
+            }
+            w(m, &format!("{tag}_{n}"), 1, "a write names the stage's connection (and stream)", e).expr()
+        };
+        let cut_c = on(m, "cut_c", &cut_v, "s_cut_conn", None);
+        let cut_s = on(m, "cut_s", &cut_v, "s_cut_conn", Some("s_cut_stream"));
+        let adv = on(m, "adv", &adv_v, "s_sw_conn", Some("s_sw_stream"));
+        let drn = on(m, "drain", &drn_v, "s_sw_conn", Some("s_sw_stream"));
+        let fail = on(m, "fail", &fail_v, "s_fail_conn", None);
+        let open = on(m, "open", &open_v, "s_open_conn", None);
+        let mut v = v.clone();
+        v[PEND] = v[PEND].write(&cut_s, sg("s_cut_pend").expr());
+        v[PS] = v[PS].write(&cut_c, sg("s_cut_pend_streams").expr());
+        v[HEAD] = v[HEAD].write(&adv, sg("s_sw_head").expr());
+        v[PEND] = v[PEND].write(&drn, sg("s_sw_pend").expr());
+        v[LIVE] = v[LIVE].write(&fail, lit(1, 0));
+        v[PS] = v[PS].write(&fail, lit(fld_w[PS], 0));
+        v[LIVE] = v[LIVE].write(&open, lit(1, 1));
+        v[PS] = v[PS].write(&open, lit(fld_w[PS], 0));
+        v[MSN] = v[MSN].write(&open, lit(24, 0));
+        v[RQ] = v[RQ].write(&open, lit(24, 0));
+        // head = pend = tail: the tail as it stands, or, not known yet,
+        // the answer's (only the post writes a tail).
+        let tail = v[TAIL].clone();
+        for k in [HEAD, PEND] {
+            let f = &v[k];
+            v[k] = Fld {
+                ov: open.clone().logic_or(f.ov.clone()),
+                eqt: f.eqt.as_ref().map(|e| mux(open.clone(), tail.ov.clone().logic_not(), e.clone())),
+                val: mux(open.clone(), tail.val.clone(), f.val.clone()),
+            };
+        }
+        // Wires, so that the next writes build on names.
+        v.iter()
+            .zip(FIELDS)
+            .zip(&fld_w)
+            .map(|((f, (n, _, _)), &wd)| Fld {
+                ov: w(m, &format!("{tag}_{n}_ov"), 1, "held after the writes", f.ov.clone()).expr(),
+                eqt: f
+                    .eqt
+                    .as_ref()
+                    .map(|e| w(m, &format!("{tag}_{n}_eqt"), 1, "mode after the writes", e.clone()).expr()),
+                val: w(m, &format!("{tag}_{n}_v"), wd, "value after the writes", f.val.clone()).expr(),
+            })
+            .collect()
+    };
+    let conn_of = |i: usize| stages[i].req[0].q.expr();
+    let stream_of = |i: usize| stages[i].req[1].q.expr();
+    let pre: Vec<View> =
+        (0..l as usize).map(|i| before(&mut m, &format!("pp{i}_fw"), &conn_of(i), &stream_of(i), &views[i])).collect();
+
+    // ------------------------------------------------------------ the write stage
+    let s0 = &stages[0];
+    let wait0 = s0.wait.as_ref().map_or(lit(1, 1), |r| r.q.expr().eq(lit(wb, 0)));
+    let try_ = w(
+        &mut m,
+        "post_try",
+        1,
+        "the oldest request's read has answered: it is posted or held",
+        en.expr().logic_and(&s0.valid.q).logic_and(wait0),
+    );
+    let op0 = s0.req[2].q.clone();
+    let consumes =
+        w(&mut m, "post_consumes", 1, "the request consumes a receive (not a WRITE)", op0.expr().ne(lit(2, 0)));
+    let pv = &pre[0];
+    let net = |m: &mut Module, n: &str, k: usize| {
+        w(m, &format!("post_{n}"), fld_w[k], "the write stage's field", pv[k].val.clone())
+    };
+    let nets = PostNets {
+        consumes,
+        live: net(&mut m, "live", LIVE),
+        flush_room: sg("m_flush_room"),
+        head: net(&mut m, "head", HEAD),
+        pend: net(&mut m, "pend", PEND),
+        tail: net(&mut m, "tail", TAIL),
+        next_msn: net(&mut m, "next_msn", MSN),
+        next_rq_seq: net(&mut m, "next_rq_seq", RQ),
+        pend_streams: net(&mut m, "pend_streams", PS),
+    };
+    let o = post_rule(&mut m, "pr", p.wq_depth, &nets);
+    let take = w(&mut m, "post_take", 1, "the oldest request leaves the pipeline", try_.expr().logic_and(&o.take));
+    let write = w(&mut m, "post_write", 1, "it is written into its stream's queue", try_.expr().logic_and(&o.write));
+    let flush = w(&mut m, "post_flush", 1, "it completes with WR_FLUSH", try_.expr().logic_and(&o.flush));
+
+    m.assign(sg("m_wq_wr_valid"), &write);
+    let z = |c: &Signal, v: Expr, wd: u32| mux(c, v, lit(wd, 0));
+    m.assign(sg("m_wq_wr_conn"), z(&write, conn_of(0), cb));
+    m.assign(sg("m_wq_wr_stream"), z(&write, stream_of(0), sb));
+    let slot = if p.wq_depth == 1 { lit(slb, 0) } else { nets.tail.slice(slb - 1, 0) };
+    m.assign(sg("m_wq_wr_slot"), z(&write, slot, slb));
+    for (k, f) in REQ.iter().enumerate().skip(2) {
+        m.assign(sg(&format!("m_wq_wr_{f}")), z(&write, s0.req[k].q.expr(), req_w[k]));
+    }
+    m.assign(sg("m_wq_wr_msn"), z(&write, o.msn.expr(), 24));
+    m.assign(sg("m_wq_wr_rq_seq"), z(&write, o.rq_seq.expr(), 24));
+    m.assign(sg("m_sw_tail"), z(&write, o.tail.expr(), pb));
+    m.assign(sg("m_sw_next_msn"), z(&write, o.next_msn.expr(), 24));
+    m.assign(sg("m_sw_next_rq_seq"), z(&write, o.next_rq_seq.expr(), 24));
+    m.assign(sg("m_pend_streams"), z(&write, o.pend_streams.expr(), fld_w[PS]));
+    m.assign(sg("m_flush_valid"), &flush);
+    for (n, k) in [("conn", 0), ("stream", 1), ("wr_id", 3), ("op", 2), ("len", 5), ("imm", 8)] {
+        m.assign(sg(&format!("m_flush_{n}")), z(&flush, s0.req[k].q.expr(), req_w[k]));
+    }
+
+    // ------------------------------------------------------------ writes after the edge's post
+    // The post's own writes, then the failed read's (the model's order),
+    // onto every stage as it stands after the earlier writes.
+    let post_c = sg("m_wq_wr_conn");
+    let post_s = sg("m_wq_wr_stream");
+    let rdf_c = sg("s_rdfail_conn");
+    let after = |m: &mut Module, tag: &str, c: &Expr, s: &Expr, v: &View| -> View {
+        let pc = w(
+            m,
+            &format!("{tag}_post_c"),
+            1,
+            "the post names the stage's connection",
+            write.expr().logic_and(c.clone().eq(&post_c)),
+        )
+        .expr();
+        let ps = w(
+            m,
+            &format!("{tag}_post_s"),
+            1,
+            "the post names the stage's stream",
+            pc.clone().logic_and(s.clone().eq(&post_s)),
+        )
+        .expr();
+        let rf = w(
+            m,
+            &format!("{tag}_rdfail"),
+            1,
+            "a failed read names the stage's connection",
+            rdf_v.expr().logic_and(c.clone().eq(&rdf_c)),
+        )
+        .expr();
+        let mut v = v.clone();
+        v[TAIL] = v[TAIL].write(&ps, o.tail.expr());
+        v[MSN] = v[MSN].write(&ps, o.next_msn.expr());
+        v[RQ] = v[RQ].write(&ps, o.next_rq_seq.expr());
+        v[PS] = v[PS].write(&pc, o.pend_streams.expr());
+        v[LIVE] = v[LIVE].write(&rf, lit(1, 0));
+        v[PS] = v[PS].write(&rf, lit(fld_w[PS], 0));
+        v
+    };
+    let next: Vec<View> =
+        (0..l as usize).map(|i| after(&mut m, &format!("pp{i}_nx"), &conn_of(i), &stream_of(i), &pre[i])).collect();
+
+    // ------------------------------------------------------------ the FIFO's head and the pipeline's room
+    let accept =
+        w(&mut m, "wr_accept", 1, "a request is taken on s_wr", sg("s_wr_valid").expr().logic_and(sg("s_wr_ready")));
+    m.assign(sg("s_wr_ready"), en.expr().logic_and(q_n.q.expr().lt(lit(qb, u64::from(qn)))));
+    let some = w(&mut m, "wf_some", 1, "the FIFO holds a request", q_n.q.expr().ne(lit(qb, 0)));
+    let head: Vec<Signal> = REQ
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            w(
+                &mut m,
+                &format!("head_{f}"),
+                req_w[k],
+                "the FIFO's head (s_wr's own when it is empty)",
+                mux(&some, &fifo[0][k].q, sg(&format!("s_wr_{f}"))),
+            )
+        })
+        .collect();
+    let last = &stages[l as usize - 1];
+    let room = last.valid.q.expr().logic_not().logic_or(&take);
+    let pop = w(
+        &mut m,
+        "pipe_pop",
+        1,
+        "the head leaves into the pipeline and issues its reads",
+        en.expr().logic_and(some.expr().logic_or(&accept)).logic_and(room),
+    );
+    m.assign(sg("m_rd_valid"), &pop);
+    m.assign(sg("m_rd_conn"), mux(&pop, &head[0], lit(cb, 0)));
+    m.assign(sg("m_rd_stream"), mux(&pop, &head[1], lit(sb, 0)));
+
+    // ------------------------------------------------------------ the FIFO's next state
+    let from_q =
+        w(&mut m, "wf_pop", 1, "the head leaves from the FIFO (not s_wr's bypass)", pop.expr().logic_and(&some));
+    let n1 = w(&mut m, "wf_n_left", qb, "requests left after the pop", q_n.q.expr() - zext(&from_q, qb));
+    let placed = w(
+        &mut m,
+        "wf_place",
+        1,
+        "the request taken on s_wr is queued (it did not leave at once)",
+        accept.expr().logic_and(pop.expr().logic_and(some.expr().logic_not()).logic_not()),
+    );
+    for k in 0..qn as usize {
+        let here = placed.expr().logic_and(n1.expr().eq(lit(qb, k as u64)));
+        for (f, r) in fifo[k].iter().enumerate() {
+            let kept = if k + 1 < qn as usize { mux(&from_q, &fifo[k + 1][f].q, &r.q) } else { r.q.expr() };
+            m.next(set(&r.next, mux(here.clone(), sg(&format!("s_wr_{}", REQ[f])), kept)));
+        }
+    }
+    m.next(set(&q_n.next, n1.expr() + zext(&placed, qb)));
+
+    // ------------------------------------------------------------ the pipeline's next state
+    // Stage k after the edge: the stage behind it when the oldest left,
+    // else its own; the head's request in the first stage left empty.
+    // A new stage holds this edge's writes of its fields (its read does
+    // not see them) and nothing else yet.
+    let none: View = FIELDS
+        .iter()
+        .zip(&fld_w)
+        .map(|((_, _, e), &wd)| Fld { ov: lit(1, 0), eqt: e.then(|| lit(1, 0)), val: lit(wd, 0) })
+        .collect();
+    let hc = head[0].expr();
+    let hs = head[1].expr();
+    let in_pre = before(&mut m, "in_fw", &hc, &hs, &none);
+    let incoming = after(&mut m, "in_nx", &hc, &hs, &in_pre);
+    for k in 0..l as usize {
+        let st = &stages[k];
+        let src_valid = |j: usize| -> Expr {
+            if j < l as usize {
+                stages[j].valid.q.expr()
+            } else {
+                lit(1, 0)
+            }
+        };
+        let sv = w(
+            &mut m,
+            &format!("pp{k}_src_valid"),
+            1,
+            "the stage that moves here holds a request",
+            mux(&take, src_valid(k + 1), src_valid(k)),
+        );
+        let prev_valid = if k == 0 { lit(1, 1) } else { mux(&take, src_valid(k), src_valid(k - 1)) };
+        let fill = w(
+            &mut m,
+            &format!("pp{k}_fill"),
+            1,
+            "the head's request enters here",
+            pop.expr().logic_and(sv.expr().logic_not()).logic_and(prev_valid),
+        );
+        let pick_e = |own: Expr, behind: Option<Expr>, new: Expr| -> Expr {
+            match behind {
+                Some(b) => mux(&fill, new, mux(&take, b, own)),
+                None => mux(&fill, new, own),
+            }
+        };
+        m.next(set(&st.valid.next, sv.expr().logic_or(&fill)));
+        if let Some(wr) = &st.wait {
+            let dec = |r: &Reg| mux(r.q.expr().eq(lit(wb, 0)), lit(wb, 0), r.q.expr() - lit(wb, 1));
+            let behind = stages.get(k + 1).map(|s| dec(s.wait.as_ref().expect("L > 1")));
+            m.next(set(&wr.next, pick_e(dec(wr), behind, lit(wb, u64::from(l - 1)))));
+        }
+        let kn = |s: &Stage| -> Expr {
+            let wait0 = s.wait.as_ref().map_or(lit(1, 1), |r| r.q.expr().eq(lit(wb, 0)));
+            s.known.q.expr().logic_or(s.valid.q.expr().logic_and(wait0))
+        };
+        m.next(set(&st.known.next, pick_e(kn(st), stages.get(k + 1).map(kn), lit(1, 0))));
+        for (f, r) in st.req.iter().enumerate() {
+            let behind = stages.get(k + 1).map(|s| s.req[f].q.expr());
+            m.next(set(&r.next, pick_e(r.q.expr(), behind, head[f].expr())));
+        }
+        for (f, _) in FIELDS.iter().enumerate() {
+            let behind = next.get(k + 1);
+            m.next(set(
+                &st.ov[f].next,
+                pick_e(next[k][f].ov.clone(), behind.map(|v| v[f].ov.clone()), incoming[f].ov.clone()),
+            ));
+            if let Some(e) = &st.eqt[f] {
+                let g = |v: &View| v[f].eqt.clone().expect("a mode bit");
+                m.next(set(&e.next, pick_e(g(&next[k]), behind.map(g), g(&incoming))));
+            }
+            m.next(set(
+                &st.val[f].next,
+                pick_e(next[k][f].val.clone(), behind.map(|v| v[f].val.clone()), incoming[f].val.clone()),
+            ));
+        }
+    }
+    m
+}
