@@ -1623,6 +1623,13 @@ pub fn cut(m: &mut Module, name: &str, sz: &CutSizes, a: &CutNets) -> CutOutNets
     let tail_valid = w(m, "tail_valid", 1, "the tail timer is armed", a.tail_valid.expr().logic_or(drained.expr()));
     let tail_at =
         w(m, "tail_at", 32, "the tail timer's deadline", mux(arm, a.ts.expr() + overdue.expr(), a.tail_at.expr()));
+    let unreq_wait = w(
+        m,
+        "unreq_wait",
+        32,
+        "how long a packet may wait for a later one to carry ACKREQ: min(rto_min / 4, srtt / 4)",
+        min_of(lit(32, u64::from(sz.unreq_wait)), zext(&a.srtt, 32) >> lit(2, 2)),
+    );
     let first = a.since_ackreq.expr().eq(lit(sz.since_bits, 0));
     let unreq_since = w(
         m,
@@ -1648,7 +1655,7 @@ pub fn cut(m: &mut Module, name: &str, sz: &CutSizes, a: &CutNets) -> CutOutNets
             .logic_or(inflight.expr().ge(zext(&a.cap, INFLIGHT_BITS)))
             .logic_or(drained.expr())
             .logic_or(since.expr().ge(lit(sz.since_bits, u64::from(sz.sack_every))))
-            .logic_or((a.ts.expr() - unreq_since.expr()).ge(lit(32, u64::from(sz.unreq_wait)))),
+            .logic_or((a.ts.expr() - unreq_since.expr()).ge(unreq_wait.expr())),
     );
     let since_ackreq = w(
         m,

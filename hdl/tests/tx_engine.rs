@@ -1722,7 +1722,10 @@ fn icarus_cut_is_the_models() {
         put("cum_acked", if rng.below(2) == 0 { next_psn } else { rng.below(1 << 24) });
         put("tx_seq", pick(rng.next_u64(), &[0xffff_ffff, rng.next_u64() & 0xffff_ffff]));
         put("last_progress", rng.next_u64() & 0xffff_ffff);
-        put("srtt", pick(rng.next_u64(), &[0, (1 << 20) - 1, rng.below(1 << 20)]));
+        // Often small enough that srtt / 4 bounds ACKREQ's wait below rto_min / 4.
+        let srtt =
+            pick(rng.next_u64(), &[0, (1 << 20) - 1, rng.below(1 << 20), rng.below(4 * u64::from(sz.unreq_wait) + 8)]);
+        put("srtt", srtt);
         put("rttvar", pick(rng.next_u64(), &[0, (1 << 16) - 1, rng.below(1 << 16)]));
         put("rack_rtt", pick(rng.next_u64(), &[0, 0xffff_ffff, rng.below(1 << 21), rng.next_u64() & 0xffff_ffff]));
         // In flight below the cap, often within a packet of it.
@@ -1738,7 +1741,7 @@ fn icarus_cut_is_the_models() {
         put("pend_streams", pick(rng.next_u64(), &[1, streams, 1 + rng.below(streams)]));
         let every = u64::from(sz.sack_every);
         put("since_ackreq", pick(rng.next_u64(), &[0, every - 1, rng.below(every)]));
-        let wait = u64::from(sz.unreq_wait);
+        let wait = u64::from(sz.unreq_wait).min(srtt / 4);
         let unreq = match rng.below(3) {
             0 => (ts + 1 + rng.below(3)).wrapping_sub(wait + 2),
             1 => rng.next_u64(),

@@ -80,7 +80,7 @@
 //!   ACKREQ at the end of a message, when the packet fills its path's or
 //!   the connection's window, when nothing is left to cut, every
 //!   `sack_every_packets` packets of the connection and once the oldest
-//!   packet since the last request has waited `rto_min / 4`; the connection limit
+//!   packet since the last request has waited min(`rto_min / 4`, srtt / 4); the connection limit
 //!   `min(cwnd, rate_hint x line x max(srtt, 5/4 min_rtt))` and its AIMD
 //!   step of one MTU per path; RACK across paths (a packet older than the
 //!   newest acknowledged first transmission and unacknowledged for
@@ -1327,7 +1327,8 @@ pub struct CutOut {
 /// of a message, when the packet fills its path's or the connection's
 /// window, when nothing is left to cut, every `sack_every_packets`
 /// packets of the connection, and once the oldest packet since the last
-/// request has waited `rto_min / 4` (the reference's `ackreq_wait`).
+/// request has waited min(`rto_min / 4`, the path's srtt / 4) (the
+/// reference's `ackreq_wait`).
 pub fn cut(p: &TxEngineParams, k: &tel::Consts, a: &CutIn) -> CutOut {
     let offset = a.pend_sent;
     let len = (a.req_len - offset).min(p.cfg.transport.mtu);
@@ -1345,7 +1346,7 @@ pub fn cut(p: &TxEngineParams, k: &tel::Consts, a: &CutIn) -> CutOut {
         || inflight >= u64::from(a.cap)
         || drained
         || since >= p.cfg.timers.sack_every_packets
-        || a.ts.wrapping_sub(unreq_since) >= k.rto_min / 4;
+        || a.ts.wrapping_sub(unreq_since) >= (k.rto_min / 4).min(a.srtt / 4);
     CutOut {
         offset,
         len,
