@@ -10,8 +10,8 @@
 //! previous cycle" is a formal-only register ([`Module::past`]), "for every
 //! value" is an `(* anyconst *)` register ([`Module::formal_anyconst`]).
 
-use crate::expr::{cat, lit, zext, Expr, Signal};
-use crate::ir::{if_else, if_then, set, Dir, Mem, Module};
+use crate::expr::{cat, lit, zeros, zext, Expr, Signal};
+use crate::ir::{case, if_else, if_then, set, Dir, Mem, Module};
 
 /// Which side of a channel the module is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,6 +197,36 @@ pub fn axi_write(m: &mut Module, prefix: &str, rst: &Signal, max_burst: u32, dat
         bready: &v[15],
     };
     axi_write_master(m, &p, rst, max_burst, data_bytes);
+}
+
+/// A tracked entry of a shifting register FIFO (slot 0 its head): entries
+/// are numbered as they enter, `k` is the tracked one's number and `left`
+/// counts those that left (both of one width, mod 2^width); while the
+/// tracked entry is inside (`k - left` below `count`), the slot it is in
+/// holds `tracked`, the entry as it entered. `ahead` and `at` name the
+/// ghost wires: entries ahead of it, and its slot's contents.
+#[allow(clippy::too_many_arguments)]
+pub fn tracked_in_place(
+    m: &mut Module,
+    (label, comment): (&str, &str),
+    (ahead, at): (&str, &str),
+    k: &Signal,
+    left: &Signal,
+    count: &Signal,
+    slots: &[Expr],
+    tracked: &Signal,
+) {
+    let nb = k.width();
+    let ew = tracked.width();
+    let a = m.formal_wire(ahead, nb, "entries to leave the FIFO before the tracked one");
+    m.formal_assign(&a, k.expr() - left);
+    let w = m.formal_wire(at, ew, "the slot the tracked entry is in, when inside");
+    m.formal_comb(vec![case(
+        a.expr(),
+        slots.iter().enumerate().map(|(j, e)| (vec![lit(nb, j as u64)], vec![set(&w, e.clone())])).collect(),
+        Some(vec![set(&w, zeros(ew))]),
+    )]);
+    m.assert(label, comment, implies(a.expr().lt(zext(count, nb)), w.expr().eq(tracked)));
 }
 
 /// The invariants of a register FIFO of `depth` (a power of 2) slots with

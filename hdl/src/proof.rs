@@ -148,8 +148,8 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
 
 /// The blocks with properties, generated for `cfg`: every block the
 /// generator builds, and the clocked units of a block not built yet
-/// (`tx_engine`'s output stage `tx_output` and completion walk `tx_walk`),
-/// proven on their own ports.
+/// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk` and
+/// post pipeline `tx_post`), proven on their own ports.
 /// A new block adds one line here (its module and its `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
@@ -200,6 +200,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
             crate::tx_engine::output::formal_tasks,
         )?,
         one(crate::tx_engine::walk::NAME, crate::tx_engine::walk::generate, crate::tx_engine::walk::formal_tasks)?,
+        one(crate::tx_engine::post::NAME, crate::tx_engine::post::generate, crate::tx_engine::post::formal_tasks)?,
     ])
 }
 

@@ -26,7 +26,9 @@
 //! - `tx_output`'s (tx_engine's output stage) interface, push, framing,
 //!   answer queue and failed-read rules prove by k-induction (boolector);
 //! - `tx_walk`'s (tx_engine's completion walk) m_cqe, FIFO, write, read
-//!   and status rules and its read timing prove by k-induction (boolector).
+//!   and status rules and its read timing prove by k-induction (boolector);
+//! - `tx_post`'s (tx_engine's post pipeline) FIFO, stage, order, read
+//!   answer and write-stage rules prove by k-induction (boolector).
 //!
 //! The engine runs on `small` with a 2-entry MR table, so that the table's
 //! clear sweep (one cycle per entry after reset) leaves the counterexample
@@ -170,6 +172,7 @@ fn every_property_is_labelled_commented_and_formal_only() {
         "cpl_engine",
         "tx_output",
         "tx_walk",
+        "tx_post",
     ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
@@ -320,6 +323,17 @@ fn tx_walk_rules_prove_by_induction() {
     // boolector (about 5 s each); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::walk;
     prove_unit(walk::NAME, walk::generate, walk::formal_tasks, &["prove", "prove_read"]);
+}
+
+#[test]
+fn tx_post_rules_prove_by_induction() {
+    // tx_engine's post pipeline (a unit): s_wr_ready, the FIFO and the
+    // stages' counts, the reads' answers, arrival order (a tracked
+    // request) and the write stage's post, flush and hold rules by
+    // 2-induction with every input arbitrary, with boolector (about 5 s);
+    // the covers run from scripts/formal.
+    use mrnic_hdl::tx_engine::post;
+    prove_unit(post::NAME, post::generate, post::formal_tasks, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.

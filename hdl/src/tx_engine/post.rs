@@ -69,6 +69,44 @@
 //! the cycle's forwarded writes and `m_flush_room`, as the model's post
 //! acts on the state as it is in its own cycle.
 //!
+//! # Formal properties
+//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! as the unit `tx_post` ([`crate::proof::blocks`], [`formal_tasks`]), all
+//! by 2-induction with boolector. The only assumption is `s_wr`'s
+//! valid/ready rule (its sender holds valid and the request until the
+//! handshake); the read answers' data, `m_flush_room`, `en` and the
+//! forwarded writes are arbitrary, and the proofs need no assumption at
+//! all (they pass with none). The rules are the unit's own:
+//! - `s_wr_ready` is `en` and room in the FIFO, registers only (never
+//!   `s_wr_valid`); the FIFO holds exactly the requests taken and not
+//!   read, at most [`WR_FIFO`], is never popped empty and never
+//!   overflows;
+//! - the stages hold exactly the requests read and not posted, at most
+//!   `L`, oldest first with no gap; a shadow of the reads issued
+//!   (`m_rd_*`, 1 to `L` cycles back) shows that a stage's answer, `L`
+//!   cycles after its read, is its own read's, and the write stage acts
+//!   only on the oldest request once it has answered;
+//! - requests are tracked (any one, from its arrival on `s_wr` to its
+//!   post): it sits unaltered in its FIFO slot and then its stage, issues
+//!   its read and leaves in arrival order, none lost or doubled;
+//! - a request that leaves is posted or flushed, never both, and a try
+//!   that does not leave holds only on a full stream (live) or no flush
+//!   room (not live); a post only to a live connection with a free slot
+//!   (`tail - head < tx_wq_depth` on the forwarded state), at its tail,
+//!   with its connection, stream, fields, msn and rq_seq, moving tail, msn
+//!   and rq_seq on by one (rq_seq only for a request that consumes a
+//!   receive) and `pend_streams` by one exactly when its stream had no
+//!   bytes to cut; a flush only to a connection not live, with
+//!   `m_flush_room`, naming its request; every output field 0 without its
+//!   valid;
+//! - covers: posts back to back, a hold on a full stream, a flush and a
+//!   flush waiting for room, a post whose pend a commit wrote while its
+//!   read was in flight, the FIFO full, a tracked request leaving.
+//!
+//! Not proven: that the forwarded fields the write stage acts on are the
+//! memory's as the model's cycle leaves them (the forwarding itself); the
+//! replay (`hdl/tests/tx_engine_post.rs`) checks it against the model.
+//!
 //! # Cost
 //! Per stage the request (about 300 bits), seven fields with an override
 //! bit each and two mode bits; per stage and writer a connection
@@ -80,8 +118,8 @@ use mrnic_model::block::PortDef;
 use mrnic_model::tx_engine::{TxEngineParams, WR_FIFO};
 
 use super::{post_rule, stream_ptr_bits, PostNets};
-use crate::expr::{index_bits, lit, mux, zext, Expr, Signal};
-use crate::ir::{set, Module, Reg};
+use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
+use crate::ir::{if_else, if_then, set, Module, Reg};
 
 /// Module name.
 pub const NAME: &str = "tx_post";
@@ -618,5 +656,408 @@ pub fn build(p: &TxEngineParams) -> Module {
             ));
         }
     }
+
+    let inner = Inner {
+        q_n: q_n.q.clone(),
+        slots: fifo.iter().map(|e| cat(&e.iter().map(|r| r.q.expr()).collect::<Vec<_>>())).collect(),
+        valid: stages.iter().map(|s| s.valid.q.clone()).collect(),
+        wait: stages.iter().map(|s| s.wait.as_ref().map(|r| r.q.clone())).collect(),
+        known: stages.iter().map(|s| s.known.q.clone()).collect(),
+        reqs: stages.iter().map(|s| cat(&s.req.iter().map(|r| r.q.expr()).collect::<Vec<_>>())).collect(),
+        head: cat(&head.iter().map(Signal::expr).collect::<Vec<_>>()),
+        accept,
+        pop,
+        placed,
+        n1,
+        try_,
+        take,
+        post: [nets.live, nets.head, nets.pend, nets.tail, nets.next_msn, nets.next_rq_seq, nets.pend_streams],
+        consumes: nets.consumes,
+        room: o.write.clone(),
+    };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers and decisions its formal properties read.
+struct Inner {
+    q_n: Signal,
+    /// Each FIFO slot's request (head first) and each stage's (the oldest
+    /// first), fields in [`REQ`] order, and the FIFO's head (s_wr's own
+    /// when it is empty).
+    slots: Vec<Expr>,
+    valid: Vec<Signal>,
+    wait: Vec<Option<Signal>>,
+    known: Vec<Signal>,
+    reqs: Vec<Expr>,
+    head: Expr,
+    accept: Signal,
+    pop: Signal,
+    placed: Signal,
+    n1: Signal,
+    try_: Signal,
+    take: Signal,
+    /// The write stage's fields as it acts on them: live, head, pend,
+    /// tail, next msn, next rq_seq, pend_streams.
+    post: [Signal; 7],
+    consumes: Signal,
+    /// `post_rule`'s write (live and a free slot), before the stage gate.
+    room: Signal,
+}
+
+/// The `tx_post` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks (boolector, see [`crate::proof::Task::solver`]):
+/// every assertion by k-induction (`prove`, k = 3) and the covers to 12
+/// cycles.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    let mut tasks = crate::proof::prove_and_cover(2, 12, false);
+    for t in tasks.iter_mut() {
+        t.solver = Some("boolector");
+    }
+    tasks
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{implies, port};
+    let pb = stream_ptr_bits(p.wq_depth);
+    let slb = index_bits(p.wq_depth);
+    let l = p.read_latency;
+    let qn = WR_FIFO as u32;
+    let qb = f.q_n.width();
+    let sg = |m: &Module, n: &str| port(m, n);
+    let rst = sg(m, "rst");
+    let en = sg(m, "en");
+    let fields = |m: &Module, pre: &str, names: &[&str]| -> Expr {
+        cat(&names.iter().map(|n| sg(m, &format!("{pre}{n}")).expr()).collect::<Vec<_>>())
+    };
+    // A request's fields in REQ order, from an expression of them all.
+    let rw: Vec<u32> = REQ.iter().map(|n| sg(m, &format!("s_wr_{n}")).width()).collect();
+    let reqs: Vec<Expr> = f
+        .reqs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let w = m.formal_wire(&format!("f_pp{i}_req"), e.width().expect("a width"), "the stage's request");
+            m.formal_assign(&w, e.clone());
+            w.expr()
+        })
+        .collect();
+    let field_of = |e: &Expr, k: usize| -> Expr {
+        let lo: u32 = rw[k + 1..].iter().sum();
+        e.clone().slice(lo + rw[k] - 1, lo)
+    };
+
+    // ------------------------------------------------ the engine's obligations
+    // s_wr is a valid/ready channel (AXI4-Stream style): its sender holds
+    // valid and the request until the handshake. Nothing else is assumed:
+    // the read answers' data, m_flush_room, en and the forwarded writes
+    // are arbitrary, so these rules hold whatever the engine does; the
+    // read answers' timing is the unit's own (checked below with a shadow
+    // of the reads it issues).
+    let wr_payload: Vec<Signal> = REQ.iter().map(|n| sg(m, &format!("s_wr_{n}"))).collect();
+    crate::formal::valid_ready(
+        m,
+        "s_wr",
+        crate::formal::Side::Sink,
+        &sg(m, "s_wr_valid"),
+        &sg(m, "s_wr_ready"),
+        &wr_payload,
+        &rst,
+    );
+
+    // ------------------------------------------------ s_wr and the FIFO
+    m.assert(
+        "a_s_wr_ready",
+        &format!("s_wr_ready is en and room in the FIFO (fewer than WR_FIFO = {qn}): registers, never s_wr_valid"),
+        sg(m, "s_wr_ready").expr().eq(en.expr().logic_and(f.q_n.expr().lt(lit(qb, u64::from(qn))))),
+    );
+    // Requests are numbered as they are taken on s_wr, as they issue
+    // their reads (leave the FIFO's head) and as they leave the write
+    // stage; the one numbered f_wr_k (any) is tracked throughout.
+    const NB: u32 = 8;
+    let k = m.formal_anyconst("f_wr_k", NB, "the tracked request's number");
+    let acc = m.formal_wire("f_wr_taken", NB, "requests taken on s_wr since reset (mod 256)");
+    let rd = m.formal_wire("f_wr_read", NB, "requests that issued their reads since reset (mod 256)");
+    let out = m.formal_wire("f_wr_left", NB, "requests that left the write stage since reset (mod 256)");
+    let s_wr = fields(m, "s_wr_", &REQ);
+    let ew = s_wr.width().expect("a request's width");
+    let tracked = m.formal_wire("f_wr_tracked", ew, "the tracked request, as taken");
+    let arriving = f.accept.expr().logic_and(acc.expr().eq(&k));
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&acc, lit(NB, 0)), set(&rd, lit(NB, 0)), set(&out, lit(NB, 0))],
+        vec![
+            if_then(&f.accept, vec![set(&acc, acc.expr() + lit(NB, 1))]),
+            if_then(&f.pop, vec![set(&rd, rd.expr() + lit(NB, 1))]),
+            if_then(&f.take, vec![set(&out, out.expr() + lit(NB, 1))]),
+            if_then(arriving.clone(), vec![set(&tracked, s_wr.clone())]),
+        ],
+    )]);
+    let now = mux(arriving, s_wr, tracked.expr());
+    m.assert(
+        "a_wf_count",
+        &format!("the FIFO holds the requests taken and not read, at most WR_FIFO = {qn}"),
+        zext(&f.q_n, NB).eq(acc.expr() - &rd).logic_and(f.q_n.expr().le(lit(qb, u64::from(qn)))),
+    );
+    m.assert(
+        "a_wf_never_empty_pop",
+        "a read is issued only with a request in the FIFO or taken this cycle (never from an empty FIFO)",
+        implies(&f.pop, f.q_n.expr().ne(lit(qb, 0)).logic_or(&f.accept)),
+    );
+    m.assert(
+        "a_wf_never_overflows",
+        &format!("a request queued finds a free slot after this cycle's pop (fewer than WR_FIFO = {qn})"),
+        implies(&f.placed, f.n1.expr().lt(lit(qb, u64::from(qn)))),
+    );
+    crate::formal::tracked_in_place(
+        m,
+        ("a_wf_tracked_in_place", "while the tracked request is in the FIFO, its slot holds it as taken"),
+        ("f_wr_in_fifo", "f_wr_fifo_at"),
+        &k,
+        &rd,
+        &f.q_n,
+        &f.slots,
+        &tracked,
+    );
+    m.assert(
+        "a_rd_in_order",
+        "a read is issued for the request numbered by those read before it, unaltered (s_wr's own in the bypass)",
+        implies(f.pop.expr().logic_and(k.expr().eq(&rd)), f.head.clone().eq(&now)),
+    );
+
+    // ------------------------------------------------ the stages
+    let lb = index_bits(l + 1);
+    let occ = f.valid.iter().fold(lit(lb, 0), |a, v| a + zext(v, lb));
+    let mut order = lit(1, 1);
+    for i in 1..l as usize {
+        order = order.logic_and(implies(&f.valid[i], &f.valid[i - 1]));
+    }
+    m.assert(
+        "a_pp_count",
+        &format!("the stages hold the requests read and not posted, at most L = {l}, the oldest first with no gap"),
+        zext(occ, NB).eq(rd.expr() - &out).logic_and(order),
+    );
+    let behind = m.formal_wire("f_wr_in_pipe", NB, "requests to leave the write stage before the tracked one");
+    m.formal_assign(&behind, k.expr() - &out);
+    for (i, r) in reqs.iter().enumerate() {
+        m.assert(
+            &format!("a_pp{i}_tracked_in_place"),
+            &format!("while the tracked request is in stage {i}, the stage holds it as taken"),
+            implies(behind.expr().eq(lit(NB, i as u64)).logic_and(&f.valid[i]), r.clone().eq(&tracked)),
+        );
+    }
+    // The read shadow: m_rd valid, connection and stream, 1 to L cycles ago.
+    let rdv = cat(&[sg(m, "m_rd_valid").expr(), sg(m, "m_rd_conn").expr(), sg(m, "m_rd_stream").expr()]);
+    let mut shadow = vec![m.past("m_rd_1", rdv, "m_rd valid, connection and stream 1 cycle ago")];
+    for j in 2..=l {
+        let e = shadow[j as usize - 2].expr();
+        shadow.push(m.past(&format!("m_rd_{j}"), e, &format!("m_rd {j} cycles ago")));
+    }
+    for (i, r) in reqs.iter().enumerate() {
+        let own = |j: usize| cat(&[lit(1, 1), field_of(r, 0), field_of(r, 1)]).eq(&shadow[j]);
+        let fresh = f.valid[i].expr().logic_and(f.known[i].expr().logic_not());
+        match &f.wait[i] {
+            None => m.assert(
+                &format!("a_pp{i}_answer_own"),
+                "a stage not answered yet issued its read the cycle before: its answer (this cycle) is its own",
+                implies(fresh, own(0)),
+            ),
+            Some(w) => {
+                let wb = w.width();
+                m.assert(
+                    &format!("a_pp{i}_wait"),
+                    &format!("a stage's wait is below L = {l}, and 0 once answered"),
+                    implies(&f.valid[i], w.expr().le(lit(wb, u64::from(l - 1))))
+                        .logic_and(implies(f.valid[i].expr().logic_and(&f.known[i]), w.expr().eq(lit(wb, 0)))),
+                );
+                for j in 0..l as usize {
+                    let wj = u64::from(l) - 1 - j as u64;
+                    m.assert(
+                        &format!("a_pp{i}_answer_own_{}", j + 1),
+                        &format!(
+                            "a stage not answered with wait {wj} issued its read {} cycles ago (its answer at wait 0 \
+                             is its own, L = {l} cycles after)",
+                            j + 1
+                        ),
+                        implies(fresh.clone().logic_and(w.expr().eq(lit(wb, wj))), own(j)),
+                    );
+                }
+            }
+        }
+    }
+    let answered0 = f.known[0].expr().logic_or(match &f.wait[0] {
+        None => lit(1, 1),
+        Some(w) => w.expr().eq(lit(w.width(), 0)),
+    });
+    m.assert(
+        "a_post_after_answer",
+        "the write stage acts (posts, flushes or holds) only on the oldest request, once its read answered",
+        implies(&f.try_, en.expr().logic_and(&f.valid[0]).logic_and(answered0)),
+    );
+
+    // ------------------------------------------------ the write stage
+    let [live, head, pend, tail, msn, rq, ps] = f.post.clone();
+    let (wv, fv) = (sg(m, "m_wq_wr_valid"), sg(m, "m_flush_valid"));
+    m.assert(
+        "a_post_one",
+        "a request leaves as a post or a flush, never both, and only from the write stage's try",
+        wv.expr()
+            .logic_and(&fv)
+            .logic_not()
+            .logic_and(f.take.expr().eq(wv.expr().logic_or(&fv)))
+            .logic_and(implies(&f.take, &f.try_)),
+    );
+    let room_w = m.formal_wire("f_post_room", 1, "the stream's queue has a free slot (tail - head < depth)");
+    m.formal_assign(&room_w, (tail.expr() - head.expr()).lt(lit(pb, u64::from(p.wq_depth))));
+    m.assert(
+        "a_post_hold",
+        "a try that does not leave holds only on a full stream (live) or no flush room (not live)",
+        implies(
+            f.try_.expr().logic_and(f.take.expr().logic_not()),
+            mux(&live, room_w.expr().logic_not(), sg(m, "m_flush_room").expr().logic_not()),
+        ),
+    );
+    m.assert(
+        "a_post_write_room",
+        &format!("a post only to a live connection and a stream with a free slot (tail - head < {})", p.wq_depth),
+        implies(&wv, live.expr().logic_and(&room_w)),
+    );
+    m.assert(
+        "a_flush_room",
+        "a flush only to a connection not live and only with m_flush_room",
+        implies(&fv, live.expr().logic_not().logic_and(sg(m, "m_flush_room"))),
+    );
+    let slot = if p.wq_depth == 1 { lit(slb, 0) } else { tail.expr().slice(slb - 1, 0) };
+    let r0 = &reqs[0];
+    m.assert(
+        "a_post_names_the_request",
+        "a post writes the write stage's request at its stream's tail, its msn and rq_seq, and moves the stream's \
+         tail, msn and rq_seq (only a request that consumes a receive) on by one",
+        implies(
+            &wv,
+            sg(m, "m_wq_wr_conn")
+                .expr()
+                .eq(field_of(r0, 0))
+                .logic_and(sg(m, "m_wq_wr_stream").expr().eq(field_of(r0, 1)))
+                .logic_and(sg(m, "m_wq_wr_slot").expr().eq(slot))
+                .logic_and(fields(m, "m_wq_wr_", &REQ[2..]).eq(r0.clone().slice(rw[2..].iter().sum::<u32>() - 1, 0)))
+                .logic_and(sg(m, "m_wq_wr_msn").expr().eq(&msn))
+                .logic_and(sg(m, "m_wq_wr_rq_seq").expr().eq(&rq))
+                .logic_and(sg(m, "m_sw_tail").expr().eq(tail.expr() + lit(pb, 1)))
+                .logic_and(sg(m, "m_sw_next_msn").expr().eq(msn.expr() + lit(24, 1)))
+                .logic_and(sg(m, "m_sw_next_rq_seq").expr().eq(rq.expr() + zext(&f.consumes, 24))),
+        ),
+    );
+    let nb = ps.width();
+    m.assert(
+        "a_post_pend_streams",
+        "a post counts its stream in pend_streams if it had no bytes to cut (pend = tail), else keeps the count",
+        implies(&wv, sg(m, "m_pend_streams").expr().eq(ps.expr() + zext(pend.expr().eq(&tail), nb))),
+    );
+    let fl = ["conn", "stream", "wr_id", "op", "len", "imm"];
+    let fl_req = cat(&fl
+        .iter()
+        .map(|n| field_of(r0, REQ.iter().position(|x| x == n).expect("a request field")))
+        .collect::<Vec<_>>());
+    m.assert(
+        "a_flush_names_the_request",
+        "a flush completes the write stage's request",
+        implies(&fv, fields(m, "m_flush_", &fl).eq(fl_req)),
+    );
+    let wq_all = fields(
+        m,
+        "",
+        &[
+            "m_wq_wr_conn",
+            "m_wq_wr_stream",
+            "m_wq_wr_slot",
+            "m_wq_wr_op",
+            "m_wq_wr_wr_id",
+            "m_wq_wr_laddr",
+            "m_wq_wr_len",
+            "m_wq_wr_raddr",
+            "m_wq_wr_rkey",
+            "m_wq_wr_imm",
+            "m_wq_wr_msn",
+            "m_wq_wr_rq_seq",
+            "m_sw_tail",
+            "m_sw_next_msn",
+            "m_sw_next_rq_seq",
+            "m_pend_streams",
+        ],
+    );
+    let wq_w = wq_all.width().expect("a width");
+    let fl_all = fields(m, "m_flush_", &fl);
+    let fl_w = fl_all.width().expect("a width");
+    m.assert(
+        "a_outputs_zero",
+        "every write field is 0 without m_wq_wr_valid, every flush field without m_flush_valid",
+        implies(wv.expr().logic_not(), wq_all.eq(zeros(wq_w)))
+            .logic_and(implies(fv.expr().logic_not(), fl_all.eq(zeros(fl_w)))),
+    );
+    let left = cat(&[field_of(&tracked.expr(), 0), field_of(&tracked.expr(), 1)]);
+    m.assert(
+        "a_post_in_order",
+        "the request leaving is the one numbered by those that left before it: none lost, doubled or altered, in \
+         arrival order",
+        implies(f.take.expr().logic_and(k.expr().eq(&out)), r0.clone().eq(&tracked))
+            .logic_and(implies(
+                wv.expr().logic_and(k.expr().eq(&out)),
+                cat(&[sg(m, "m_wq_wr_conn").expr(), sg(m, "m_wq_wr_stream").expr()]).eq(left.clone()),
+            ))
+            .logic_and(implies(
+                fv.expr().logic_and(k.expr().eq(&out)),
+                cat(&[sg(m, "m_flush_conn").expr(), sg(m, "m_flush_stream").expr()]).eq(left),
+            )),
+    );
+
+    // ------------------------------------------------ covers
+    let past_take = m.past("post_take", f.take.expr().logic_and(rst.expr().logic_not()), "a request left last cycle");
+    m.cover("c_back_to_back", "two requests are posted on consecutive cycles", wv.expr().logic_and(&past_take));
+    m.cover(
+        "c_hold_full",
+        "the write stage holds on a full stream",
+        f.try_.expr().logic_and(&live).logic_and(f.room.expr().logic_not()),
+    );
+    m.cover("c_flush", "a request to a connection not live is flushed", fv.expr());
+    m.cover(
+        "c_flush_held",
+        "a flush waits for m_flush_room",
+        f.try_.expr().logic_and(live.expr().logic_not()).logic_and(sg(m, "m_flush_room").expr().logic_not()),
+    );
+    // A commit's pend written to a stage before its read answered, from
+    // the stage's read to its post.
+    let cut_in = (0..l as usize)
+        .map(|i| m.formal_wire(&format!("f_pp{i}_cut"), 1, "a commit wrote the stage's pend before its answer"))
+        .collect::<Vec<_>>();
+    let cut_at = |i: usize| -> Expr {
+        Signal::new(&format!("pp{i}_fw_cut_s"), 1).expr().logic_and(f.known[i].expr().logic_not())
+    };
+    let in_cut = Signal::new("in_fw_cut_s", 1).expr();
+    let mut seq = Vec::new();
+    for i in 0..l as usize {
+        let own = cut_in[i].expr().logic_or(cut_at(i));
+        let next = if i + 1 < l as usize { cut_in[i + 1].expr().logic_or(cut_at(i + 1)) } else { lit(1, 0) };
+        let fill = Signal::new(&format!("pp{i}_fill"), 1);
+        seq.push(if_else(&fill, vec![set(&cut_in[i], in_cut.clone())], vec![set(&cut_in[i], mux(&f.take, next, own))]));
+    }
+    m.formal_seq(seq);
+    m.cover(
+        "c_post_pend_forwarded",
+        "a request is posted whose pend a commit wrote while its read was in flight",
+        wv.expr().logic_and(cut_in[0].expr().logic_or(cut_at(0))),
+    );
+    m.cover("c_wf_full", &format!("the FIFO fills to WR_FIFO = {qn}"), f.q_n.expr().eq(lit(qb, u64::from(qn))));
+    m.cover(
+        "c_post_tracked",
+        "a request after the first leaves as tracked",
+        f.take.expr().logic_and(k.expr().eq(&out)).logic_and(k.expr().ne(lit(NB, 0))),
+    );
 }

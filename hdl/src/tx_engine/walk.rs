@@ -91,7 +91,7 @@ use mrnic_model::tx_engine::{status, TxEngineParams, CQE_FIFO};
 
 use super::{lowest, stream_ptr_bits, walk_count_bits, walk_step, WalkNets, WalkSizes};
 use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
-use crate::ir::{case, if_else, if_then, set, Module, Reg};
+use crate::ir::{if_else, if_then, set, Module, Reg};
 
 /// Module name.
 pub const NAME: &str = "tx_walk";
@@ -726,18 +726,15 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         &format!("the FIFO holds what was pushed and not taken, at most CQE_FIFO = {qn} (never popped empty)"),
         zext(&f.q_n, NB).eq(taken.expr() - &left).logic_and(f.q_n.expr().le(lit(nb, u64::from(qn)))),
     );
-    let ahead = m.formal_wire("f_cq_ahead", NB, "completions to leave before the tracked one");
-    m.formal_assign(&ahead, k.expr() - &left);
-    let at = m.formal_wire("f_cq_at", ew, "the slot the tracked completion is in, when inside");
-    m.formal_comb(vec![case(
-        ahead.expr(),
-        f.slots.iter().enumerate().map(|(j, e)| (vec![lit(NB, j as u64)], vec![set(&at, e.clone())])).collect(),
-        Some(vec![set(&at, zeros(ew))]),
-    )]);
-    m.assert(
-        "a_cq_tracked_in_place",
-        "while the tracked completion is inside, its slot holds it as it was pushed",
-        implies(ahead.expr().lt(zext(&f.q_n, NB)), at.expr().eq(&tracked)),
+    crate::formal::tracked_in_place(
+        m,
+        ("a_cq_tracked_in_place", "while the tracked completion is inside, its slot holds it as it was pushed"),
+        ("f_cq_ahead", "f_cq_at"),
+        &k,
+        &left,
+        &f.q_n,
+        &f.slots,
+        &tracked,
     );
     let out = cat(&cqe.iter().map(Signal::expr).collect::<Vec<_>>());
     m.assert(
