@@ -28,7 +28,8 @@
 //! - `tx_walk`'s (tx_engine's completion walk) m_cqe, FIFO, write, read
 //!   and status rules and its read timing prove by k-induction (boolector);
 //! - `tx_post`'s (tx_engine's post pipeline) FIFO, stage, order, read
-//!   answer and write-stage rules prove by k-induction (boolector).
+//!   answer and write-stage rules and its forwarding prove by k-induction
+//!   (boolector).
 //!
 //! The engine runs on `small` with a 2-entry MR table, so that the table's
 //! clear sweep (one cycle per entry after reset) leaves the counterexample
@@ -330,10 +331,12 @@ fn tx_post_rules_prove_by_induction() {
     // tx_engine's post pipeline (a unit): s_wr_ready, the FIFO and the
     // stages' counts, the reads' answers, arrival order (a tracked
     // request) and the write stage's post, flush and hold rules by
-    // 2-induction with every input arbitrary, with boolector (about 5 s);
-    // the covers run from scripts/formal.
+    // 2-induction with the read answers arbitrary (`prove`), and the
+    // forwarding with the answers read-first (`prove_fw`), with boolector
+    // (about 5 and 7 s on small, L = 1); the covers run from
+    // scripts/formal.
     use mrnic_hdl::tx_engine::post;
-    prove_unit(post::NAME, post::generate, post::formal_tasks, &["prove"]);
+    prove_unit(post::NAME, post::generate, post::formal_tasks, &["prove", "prove_fw"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.

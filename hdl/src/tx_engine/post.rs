@@ -72,11 +72,13 @@
 //! # Formal properties
 //! Stated next to the logic ([`properties`]) and run by `scripts/formal`
 //! as the unit `tx_post` ([`crate::proof::blocks`], [`formal_tasks`]), all
-//! by 2-induction with boolector. The only assumption is `s_wr`'s
-//! valid/ready rule (its sender holds valid and the request until the
-//! handshake); the read answers' data, `m_flush_room`, `en` and the
-//! forwarded writes are arbitrary, and the proofs need no assumption at
-//! all (they pass with none). The rules are the unit's own:
+//! by boolector.
+//! - assumed: `s_wr`'s valid/ready rule (its sender holds valid and the
+//!   request until the handshake); for the forwarding only, that a read
+//!   answers, `L` cycles later, what the memory held at the start of the
+//!   read's cycle (read-first). `m_flush_room`, `en` and the forwarded
+//!   writes are arbitrary; the rules below but the forwarding pass with no
+//!   assumption at all;
 //! - `s_wr_ready` is `en` and room in the FIFO, registers only (never
 //!   `s_wr_valid`); the FIFO holds exactly the requests taken and not
 //!   read, at most [`WR_FIFO`], is never popped empty and never
@@ -99,13 +101,19 @@
 //!   bytes to cut; a flush only to a connection not live, with
 //!   `m_flush_room`, naming its request; every output field 0 without its
 //!   valid;
+//! - the forwarding: a ghost of one connection's context fields and one of
+//!   its streams' word (any), with every write applied in the model's
+//!   order; the write stage acts on them as they stand after this cycle's
+//!   writes before the post (each stage holds the memory's value of every
+//!   field it holds, and the memory still holds what a pending read will
+//!   answer);
 //! - covers: posts back to back, a hold on a full stream, a flush and a
 //!   flush waiting for room, a post whose pend a commit wrote while its
 //!   read was in flight, the FIFO full, a tracked request leaving.
 //!
-//! Not proven: that the forwarded fields the write stage acts on are the
-//! memory's as the model's cycle leaves them (the forwarding itself); the
-//! replay (`hdl/tests/tx_engine_post.rs`) checks it against the model.
+//! All but the forwarding by 2-induction (`prove`); the forwarding by
+//! 2-induction on `L` = 1 and by a bounded check of [`FW_BMC_DEPTH`]
+//! cycles on `L` = 2 (`prove_fw`, see [`formal_tasks`]).
 //!
 //! # Cost
 //! Per stage the request (about 300 bits), seven fields with an override
@@ -663,6 +671,14 @@ pub fn build(p: &TxEngineParams) -> Module {
         valid: stages.iter().map(|s| s.valid.q.clone()).collect(),
         wait: stages.iter().map(|s| s.wait.as_ref().map(|r| r.q.clone())).collect(),
         known: stages.iter().map(|s| s.known.q.clone()).collect(),
+        held: stages
+            .iter()
+            .map(|s| {
+                (0..FIELDS.len())
+                    .map(|k| (s.ov[k].q.clone(), s.eqt[k].as_ref().map(|r| r.q.clone()), s.val[k].q.clone()))
+                    .collect()
+            })
+            .collect(),
         reqs: stages.iter().map(|s| cat(&s.req.iter().map(|r| r.q.expr()).collect::<Vec<_>>())).collect(),
         head: cat(&head.iter().map(Signal::expr).collect::<Vec<_>>()),
         accept,
@@ -689,6 +705,9 @@ struct Inner {
     valid: Vec<Signal>,
     wait: Vec<Option<Signal>>,
     known: Vec<Signal>,
+    /// Per stage and field ([`FIELDS`] order): held, its mode bit (head
+    /// and pend) and its value.
+    held: Vec<Vec<(Signal, Option<Signal>, Signal)>>,
     reqs: Vec<Expr>,
     head: Expr,
     accept: Signal,
@@ -712,14 +731,53 @@ pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
     Ok(build(&p))
 }
 
+/// The assumption only the forwarding needs: a read answers what the
+/// memory held at the start of its cycle ([`formal_tasks`]). The other
+/// assertions are proven without it (the answers arbitrary).
+pub const FW_ASSUMES: &[&str] = &["asm_s_rd_read_first"];
+
+/// The forwarding's assertions ([`FW_ASSUMES`]).
+fn forwarding(label: &str) -> bool {
+    label.contains("_fw_") || label == "a_post_acts_on_current"
+}
+
+/// Bounded depth of the forwarding check where its induction does not
+/// finish ([`formal_tasks`]).
+pub const FW_BMC_DEPTH: u32 = 12;
+
 /// The unit's proof tasks (boolector, see [`crate::proof::Task::solver`]):
-/// every assertion by k-induction (`prove`, k = 3) and the covers to 12
-/// cycles.
-pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    let mut tasks = crate::proof::prove_and_cover(2, 12, false);
+/// every assertion but the forwarding by k-induction without the
+/// [`FW_ASSUMES`] (`prove`, k = 2); the forwarding with them (`prove_fw`),
+/// leaning on what `prove` proves: by 2-induction for `L` = 1, by a bounded
+/// check of [`FW_BMC_DEPTH`] cycles for `L` = 2 (two stages in flight; its
+/// induction ran past 5 minutes); the covers to 12 cycles.
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::{prove_and_cover, Mode, Task};
+    let mut tasks = prove_and_cover(2, 12, false);
     for t in tasks.iter_mut() {
         t.solver = Some("boolector");
     }
+    tasks[0].asserts = Some(asserts.iter().filter(|l| !forwarding(l)).cloned().collect());
+    tasks[0].without = FW_ASSUMES;
+    let two_stages = asserts.iter().any(|l| l == "a_pp1_fw_held");
+    tasks.insert(
+        1,
+        Task {
+            name: "prove_fw",
+            mode: if two_stages { Mode::Bmc(FW_BMC_DEPTH) } else { Mode::Prove(2) },
+            asserts: Some(asserts.iter().filter(|l| forwarding(l)).cloned().collect()),
+            why_bounded: if two_stages {
+                "with L = 2 (two stages in flight) the forwarding's 2-induction did not finish in 5 minutes"
+            } else {
+                ""
+            },
+            arrays: false,
+            without: &[],
+            lean_on_proven: !two_stages,
+            connections: None,
+            solver: Some("boolector"),
+        },
+    );
     tasks
 }
 
@@ -1016,6 +1074,146 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
                 fv.expr().logic_and(k.expr().eq(&out)),
                 cat(&[sg(m, "m_flush_conn").expr(), sg(m, "m_flush_stream").expr()]).eq(left),
             )),
+    );
+
+    // ------------------------------------------------ forwarding
+    // A ghost of one connection's (f_fw_conn, any) context fields and one
+    // of its streams' (f_fw_stream, any) word, in FIELDS order, with every
+    // write the unit is told of or makes applied in the model's order. The
+    // engine's obligation: a read of them answers, L cycles later, what
+    // they held at the start of the read's cycle (read-first). The unit's
+    // side: the write stage acts on them as they stand after this cycle's
+    // writes before the post.
+    let cb = sg(m, "s_wr_conn").width();
+    let sb = sg(m, "s_wr_stream").width();
+    let gc = m.formal_anyconst("f_fw_conn", cb, "the tracked connection");
+    let gs = m.formal_anyconst("f_fw_stream", sb, "the tracked stream of it");
+    let fw: Vec<u32> = FIELDS.iter().map(|(_, a, _)| sg(m, a).width()).collect();
+    let g: Vec<Signal> = FIELDS
+        .iter()
+        .zip(&fw)
+        .map(|((n, _, _), &wd)| m.formal_wire(&format!("f_fw_{n}"), wd, "the tracked field as the memory holds it"))
+        .collect();
+    let on_c = |m: &Module, v: &str, c: &str| sg(m, v).expr().logic_and(sg(m, c).expr().eq(&gc));
+    let on_s = |m: &Module, v: &str, c: &str, st: &str| on_c(m, v, c).logic_and(sg(m, st).expr().eq(&gs));
+    let upd = |v: &mut [Expr], k: usize, c: &Expr, e: Expr| v[k] = mux(c.clone(), e, v[k].clone());
+    let mut v: Vec<Expr> = g.iter().map(Signal::expr).collect();
+    let (cut_c, cut_s) = (on_c(m, "s_cut_valid", "s_cut_conn"), on_s(m, "s_cut_valid", "s_cut_conn", "s_cut_stream"));
+    upd(&mut v, PEND, &cut_s, sg(m, "s_cut_pend").expr());
+    upd(&mut v, PS, &cut_c, sg(m, "s_cut_pend_streams").expr());
+    upd(&mut v, HEAD, &on_s(m, "s_sw_head_valid", "s_sw_conn", "s_sw_stream"), sg(m, "s_sw_head").expr());
+    upd(&mut v, PEND, &on_s(m, "s_sw_drain_valid", "s_sw_conn", "s_sw_stream"), sg(m, "s_sw_pend").expr());
+    let fail = on_c(m, "s_fail_valid", "s_fail_conn");
+    upd(&mut v, LIVE, &fail, lit(1, 0));
+    upd(&mut v, PS, &fail, lit(fw[PS], 0));
+    let open = on_c(m, "s_open_valid", "s_open_conn");
+    upd(&mut v, LIVE, &open, lit(1, 1));
+    upd(&mut v, PS, &open, lit(fw[PS], 0));
+    upd(&mut v, MSN, &open, lit(24, 0));
+    upd(&mut v, RQ, &open, lit(24, 0));
+    let t = v[TAIL].clone();
+    upd(&mut v, HEAD, &open, t.clone());
+    upd(&mut v, PEND, &open, t);
+    let pre: Vec<Signal> = FIELDS
+        .iter()
+        .zip(&fw)
+        .zip(&v)
+        .map(|(((n, _, _), &wd), e)| {
+            let w = m.formal_wire(
+                &format!("f_fw_{n}_pre"),
+                wd,
+                "the tracked field after this cycle's writes before the post",
+            );
+            m.formal_assign(&w, e.clone());
+            w
+        })
+        .collect();
+    let mut v: Vec<Expr> = pre.iter().map(Signal::expr).collect();
+    let post_c = on_c(m, "m_wq_wr_valid", "m_wq_wr_conn");
+    let post_s = post_c.clone().logic_and(sg(m, "m_wq_wr_stream").expr().eq(&gs));
+    upd(&mut v, TAIL, &post_s, sg(m, "m_sw_tail").expr());
+    upd(&mut v, MSN, &post_s, sg(m, "m_sw_next_msn").expr());
+    upd(&mut v, RQ, &post_s, sg(m, "m_sw_next_rq_seq").expr());
+    upd(&mut v, PS, &post_c, sg(m, "m_pend_streams").expr());
+    let rdf = on_c(m, "s_rdfail_valid", "s_rdfail_conn");
+    upd(&mut v, LIVE, &rdf, lit(1, 0));
+    upd(&mut v, PS, &rdf, lit(fw[PS], 0));
+    m.formal_seq(g.iter().zip(v).map(|(r, e)| set(r, e)).collect());
+    // The tracked fields 1 to L cycles back (at the start of each cycle).
+    let gcat = cat(&g.iter().map(Signal::expr).collect::<Vec<_>>());
+    let mut snaps = vec![m.past("fw_1", gcat, "the tracked fields 1 cycle ago")];
+    for j in 2..=l {
+        let e = snaps[j as usize - 2].expr();
+        snaps.push(m.past(&format!("fw_{j}"), e, &format!("the tracked fields {j} cycles ago")));
+    }
+    let gw: u32 = fw.iter().sum();
+    let snap_f = |j: usize, k: usize| -> Expr {
+        let lo = gw - fw[..=k].iter().sum::<u32>();
+        snaps[j].slice(lo + fw[k] - 1, lo)
+    };
+    let conn_fields = [LIVE, PS];
+    let stream_fields = [TAIL, MSN, RQ, HEAD, PEND];
+    // The engine's side: the answer to a read of the tracked connection
+    // (and stream) L cycles ago is the fields as they stood then.
+    let back = &shadow[l as usize - 1];
+    let rd_c = back.bit(cb + sb).logic_and(back.slice(cb + sb - 1, sb).eq(&gc));
+    let rd_s = rd_c.clone().logic_and(back.slice(sb - 1, 0).eq(&gs));
+    let same = |ks: &[usize]| {
+        ks.iter().fold(lit(1, 1), |a, &k| a.logic_and(sg(m, FIELDS[k].1).expr().eq(snap_f(l as usize - 1, k))))
+    };
+    m.assume(
+        "asm_s_rd_read_first",
+        &format!(
+            "a read answers L = {l} cycles later what the connection's context and the stream's word held at the \
+             start of the read's cycle (read-first)"
+        ),
+        implies(rd_c, same(&conn_fields)).logic_and(implies(rd_s, same(&stream_fields))),
+    );
+    // Helper invariants: a stage of the tracked connection (and stream)
+    // holds each field as the memory does, or, before its answer, the
+    // memory still holds what the read will answer (or, a reopen's head
+    // and pend, the tail the read will answer).
+    for (i, r) in reqs.iter().enumerate() {
+        let mine_c = f.valid[i].expr().logic_and(field_of(r, 0).eq(&gc));
+        let mine_s = mine_c.clone().logic_and(field_of(r, 1).eq(&gs));
+        let snap_j = |k: usize| -> Expr {
+            match &f.wait[i] {
+                None => snap_f(0, k),
+                Some(w) => (0..l as usize).fold(lit(fw[k], 0), |a, j| {
+                    mux(w.expr().eq(lit(w.width(), u64::from(l) - 1 - j as u64)), snap_f(j, k), a)
+                }),
+            }
+        };
+        let field_ok = |k: usize| -> Expr {
+            let (ov, eqt, val) = &f.held[i][k];
+            let eq = eqt.as_ref().map_or(lit(1, 0), Signal::expr);
+            let known = f.known[i].expr();
+            let kept = implies(ov.expr().logic_and(eq.clone().logic_not()), val.expr().eq(&g[k]));
+            let mut fresh = implies(ov.expr().logic_not(), g[k].expr().eq(snap_j(k)));
+            if eqt.is_some() {
+                fresh = fresh.logic_and(implies(eq.clone(), ov.expr().logic_and(g[k].expr().eq(snap_j(TAIL)))));
+            }
+            kept.logic_and(mux(known, ov.expr().logic_and(eq.logic_not()), fresh))
+        };
+        let all = |ks: &[usize]| ks.iter().fold(lit(1, 1), |a, &k| a.logic_and(field_ok(k)));
+        m.assert(
+            &format!("a_pp{i}_fw_held"),
+            &format!(
+                "stage {i}, of the tracked connection (and stream): each field it holds is the memory's, and one \
+                 not held yet (before its answer) is still what its read will answer"
+            ),
+            implies(mine_c, all(&conn_fields)).logic_and(implies(mine_s, all(&stream_fields))),
+        );
+    }
+    let post_f = [live.clone(), ps.clone(), tail.clone(), msn.clone(), rq.clone(), head.clone(), pend.clone()];
+    let eq_pre = |ks: &[usize]| ks.iter().fold(lit(1, 1), |a, &k| a.logic_and(post_f[k].expr().eq(&pre[k])));
+    let c0 = f.try_.expr().logic_and(field_of(r0, 0).eq(&gc));
+    let s0 = c0.clone().logic_and(field_of(r0, 1).eq(&gs));
+    m.assert(
+        "a_post_acts_on_current",
+        "the write stage acts on its connection's context and its stream's word as they stand after this cycle's \
+         writes before the post (the model's order): forwarding loses no write and invents none",
+        implies(c0, eq_pre(&conn_fields)).logic_and(implies(s0, eq_pre(&stream_fields))),
     );
 
     // ------------------------------------------------ covers
