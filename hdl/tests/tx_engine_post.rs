@@ -36,8 +36,8 @@ use mrnic_model::block::{Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::{Config, NackCode};
 use tx_rig::{
-    burst, mask, port_row, replay_configs, tools_check_configs, wr, write_unit, Engine, Peer, Pressure, Run, BAD,
-    MEM_BASE,
+    burst, mask, named, port_row, replay_configs, req_ports, tools_check_configs, wr, write_unit, Engine, Peer,
+    Pressure, Run, BAD, MEM_BASE,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
@@ -166,31 +166,11 @@ impl Rig {
         let mut ins: Vec<(&str, u64)> = vec![("rst", u64::from(inp.rst)), ("en", u64::from(!inp.rst))];
         let mut outs: Vec<(&str, u64)> = vec![("s_wr_ready", u64::from(ot.wr_ready))];
         let mut junked: Vec<&str> = Vec::new();
-        let req_names = [
-            "s_wr_conn",
-            "s_wr_stream",
-            "s_wr_op",
-            "s_wr_wr_id",
-            "s_wr_laddr",
-            "s_wr_len",
-            "s_wr_raddr",
-            "s_wr_rkey",
-            "s_wr_imm",
-        ];
+        let req_names = named(&defs, "s_wr_", &post::REQ);
         match inp.wr {
             Some(w) => {
-                ins.extend([
-                    ("s_wr_valid", 1),
-                    ("s_wr_conn", u64::from(w.conn)),
-                    ("s_wr_stream", u64::from(w.stream)),
-                    ("s_wr_op", u64::from(w.op)),
-                    ("s_wr_wr_id", w.wr_id),
-                    ("s_wr_laddr", w.laddr),
-                    ("s_wr_len", u64::from(w.len)),
-                    ("s_wr_raddr", w.raddr),
-                    ("s_wr_rkey", u64::from(w.rkey)),
-                    ("s_wr_imm", u64::from(w.imm)),
-                ]);
+                ins.push(("s_wr_valid", 1));
+                ins.extend(req_ports(&defs, "s_wr_", &post::REQ, &w));
                 if !ot.wr_ready {
                     self.count("wr_held");
                 }
@@ -289,19 +269,9 @@ impl Rig {
             Some(a) => {
                 ins.push(("m_flush_room", u64::from(a.read.flush_room)));
                 if a.out.write {
-                    let w = a.req;
+                    outs.extend([("m_wq_wr_valid", 1), ("m_wq_wr_slot", u64::from(a.read.tail) & slot)]);
+                    outs.extend(req_ports(&defs, "m_wq_wr_", &post::REQ, &a.req));
                     outs.extend([
-                        ("m_wq_wr_valid", 1),
-                        ("m_wq_wr_conn", u64::from(w.conn)),
-                        ("m_wq_wr_stream", u64::from(w.stream)),
-                        ("m_wq_wr_slot", u64::from(a.read.tail) & slot),
-                        ("m_wq_wr_op", u64::from(w.op)),
-                        ("m_wq_wr_wr_id", w.wr_id),
-                        ("m_wq_wr_laddr", w.laddr),
-                        ("m_wq_wr_len", u64::from(w.len)),
-                        ("m_wq_wr_raddr", w.raddr),
-                        ("m_wq_wr_rkey", u64::from(w.rkey)),
-                        ("m_wq_wr_imm", u64::from(w.imm)),
                         ("m_wq_wr_msn", u64::from(a.out.msn)),
                         ("m_wq_wr_rq_seq", u64::from(a.out.rq_seq)),
                         ("m_sw_tail", u64::from(a.out.tail) & ptr),
@@ -311,16 +281,8 @@ impl Rig {
                     ]);
                 }
                 if a.out.flush {
-                    let w = a.req;
-                    outs.extend([
-                        ("m_flush_valid", 1),
-                        ("m_flush_conn", u64::from(w.conn)),
-                        ("m_flush_stream", u64::from(w.stream)),
-                        ("m_flush_wr_id", w.wr_id),
-                        ("m_flush_op", u64::from(w.op)),
-                        ("m_flush_len", u64::from(w.len)),
-                        ("m_flush_imm", u64::from(w.imm)),
-                    ]);
+                    outs.push(("m_flush_valid", 1));
+                    outs.extend(req_ports(&defs, "m_flush_", &post::FLUSHED.map(|(f, _)| f), &a.req));
                 }
             }
             None => junked.push("m_flush_room"),

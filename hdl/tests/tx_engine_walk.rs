@@ -33,14 +33,14 @@ mod tx_rig;
 use std::collections::HashMap;
 
 use common::Scratch;
-use mrnic_hdl::tx_engine::{stream_ptr_bits, walk, walk_count_bits};
+use mrnic_hdl::tx_engine::{post, stream_ptr_bits, walk, walk_count_bits};
 use mrnic_hdl::Module;
 use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::{Config, NackCode};
 use tx_rig::{
-    burst, junk, mask, port_row, replay_configs, tools_check_configs, wr, write_unit, Engine, Peer, Pressure, Run, BAD,
-    MEM_BASE,
+    burst, junk, mask, named, port_row, replay_configs, tools_check_configs, wr, write_unit, Engine, Peer, Pressure,
+    Run, BAD, MEM_BASE,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
@@ -250,8 +250,7 @@ impl Rig {
             self.count("held_by_full_fifo");
         }
         // The post's flushes.
-        let flush_names =
-            ["s_flush_conn", "s_flush_stream", "s_flush_wr_id", "s_flush_op", "s_flush_len", "s_flush_imm"];
+        let flush_names = named(&defs, "s_flush_", &post::FLUSHED.map(|(f, _)| f));
         match tap.flush {
             Some(c) => {
                 self.count("flush");

@@ -139,8 +139,24 @@ const POST: &str = "Writes of the post";
 const FLUSH: &str = "Flush completions (tx_walk's s_flush)";
 
 /// The request fields a stage carries, as the engine's `s_wr_*` names
-/// them.
-const REQ: [&str; 9] = ["conn", "stream", "op", "wr_id", "laddr", "len", "raddr", "rkey", "imm"];
+/// them (and `m_wq_wr_*` from `op` on).
+pub const REQ: [&str; 9] = ["conn", "stream", "op", "wr_id", "laddr", "len", "raddr", "rkey", "imm"];
+
+/// The request fields a flush completion carries, as `m_flush_*` (and
+/// `tx_walk`'s `s_flush_*`) name them, with their port comments.
+pub const FLUSHED: [(&str, &str); 6] = [
+    ("conn", "its connection"),
+    ("stream", "its stream"),
+    ("wr_id", "its wr_id"),
+    ("op", "its op"),
+    ("len", "its message bytes"),
+    ("imm", "its immediate"),
+];
+
+/// A field's position in [`REQ`].
+fn req_index(f: &str) -> usize {
+    REQ.iter().position(|x| *x == f).expect("a request field")
+}
 
 /// Bits of a count of streams (0 to `STREAMS`), as the cut's.
 pub fn pend_streams_bits(p: &TxEngineParams) -> u32 {
@@ -158,7 +174,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     let wr: Vec<String> = REQ.iter().map(|f| format!("s_wr_{f}")).collect();
     let wr: Vec<&str> = wr.iter().map(String::as_str).collect();
     let req = super::engine_ports(p, &wr);
-    let wid = |f: &str| req[REQ.iter().position(|x| *x == f).expect("a request field")].width;
+    let wid = |f: &str| req[req_index(f)].width;
     let mut v = vec![
         i("rst", 1, RST, "synchronous reset, active high"),
         i("en", 1, RST, "the engine runs (its clear sweep is over)"),
@@ -210,13 +226,8 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_pend_streams", nb, POST, "the connection's new count of streams with bytes to cut"),
         i("m_flush_room", 1, FLUSH, "the completion FIFO has room and the acknowledgement unit is idle"),
         o("m_flush_valid", 1, FLUSH, "a request to a connection not live completes with WR_FLUSH"),
-        o("m_flush_conn", cb, FLUSH, "its connection"),
-        o("m_flush_stream", sb, FLUSH, "its stream"),
-        o("m_flush_wr_id", wid("wr_id"), FLUSH, "its wr_id"),
-        o("m_flush_op", wid("op"), FLUSH, "its op"),
-        o("m_flush_len", wid("len"), FLUSH, "its message bytes"),
-        o("m_flush_imm", wid("imm"), FLUSH, "its immediate"),
     ]);
+    v.extend(FLUSHED.iter().map(|(f, c)| o(&format!("m_flush_{f}"), wid(f), FLUSH, c)));
     v
 }
 
@@ -491,7 +502,8 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_sw_next_rq_seq"), z(&write, o.next_rq_seq.expr(), 24));
     m.assign(sg("m_pend_streams"), z(&write, o.pend_streams.expr(), fld_w[PS]));
     m.assign(sg("m_flush_valid"), &flush);
-    for (n, k) in [("conn", 0), ("stream", 1), ("wr_id", 3), ("op", 2), ("len", 5), ("imm", 8)] {
+    for (n, _) in FLUSHED {
+        let k = req_index(n);
         m.assign(sg(&format!("m_flush_{n}")), z(&flush, s0.req[k].q.expr(), req_w[k]));
     }
 
@@ -1021,11 +1033,8 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "a post counts its stream in pend_streams if it had no bytes to cut (pend = tail), else keeps the count",
         implies(&wv, sg(m, "m_pend_streams").expr().eq(ps.expr() + zext(pend.expr().eq(&tail), nb))),
     );
-    let fl = ["conn", "stream", "wr_id", "op", "len", "imm"];
-    let fl_req = cat(&fl
-        .iter()
-        .map(|n| field_of(r0, REQ.iter().position(|x| x == n).expect("a request field")))
-        .collect::<Vec<_>>());
+    let fl = FLUSHED.map(|(f, _)| f);
+    let fl_req = cat(&fl.iter().map(|n| field_of(r0, req_index(n))).collect::<Vec<_>>());
     m.assert(
         "a_flush_names_the_request",
         "a flush completes the write stage's request",

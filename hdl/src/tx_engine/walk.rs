@@ -160,14 +160,14 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_acked_slot", slot_bits(p), WR, "work queue slot"),
         o("m_acked_data", kb, WR, "the new acked count"),
         i("s_flush_valid", 1, FLUSH, "the post flushes a request (only with m_cqe_room and the walk not busy)"),
-        i("s_flush_conn", cb, FLUSH, "its connection"),
-        i("s_flush_stream", sb, FLUSH, "its stream"),
-        i("s_flush_wr_id", idw, FLUSH, "its wr_id"),
-        i("s_flush_op", opw, FLUSH, "its op"),
-        i("s_flush_len", lenw, FLUSH, "its message bytes"),
-        i("s_flush_imm", immw, FLUSH, "its immediate"),
-        o("m_cqe_room", 1, FLUSH, "the completion FIFO has room after this edge's pop and the walk's push"),
     ];
+    // tx_post's m_flush_* fields, as the engine's s_wr_* sizes them.
+    let names: Vec<String> = super::post::FLUSHED.iter().map(|(f, _)| format!("s_wr_{f}")).collect();
+    let widths = shared(&names.iter().map(String::as_str).collect::<Vec<_>>());
+    for ((f, c), d) in super::post::FLUSHED.iter().zip(&widths) {
+        v.push(i(&format!("s_flush_{f}"), d.width, FLUSH, c));
+    }
+    v.push(o("m_cqe_room", 1, FLUSH, "the completion FIFO has room after this edge's pop and the walk's push"));
     v.extend(shared(&[
         "m_cqe_valid",
         "m_cqe_ready",

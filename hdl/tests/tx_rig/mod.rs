@@ -75,6 +75,40 @@ pub fn port_row(rng: &mut Rng, defs: &[PortDef], junked: &[&str], values: Vec<(&
     v
 }
 
+/// The ports `{prefix}{field}` of `defs` for each of `fields`, their
+/// names borrowed from `defs`.
+pub fn named<'a>(defs: &'a [PortDef], prefix: &str, fields: &[&str]) -> Vec<&'a str> {
+    fields
+        .iter()
+        .map(|f| {
+            let n = format!("{prefix}{f}");
+            let i = port_index(defs, &n).unwrap_or_else(|| panic!("no port {n}"));
+            defs[i].name.as_str()
+        })
+        .collect()
+}
+
+/// A work request's field by its port suffix (`post::REQ`).
+pub fn req_field(w: &WorkReq, f: &str) -> u64 {
+    match f {
+        "conn" => u64::from(w.conn),
+        "stream" => u64::from(w.stream),
+        "op" => u64::from(w.op),
+        "wr_id" => w.wr_id,
+        "laddr" => w.laddr,
+        "len" => u64::from(w.len),
+        "raddr" => w.raddr,
+        "rkey" => u64::from(w.rkey),
+        "imm" => u64::from(w.imm),
+        _ => panic!("no request field {f}"),
+    }
+}
+
+/// `w`'s `fields` on the ports `{prefix}{field}` of `defs`.
+pub fn req_ports<'a>(defs: &'a [PortDef], prefix: &str, fields: &[&str], w: &WorkReq) -> Vec<(&'a str, u64)> {
+    named(defs, prefix, fields).into_iter().zip(fields).map(|(n, f)| (n, req_field(w, f))).collect()
+}
+
 /// Percentages of cycles held low / idle.
 #[derive(Clone, Copy, Default)]
 pub struct Pressure {
