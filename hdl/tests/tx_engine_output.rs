@@ -29,7 +29,10 @@ use mrnic_hdl::Module;
 use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::Config;
-use tx_rig::{junk, le_bits, replay_configs, tools_check, wr, write_unit, Engine, Pressure, Run, BAD, MEM_BASE};
+use tx_rig::{
+    junk, le_bits, replay_configs, synth_full, synth_report, tools_check, wr, write_unit, Engine, Pressure, Run, BAD,
+    MEM_BASE,
+};
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = output::build(p);
@@ -443,13 +446,10 @@ fn tools_accept_the_output_stage() {
         // inference, which is where a latch or a buffer in flip-flops
         // would show; `MRNIC_SYNTH_FULL=1` adds `synth_xilinx`.
         let memory = "; opt_clean; memory -nomap; select -assert-count 1 t:$mem t:$mem_v2";
-        if !tools_check(&m, &rtl, memory) || !std::env::var("MRNIC_SYNTH_FULL").is_ok_and(|v| v == "1") {
+        if !tools_check(&m, &rtl, memory) || !synth_full() {
             return;
         }
-        let stat = common::yosys_synthesizes_files(&dir, m.name(), &[rtl]);
+        let stat = synth_report(&dir, &m, &rtl, &cfg.name);
         assert!(stat.contains("RAMB"), "{}: the payload buffer is block RAM\n{stat}", cfg.name);
-        let cells: Vec<&str> =
-            stat.lines().filter(|l| l.contains("LUT") || l.contains("RAMB") || l.contains("FD")).collect();
-        eprintln!("{}: {}", cfg.name, cells.join(";"));
     });
 }

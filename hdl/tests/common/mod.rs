@@ -357,7 +357,19 @@ pub fn iverilog_compiles(block: &str, cfgs: &[Config]) {
 
 /// Latch cells, generic and Xilinx, that must not appear after `proc` nor
 /// after synthesis.
-const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_* t:LDCE t:LDPE";
+pub const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_* t:LDCE t:LDPE";
+
+/// Yosys up to `proc` on `files` under `top`: no latch, and `check
+/// -assert` (no undriven net, no second driver, no loop), then `more`
+/// (Yosys commands, each starting with `; `).
+pub fn yosys_proc_check(files: &[PathBuf], top: &str, more: &str) {
+    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc; select -assert-none {LATCHES}; check -assert{more}",
+        files.join(" ")
+    );
+    run(Command::new("yosys").args(["-q", "-p", &script]));
+}
 
 /// Yosys on `block` (with its children) for `cfg`: `check -assert` after
 /// `proc` and after synthesis (no undriven nets, no multiple drivers, no
@@ -376,17 +388,12 @@ pub fn yosys_synthesizes(block: &str, cfg: &Config) -> String {
 
 /// [`yosys_synthesizes`] on the given files.
 pub fn yosys_synthesizes_files(dir: &Scratch, block: &str, files: &[PathBuf]) -> String {
-    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let stat = dir.0.join("synth.stat");
-    let script = format!(
-        "read_verilog {files}; hierarchy -check -top {block}; proc; \
-         select -assert-none {LATCHES}; check -assert; \
-         synth_xilinx -flatten -top {block}; \
-         select -assert-none {LATCHES}; check -assert; tee -q -o {stat} stat",
-        files = files.join(" "),
-        stat = stat.display()
+    let synth = format!(
+        "; synth_xilinx -flatten -top {block}; select -assert-none {LATCHES}; check -assert; tee -q -o {} stat",
+        stat.display()
     );
-    run(Command::new("yosys").args(["-q", "-p", &script]));
+    yosys_proc_check(files, block, &synth);
     std::fs::read_to_string(&stat).unwrap()
 }
 

@@ -385,12 +385,6 @@ pub fn assert_covered(cfg: &str, seen: &HashMap<&'static str, u32>, want: &[&str
 }
 
 /// Latch cells, generic and Xilinx.
-const LATCHES: &str = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_* t:LDCE t:LDPE";
-
-/// Verilator `-Wall` with no waivers and `iverilog -g2005 -Wall` silent on
-/// the unit `m` printed in `rtl`; then, when Yosys is there (true), no
-/// latch after `proc` and `check -assert` (no undriven net, no second
-/// driver, no loop), followed by the Yosys commands `more`.
 pub fn tools_check(m: &Module, rtl: &Path, more: &str) -> bool {
     if have("verilator", "--version") {
         verilator_lint(rtl, m.name());
@@ -401,23 +395,38 @@ pub fn tools_check(m: &Module, rtl: &Path, more: &str) -> bool {
     if !have("yosys", "-V") {
         return false;
     }
-    let script = format!(
-        "read_verilog {}; hierarchy -check -top {top}; proc; select -assert-none {LATCHES}; check -assert{more}",
-        rtl.display(),
-        top = m.name()
-    );
-    crate::common::run(std::process::Command::new("yosys").args(["-q", "-p", &script]));
+    crate::common::yosys_proc_check(&[rtl.to_path_buf()], m.name(), more);
     true
 }
 
+/// Whether `MRNIC_SYNTH_FULL=1` asks for the units' full synthesis: Yosys
+/// takes minutes per unit and config, too long for every test run, and
+/// the latch and driver checks already run after `proc`.
+pub fn synth_full() -> bool {
+    std::env::var("MRNIC_SYNTH_FULL").is_ok_and(|v| v == "1")
+}
+
+/// `synth_xilinx` of a unit with no latch (`common::yosys_synthesizes_files`),
+/// printing its LUT, flip-flop and block RAM cells; returns Yosys' `stat`.
+pub fn synth_report(dir: &Scratch, m: &Module, rtl: &Path, config: &str) -> String {
+    let stat = crate::common::yosys_synthesizes_files(dir, m.name(), &[rtl.to_path_buf()]);
+    let cells: Vec<&str> =
+        stat.lines().filter(|l| l.contains("LUT") || l.contains("RAMB") || l.contains("FD")).map(str::trim).collect();
+    eprintln!("{} {config} synth_xilinx: {}", m.name(), cells.join("; "));
+    stat
+}
+
 /// [`tools_check`] on the unit `write` prints, for both configs, in
-/// scratch folders named after `tag`.
+/// scratch folders named after `tag`; with [`synth_full`] also
+/// [`synth_report`].
 pub fn tools_check_configs(tag: &str, write: fn(&Scratch, &TxEngineParams) -> (Module, PathBuf)) {
     crate::common::per_config(crate::common::configs(), |cfg| {
         let p = TxEngineParams::from_config(cfg).unwrap();
         let dir = Scratch::new(&format!("{tag}-tools-{}", cfg.name));
         let (m, rtl) = write(&dir, &p);
-        tools_check(&m, &rtl, "");
+        if tools_check(&m, &rtl, "") && synth_full() {
+            synth_report(&dir, &m, &rtl, &cfg.name);
+        }
     });
 }
 
