@@ -715,7 +715,10 @@ impl Nic {
         }
         // Round robin from `rr` over the connections that may send; one that
         // has nothing leaves the set until something happens to it.
-        let order: Vec<u32> = self.sendable.range(self.rr..).chain(self.sendable.range(..self.rr)).copied().collect();
+        // Walked lazily: the first connection usually sends, and a NIC with
+        // a thousand sendable connections (alltoall at scale) would copy
+        // them all on every poll.
+        let order = self.sendable.range(self.rr..).chain(self.sendable.range(..self.rr)).copied();
         let mut ctx = ctx_parts(
             &self.params,
             &mut self.counters,
