@@ -91,7 +91,7 @@ fn yosys_synthesizes_small_without_latches() {
     let cfg = Config::builtin("small").unwrap();
     let dir = Scratch::new("ct-yosys-small");
     let file = write(&dir, &cfg);
-    yosys_no_latches(&dir, &file, "conn_table");
+    yosys_no_latches(&file, "conn_table");
 }
 
 /// Icarus replays the model on the RTL: opens and closes on three slots

@@ -83,7 +83,7 @@ fn yosys_synthesizes_small_without_latches() {
     let cfg = Config::builtin("small").unwrap();
     let dir = Scratch::new("ce-yosys-small");
     let file = write(&dir, &cfg);
-    yosys_no_latches(&dir, &file, "cpl_engine");
+    yosys_no_latches(&file, "cpl_engine");
 }
 
 /// Icarus replays the model on the RTL: packets of few messages on two

@@ -97,7 +97,7 @@ fn yosys_synthesizes_small_without_latches() {
     }
     let cfg = Config::builtin("small").unwrap();
     let dir = Scratch::new("rm-yosys-small");
-    yosys_no_latches(&dir, &write(&dir, &cfg), "recv_match");
+    yosys_no_latches(&write(&dir, &cfg), "recv_match");
 }
 
 /// Icarus replays the model on the generated RTL: all three channels valid

@@ -98,7 +98,7 @@ fn yosys_synthesizes_small_without_latches() {
     }
     let cfg = Config::builtin("small").unwrap();
     let dir = Scratch::new("sg-yosys-small");
-    yosys_no_latches(&dir, &write(&dir, &cfg), "sack_gen");
+    yosys_no_latches(&write(&dir, &cfg), "sack_gen");
 }
 
 /// Icarus replays the model on the generated RTL: OPENs, DATA with psns

@@ -35,8 +35,8 @@
 mod common;
 
 use common::{
-    have, iverilog_compile, replay, synth_default, verilator_lint, yosys_no_latches, yosys_proc_no_latches, Rng,
-    Scratch,
+    have, iverilog_compile, replay, synth_default, synth_full, verilator_lint, yosys_no_latches, yosys_proc_no_latches,
+    Rng, Scratch,
 };
 use mrnic_hdl::expr::{index_bits, lit, mux};
 use mrnic_hdl::tx_engine::{
@@ -342,7 +342,7 @@ fn yosys_synthesizes_without_latches() {
     }
     let dir = Scratch::new("txf-yosys");
     let file = write(&dir, Kind::Sack);
-    yosys_no_latches(&dir, &file, Kind::Sack.name());
+    yosys_no_latches(&file, Kind::Sack.name());
 }
 
 /// Random field values (with all-zero and all-one corners, which give the
@@ -1052,12 +1052,14 @@ fn icarus_conn_cc_is_the_models() {
     });
 }
 
-/// Every unit through Yosys with no latch: `small` through `synth_xilinx`,
-/// so each maps; `default` (the most paths and planes, the widest
-/// multipliers, 4096 connections, 64-byte beats) up to `proc`, where a
-/// latch would first appear, and through `synth_xilinx` as well only with
-/// `MRNIC_SYNTH_DEFAULT=1`: its eleven mappings were the longest part of
-/// CI (minutes of ABC on 2 cores).
+/// Every unit through Yosys with no latch, up to `proc` (where a latch
+/// would first appear) and `check -assert`, for both configs; through
+/// `synth_xilinx` as well, so each maps, for `small` with
+/// `MRNIC_SYNTH_FULL=1` and for `default` (the most paths and planes, the
+/// widest multipliers, 4096 connections, 64-byte beats) with
+/// `MRNIC_SYNTH_DEFAULT=1`. The mappings were the longest part of CI:
+/// `default`'s eleven took minutes of ABC on 2 cores, `small`'s made this
+/// the slowest test of the binary (172 s of wall time at load 7, 2026-12-02).
 #[test]
 fn yosys_units_have_no_latches() {
     if !have("yosys", "-V") {
@@ -1082,7 +1084,7 @@ fn yosys_units_have_no_latches() {
     for cfg in ["small", "default"] {
         let c = mrnic_proto::config::Config::builtin(cfg).unwrap();
         let p = model::TxEngineParams::from_config(&c).unwrap();
-        let full = cfg == "small" || synth_default();
+        let full = if cfg == "small" { synth_full() } else { synth_default() };
         jobs.extend(units(&p).into_iter().map(|(m, what)| (cfg, m, what, full)));
     }
     // Side by side: Yosys is single-threaded.
@@ -1092,9 +1094,9 @@ fn yosys_units_have_no_latches() {
                 let dir = Scratch::new(&format!("txf-yosys-{cfg}-{}", m.name()));
                 let rtl = write_check(&dir, &m, what);
                 if full {
-                    yosys_no_latches(&dir, &rtl, m.name());
+                    yosys_no_latches(&rtl, m.name());
                 } else {
-                    yosys_proc_no_latches(&dir, &rtl, m.name());
+                    yosys_proc_no_latches(&rtl, m.name());
                 }
             });
         }

@@ -23,15 +23,14 @@ mod tx_rig;
 
 use std::collections::HashMap;
 
-use common::Scratch;
+use common::{synth_full, Scratch};
 use mrnic_hdl::tx_engine::output;
 use mrnic_hdl::Module;
 use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::Config;
 use tx_rig::{
-    junk, le_bits, replay_configs, synth_full, synth_report, tools_check, wr, write_unit, Engine, Pressure, Run, BAD,
-    MEM_BASE,
+    junk, le_bits, replay_configs, synth_report, tools_check, wr, write_unit, Engine, Pressure, Run, BAD, MEM_BASE,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {

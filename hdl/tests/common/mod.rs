@@ -87,34 +87,16 @@ pub fn iverilog_compile(file: &std::path::Path) {
 }
 
 /// Yosys: proc + `check -assert`, then `synth_xilinx`; no latch anywhere.
-pub fn yosys_no_latches(dir: &Scratch, file: &std::path::Path, top: &str) {
-    yosys_latch_check(dir, file, top, true);
+pub fn yosys_no_latches(file: &std::path::Path, top: &str) {
+    let synth = format!("; synth_xilinx -top {top}; select -assert-none {LATCHES}");
+    yosys_proc_check(&[file.to_path_buf()], top, &synth);
 }
 
 /// Yosys up to `proc` and `check -assert` only: where a latch would first
 /// appear (`proc_dlatch`), without the minutes `synth_xilinx` takes on a
 /// wide unit; the mapping itself is left to [`yosys_no_latches`].
-pub fn yosys_proc_no_latches(dir: &Scratch, file: &std::path::Path, top: &str) {
-    yosys_latch_check(dir, file, top, false);
-}
-
-fn yosys_latch_check(dir: &Scratch, file: &std::path::Path, top: &str, synth: bool) {
-    let (after_proc, after_synth) = (dir.0.join("proc.stat"), dir.0.join("synth.stat"));
-    let mut script = format!(
-        "read_verilog {}; hierarchy -check -top {top}; proc; check -assert; tee -q -o {} stat",
-        file.display(),
-        after_proc.display(),
-    );
-    if synth {
-        script += &format!("; synth_xilinx -top {top}; tee -q -o {} stat", after_synth.display());
-    }
-    run(Command::new("yosys").args(["-q", "-p", &script]));
-    let stats = if synth { vec![&after_proc, &after_synth] } else { vec![&after_proc] };
-    for stats in stats.into_iter().map(|f| std::fs::read_to_string(f).unwrap()) {
-        for latch in ["$dlatch", "$_DLATCH", "LDCE", "LDPE"] {
-            assert!(!stats.contains(latch), "yosys inferred a latch ({latch})\n{stats}");
-        }
-    }
+pub fn yosys_proc_no_latches(file: &std::path::Path, top: &str) {
+    yosys_proc_check(&[file.to_path_buf()], top, "");
 }
 
 pub fn hex(b: &Bits, width: u32) -> String {
@@ -301,6 +283,13 @@ pub fn synth_configs(block: &str) -> Vec<Config> {
 /// `MRNIC_SYNTH_DEFAULT=1`: the slow `default` syntheses run too.
 pub fn synth_default() -> bool {
     std::env::var("MRNIC_SYNTH_DEFAULT").is_ok_and(|v| v == "1")
+}
+
+/// `MRNIC_SYNTH_FULL=1`: tx_engine's units through `synth_xilinx` too.
+/// Yosys takes minutes per unit and config, too long for every test run,
+/// and the latch and driver checks already run after `proc`.
+pub fn synth_full() -> bool {
+    std::env::var("MRNIC_SYNTH_FULL").is_ok_and(|v| v == "1")
 }
 
 /// `f` for each config, the configs side by side on their own threads:

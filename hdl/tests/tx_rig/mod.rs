@@ -13,7 +13,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-use crate::common::{have, iverilog_compile, replay, verilator_lint, Rng, Scratch};
+use crate::common::{have, iverilog_compile, replay, synth_full, verilator_lint, Rng, Scratch};
 use mrnic_hdl::{Header, Module};
 use mrnic_model::block::{port_index, Bits, Block, Dir, PortDef};
 use mrnic_model::path_selector::{self as ps, PathSelector, PathSelectorParams};
@@ -397,13 +397,6 @@ pub fn tools_check(m: &Module, rtl: &Path, more: &str) -> bool {
     }
     crate::common::yosys_proc_check(&[rtl.to_path_buf()], m.name(), more);
     true
-}
-
-/// Whether `MRNIC_SYNTH_FULL=1` asks for the units' full synthesis: Yosys
-/// takes minutes per unit and config, too long for every test run, and
-/// the latch and driver checks already run after `proc`.
-pub fn synth_full() -> bool {
-    std::env::var("MRNIC_SYNTH_FULL").is_ok_and(|v| v == "1")
 }
 
 /// `synth_xilinx` of a unit with no latch (`common::yosys_synthesizes_files`),
