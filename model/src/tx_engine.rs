@@ -1953,6 +1953,90 @@ pub struct PostTap {
     head_read: Option<PostRead>,
 }
 
+/// The piece of work the acknowledgement unit starts in a step, in its
+/// priority order ([`AckTap::go`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckGo {
+    Rto,
+    Upd,
+    /// A SACK's next stage (`sack_stage`).
+    Stage,
+    Sack,
+    Nack,
+    /// The RNR queue's head, due (acted on if its tag still matches).
+    Rnr,
+    /// The window-probe queue's head, due.
+    Wprobe,
+    /// The tail-timer hit (acted on if still due).
+    Tail,
+}
+
+/// What enters and leaves the acknowledgement unit's control in one clock
+/// ([`TxEngine::ack_tap`]), so that a clocked unit can be replayed against
+/// this model cycle by cycle: the busy count, what the unit's turn sees
+/// (in the order the cycle makes it), the step it starts, the pushes into
+/// its timer queues and the tail-timer scanner. Recording changes nothing
+/// the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct AckTap {
+    /// The clock ran the engine's units (not reset, not the clear sweep).
+    pub run: bool,
+    /// The busy count at the start of the cycle.
+    pub busy: u32,
+    /// A connection failed before the unit's turn (the commit's retry
+    /// limit): the count became at least `PATHS x tx_ring_depth`.
+    pub hold_pre: bool,
+    /// The count at the unit's turn was 0.
+    pub free: bool,
+    /// At the turn: events waiting for the event FIFO, a walk running,
+    /// the scheduler idle.
+    pub pend_evt: bool,
+    pub walk: bool,
+    pub sched_idle: bool,
+    /// At the turn: the input registers holding work.
+    pub rto: bool,
+    pub upd: bool,
+    pub sack: bool,
+    pub nack: bool,
+    /// At the turn: a SACK between stages, and whether it waits for
+    /// path_telemetry's answers; `tel_settled`.
+    pub cont: Option<bool>,
+    pub settled: bool,
+    /// At the turn: the RNR queue's head (conn, path, psn, until, tag)
+    /// and the window-probe queue's (conn, at).
+    pub rnr_head: Option<(u32, u32, u32, u32, u32)>,
+    pub wp_head: Option<(u32, u32)>,
+    /// At the start of the cycle (nothing before the turn changes them):
+    /// the tail-timer hit waiting, the RNR tag a push gets this cycle,
+    /// the connection the scanner compares.
+    pub hit: Option<u32>,
+    pub rnr_tag: u32,
+    pub scan: u32,
+    /// The step started, and the busy count its handler set (before the
+    /// unit adds the read latency).
+    pub go: Option<AckGo>,
+    pub handler_busy: u32,
+    /// The unit's own steps: the RNR head's tag still matched its slot,
+    /// the window probe was still armed, the tail timer still due.
+    pub live: bool,
+    /// A NACK started an RNR back-off (conn, path, psn, until, tag); the
+    /// decision armed a window probe (conn, at).
+    pub rnr_push: Option<(u32, u32, u32, u32, u32)>,
+    pub wp_push: Option<(u32, u32)>,
+    /// Whether the scanner's connection was due (None: a hit was still
+    /// waiting, nothing compared).
+    pub scan_due: Option<bool>,
+    /// After the turn: a reopen's ring clear (count at least
+    /// `tx_ring_depth`), a failure (at least `PATHS x tx_ring_depth`).
+    pub hold_open: bool,
+    pub hold_fail: bool,
+    /// The queues' lengths after the cycle.
+    pub rnr_len: usize,
+    pub wp_len: usize,
+    /// Where the cycle is: 0 before the unit's turn, 1 in it, 2 after.
+    phase: u8,
+}
+
 /// The cycle-accurate transmit engine. See the module docs.
 pub struct TxEngine {
     p: TxEngineParams,
@@ -2061,6 +2145,10 @@ pub struct TxEngine {
     /// post pipeline ([`PostTap`], overwritten every cycle); `None` (the
     /// default) records nothing.
     pub post_tap: Option<PostTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// acknowledgement unit's control ([`AckTap`], overwritten every
+    /// cycle); `None` (the default) records nothing.
+    pub ack_tap: Option<AckTap>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -2139,6 +2227,7 @@ impl TxEngine {
             output_tap: None,
             walk_tap: None,
             post_tap: None,
+            ack_tap: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2295,6 +2384,16 @@ impl TxEngine {
         if let Some(t) = self.post_tap.as_mut() {
             *t = PostTap::default();
         }
+        if let Some(t) = self.ack_tap.as_mut() {
+            *t = AckTap {
+                run: !inp.rst && !self.init,
+                busy: self.ack_busy,
+                hit: self.tail_hit,
+                rnr_tag: self.rnr_next_tag,
+                scan: self.tail_scan,
+                ..AckTap::default()
+            };
+        }
         if inp.rst {
             self.reset();
             return;
@@ -2446,6 +2545,9 @@ impl TxEngine {
         if let Some(t) = self.walk_tap.as_mut() {
             t.ack_free = self.ack_busy == 0;
         }
+        if self.ack_tap.is_some() {
+            self.tap_ack_turn();
+        }
         if self.ack_busy > 0 {
             self.ack_busy -= 1;
         } else if !self.pend_evt.is_empty() || self.walk.is_some() {
@@ -2464,9 +2566,16 @@ impl TxEngine {
 
         // The tail-timer scanner: one connection's deadline compared per
         // cycle; a hit waits for the acknowledgement unit.
+        if let Some(t) = self.ack_tap.as_mut() {
+            t.phase = 2;
+        }
         if self.tail_hit.is_none() {
             let c = self.tail_scan;
-            if self.tail_due(c, ts) {
+            let due = self.tail_due(c, ts);
+            if let Some(t) = self.ack_tap.as_mut() {
+                t.scan_due = Some(due);
+            }
+            if due {
                 self.tail_hit = Some(c);
             }
             self.tail_scan = (c + 1) % self.p.conns;
@@ -2539,6 +2648,33 @@ impl TxEngine {
         if self.walk_tap.is_some() {
             self.tap_walk_end();
         }
+        if let Some(t) = self.ack_tap.as_mut() {
+            (t.rnr_len, t.wp_len) = (self.rnr.len(), self.wprobe.len());
+        }
+    }
+
+    /// The acknowledgement tap's view at the unit's turn.
+    fn tap_ack_turn(&mut self) {
+        let cont = self.sack_cont.as_ref().map(|k| k.wait);
+        let t = self.ack_tap.as_mut().expect("checked by the caller");
+        t.phase = 1;
+        t.free = self.ack_busy == 0;
+        t.pend_evt = !self.pend_evt.is_empty();
+        t.walk = self.walk.is_some();
+        t.sched_idle = matches!(self.sched, Sched::Idle);
+        (t.rto, t.upd, t.sack, t.nack) =
+            (self.rto_reg.is_some(), self.upd_reg.is_some(), self.sack_reg.is_some(), self.nack_reg.is_some());
+        t.cont = cont;
+        t.settled = self.tel_settled;
+        t.rnr_head = self.rnr.front().copied();
+        t.wp_head = self.wprobe.front().copied();
+    }
+
+    /// Records the step the acknowledgement unit starts.
+    fn tap_ack_go(&mut self, go: AckGo) {
+        if let Some(t) = self.ack_tap.as_mut() {
+            t.go = Some(go);
+        }
     }
 
     /// The walk tap's end-of-cycle fields: the running walk's words and
@@ -2599,10 +2735,12 @@ impl TxEngine {
         let tap = self.output_tap.take();
         let walk_tap = self.walk_tap.take();
         let post_tap = self.post_tap.take();
+        let ack_tap = self.ack_tap.take();
         *self = TxEngine::new(p);
         self.output_tap = tap;
         self.walk_tap = walk_tap;
         self.post_tap = post_tap;
+        self.ack_tap = ack_tap;
     }
 }
 
@@ -2885,6 +3023,9 @@ impl TxEngine {
             let at = ts.wrapping_add(self.k.rto_min);
             self.conns[c as usize].window_probe_at = Some(at);
             self.wprobe.push_back((c, at));
+            if let Some(t) = self.ack_tap.as_mut() {
+                t.wp_push = Some((c, at));
+            }
         }
         None
     }
@@ -3167,6 +3308,9 @@ impl TxEngine {
     /// and the next step's reads see every write (no forwarding needed).
     fn ack_step(&mut self, ts: u32) {
         if self.ack_work(ts) {
+            if let Some(t) = self.ack_tap.as_mut() {
+                t.handler_busy = self.ack_busy;
+            }
             self.ack_busy = self.ack_busy.max(1) + self.p.read_latency;
         }
     }
@@ -3174,8 +3318,10 @@ impl TxEngine {
     /// The work of one step; false when there was none.
     fn ack_work(&mut self, ts: u32) -> bool {
         if let Some(r) = self.rto_reg.take() {
+            self.tap_ack_go(AckGo::Rto);
             self.on_rto(&r, ts);
         } else if let Some(u) = self.upd_reg.take() {
+            self.tap_ack_go(AckGo::Upd);
             self.on_upd(&u);
         } else if let Some(k) = &self.sack_cont {
             // A SACK's next stage; after SILENT events, once path_telemetry
@@ -3183,18 +3329,25 @@ impl TxEngine {
             if k.wait && !self.tel_settled {
                 return false;
             }
+            self.tap_ack_go(AckGo::Stage);
             self.sack_stage(ts);
         } else if let Some(s) = self.sack_reg.take() {
             self.sacks_started += 1;
+            self.tap_ack_go(AckGo::Sack);
             self.on_sack(&s, ts);
         } else if let Some(n) = self.nack_reg.take() {
+            self.tap_ack_go(AckGo::Nack);
             self.on_nack(&n, ts);
         } else if let Some(&(c, path, psn, _, tag)) =
             self.rnr.front().filter(|&&(_, _, _, until, _)| tel::ts_reached(ts, until))
         {
             self.rnr.pop_front();
+            self.tap_ack_go(AckGo::Rnr);
             let ri = self.ridx(c, path, psn);
             if let Some(s) = self.ring[ri].as_mut().filter(|s| s.rnr_wait && s.rnr_tag == tag) {
+                if let Some(t) = self.ack_tap.as_mut() {
+                    t.live = true;
+                }
                 s.rnr_wait = false;
                 if !s.queued {
                     s.queued = true;
@@ -3205,8 +3358,12 @@ impl TxEngine {
         } else if let Some(&(c, at)) = self.wprobe.front() {
             if tel::ts_reached(ts, at) {
                 self.wprobe.pop_front();
+                self.tap_ack_go(AckGo::Wprobe);
                 let k = &self.conns[c as usize];
                 if k.window_probe_at == Some(at) && k.failed.is_none() {
+                    if let Some(t) = self.ack_tap.as_mut() {
+                        t.live = true;
+                    }
                     self.conns[c as usize].window_probe_at = None;
                     let np = self.conns[c as usize].npaths;
                     if let Some(p) = (0..np).find(|&p| self.paths[self.pidx(c, p)].state != tel::DEAD) {
@@ -3238,12 +3395,16 @@ impl TxEngine {
     /// shows exactly what is missing). One ring read per slot looked at.
     fn tail_work(&mut self, ts: u32) -> bool {
         let Some(c) = self.tail_hit.take() else { return false };
+        self.tap_ack_go(AckGo::Tail);
         if !self.tail_due(c, ts) {
             // Re-armed or cleared since the scanner saw it.
             self.ack_busy = 1;
             return true;
         }
         self.tails_fired += 1;
+        if let Some(t) = self.ack_tap.as_mut() {
+            t.live = true;
+        }
         self.conns[c as usize].tail_at = None;
         // RACK's reordering timer first (RFC 8985): a packet overdue while
         // a later one was acknowledged is lost now; the stages then PROBE
@@ -3737,6 +3898,9 @@ impl TxEngine {
                 s.queued = false;
                 s.rnr_tag = self.rnr_next_tag;
                 self.rnr.push_back((c, path, h.psn, until, self.rnr_next_tag));
+                if let Some(t) = self.ack_tap.as_mut() {
+                    t.rnr_push = Some((c, path, h.psn, until, self.rnr_next_tag));
+                }
                 self.rnr_next_tag = self.rnr_next_tag.wrapping_add(1);
             }
             c_ if c_ == mrnic_proto::NackCode::Access as u8 => self.fail(c, wr, status::REMOTE_ACCESS),
@@ -3844,6 +4008,12 @@ impl TxEngine {
         k.cc.inflight_bytes = 0;
         // The connection's RNR entries find their slots empty at the head.
         self.ack_busy = self.ack_busy.max(self.p.paths * self.p.ring_depth);
+        if let Some(t) = self.ack_tap.as_mut() {
+            // In the unit's turn the failure is its handler's (a NACK's),
+            // counted in the busy count the handler sets.
+            t.hold_pre |= t.phase == 0;
+            t.hold_fail |= t.phase == 2;
+        }
     }
 }
 
@@ -3922,6 +4092,9 @@ impl TxEngine {
             ..Default::default()
         });
         self.ack_busy = self.ack_busy.max(self.p.ring_depth);
+        if let Some(t) = self.ack_tap.as_mut() {
+            t.hold_open = true;
+        }
         true
     }
 
