@@ -118,6 +118,8 @@
 //! [`walk`] (`tx_walk`, the completion walk's control,
 //! `hdl/tests/tx_engine_walk.rs`) and [`post`] (`tx_post`, the post
 //! pipeline, `hdl/tests/tx_engine_post.rs`).
+//! Of the acknowledgement unit, its control: [`ack`] (`tx_ack`,
+//! `hdl/tests/tx_engine_ack.rs`).
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
@@ -127,6 +129,7 @@ use crate::expr::{cat, fit, index_bits, lit, mux, repl, zeros, zext, Expr, Signa
 use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
 
+pub mod ack;
 pub mod output;
 pub mod post;
 pub mod walk;
