@@ -2037,6 +2037,97 @@ pub struct AckTap {
     phase: u8,
 }
 
+/// One path of the deciding connection as the decision reads the
+/// engine's mirror ([`SchedRead::paths`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SchedPath {
+    pub plane: u8,
+    pub timed_out: bool,
+    pub next_psn: u32,
+    pub cum_acked: u32,
+    pub probe_pending: bool,
+    pub clr: bool,
+}
+
+/// What a decision reads besides the telemetry view ([`SchedTap::read`]):
+/// the deciding connection's context, retransmit queue head and its ring
+/// slot, its paths' mirrors (`npaths` of them) and streams' words, and the
+/// NIC's plane marks and port levels, as they stand when it decides.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SchedRead {
+    pub conn: u32,
+    pub npaths: u32,
+    pub inflight_bytes: u64,
+    pub cap: u32,
+    pub rr_stream: u32,
+    /// A window probe is armed (`window_probe_at` set).
+    pub wprobe_armed: bool,
+    /// The retransmit queue's head (path, psn), and whether its ring slot
+    /// is still queued for retransmission (else it is stale).
+    pub retx: Option<(u32, u32)>,
+    pub queued: bool,
+    pub paths: Vec<SchedPath>,
+    pub words: Vec<StreamWord>,
+    pub marks: Vec<Option<u32>>,
+    pub port_ready: u32,
+    pub ts: u32,
+}
+
+/// A decided packet handed to the commit ([`SchedTap::commit`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SchedCommit {
+    pub conn: u32,
+    /// A retransmission of (path, psn); else new data of `stream`.
+    pub retx: Option<(u32, u32)>,
+    pub stream: u32,
+    /// The path path_selector chose.
+    pub phys: u32,
+    /// Paths one more packet fills, a bit each (new data only).
+    pub full_after: u32,
+    /// The retransmission resends a packet RNR held (coverage only).
+    pub rnr_resend: bool,
+}
+
+/// What entered and left the scheduler's control in one cycle, recorded
+/// when [`TxEngine::sched_tap`] is `Some` (off by default), so its RTL
+/// unit can be replayed against this model cycle by cycle. Recording
+/// changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct SchedTap {
+    /// The state at the start of the cycle: 0 idle, 1 telemetry read, 2
+    /// decide (a stale head popped), 3 path request; the read or request
+    /// handshook; the decide state's wait.
+    pub state: u8,
+    pub issued: bool,
+    pub wait: u32,
+    /// A completion walk runs at the start of the cycle.
+    pub walk_running: bool,
+    /// Idle: the engine's `may_start` but for the frame queue, and the
+    /// frames queued.
+    pub start_ok: bool,
+    pub frames: usize,
+    /// A start looked at the ready set: per connection (64 a word) it has
+    /// work, and it has a PROBE queued.
+    pub ready: Option<(Vec<u64>, Vec<u64>)>,
+    /// A start sent a PROBE of this connection.
+    pub probe: Option<u32>,
+    /// A decision's reads.
+    pub read: Option<SchedRead>,
+    /// A stale retransmit queue head was popped (conn).
+    pub pop: Option<u32>,
+    /// The decision found nothing to send: (conn, port_wait).
+    pub stall: Option<(u32, bool)>,
+    /// A window probe was armed (conn).
+    pub wprobe: Option<u32>,
+    /// A path request was formed and its paths' credit clears taken:
+    /// (conn, the clears).
+    pub clr: Option<(u32, u32)>,
+    pub ring_full: bool,
+    pub commit: Option<SchedCommit>,
+    /// The scheduler is idle after the cycle's transition.
+    pub idle_after: bool,
+}
+
 /// The cycle-accurate transmit engine. See the module docs.
 pub struct TxEngine {
     p: TxEngineParams,
@@ -2149,6 +2240,10 @@ pub struct TxEngine {
     /// acknowledgement unit's control ([`AckTap`], overwritten every
     /// cycle); `None` (the default) records nothing.
     pub ack_tap: Option<AckTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// scheduler's control ([`SchedTap`], overwritten every cycle); `None`
+    /// (the default) records nothing.
+    pub sched_tap: Option<SchedTap>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -2228,6 +2323,7 @@ impl TxEngine {
             walk_tap: None,
             post_tap: None,
             ack_tap: None,
+            sched_tap: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2300,6 +2396,9 @@ impl TxEngine {
     /// The decision found nothing to send: the connection leaves the
     /// ready set; `port_wait` if only full ports kept it.
     fn stall(&mut self, c: u32, port_wait: bool) {
+        if let Some(t) = self.sched_tap.as_mut() {
+            t.stall = Some((c, port_wait));
+        }
         let k = &mut self.conns[c as usize];
         k.stalled = true;
         k.port_wait = port_wait;
@@ -2393,6 +2492,9 @@ impl TxEngine {
                 scan: self.tail_scan,
                 ..AckTap::default()
             };
+        }
+        if self.sched_tap.is_some() {
+            self.tap_sched_begin();
         }
         if inp.rst {
             self.reset();
@@ -2525,6 +2627,9 @@ impl TxEngine {
                     Some((c, path)) => {
                         debug_assert_eq!(c, conn, "the selector answers in order");
                         if let Some(path) = path {
+                            if self.sched_tap.is_some() {
+                                self.tap_commit(conn, plan, path, &full_after);
+                            }
                             self.commit(conn, plan, path, &full_after, ts);
                             evt_pushed = true;
                         }
@@ -2533,10 +2638,19 @@ impl TxEngine {
                 }
             }
             Sched::Idle => {
+                if self.sched_tap.is_some() {
+                    let (ok, frames) = (self.start_ok(inp), self.frames.len());
+                    if let Some(t) = self.sched_tap.as_mut() {
+                        (t.start_ok, t.frames) = (ok, frames);
+                    }
+                }
                 if self.may_start(inp) {
                     evt_pushed = self.start(ts);
                 }
             }
+        }
+        if let Some(t) = self.sched_tap.as_mut() {
+            t.idle_after = matches!(self.sched, Sched::Idle);
         }
 
         // Acknowledgement unit. The walk's reads answer whether or not the
@@ -2702,6 +2816,78 @@ impl TxEngine {
         }
     }
 
+    /// The scheduler tap's start-of-cycle fields.
+    fn tap_sched_begin(&mut self) {
+        let (state, issued, wait) = match &self.sched {
+            Sched::Idle => (0, false, 0),
+            Sched::Read { issued, .. } => (1, *issued, 0),
+            Sched::Decide { wait, .. } => (2, false, *wait),
+            Sched::Select { issued, .. } => (3, *issued, 0),
+        };
+        let walk_running = self.walk.is_some();
+        if let Some(t) = self.sched_tap.as_mut() {
+            *t = SchedTap { state, issued, wait, walk_running, ..SchedTap::default() };
+        }
+    }
+
+    /// What a decision of connection `c` reads, for the scheduler tap.
+    fn tap_decide(&mut self, c: u32, ts: u32) {
+        let k = &self.conns[c as usize];
+        let retx = k.retx.front().copied();
+        let queued = retx.is_some_and(|(path, psn)| self.ring[self.ridx(c, path, psn)].is_some_and(|s| s.queued));
+        let paths = (0..k.npaths)
+            .map(|p| {
+                let m = &self.paths[self.pidx(c, p)];
+                SchedPath {
+                    plane: m.plane,
+                    timed_out: m.timed_out,
+                    next_psn: m.next_psn,
+                    cum_acked: m.cum_acked,
+                    probe_pending: m.probe_pending,
+                    clr: m.clr,
+                }
+            })
+            .collect();
+        let r = SchedRead {
+            conn: c,
+            npaths: k.npaths,
+            inflight_bytes: k.cc.inflight_bytes,
+            cap: k.cc.cap,
+            rr_stream: k.rr_stream,
+            wprobe_armed: k.window_probe_at.is_some(),
+            retx,
+            queued,
+            paths,
+            words: (0..self.p.streams).map(|s| self.streams[self.sidx(c, s)].word()).collect(),
+            marks: self.planes.clone(),
+            port_ready: self.port_ready,
+            ts,
+        };
+        if let Some(t) = self.sched_tap.as_mut() {
+            t.read = Some(r);
+        }
+    }
+
+    /// The decided packet as the scheduler hands it to the commit, for the
+    /// scheduler tap.
+    fn tap_commit(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool]) {
+        let full = full_after.iter().enumerate().fold(0u32, |a, (i, &f)| a | u32::from(f) << i);
+        let x = match plan {
+            Plan::Retx { path, psn } => SchedCommit {
+                conn: c,
+                retx: Some((path, psn)),
+                phys,
+                full_after: full,
+                rnr_resend: self.ring[self.ridx(c, path, psn)].is_some_and(|s| s.rnr_resend),
+                ..SchedCommit::default()
+            },
+            Plan::New { stream } => SchedCommit { conn: c, stream, phys, full_after: full, ..SchedCommit::default() },
+        };
+        if let Some(t) = self.sched_tap.as_mut() {
+            t.commit = Some(x);
+        }
+    }
+
     /// Connection `c`'s context and stream `s`'s word as the post reads
     /// them, for the post tap.
     fn post_read(&self, c: u32, s: u32) -> PostRead {
@@ -2736,11 +2922,13 @@ impl TxEngine {
         let walk_tap = self.walk_tap.take();
         let post_tap = self.post_tap.take();
         let ack_tap = self.ack_tap.take();
+        let sched_tap = self.sched_tap.take();
         *self = TxEngine::new(p);
         self.output_tap = tap;
         self.walk_tap = walk_tap;
         self.post_tap = post_tap;
         self.ack_tap = ack_tap;
+        self.sched_tap = sched_tap;
     }
 }
 
@@ -2937,6 +3125,11 @@ impl TxEngine {
     /// has room: [`FRAME_QUEUE`] frames for a data decision, [`PROBE_ROOM`]
     /// more for a PROBE (see [`Self::start`]).
     fn may_start(&self, inp: &Inputs) -> bool {
+        self.start_ok(inp) && self.frames.len() < FRAME_QUEUE + PROBE_ROOM
+    }
+
+    /// [`Self::may_start`] but for the frame queue's room.
+    fn start_ok(&self, inp: &Inputs) -> bool {
         self.ack_idle()
             && self.sack_reg.is_none()
             && self.nack_reg.is_none()
@@ -2947,7 +3140,6 @@ impl TxEngine {
             && inp.rto.is_none()
             && self.evt_fifo.is_empty()
             && self.evt_quiet >= self.p.read_latency
-            && self.frames.len() < FRAME_QUEUE + PROBE_ROOM
     }
 
     /// Picks the next connection with work and starts its decision; a
@@ -2961,12 +3153,27 @@ impl TxEngine {
     /// encoder then looks at the connections' PROBE bits alone.
     fn start(&mut self, ts: u32) -> bool {
         let probes_only = self.frames.len() >= FRAME_QUEUE;
+        if self.sched_tap.is_some() {
+            let words = (self.p.conns as usize).div_ceil(64);
+            let (mut work, mut probe) = (vec![0u64; words], vec![0u64; words]);
+            for c in 0..self.p.conns {
+                let (w, b) = ((c / 64) as usize, c % 64);
+                work[w] |= u64::from(self.conn_has_work(c)) << b;
+                probe[w] |= u64::from(self.conns[c as usize].probe_q != 0) << b;
+            }
+            if let Some(t) = self.sched_tap.as_mut() {
+                t.ready = Some((work, probe));
+            }
+        }
         let ready = |c: u32| self.conn_has_work(c) && (!probes_only || self.conns[c as usize].probe_q != 0);
         let Some(c) = rr_first(self.p.conns, self.rr_conn, ready) else {
             return false;
         };
         self.rr_conn = (c + 1) % self.p.conns;
         if let Some(path) = self.conns[c as usize].probes.pop_front() {
+            if let Some(t) = self.sched_tap.as_mut() {
+                t.probe = Some(c);
+            }
             self.conns[c as usize].probe_q &= !(1 << path);
             self.send_probe(c, path, ts);
             return true;
@@ -3020,6 +3227,9 @@ impl TxEngine {
         let np = self.conns[c as usize].npaths;
         let quiet = (0..np).all(|p| v.paths[p as usize].inflight == 0 && !self.paths[self.pidx(c, p)].probe_pending);
         if blocked && quiet && self.conns[c as usize].window_probe_at.is_none() {
+            if let Some(t) = self.sched_tap.as_mut() {
+                t.wprobe = Some(c);
+            }
             let at = ts.wrapping_add(self.k.rto_min);
             self.conns[c as usize].window_probe_at = Some(at);
             self.wprobe.push_back((c, at));
@@ -3033,6 +3243,9 @@ impl TxEngine {
     /// The telemetry answer is in: choose what to send and form the path
     /// request (the reference's `TxConn::poll` after its PROBE step).
     fn decide(&mut self, c: u32, v: &TelView, ts: u32) {
+        if self.sched_tap.is_some() {
+            self.tap_decide(c, ts);
+        }
         let np = self.conns[c as usize].npaths;
         let cps: Vec<ChoicePath> = (0..np)
             .map(|p| {
@@ -3076,6 +3289,9 @@ impl TxEngine {
                 }
                 _ => {
                     self.conns[c as usize].retx.pop_front();
+                    if let Some(t) = self.sched_tap.as_mut() {
+                        t.pop = Some(c);
+                    }
                     self.sched = Sched::Decide { conn: c, view: v.clone(), wait: self.p.read_latency - 1 };
                     return;
                 }
@@ -3088,6 +3304,9 @@ impl TxEngine {
                 return;
             };
             self.stats.ring_full = ch.ring_held;
+            if let Some(t) = self.sched_tap.as_mut() {
+                t.ring_full = ch.ring_held;
+            }
             elig = ch.new_elig;
             if elig == 0 {
                 self.stall(c, ch.new_port_wait);
@@ -3104,6 +3323,9 @@ impl TxEngine {
             if std::mem::take(&mut self.paths[i].clr) {
                 clr |= 1 << p;
             }
+        }
+        if let Some(t) = self.sched_tap.as_mut() {
+            t.clr = Some((c, clr));
         }
         let weight = v.paths.iter().map(|w| w.weight).collect();
         let req = PselReq { conn: c, elig, weight, clr };
