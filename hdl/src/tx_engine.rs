@@ -132,6 +132,7 @@ use mrnic_model::tx_engine::TxEngineParams;
 pub mod ack;
 pub mod output;
 pub mod post;
+pub mod sched;
 pub mod walk;
 
 /// The engine's ports named `names`, one definition for the engine and

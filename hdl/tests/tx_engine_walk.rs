@@ -39,22 +39,14 @@ use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::{Config, NackCode};
 use tx_rig::{
-    burst, junk, mask, named, port_row, replay_configs, tools_check_configs, wr, write_unit, Engine, Peer, Pressure,
-    Run, BAD, MEM_BASE,
+    burst, junk, mask, named, port_row, put_field, replay_configs, tools_check_configs, wr, write_unit, Engine, Peer,
+    Pressure, Run, BAD, MEM_BASE,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = walk::build(p);
     let rtl = write_unit(dir, &m, "tx_engine completion walk", "tx_engine_walk");
     (m, rtl)
-}
-
-/// Bits `at .. at + w` of `b` set to `v`.
-fn put_field(b: &mut Bits, at: u32, w: u32, v: u64) {
-    for i in 0..w {
-        let (k, j) = (((at + i) / 64) as usize, (at + i) % 64);
-        b.0[k] = b.0[k] & !(1 << j) | ((v >> i) & 1) << j;
-    }
 }
 
 /// The engine, a peer SACKing its data frames, and the walk's ports

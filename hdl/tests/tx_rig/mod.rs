@@ -41,6 +41,14 @@ pub fn le_bits(width: u32, bytes: &[u8]) -> Bits {
     b
 }
 
+/// Bits `at .. at + w` of `b` set to `v`.
+pub fn put_field(b: &mut Bits, at: u32, w: u32, v: u64) {
+    for i in 0..w {
+        let (k, j) = (((at + i) / 64) as usize, (at + i) % 64);
+        b.0[k] = b.0[k] & !(1 << j) | ((v >> i) & 1) << j;
+    }
+}
+
 /// Random bits of `width`.
 pub fn junk(rng: &mut Rng, width: u32) -> Bits {
     let mut b = Bits::zero(width);
@@ -133,6 +141,13 @@ pub struct Engine {
     pub csacks: VecDeque<SackOut>,
     pub cnacks: VecDeque<NackOut>,
     pub press: Pressure,
+    /// The NIC ports' levels (`port_ready`, a bit per plane).
+    pub port_ready: u32,
+    /// Percent of cycles the telemetry read's request and answer, and the
+    /// path request and its answer, are held back (each handshake held
+    /// on both sides, so the neighbours see what the engine sees).
+    pub trd_hold: u64,
+    pub psel_hold: u64,
     pub rng: Rng,
     pub cycle: u64,
 }
@@ -159,6 +174,9 @@ impl Engine {
             csacks: VecDeque::new(),
             cnacks: VecDeque::new(),
             press: Pressure::default(),
+            port_ready: u32::MAX,
+            trd_hold: 0,
+            psel_hold: 0,
             rng,
             cycle: 0,
         }
@@ -200,6 +218,12 @@ impl Engine {
         self.rng.below(100) < percent
     }
 
+    /// [`Self::chance`], drawing nothing at 0 %: a run without the
+    /// handshake holds keeps the random stream it had before they existed.
+    fn held(&mut self, percent: u64) -> bool {
+        percent > 0 && self.chance(percent)
+    }
+
     /// One clock of the engine and its neighbours: the engine's inputs
     /// and what it showed on its outputs before the edge.
     pub fn clock(&mut self, rst: bool) -> (Inputs, Outputs) {
@@ -212,6 +236,8 @@ impl Engine {
         let cqe_ready = !self.chance(self.press.cqe);
         let bb = u64::from(self.cfg.hardware.datapath_bits / 8);
         let gap = self.chance(self.press.r_gap);
+        let (trd_req, trd_ans) = (!self.held(self.trd_hold), !self.held(self.trd_hold));
+        let (sel_req, sel_ans) = (!self.held(self.psel_hold), !self.held(self.psel_hold));
         let r = match self.bursts.front() {
             Some(&(addr, left)) if !gap => {
                 let off = (addr - MEM_BASE) as usize;
@@ -231,21 +257,21 @@ impl Engine {
             wr: self.wrs.front().copied(),
             ar_ready,
             r: r.as_ref().map(|(b, _, _)| b.clone()),
-            trd_ready: opt.rd_ready,
-            trd: opt.rd.as_ref().map(|d| TelView { conn: d.conn, paths: d.paths.clone() }),
+            trd_ready: opt.rd_ready && trd_req,
+            trd: opt.rd.as_ref().filter(|_| trd_ans).map(|d| TelView { conn: d.conn, paths: d.paths.clone() }),
             evt_ready: opt.evt_ready,
             upd: opt.upd,
             rto: opt.rto,
-            psel_ready: ops.req_ready,
-            psel: ops.sel_valid.then(|| (ops.sel_conn, (!ops.sel_none).then_some(ops.sel_path))),
+            psel_ready: ops.req_ready && sel_req,
+            psel: (ops.sel_valid && sel_ans).then(|| (ops.sel_conn, (!ops.sel_none).then_some(ops.sel_path))),
             sack: self.sacks.front().copied(),
             nack: self.nacks.front().copied(),
             csack: self.csacks.front().copied(),
             cnack: self.cnacks.front().copied(),
             axis_ready,
-            // Every port ready: the replays are of the output stage and the
-            // walk, and the port rule then changes nothing.
-            port_ready: u32::MAX,
+            // Every port ready unless a replay says otherwise (the
+            // scheduler's): the port rule then changes nothing.
+            port_ready: self.port_ready,
             cqe_ready,
         };
         let pin = tel::Inputs {
@@ -255,14 +281,14 @@ impl Engine {
             evt: ot.evt.unwrap_or_default(),
             upd_ready: ot.upd_ready,
             rto_ready: ot.rto_ready,
-            rd_valid: ot.trd.is_some(),
+            rd_valid: ot.trd.is_some() && trd_req,
             rd_conn: ot.trd.unwrap_or(0),
-            rd_resp_ready: ot.trd_resp_ready,
+            rd_resp_ready: ot.trd_resp_ready && trd_ans,
         };
         let q = ot.psel.clone().unwrap_or_default();
         let sin = ps::Inputs {
             rst,
-            req_valid: ot.psel.is_some(),
+            req_valid: ot.psel.is_some() && sel_req,
             req_conn: q.conn,
             req_elig: q.elig,
             req_weight: if q.weight.is_empty() {
@@ -271,7 +297,7 @@ impl Engine {
                 q.weight
             },
             req_clr: q.clr,
-            sel_ready: ot.psel_resp_ready,
+            sel_ready: ot.psel_resp_ready && sel_ans,
         };
         if ot.open_ready && inp.open.is_some() {
             self.opens.pop_front();

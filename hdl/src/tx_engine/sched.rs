@@ -1,0 +1,524 @@
+//! The scheduler's control of `tx_engine` as a clocked unit (`tx_sched`):
+//! the start, the telemetry read handshake, the decision and the path
+//! request handshake, with the cycle timing of the model's scheduler
+//! ([`mrnic_model::tx_engine`]: `Sched`, its match in `clock`,
+//! `may_start`, `start`, `decide`, `next_stream`, `stall`, and
+//! `outputs()` for `m_trd_*` / `m_psel_*`). The rules are the
+//! combinational units the model calls too: [`super::rr_pick`]
+//! (`rr_first`), [`super::path_choice`] (`choose`), [`super::stream_heads`]
+//! and [`super::stream_pick`] (`stream_head`, `stream_choice`).
+//!
+//! # Interface with the rest of the engine
+//! - **The start** (idle, `start_ok` high and `frames` below
+//!   `FRAME_QUEUE + PROBE_ROOM`): the first connection of the ready set
+//!   (`s_ready`, a bit per connection: the engine's `conn_has_work`, from
+//!   each context word) at or after `rr_conn`, round robin; with
+//!   `FRAME_QUEUE` frames queued only connections with a PROBE queued
+//!   (`s_probe`) may start. `rr_conn` moves past the pick. A pick with a
+//!   PROBE queued sends it (`m_probe_*`, the engine pops the connection's
+//!   PROBE queue, writes the mirror, pushes the frame and the event) and
+//!   the unit stays idle; else the telemetry read starts. `start_ok` is
+//!   the engine's `may_start` but for the frame queue (the
+//!   acknowledgement unit idle, its input registers empty, the event FIFO
+//!   empty and `L` cycles quiet, no update or timeout offered; low during
+//!   the clear sweep); `frames` is `tx_output`'s `m_frames`.
+//! - **The telemetry read**: `m_trd_*` valid/ready with the connection,
+//!   then `s_trd_ready` high until `s_trd_*` answers; the view (state,
+//!   inflight, cwnd, weight per path) is held for the decision's later
+//!   cycles and the request's weights. `s_trd_conn` is not a port (the
+//!   telemetry answers in order, one read at a time).
+//! - **The decision**, in the cycle the view arrives and `L` cycles after
+//!   each stale head's pop: it reads the deciding connection's state as
+//!   levels, valid in that cycle: its context (`s_ctx_*`), its retransmit
+//!   queue's head and that head's ring slot's `queued` bit (`s_retx_*`),
+//!   its paths' mirrors (`s_pm_*`, paths below `npaths`), its streams'
+//!   words (`s_sw_*`), the NIC's plane marks (`mark_*`), `port_ready` and
+//!   `ts_now`; the engine keeps them as the model's decision finds them
+//!   (the stores' values at the start of the cycle; the ring slot of a
+//!   head is read with the telemetry for the first head and as the
+//!   previous head pops for the next, `L` cycles, which is the decide
+//!   state's wait). A queued head whose paths are open is retransmitted;
+//!   one that waits for a full port stalls the connection with
+//!   `port_wait`; a stale one (acknowledged or moved to an RNR back-off
+//!   since it was queued) is popped (`m_pop_*`) and the decision looks
+//!   again `L` cycles later. Else new data: the stream from `rr_stream`
+//!   whose head may go; none (a window probe armed, `m_wprobe_*`, when
+//!   every pending head waits for the peer's message table, nothing is in
+//!   flight or PROBEd and none is armed) or no path (`port_wait` when only
+//!   full ports hold it) stalls the connection (`m_stall_*`);
+//!   `m_stat_ring_full` when a stream may send and a path is held by its
+//!   ring alone. A packet to send forms the path request and takes the
+//!   paths' credit clears (`m_clr_*`: the engine clears those bits).
+//! - **The path request**: `m_psel_*` valid/ready, then `s_psel_ready`
+//!   while no completion walk runs (`walk_running`, the walk's state at
+//!   the start of the cycle: a commit may fail the connection, which
+//!   needs the walk) until `s_psel_*` answers. A path hands the decided
+//!   packet to the commit (`m_commit_*`: the connection, a retransmission's
+//!   path and psn or new data's stream, the chosen path `phys`, and for
+//!   new data the paths one more packet fills); `s_psel_none` ends the
+//!   decision without one. `s_psel_conn` is not a port (one request
+//!   at a time).
+//! - `m_sched_idle`: the scheduler is idle after this edge (the
+//!   acknowledgement unit steps and a reopen is taken only then).
+//!
+//! What it leaves to the engine: the commit itself (the ring slot, the
+//! mirror, `cut`, the work queue count, the frame push and the telemetry
+//! event, the retry limit's failure), the PROBE's send, the ready set's
+//! bits and the stores it reads. Every output but `m_sched_idle` and the
+//! pulses of the edge is a register or a register gated by the state.
+
+use mrnic_model::block::PortDef;
+use mrnic_model::tx_engine::{TxEngineParams, FRAME_QUEUE, PROBE_ROOM};
+use mrnic_proto::tables::path as pt;
+
+use super::{
+    path_choice, rr_pick, stream_heads, stream_pick, stream_ptr_bits, ChoiceIn, ChoiceSizes, StreamWords, INFLIGHT_BITS,
+};
+use crate::expr::{cat, index_bits, lit, mux, repl, zeros, zext, Expr};
+use crate::ir::{set, Module, Reg};
+
+/// Module name.
+pub const NAME: &str = "tx_sched";
+
+/// Frame queue entries (`tx_output`'s `m_frames` counts to it).
+const QUEUE: u32 = (FRAME_QUEUE + PROBE_ROOM) as u32;
+
+/// The scheduler's states, as the model's `Sched`.
+const IDLE: u64 = 0;
+const READ: u64 = 1;
+const DECIDE: u64 = 2;
+const SELECT: u64 = 3;
+
+const RST: &str = "Clock and reset";
+const START: &str = "The start (ready set, frame queue)";
+const DEC: &str = "The deciding connection's state (levels, valid in a decision's cycle)";
+const OUT: &str = "The decision's writes";
+const SEL: &str = "Path request (path_selector s_req / m_sel)";
+const COMMIT: &str = "The decided packet, to the commit";
+
+/// The unit's ports, in declaration order.
+pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
+    let (cb, sb, n, s) = (p.conn_bits, p.stream_bits, p.paths, p.streams);
+    let pb = index_bits(n);
+    let planes = p.cfg.transport.planes;
+    let qb = stream_ptr_bits(p.wq_depth);
+    let i = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::input(nm, w, g, c);
+    let o = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::output(nm, w, g, c);
+    let shared = |names: &[&str]| super::engine_ports(p, names);
+    let mut v = vec![i("rst", 1, RST, "synchronous reset, active high")];
+    v.extend(shared(&["ts_now", "port_ready"]));
+    v.extend([
+        i("start_ok", 1, START, "the engine's may_start but for the frame queue (low in the clear sweep)"),
+        i("frames", index_bits(QUEUE + 1), START, "frames queued (tx_output's m_frames)"),
+        i("s_ready", p.conns, START, "per connection: it has work (conn_has_work, from its context word)"),
+        i("s_probe", p.conns, START, "per connection: a PROBE is queued"),
+        o("m_probe_valid", 1, START, "the start sends a PROBE of m_probe_conn (the engine pops its PROBE queue)"),
+        o("m_probe_conn", cb, START, "its connection"),
+        o("m_sched_idle", 1, START, "the scheduler is idle after this edge"),
+    ]);
+    v.extend(shared(&[
+        "m_trd_valid",
+        "m_trd_ready",
+        "m_trd_conn",
+        "s_trd_valid",
+        "s_trd_ready",
+        "s_trd_state",
+        "s_trd_inflight",
+        "s_trd_cwnd",
+        "s_trd_weight",
+    ]));
+    v.extend([
+        i("s_ctx_npaths", pb + 1, DEC, "the connection's paths"),
+        i("s_ctx_inflight", INFLIGHT_BITS, DEC, "its bytes in flight"),
+        i("s_ctx_cap", 32, DEC, "its cap in bytes"),
+        i("s_ctx_rr_stream", sb, DEC, "the stream its round robin starts from"),
+        i("s_ctx_wprobe_armed", 1, DEC, "a window probe is armed"),
+        i("s_retx_valid", 1, DEC, "its retransmit queue has a head"),
+        i("s_retx_path", pb, DEC, "the head's path"),
+        i("s_retx_psn", 24, DEC, "the head's psn"),
+        i("s_retx_queued", 1, DEC, "the head's ring slot is still queued for retransmission (else stale)"),
+        i("s_pm_plane", n * pt::PLANE.width, DEC, "per path (mirror): plane"),
+        i("s_pm_timed_out", n, DEC, "per path: timed out since its last progress"),
+        i("s_pm_next_psn", n * 24, DEC, "per path: next psn"),
+        i("s_pm_cum_acked", n * 24, DEC, "per path: cumulative acknowledged psn"),
+        i("s_pm_probe_pending", n, DEC, "per path: a PROBE is unanswered"),
+        i("s_pm_clr", n, DEC, "per path: a credit clear is pending"),
+        i("s_sw_pend", s * qb, DEC, "per stream: pend"),
+        i("s_sw_tail", s * qb, DEC, "per stream: tail"),
+        i("s_sw_next_msn", s * 24, DEC, "per stream: the next msn to post"),
+        i("s_sw_started", s, DEC, "per stream: the request at pend has bytes cut"),
+        i("s_sw_remote_completed", s * 24, DEC, "per stream: the peer's completed_msn"),
+        i("mark_valid", planes, DEC, "per plane: marked unhealthy ..."),
+        i("mark_until", planes * 32, DEC, "... until this timestamp"),
+        o("m_pop_valid", 1, OUT, "the retransmit queue's stale head is popped"),
+        o("m_pop_conn", cb, OUT, "its connection"),
+        o("m_stall_valid", 1, OUT, "the decision found nothing to send: the connection stalls"),
+        o("m_stall_conn", cb, OUT, "its connection"),
+        o("m_stall_port_wait", 1, OUT, "only full ports held it (a port_ready rise wakes it)"),
+        o("m_wprobe_valid", 1, OUT, "a window probe is armed"),
+        o("m_wprobe_conn", cb, OUT, "its connection"),
+        o("m_clr_valid", 1, OUT, "a path request is formed: its credit clears are taken"),
+        o("m_clr_conn", cb, OUT, "its connection"),
+        o("m_clr_mask", n, OUT, "the paths whose clear bit the engine clears"),
+        o("m_stat_ring_full", 1, OUT, "a stream may send and a path is held by its ring alone"),
+    ]);
+    v.extend(shared(&[
+        "m_psel_valid",
+        "m_psel_ready",
+        "m_psel_conn",
+        "m_psel_elig",
+        "m_psel_weight",
+        "m_psel_clr",
+        "s_psel_valid",
+        "s_psel_ready",
+        "s_psel_path",
+        "s_psel_none",
+    ]));
+    v.extend([
+        i("walk_running", 1, SEL, "a completion walk runs (its state at the start of the cycle)"),
+        o("m_commit_valid", 1, COMMIT, "a decided packet goes to the commit"),
+        o("m_commit_conn", cb, COMMIT, "its connection"),
+        o("m_commit_retx", 1, COMMIT, "a retransmission (else new data)"),
+        o("m_commit_path", pb, COMMIT, "a retransmission's path"),
+        o("m_commit_psn", 24, COMMIT, "a retransmission's psn"),
+        o("m_commit_stream", sb, COMMIT, "new data's stream"),
+        o("m_commit_phys", pb, COMMIT, "the path path_selector chose"),
+        o("m_commit_full_after", n, COMMIT, "new data: paths one more packet fills"),
+    ]);
+    v
+}
+
+/// `cond ? a : 0` for a value of `w` bits.
+fn gate(cond: impl Into<Expr>, a: impl Into<Expr>, w: u32) -> Expr {
+    mux(cond, a, zeros(w))
+}
+
+/// The `tx_sched` module for `p`.
+pub fn build(p: &TxEngineParams) -> Module {
+    let (cb, sb, n) = (p.conn_bits, p.stream_bits, p.paths);
+    let pb = index_bits(n);
+    let l = p.read_latency;
+    assert!(l >= 1, "a table answers a cycle after its read at the earliest");
+    let wb = index_bits(l);
+    let fb = index_bits(QUEUE + 1);
+    let (sw, iw, cw, ww) = (pt::STATE.width, pt::INFLIGHT.width, pt::CWND.width, pt::WEIGHT.width);
+
+    let mut m = Module::new(NAME);
+    m.describe("tx_engine scheduler control: start, telemetry read, decision, path request, commit hand-off");
+    let defs = ports(p);
+    let (clk, sig) = crate::ports::declare(&mut m, &defs);
+    let sg = |nm: &str| sig[nm].clone();
+    m.clock_domain(&clk, &sg("rst"));
+    let w = |m: &mut Module, nm: &str, width: u32, c: &str, e: Expr| m.wire_from(nm, width, c, e);
+
+    // ------------------------------------------------------------ state
+    let st = m.reg("sched_state", 2, IDLE, "0 idle, 1 telemetry read, 2 decide after a pop, 3 path request");
+    let issued = m.reg_no_reset("sched_issued", 1, "the read or the request has handshaken");
+    let conn = m.reg_no_reset("sched_conn", cb, "the deciding connection");
+    let wait = m.reg_no_reset("sched_wait", wb, "decide: cycles until the next head's ring slot is in");
+    let rr = m.reg("rr_conn", cb, 0, "the ready set's round robin starts here");
+    let v_state = m.reg_no_reset("view_state", n * sw, "the telemetry answer: per path state");
+    let v_infl = m.reg_no_reset("view_inflight", n * iw, "per path packets in flight");
+    let v_cwnd = m.reg_no_reset("view_cwnd", n * cw, "per path window");
+    let v_weight = m.reg_no_reset("view_weight", n * ww, "per path SWRR weight");
+    let r_retx = m.reg_no_reset("req_retx", 1, "the request's packet is a retransmission");
+    let r_path = m.reg_no_reset("req_path", pb, "its path (a retransmission)");
+    let r_psn = m.reg_no_reset("req_psn", 24, "its psn (a retransmission)");
+    let r_stream = m.reg_no_reset("req_stream", sb, "its stream (new data)");
+    let r_full = m.reg_no_reset("req_full_after", n, "paths one more packet fills (new data)");
+    let r_elig = m.reg_no_reset("req_elig", n, "the paths it may take");
+    let r_clr = m.reg_no_reset("req_clr", n, "the credit clears it carries");
+    let is = |r: &Reg, v: u64| r.q.expr().eq(lit(2, v));
+    let in_idle = w(&mut m, "in_idle", 1, "idle", is(&st, IDLE));
+    let in_read = w(&mut m, "in_read", 1, "telemetry read", is(&st, READ));
+    let in_decide = w(&mut m, "in_decide", 1, "decide after a pop", is(&st, DECIDE));
+    let in_select = w(&mut m, "in_select", 1, "path request", is(&st, SELECT));
+
+    // ------------------------------------------------------------ the start
+    let fr = sg("frames");
+    let may = w(
+        &mut m,
+        "may_start",
+        1,
+        "idle, the engine lets a decision start and the frame queue has room",
+        in_idle.expr().logic_and(sg("start_ok")).logic_and(fr.expr().lt(lit(fb, u64::from(QUEUE)))),
+    );
+    let probes_only = w(
+        &mut m,
+        "probes_only",
+        1,
+        "FRAME_QUEUE frames are queued: only a PROBE may start",
+        fr.expr().ge(lit(fb, FRAME_QUEUE as u64)),
+    );
+    let set_ = w(
+        &mut m,
+        "start_set",
+        p.conns,
+        "the connections that may start",
+        sg("s_ready").expr() & mux(&probes_only, sg("s_probe"), repl(p.conns, lit(1, 1))),
+    );
+    let pick = rr_pick(&mut m, "start", &set_, &rr.q);
+    let start = w(&mut m, "start", 1, "a connection is picked", may.expr().logic_and(&pick.found));
+    let pick_probe = w(
+        &mut m,
+        "start_probe",
+        1,
+        "the picked connection has a PROBE queued: it is sent",
+        start.expr().logic_and(sg("s_probe").expr().bit_at(&pick.pick)),
+    );
+    let start_read = w(
+        &mut m,
+        "start_read",
+        1,
+        "the picked connection's decision starts",
+        start.expr().logic_and(pick_probe.expr().logic_not()),
+    );
+    m.assign(sg("m_probe_valid"), &pick_probe);
+    m.assign(sg("m_probe_conn"), gate(&pick_probe, &pick.pick, cb));
+
+    // ------------------------------------------------------------ the telemetry read
+    let read_req =
+        w(&mut m, "read_req", 1, "the read is offered", in_read.expr().logic_and(issued.q.expr().logic_not()));
+    let read_wait = w(&mut m, "read_wait", 1, "the answer is awaited", in_read.expr().logic_and(&issued.q));
+    m.assign(sg("m_trd_valid"), &read_req);
+    m.assign(sg("m_trd_conn"), gate(&read_req, &conn.q, cb));
+    m.assign(sg("s_trd_ready"), &read_wait);
+    let answered = w(&mut m, "read_answered", 1, "the view arrives", read_wait.expr().logic_and(sg("s_trd_valid")));
+
+    // ------------------------------------------------------------ the decision
+    let dec = w(
+        &mut m,
+        "decide",
+        1,
+        "the decision acts: the view arrives, or the next head's ring slot is in",
+        answered.expr().logic_or(in_decide.expr().logic_and(wait.q.expr().eq(lit(wb, 0)))),
+    );
+    let vs = w(&mut m, "dv_state", n * sw, "the view decided on: state", mux(&answered, sg("s_trd_state"), &v_state.q));
+    let vi = w(&mut m, "dv_inflight", n * iw, "inflight", mux(&answered, sg("s_trd_inflight"), &v_infl.q));
+    let vc = w(&mut m, "dv_cwnd", n * cw, "cwnd", mux(&answered, sg("s_trd_cwnd"), &v_cwnd.q));
+    let conn_ok = w(
+        &mut m,
+        "conn_ok",
+        1,
+        "the connection is below its cap",
+        sg("s_ctx_inflight").expr().lt(zext(sg("s_ctx_cap"), INFLIGHT_BITS)),
+    );
+    let ch = path_choice(
+        &mut m,
+        "pc",
+        &ChoiceSizes::of(p),
+        &ChoiceIn {
+            npaths: sg("s_ctx_npaths"),
+            state: vs.clone(),
+            plane: sg("s_pm_plane"),
+            timed_out: sg("s_pm_timed_out"),
+            inflight: vi.clone(),
+            cwnd: vc,
+            next_psn: sg("s_pm_next_psn"),
+            cum_acked: sg("s_pm_cum_acked"),
+            mark_valid: sg("mark_valid"),
+            mark_until: sg("mark_until"),
+            port_ready: sg("port_ready"),
+            ts: sg("ts_now"),
+            conn_ok,
+            retx_path: sg("s_retx_path"),
+        },
+    );
+    let np = sg("s_ctx_npaths");
+    let exists = w(
+        &mut m,
+        "exists",
+        n,
+        "per path: below npaths",
+        cat(&(0..n).rev().map(|i| lit(pb + 1, u64::from(i)).lt(&np)).collect::<Vec<_>>()),
+    );
+    let head = sg("s_retx_valid");
+    let queued = sg("s_retx_queued");
+    let stale = w(
+        &mut m,
+        "head_stale",
+        1,
+        "the head was acknowledged or moved to an RNR back-off since it was queued: popped",
+        head.expr().logic_and(queued.expr().logic_not()),
+    );
+    let retx_go = w(
+        &mut m,
+        "retx_go",
+        1,
+        "the queued head has a path",
+        head.expr().logic_and(&queued).logic_and(ch.retx_elig.expr().ne(lit(n, 0))),
+    );
+    let retx_wait = w(
+        &mut m,
+        "retx_wait",
+        1,
+        "the queued head waits for a full port: nothing of the connection overtakes it",
+        head.expr().logic_and(&queued).logic_and(ch.retx_elig.expr().eq(lit(n, 0))).logic_and(&ch.retx_port_wait),
+    );
+    let want_new = w(
+        &mut m,
+        "want_new",
+        1,
+        "no retransmission goes or waits: new data is looked for",
+        stale.expr().logic_or(&retx_go).logic_or(&retx_wait).logic_not(),
+    );
+    let heads = stream_heads(
+        &mut m,
+        "sh",
+        &StreamWords {
+            pend: sg("s_sw_pend"),
+            tail: sg("s_sw_tail"),
+            next_msn: sg("s_sw_next_msn"),
+            pend_started: sg("s_sw_started"),
+            remote_completed: sg("s_sw_remote_completed"),
+        },
+    );
+    let sp = stream_pick(&mut m, "sp", p.cfg.hardware.msg_table_depth, &heads, &sg("s_ctx_rr_stream"));
+    let new_go = w(
+        &mut m,
+        "new_go",
+        1,
+        "a stream may send and a path may take it",
+        want_new.expr().logic_and(&sp.found).logic_and(ch.new_elig.expr().ne(lit(n, 0))),
+    );
+    let quiet = w(
+        &mut m,
+        "quiet",
+        1,
+        "nothing in flight and no PROBE unanswered on the connection's paths",
+        cat(&(0..n)
+            .rev()
+            .map(|i| {
+                let idle = vi
+                    .slice(iw * i + iw - 1, iw * i)
+                    .eq(lit(iw, 0))
+                    .logic_and(sg("s_pm_probe_pending").bit(i).logic_not());
+                exists.bit(i).logic_not().logic_or(idle)
+            })
+            .collect::<Vec<_>>())
+        .reduce_and(),
+    );
+    let d_new = dec.expr().logic_and(&want_new);
+    let wprobe = w(
+        &mut m,
+        "wprobe_arm",
+        1,
+        "every pending head waits for the peer's table, the connection is quiet and no probe is armed",
+        d_new.clone().logic_and(&sp.blocked).logic_and(&quiet).logic_and(sg("s_ctx_wprobe_armed").expr().logic_not()),
+    );
+    let go = w(
+        &mut m,
+        "go",
+        1,
+        "a packet is decided: the path request is formed",
+        dec.expr().logic_and(retx_go.expr().logic_or(&new_go)),
+    );
+    let pop = w(&mut m, "pop", 1, "the stale head is popped", dec.expr().logic_and(&stale));
+    let stall_port = w(
+        &mut m,
+        "stall_port",
+        1,
+        "the connection stalls for full ports alone",
+        retx_wait.expr().logic_or(want_new.expr().logic_and(&sp.found).logic_and(&ch.new_port_wait)),
+    );
+    let stall = w(
+        &mut m,
+        "stall",
+        1,
+        "the decision found nothing to send",
+        dec.expr().logic_and(retx_wait.expr().logic_or(want_new.expr().logic_and(new_go.expr().logic_not()))),
+    );
+    m.assign(sg("m_pop_valid"), &pop);
+    m.assign(sg("m_pop_conn"), gate(&pop, &conn.q, cb));
+    m.assign(sg("m_stall_valid"), &stall);
+    m.assign(sg("m_stall_conn"), gate(&stall, &conn.q, cb));
+    m.assign(sg("m_stall_port_wait"), stall.expr().logic_and(&stall_port));
+    m.assign(sg("m_wprobe_valid"), &wprobe);
+    m.assign(sg("m_wprobe_conn"), gate(&wprobe, &conn.q, cb));
+    let clr =
+        w(&mut m, "clr_taken", n, "the credit clears of the connection's paths", sg("s_pm_clr").expr() & exists.expr());
+    m.assign(sg("m_clr_valid"), &go);
+    m.assign(sg("m_clr_conn"), gate(&go, &conn.q, cb));
+    m.assign(sg("m_clr_mask"), gate(&go, &clr, n));
+    m.assign(sg("m_stat_ring_full"), d_new.logic_and(&sp.found).logic_and(&ch.ring_held));
+
+    // ------------------------------------------------------------ the path request
+    let req =
+        w(&mut m, "req_offer", 1, "the request is offered", in_select.expr().logic_and(issued.q.expr().logic_not()));
+    let sel_wait = w(
+        &mut m,
+        "sel_take",
+        1,
+        "the answer may be taken: the request handshook and no walk runs",
+        in_select.expr().logic_and(&issued.q).logic_and(sg("walk_running").expr().logic_not()),
+    );
+    m.assign(sg("m_psel_valid"), &req);
+    m.assign(sg("m_psel_conn"), gate(&req, &conn.q, cb));
+    m.assign(sg("m_psel_elig"), gate(&req, &r_elig.q, n));
+    m.assign(sg("m_psel_weight"), gate(&req, &v_weight.q, n * ww));
+    m.assign(sg("m_psel_clr"), gate(&req, &r_clr.q, n));
+    m.assign(sg("s_psel_ready"), &sel_wait);
+    let sel_done = w(&mut m, "sel_done", 1, "the answer is taken", sel_wait.expr().logic_and(sg("s_psel_valid")));
+    let commit = w(
+        &mut m,
+        "commit",
+        1,
+        "the answer names a path: the packet goes to the commit",
+        sel_done.expr().logic_and(sg("s_psel_none").expr().logic_not()),
+    );
+    m.assign(sg("m_commit_valid"), &commit);
+    m.assign(sg("m_commit_conn"), gate(&commit, &conn.q, cb));
+    let c_retx = commit.expr().logic_and(&r_retx.q);
+    let c_new = commit.expr().logic_and(r_retx.q.expr().logic_not());
+    m.assign(sg("m_commit_retx"), c_retx.clone());
+    m.assign(sg("m_commit_path"), gate(c_retx.clone(), &r_path.q, pb));
+    m.assign(sg("m_commit_psn"), gate(c_retx, &r_psn.q, 24));
+    m.assign(sg("m_commit_stream"), gate(c_new.clone(), &r_stream.q, sb));
+    m.assign(sg("m_commit_phys"), gate(&commit, sg("s_psel_path"), pb));
+    m.assign(sg("m_commit_full_after"), gate(c_new, &r_full.q, n));
+
+    // ------------------------------------------------------------ next state
+    // A decision goes to decide (a pop), the request (a packet) or idle
+    // (a stall): exactly one of the three.
+    let dec_next = mux(&pop, lit(2, DECIDE), mux(&go, lit(2, SELECT), lit(2, IDLE)));
+    let st_next = w(
+        &mut m,
+        "state_next",
+        2,
+        "the state after this edge",
+        mux(&dec, dec_next, mux(&start_read, lit(2, READ), mux(&sel_done, lit(2, IDLE), st.q.expr()))),
+    );
+    m.assign(sg("m_sched_idle"), st_next.expr().eq(lit(2, IDLE)));
+    m.next(set(&st.next, &st_next));
+    // `issued` is cleared entering a handshake state and set by its handshake.
+    m.next(set(
+        &issued.next,
+        mux(
+            start_read.expr().logic_or(&go),
+            lit(1, 0),
+            mux(
+                req.expr().logic_and(sg("m_psel_ready")).logic_or(read_req.expr().logic_and(sg("m_trd_ready"))),
+                lit(1, 1),
+                &issued.q,
+            ),
+        ),
+    ));
+    m.next(set(&conn.next, mux(&start_read, &pick.pick, &conn.q)));
+    m.next(set(&rr.next, mux(&start, pick.pick.expr() + lit(cb, 1), &rr.q)));
+    let wait_dec = mux(wait.q.expr().eq(lit(wb, 0)), lit(wb, 0), wait.q.expr() - lit(wb, 1));
+    m.next(set(&wait.next, mux(&pop, lit(wb, u64::from(l - 1)), wait_dec)));
+    for (r, s) in
+        [(&v_state, "s_trd_state"), (&v_infl, "s_trd_inflight"), (&v_cwnd, "s_trd_cwnd"), (&v_weight, "s_trd_weight")]
+    {
+        m.next(set(&r.next, mux(&answered, sg(s), &r.q)));
+    }
+    let hold = |r: &Reg, e: Expr| set(&r.next, mux(&go, e, &r.q));
+    m.next(hold(&r_retx, retx_go.expr()));
+    m.next(hold(&r_path, sg("s_retx_path").expr()));
+    m.next(hold(&r_psn, sg("s_retx_psn").expr()));
+    m.next(hold(&r_stream, sp.pick.expr()));
+    m.next(hold(&r_full, mux(&retx_go, lit(n, 0), &ch.full_after)));
+    m.next(hold(&r_elig, mux(&retx_go, &ch.retx_elig, &ch.new_elig)));
+    m.next(hold(&r_clr, clr.expr()));
+    m
+}
