@@ -12,17 +12,20 @@
 //!
 //! The traffic: several connections and streams under loss (RACK
 //! retransmissions), RNR NACKs (their resends come back as queue heads),
-//! a muted connection whose timeouts queue its whole window while every
-//! port is held, then a SACK that acknowledges it all, so the decisions
-//! pop stale heads; `port_ready` toggling, plane marks from paths
-//! declared SUSPECT, windows and rings full, PROBEs (with the frame queue
-//! full, so only PROBEs may start), the peer's message table full
-//! (window probes armed), and backpressure on the telemetry read and the
-//! path request and their answers. Inputs the unit must not look at carry
-//! junk: the ready sets and start levels but when idle, the handshake
-//! readies and answers outside their states, the decision's levels but in a decision's cycle,
-//! and in it the retransmit head's fields without a head, the mirrors of
-//! paths past `npaths`, the deadlines of planes not marked.
+//! a muted connection whose packets BAD_HDR NACKs queue for retransmission
+//! while every port is held, then a SACK that acknowledges them, so its
+//! decisions pop stale heads; `port_ready` toggling, plane marks from
+//! paths declared SUSPECT (`small`: `default`'s RTO scanner is too slow
+//! for a replay), windows and rings full, PROBEs (with the frame queue
+//! full, so only PROBEs may start), the peer's message table full (window
+//! probes armed), backpressure on the telemetry read and the path request
+//! and their answers, and failed payload reads whose walks hold the path
+//! answer of another connection's decision. Inputs the unit must not look
+//! at carry junk: the ready sets and start levels but when idle, the
+//! handshake readies and answers outside their states, the decision's
+//! levels but in a decision's cycle, and in it the retransmit head's
+//! fields without a head, the mirrors of paths past `npaths`, the
+//! deadlines of planes not marked.
 //!
 //! A missing tool skips the test with a message, except under CI=true,
 //! where it fails.
@@ -615,6 +618,24 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     rig.run(5_000);
     rig.toggle = 0;
     rig.e.port_ready = u32::MAX;
+
+    // Payload reads that fail (connection 5's, the host's bad range) fail
+    // their connection while two fresh connections' decisions wait for
+    // their path answers: the answer is not taken while the failure's walk
+    // runs.
+    rig.e.psel_hold = 80;
+    rig.open(7, 2.min(paths), 0);
+    rig.open(8, 2.min(paths), 0);
+    rig.run(100);
+    for k in 0..10u64 {
+        burst(&mut rig.e, 7, streams, 1, 1100 + 10 * k, &mut off);
+        burst(&mut rig.e, 8, streams, 1, 1200 + 10 * k, &mut off);
+        let bad = tx_rig::BAD.0 - tx_rig::MEM_BASE + 0x40;
+        rig.e.wrs.push_back(tx_rig::wr(5, 0, op::WRITE, 1300 + k, bad, 300));
+        rig.run(1_000);
+        rig.open(5, 1, 0);
+        rig.run(300);
+    }
     rig.e.press = Pressure::default();
     rig.e.trd_hold = 0;
     rig.e.psel_hold = 0;
@@ -657,6 +678,7 @@ fn icarus_scheduler_control_is_the_models() {
             "psel_issued",
             "psel_held",
             "psel_answer_wait",
+            "psel_held_by_walk",
             "commit_new",
             "commit_full_after",
             "commit_retx",
