@@ -116,10 +116,11 @@
 //! The engine's clocked units, each replayed against a trace its model tap
 //! records: [`output`] (`tx_output`, `hdl/tests/tx_engine_output.rs`),
 //! [`walk`] (`tx_walk`, the completion walk's control,
-//! `hdl/tests/tx_engine_walk.rs`) and [`post`] (`tx_post`, the post
-//! pipeline, `hdl/tests/tx_engine_post.rs`).
-//! Of the acknowledgement unit, its control: [`ack`] (`tx_ack`,
-//! `hdl/tests/tx_engine_ack.rs`).
+//! `hdl/tests/tx_engine_walk.rs`), [`post`] (`tx_post`, the post
+//! pipeline, `hdl/tests/tx_engine_post.rs`), [`ack`] (`tx_ack`, the
+//! acknowledgement unit's control, `hdl/tests/tx_engine_ack.rs`) and
+//! [`sched`] (`tx_sched`, the scheduler's control,
+//! `hdl/tests/tx_engine_sched.rs`).
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};

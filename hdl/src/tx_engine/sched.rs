@@ -37,7 +37,7 @@
 //!   (the stores' values at the start of the cycle; the ring slot of a
 //!   head is read with the telemetry for the first head and as the
 //!   previous head pops for the next, `L` cycles, which is the decide
-//!   state's wait). A queued head whose paths are open is retransmitted;
+//!   state's wait). A queued head with a path it may take is resent;
 //!   one that waits for a full port stalls the connection with
 //!   `port_wait`; a stale one (acknowledged or moved to an RNR back-off
 //!   since it was queued) is popped (`m_pop_*`) and the decision looks
@@ -64,8 +64,12 @@
 //! What it leaves to the engine: the commit itself (the ring slot, the
 //! mirror, `cut`, the work queue count, the frame push and the telemetry
 //! event, the retry limit's failure), the PROBE's send, the ready set's
-//! bits and the stores it reads. Every output but `m_sched_idle` and the
-//! pulses of the edge is a register or a register gated by the state.
+//! bits and the stores it reads. `m_trd_*`, `s_trd_ready` and `m_psel_*`
+//! come from registers; `s_psel_ready` from a register and
+//! `walk_running`; the pulses of the edge (`m_probe_*`, `m_pop_*`,
+//! `m_stall_*`, `m_wprobe_*`, `m_clr_*`, `m_stat_ring_full`,
+//! `m_commit_*`) and `m_sched_idle` from the state and this cycle's
+//! inputs, as the model makes them within its clock.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::tx_engine::{TxEngineParams, FRAME_QUEUE, PROBE_ROOM};
