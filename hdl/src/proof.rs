@@ -69,9 +69,13 @@ pub struct Task {
     /// much faster for covers that must run past a large table's clear
     /// sweep (64 cycles on `small`); flip-flops were faster for induction.
     pub arrays: bool,
-    /// Assumptions removed for this task: input restrictions that only
+    /// Properties removed for this task, by label or by a Yosys selection
+    /// pattern with `*`: assumptions (`asm_`), input restrictions that only
     /// some properties need (e.g. a tracked connection's fixed weights for
-    /// the fairness bound), so the other properties are proven without them.
+    /// the fairness bound), so the other properties are proven without
+    /// them; or assertions (`a_`) that other tasks of the block check, so a
+    /// task that leans on proven rules ([`Task::lean_on_proven`]) neither
+    /// checks nor assumes them (one task per group of a large invariant).
     pub without: &'static [&'static str],
     /// Assume, instead of removing, the assertions this task does not
     /// check. Sound only when each of them is proven by a `Prove` task of
@@ -95,6 +99,25 @@ pub struct Task {
     /// address arithmetic, a false counterexample; boolector and Icarus agree
     /// on the true value).
     pub solver: Option<&'static str>,
+}
+
+impl Task {
+    /// `label` is one of the properties [`Task::without`] removes (a
+    /// pattern's `*` matching any text, as in Yosys's selections).
+    pub fn removes(&self, label: &str) -> bool {
+        self.without.iter().any(|p| glob(p, label))
+    }
+}
+
+/// `text` matches `pattern`, whose `*` matches any run of characters.
+fn glob(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, rest)) => {
+            let Some(tail) = text.strip_prefix(head) else { return false };
+            (0..=tail.len()).any(|i| tail.is_char_boundary(i) && glob(rest, &tail[i..]))
+        }
+    }
 }
 
 /// A block ready for proof: its module (with properties) and tasks.
@@ -348,7 +371,7 @@ pub fn sby_text(module: &Module, task: &Task, tools: &Tools) -> String {
         }
     }
     for a in task.without {
-        let _ = writeln!(s, "chformal -assume -remove c:{a}");
+        let _ = writeln!(s, "chformal -remove c:{a}");
     }
     if matches!(task.mode, Mode::Prove(_) | Mode::Bmc(_)) {
         let _ = writeln!(s, "chformal -cover -remove");
