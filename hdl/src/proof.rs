@@ -171,8 +171,9 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
 
 /// The blocks with properties, generated for `cfg`: every block the
 /// generator builds, and the clocked units of a block not built yet
-/// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk` and
-/// post pipeline `tx_post`), proven on their own ports.
+/// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk`,
+/// post pipeline `tx_post`, scheduler control `tx_sched` and
+/// acknowledgement unit `tx_ack`), proven on their own ports.
 /// A new block adds one line here (its module and its `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
@@ -224,6 +225,8 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         )?,
         one(crate::tx_engine::walk::NAME, crate::tx_engine::walk::generate, crate::tx_engine::walk::formal_tasks)?,
         one(crate::tx_engine::post::NAME, crate::tx_engine::post::generate, crate::tx_engine::post::formal_tasks)?,
+        one(crate::tx_engine::sched::NAME, crate::tx_engine::sched::generate, crate::tx_engine::sched::formal_tasks)?,
+        one(crate::tx_engine::ack::NAME, crate::tx_engine::ack::generate, crate::tx_engine::ack::formal_tasks)?,
     ])
 }
 
@@ -292,6 +295,16 @@ pub fn prove_and_cover(k: u32, cover_depth: u32, arrays: bool) -> Vec<Task> {
             solver: None,
         },
     ]
+}
+
+/// [`prove_and_cover`] with every task on boolector ([`Task::solver`]), for
+/// the tx_engine units whose arithmetic yices got wrong on `tx_output`.
+pub fn boolector_tasks(k: u32, cover_depth: u32) -> Vec<Task> {
+    let mut tasks = prove_and_cover(k, cover_depth, false);
+    for t in tasks.iter_mut() {
+        t.solver = Some("boolector");
+    }
+    tasks
 }
 
 /// The tasks of a glue block, whose assertions are its channels'

@@ -29,6 +29,11 @@
 //!   and status rules and its read timing prove by k-induction (boolector);
 //! - `tx_post`'s (tx_engine's post pipeline) FIFO, stage, order, read
 //!   answer and write-stage rules and its forwarding prove by k-induction
+//!   (boolector);
+//! - `tx_sched`'s (tx_engine's scheduler control) handshake, outstanding,
+//!   commit, decision and start rules prove by k-induction (boolector);
+//! - `tx_ack`'s (tx_engine's acknowledgement unit) step, priority, busy
+//!   count, s_run, tail scanner and tag rules prove by k-induction
 //!   (boolector).
 //!
 //! The engine runs on `small` with a 2-entry MR table, so that the table's
@@ -166,6 +171,8 @@ fn every_property_is_labelled_commented_and_formal_only() {
         "tx_output",
         "tx_walk",
         "tx_post",
+        "tx_sched",
+        "tx_ack",
     ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
@@ -356,6 +363,28 @@ fn tx_post_rules_prove_by_induction() {
     // scripts/formal.
     use mrnic_hdl::tx_engine::post;
     prove_unit(post::NAME, post::generate, post::formal_tasks, &["prove", "prove_fw"]);
+}
+
+#[test]
+fn tx_sched_rules_prove_by_induction() {
+    // tx_engine's scheduler control (a unit): the m_trd and m_psel
+    // handshakes, one read and one request at a time, s_psel_ready and the
+    // walk, the commit's answer, path and packet, the decision's outcome,
+    // the pops' spacing and the starts, by 2-induction with boolector
+    // (about 7 s); the covers run from scripts/formal.
+    use mrnic_hdl::tx_engine::sched;
+    prove_unit(sched::NAME, sched::generate, sched::formal_tasks, &["prove"]);
+}
+
+#[test]
+fn tx_ack_rules_prove_by_induction() {
+    // tx_engine's acknowledgement unit (a unit): one step at a time and
+    // only when free, the priority order and the SACK stage's hold, the
+    // busy count's rules, nothing moving while s_run is low, the tail hit
+    // and the scanner, the RNR tag, by 2-induction with boolector (about
+    // 2 s); the covers run from scripts/formal.
+    use mrnic_hdl::tx_engine::ack;
+    prove_unit(ack::NAME, ack::generate, ack::formal_tasks, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.

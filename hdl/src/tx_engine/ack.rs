@@ -53,12 +53,40 @@
 //!
 //! While `s_run` is low (the clear sweep) nothing moves; `rst` empties
 //! the count, the hit, the scanner and the tag.
+//!
+//! # Formal properties
+//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! as the unit `tx_ack` ([`crate::proof::blocks`], [`formal_tasks`]), all
+//! by 2-induction (boolector):
+//! - the engine's obligation, assumed: a handler sets `s_busy` to at most
+//!   `max(2 + 2 x tx_ring_depth, 1 + PATHS x tx_ring_depth)`
+//!   (`asm_s_busy_most`, [`busy_bits`]);
+//! - one step: at most one `m_go_*` a cycle, only with `s_run`, the count
+//!   0 at the turn, no drain and the scheduler idle; `m_drain` only when
+//!   free and events or a walk wait;
+//! - the priority: each `m_go_*` only with its own work waiting and never
+//!   while a step above it has work; a SACK stage waiting for
+//!   path_telemetry holds every step from it down; a step does start when
+//!   one may and work that can start waits;
+//! - the busy count: counts down by one, loads `max(s_busy, 1) + L` on a
+//!   step (`1 + L` for the unit's own three), stays 0 otherwise, is raised
+//!   (never lowered) by the holds after the turn to `tx_ring_depth` or
+//!   `PATHS x tx_ring_depth`, is at least `PATHS x tx_ring_depth - 1` after
+//!   the commit's failure, and fits its bits;
+//! - while `s_run` is low the registers hold and nothing starts or drains;
+//! - the tail: the scanner compares in each running cycle with no hit
+//!   waiting, round robin below `conns`; a hit is the compared connection,
+//!   only when the engine called it due, and is held until served;
+//!   `m_tail_conn` names it only with `m_go_tail`; the RNR tag moves by one
+//!   per push;
+//! - covers: each of the eight steps starts, a waiting stage holds a NACK,
+//!   the count runs back to free, a failure's hold.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::Consts;
 use mrnic_model::tx_engine::TxEngineParams;
 
-use crate::expr::{lit, mux, Expr};
+use crate::expr::{cat, lit, mux, Expr, Signal};
 use crate::ir::{set, Module};
 
 /// Module name.
@@ -282,19 +310,372 @@ pub fn build(p: &TxEngineParams) -> Module {
     let last = lit(cb, u64::from(p.conns - 1));
     let scan_next = mux(scan.q.expr().eq(last), lit(cb, 0), scan.q.expr() + lit(cb, 1));
     m.next(set(&scan.next, mux(&compares, scan_next, scan.q.expr())));
+    let inner = Inner {
+        busy: busy.q,
+        busy_turn: b1,
+        may,
+        goes,
+        started,
+        rnr_due,
+        wp_due,
+        hit_v: hit_v.q,
+        hit_c: hit_c.q,
+        scan: scan.q,
+        tag: tag.q,
+        compares,
+    };
+    properties(&mut m, p, &inner);
     m
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The unit's registers and decisions its formal properties read.
+struct Inner {
+    busy: Signal,
+    busy_turn: Signal,
+    may: Signal,
+    goes: Vec<Signal>,
+    started: Signal,
+    rnr_due: Signal,
+    wp_due: Signal,
+    hit_v: Signal,
+    hit_c: Signal,
+    scan: Signal,
+    tag: Signal,
+    compares: Signal,
+}
 
-    #[test]
-    fn busy_bits_hold_the_largest_count() {
-        for name in ["small", "default"] {
-            let p = TxEngineParams::from_config(&mrnic_proto::Config::builtin(name).unwrap()).unwrap();
-            let most = (2 + 2 * p.ring_depth).max(1 + p.paths * p.ring_depth) + p.read_latency;
-            assert!(u64::from(most) < 1 << busy_bits(&p), "{name}");
+/// The most a handler sets the busy count to (`s_busy`): a SACK's two
+/// passes, `2 + 2 x tx_ring_depth`, or a stage's ring reads, `1 + PATHS x
+/// tx_ring_depth` ([`busy_bits`]).
+fn handler_most(p: &TxEngineParams) -> u64 {
+    let r = u64::from(p.ring_depth);
+    (2 + 2 * r).max(1 + u64::from(p.paths) * r)
+}
+
+/// The `tx_ack` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks: every assertion by 2-induction (`prove`) and
+/// the covers to 12 cycles, with boolector ([`crate::proof::boolector_tasks`]).
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::boolector_tasks(2, 12)
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{implies, port};
+    let (cb, bb) = (p.conn_bits, busy_bits(p));
+    let l = u64::from(p.read_latency);
+    let pr = u64::from(p.paths) * u64::from(p.ring_depth);
+    let sg = |m: &Module, n: &str| port(m, n);
+    let rst = sg(m, "rst");
+    let run = sg(m, "s_run");
+    let live = |e: Expr| e.logic_and(rst.expr().logic_not());
+    let go = |g: usize| f.goes[g].expr();
+
+    // ------------------------------------------------ the engine's obligations
+    let most = handler_most(p);
+    m.assume(
+        "asm_s_busy_most",
+        &format!(
+            "a handler sets the count to at most {most} (a SACK's two passes or a stage's ring reads, busy_bits), and \
+             only in its step"
+        ),
+        sg(m, "s_busy").expr().le(lit(bb, most)),
+    );
+
+    // ------------------------------------------------ one step, when free
+    let gv = cat_goes(&f.goes);
+    let ng = f.goes.len() as u32;
+    m.assert("a_go_one", "at most one m_go_* per cycle", (gv.clone() & (gv.clone() - lit(ng, 1))).eq(lit(ng, 0)));
+    m.assert(
+        "a_go_when_free",
+        "a step starts only with s_run, the count 0 at the turn (m_busy 0, no s_hold_pre), no drain and the \
+         scheduler idle",
+        implies(
+            &f.started,
+            run.expr()
+                .logic_and(sg(m, "m_busy").expr().eq(lit(bb, 0)))
+                .logic_and(sg(m, "s_hold_pre").expr().logic_not())
+                .logic_and(sg(m, "m_free"))
+                .logic_and(sg(m, "m_drain").expr().logic_not())
+                .logic_and(sg(m, "s_sched_idle")),
+        ),
+    );
+    m.assert(
+        "a_drain_when_free",
+        "the turn goes to the events and the walk only when the count is 0 and one of them waits",
+        implies(
+            sg(m, "m_drain"),
+            sg(m, "m_free").expr().logic_and(sg(m, "s_pend_evt").expr().logic_or(sg(m, "s_walk"))),
+        ),
+    );
+
+    // ------------------------------------------------ the priority order
+    let cands: Vec<Expr> = vec![
+        sg(m, "s_rto").expr(),
+        sg(m, "s_upd").expr(),
+        sg(m, "s_cont_valid").expr(),
+        sg(m, "s_sack").expr(),
+        sg(m, "s_nack").expr(),
+        f.rnr_due.expr(),
+        f.wp_due.expr(),
+        f.hit_v.expr(),
+    ];
+    let ts = sg(m, "ts_now");
+    let due = |at: &str| (ts.expr() - sg(m, at).expr()).lt(lit(32, 1 << 31));
+    let own_work: Vec<Expr> = vec![
+        sg(m, "s_rto").expr(),
+        sg(m, "s_upd").expr(),
+        sg(m, "s_cont_valid")
+            .expr()
+            .logic_and(sg(m, "s_cont_wait").expr().logic_not().logic_or(sg(m, "s_tel_settled"))),
+        sg(m, "s_sack").expr(),
+        sg(m, "s_nack").expr(),
+        sg(m, "s_rnr_valid").expr().logic_and(due("s_rnr_until")),
+        sg(m, "s_wp_valid").expr().logic_and(due("s_wp_at")),
+        sg(m, "m_tail_hit_valid").expr(),
+    ];
+    let mut above = lit(1, 0);
+    for (i, (g, _)) in GOES.iter().enumerate() {
+        m.assert(
+            &format!("a_go_{g}_work"),
+            &format!("m_go_{g} only with its work waiting (and, a SACK stage, its answers in)"),
+            implies(go(i), own_work[i].clone()),
+        );
+        if i > 0 {
+            m.assert(
+                &format!("a_go_{g}_order"),
+                &format!("m_go_{g} never while the work of a step above it waits"),
+                implies(go(i), above.clone().logic_not()),
+            );
         }
+        above = above.logic_or(cands[i].clone());
     }
+    let stage_waits = sg(m, "s_cont_valid")
+        .expr()
+        .logic_and(sg(m, "s_cont_wait"))
+        .logic_and(sg(m, "s_tel_settled").expr().logic_not());
+    m.assert(
+        "a_stage_wait_holds",
+        "a SACK stage waiting for path_telemetry (until s_tel_settled) holds every step from it down",
+        implies(stage_waits.clone(), cat_goes(&f.goes[2..]).eq(lit(ng - 2, 0))),
+    );
+    m.assert(
+        "a_step_when_work",
+        "a step starts whenever one may and some work that can start waits, unless a waiting SACK stage holds it",
+        implies(
+            f.may.expr().logic_and(
+                own_work[0].clone().logic_or(own_work[1].clone()).logic_or(
+                    stage_waits
+                        .clone()
+                        .logic_not()
+                        .logic_and(own_work.iter().cloned().reduce(|a, b| a.logic_or(b)).unwrap()),
+                ),
+            ),
+            &f.started,
+        ),
+    );
+    m.assert(
+        "a_may_step",
+        "a step may start exactly when the count is 0 at the turn, no drain and the scheduler idle (m_free)",
+        f.may
+            .expr()
+            .eq(sg(m, "m_free").expr().logic_and(sg(m, "m_drain").expr().logic_not()).logic_and(sg(m, "s_sched_idle"))),
+    );
+
+    // ------------------------------------------------ the busy count
+    // The count after a cycle that ran, without the holds after the turn,
+    // from the rules: counted down from the turn's, or loaded by a step.
+    let bt = f.busy_turn.expr();
+    let own = go(5).logic_or(go(6)).logic_or(go(7));
+    let loaded = mux(own, lit(bb, 1), max(sg(m, "s_busy").expr(), lit(bb, 1))) + lit(bb, l);
+    let plain = m.formal_wire("f_busy_plain", bb, "the count the rules give, before the holds after the turn");
+    m.formal_assign(
+        &plain,
+        mux(bt.clone().ne(lit(bb, 0)), bt.clone() - lit(bb, 1), mux(&f.started, loaded, lit(bb, 0))),
+    );
+    let holds = sg(m, "s_hold_open").expr().logic_or(sg(m, "s_hold_fail"));
+    let ran = live(run.expr());
+    let p_plain = m.past("busy_plain", plain.expr(), "the rules' count last cycle");
+    let p_down = m.past(
+        "busy_down",
+        ran.clone().logic_and(bt.clone().ne(lit(bb, 0))).logic_and(holds.clone().logic_not()),
+        "last cycle ran, counted down, no hold after the turn",
+    );
+    let p_step = m.past(
+        "busy_step",
+        ran.clone().logic_and(&f.started).logic_and(holds.clone().logic_not()),
+        "last cycle ran and started a step, no hold after the turn",
+    );
+    let p_none = m.past(
+        "busy_none",
+        ran.clone()
+            .logic_and(bt.clone().eq(lit(bb, 0)))
+            .logic_and(f.started.expr().logic_not())
+            .logic_and(holds.clone().logic_not()),
+        "last cycle ran at count 0 with no step and no hold",
+    );
+    let p_bt = m.past("busy_turn", bt.clone(), "the count at last cycle's turn");
+    let p_load = m.past(
+        "busy_load",
+        {
+            let own = go(5).logic_or(go(6)).logic_or(go(7));
+            mux(own, lit(bb, 1), max(sg(m, "s_busy").expr(), lit(bb, 1))) + lit(bb, l)
+        },
+        "max(s_busy, 1) + L (1 + L for the unit's own steps) last cycle",
+    );
+    let b = f.busy.expr();
+    m.assert(
+        "a_busy_counts_down",
+        "a count not 0 at the turn goes down by one",
+        implies(&p_down, b.clone().eq(p_bt.expr() - lit(bb, 1))),
+    );
+    m.assert(
+        "a_busy_step_load",
+        &format!("a step loads max(s_busy, 1) + L (L = {l}); the unit's own steps 1 + L"),
+        implies(&p_step, b.clone().eq(&p_load)),
+    );
+    m.assert(
+        "a_busy_stays_zero",
+        "with no step and no hold a count of 0 stays 0",
+        implies(&p_none, b.clone().eq(lit(bb, 0))),
+    );
+    let p_open =
+        m.past("hold_open", ran.clone().logic_and(sg(m, "s_hold_open")), "last cycle ran with a reopen's hold");
+    let p_fail =
+        m.past("hold_fail", ran.clone().logic_and(sg(m, "s_hold_fail")), "last cycle ran with a failure's hold");
+    let want = max(
+        mux(&p_open, max(p_plain.expr(), lit(bb, u64::from(p.ring_depth))), p_plain.expr()),
+        mux(&p_fail, lit(bb, pr), lit(bb, 0)),
+    );
+    m.assert(
+        "a_busy_holds_raise",
+        &format!("a hold after the turn raises the count to at least tx_ring_depth (a reopen) or {pr} (a failure), never lowers it"),
+        implies(p_open.expr().logic_or(&p_fail), b.clone().eq(want)),
+    );
+    let p_pre =
+        m.past("hold_pre", ran.clone().logic_and(sg(m, "s_hold_pre")), "last cycle ran with the commit's failure");
+    m.assert(
+        "a_busy_hold_pre",
+        &format!(
+            "the commit's failure holds the unit: the count at the turn at least {pr}, so at least {} after",
+            pr - 1
+        ),
+        implies(&p_pre, b.clone().ge(lit(bb, pr - 1))),
+    );
+    m.assert(
+        "a_busy_most",
+        &format!(
+            "the count never passes {} (the largest a handler or a hold sets, plus L): it fits busy_bits",
+            most + l
+        ),
+        b.clone().le(lit(bb, most + l)),
+    );
+
+    // ------------------------------------------------ nothing moves while s_run is low
+    let p_stop = m.past("stopped", live(run.expr().logic_not()), "last cycle s_run was low, out of reset");
+    let regs = cat(&[f.busy.expr(), f.hit_v.expr(), f.hit_c.expr(), f.scan.expr(), f.tag.expr()]);
+    let p_regs = m.past("ack_regs", regs.clone(), "the count, the hit, the scanner and the tag last cycle");
+    m.assert(
+        "a_frozen_regs",
+        "while s_run is low the count, the hit, the scanner and the tag hold",
+        implies(&p_stop, regs.eq(&p_regs)),
+    );
+    m.assert(
+        "a_frozen_outputs",
+        "while s_run is low no step starts, the turn is not free and nothing drains",
+        implies(
+            run.expr().logic_not(),
+            f.started
+                .expr()
+                .logic_not()
+                .logic_and(sg(m, "m_free").expr().logic_not())
+                .logic_and(sg(m, "m_drain").expr().logic_not()),
+        ),
+    );
+
+    // ------------------------------------------------ the tail hit and the scanner
+    let p_cmp = m.past("scan_cmp", live(f.compares.expr()), "last cycle the scanner compared, out of reset");
+    let p_due = m.past("scan_due", sg(m, "s_tail_due"), "last cycle's s_tail_due");
+    let p_scan = m.past("scan", f.scan.expr(), "the scanned connection last cycle");
+    let p_hit = m.past("hit", cat(&[f.hit_v.expr(), f.hit_c.expr()]), "the hit last cycle");
+    let p_ran = m.past("ran", ran.clone(), "last cycle ran, out of reset");
+    let p_tail = m.past("go_tail", go(7), "last cycle served the hit");
+    let p_hitv = m.past("hit_valid", f.hit_v.expr(), "a hit waited last cycle");
+    m.assert(
+        "a_scan_when_no_hit",
+        "the scanner compares in every running cycle with no hit waiting after the turn",
+        implies(p_ran.expr().logic_and(p_hitv.expr().logic_not().logic_or(&p_tail)), &p_cmp),
+    );
+    m.assert(
+        "a_tail_hit_due",
+        "a hit is the compared connection, and only when the engine called it due",
+        implies(&p_cmp, f.hit_v.expr().eq(&p_due).logic_and(implies(&p_due, f.hit_c.expr().eq(&p_scan)))),
+    );
+    let p_keep = m.past(
+        "scan_idle",
+        live(f.compares.expr().logic_not()),
+        "last cycle the scanner did not compare, out of reset",
+    );
+    m.assert(
+        "a_tail_hit_held",
+        "a waiting hit not served stays, unchanged, and the scanner waits with it",
+        implies(&p_keep, cat(&[f.hit_v.expr(), f.hit_c.expr(), f.scan.expr()]).eq(cat(&[p_hit.expr(), p_scan.expr()]))),
+    );
+    m.assert(
+        "a_go_tail_conn",
+        "m_tail_conn names the hit with m_go_tail, 0 otherwise",
+        sg(m, "m_tail_conn").expr().eq(mux(go(7), f.hit_c.expr(), lit(cb, 0))),
+    );
+    let last = u64::from(p.conns - 1);
+    m.assert(
+        "a_scan_round_robin",
+        &format!("the scanner moves to the next connection after each compare, 0 after {last}"),
+        implies(&p_cmp, f.scan.expr().eq(mux(p_scan.expr().eq(lit(cb, last)), lit(cb, 0), p_scan.expr() + lit(cb, 1)))),
+    );
+    m.assert(
+        "a_scan_in_range",
+        &format!("the scanner and the hit name a connection (below {})", p.conns),
+        f.scan.expr().le(lit(cb, last)).logic_and(f.hit_c.expr().le(lit(cb, last))),
+    );
+
+    // ------------------------------------------------ the RNR tag
+    let p_tag = m.past("tag", f.tag.expr(), "the tag last cycle");
+    let p_push = m.past("push", ran.logic_and(sg(m, "s_rnr_push")), "last cycle ran and pushed an RNR back-off");
+    m.assert(
+        "a_rnr_tag",
+        "the RNR tag moves on by one with each push and holds otherwise",
+        implies(&p_ran, f.tag.expr().eq(mux(&p_push, p_tag.expr() + lit(32, 1), p_tag.expr()))),
+    );
+
+    // ------------------------------------------------ covers
+    for (i, (g, what)) in GOES.iter().enumerate() {
+        m.cover(&format!("c_go_{g}"), &format!("m_go_{g}: {what}"), go(i));
+    }
+    m.cover(
+        "c_stage_holds_below",
+        "a waiting SACK stage holds a NACK back while the unit may step",
+        stage_waits.logic_and(&f.may).logic_and(sg(m, "s_nack")),
+    );
+    let counted = m.past(
+        "counted_to_zero",
+        live(run.expr()).logic_and(f.busy.expr().eq(lit(bb, 1))),
+        "last cycle the count was 1",
+    );
+    m.cover(
+        "c_busy_back_to_free",
+        "a step's count runs down to 0 and the unit is free again",
+        counted.expr().logic_and(sg(m, "m_free")),
+    );
+    m.cover("c_hold_fail", "a failure's hold raises the count", p_fail.expr());
+}
+
+/// The step enables as one vector, the first step in the lowest bit.
+fn cat_goes(goes: &[Signal]) -> Expr {
+    cat(&goes.iter().rev().map(|g| g.expr()).collect::<Vec<_>>())
 }

@@ -61,6 +61,34 @@
 //! - `m_sched_idle`: the scheduler is idle after this edge (the
 //!   acknowledgement unit steps and a reopen is taken only then).
 //!
+//! # Formal properties
+//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! as the unit `tx_sched` ([`crate::proof::blocks`], [`formal_tasks`]),
+//! all by 2-induction (boolector), with ghosts for the outstanding read
+//! and request, the picked connection, the decided packet and the cycles
+//! since the latest pop:
+//! - path_selector's obligation, assumed: an answer with a path names one
+//!   the request offered (`asm_s_psel_path_elig`); and the neighbours'
+//!   answer channels `s_trd` and `s_psel` hold valid and payload until
+//!   taken (`asm_s_trd_*`, `asm_s_psel_*`, the valid/ready rule, which
+//!   no assertion needs: the unit takes each answer as it comes);
+//! - `m_trd` and `m_psel` hold valid until ready and their payload still;
+//!   one read and one request outstanding at a time, never both, and
+//!   `s_trd_ready` / `s_psel_ready` only while one is; `s_psel_ready` low
+//!   while `walk_running`; the read names the picked connection, the
+//!   request the deciding connection and the decided packet's paths;
+//! - a commit only from an answered request naming a path, on a path the
+//!   decision found eligible, carrying the decided packet;
+//! - a decision ends in exactly one of a pop, a request or a stall; a pop
+//!   takes a stale head of the deciding connection; a decision comes at
+//!   least `L` cycles after the latest pop;
+//! - a PROBE starts only when probes may (idle, `start_ok`, the queue below
+//!   `FRAME_QUEUE + PROBE_ROOM`, the connection ready with a PROBE queued),
+//!   a decision only below `FRAME_QUEUE`;
+//! - helper invariants (`a_inv_*`) tie the ghosts to the state;
+//! - covers: a commit of each kind, a pop and the decision after it, a
+//!   stall, a PROBE start, a no-path answer, each handshake's stall.
+//!
 //! What it leaves to the engine: the commit itself (the ring slot, the
 //! mirror, `cut`, the work queue count, the frame push and the telemetry
 //! event, the retry limit's failure), the PROBE's send, the ready set's
@@ -78,7 +106,7 @@ use mrnic_proto::tables::path as pt;
 use super::{
     path_choice, rr_pick, stream_heads, stream_pick, stream_ptr_bits, ChoiceIn, ChoiceSizes, StreamWords, INFLIGHT_BITS,
 };
-use crate::expr::{cat, index_bits, lit, mux, repl, zeros, zext, Expr};
+use crate::expr::{cat, index_bits, lit, mux, repl, zeros, zext, Expr, Signal};
 use crate::ir::{set, Module, Reg};
 
 /// Module name.
@@ -524,5 +552,333 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.next(hold(&r_full, mux(&retx_go, lit(n, 0), &ch.full_after)));
     m.next(hold(&r_elig, mux(&retx_go, &ch.retx_elig, &ch.new_elig)));
     m.next(hold(&r_clr, clr.expr()));
+    let inner = Inner {
+        in_idle,
+        in_read,
+        in_decide,
+        in_select,
+        issued: issued.q,
+        conn: conn.q,
+        wait: wait.q,
+        start_read,
+        pick: pick.pick,
+        dec,
+        pop,
+        go,
+        stall,
+        elig: mux(&retx_go, &ch.retx_elig, &ch.new_elig),
+        retx_go,
+        stream: sp.pick,
+        req: [r_retx.q, r_path.q, r_psn.q, r_stream.q, r_elig.q],
+    };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers and decisions its formal properties read.
+struct Inner {
+    in_idle: Signal,
+    in_read: Signal,
+    in_decide: Signal,
+    in_select: Signal,
+    issued: Signal,
+    conn: Signal,
+    wait: Signal,
+    start_read: Signal,
+    pick: Signal,
+    dec: Signal,
+    pop: Signal,
+    go: Signal,
+    stall: Signal,
+    /// The paths the decided packet may take.
+    elig: Expr,
+    retx_go: Signal,
+    stream: Signal,
+    /// The request's registers: retx, path, psn, stream, elig.
+    req: [Signal; 5],
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{implies, port, valid_ready, Side};
+    use crate::ir::{if_else, if_then};
+    let (cb, sb, n) = (p.conn_bits, p.stream_bits, p.paths);
+    let pb = index_bits(n);
+    let l = p.read_latency;
+    let wb = f.wait.width();
+    let sg = |m: &Module, nm: &str| port(m, nm);
+    let rst = sg(m, "rst");
+
+    // ------------------------------------------------ the handshakes
+    let (tv, tr) = (sg(m, "m_trd_valid"), sg(m, "m_trd_ready"));
+    valid_ready(m, "m_trd", Side::Source, &tv, &tr, &[sg(m, "m_trd_conn")], &rst);
+    let (pv, pr) = (sg(m, "m_psel_valid"), sg(m, "m_psel_ready"));
+    let payload: Vec<Signal> =
+        ["m_psel_conn", "m_psel_elig", "m_psel_weight", "m_psel_clr"].iter().map(|x| sg(m, x)).collect();
+    valid_ready(m, "m_psel", Side::Source, &pv, &pr, &payload, &rst);
+    // The answers' channels, from the neighbours' side (path_telemetry's
+    // read answer, path_selector's m_sel): valid and payload held until
+    // taken, as any valid/ready source keeps them.
+    let ans: Vec<Signal> =
+        ["s_trd_state", "s_trd_inflight", "s_trd_cwnd", "s_trd_weight"].iter().map(|x| sg(m, x)).collect();
+    let (tav, tar) = (sg(m, "s_trd_valid"), sg(m, "s_trd_ready"));
+    valid_ready(m, "s_trd", Side::Sink, &tav, &tar, &ans, &rst);
+    let sel: Vec<Signal> = ["s_psel_path", "s_psel_none"].iter().map(|x| sg(m, x)).collect();
+    let (sav, sar) = (sg(m, "s_psel_valid"), sg(m, "s_psel_ready"));
+    valid_ready(m, "s_psel", Side::Sink, &sav, &sar, &sel, &rst);
+
+    // ------------------------------------------------ ghosts
+    let (atv, atr) = (sg(m, "s_trd_valid"), sg(m, "s_trd_ready"));
+    let (apv, apr) = (sg(m, "s_psel_valid"), sg(m, "s_psel_ready"));
+    let trd_out = m.formal_wire("f_trd_out", 1, "a telemetry read handshook and is not answered yet");
+    let psel_out = m.formal_wire("f_psel_out", 1, "a path request handshook and is not answered yet");
+    let g_conn = m.formal_wire("f_conn", cb, "the connection the latest read started for");
+    let sb_w = index_bits(l + 1);
+    let since = m.formal_wire("f_since_pop", sb_w, &format!("cycles since the latest pop, saturating at L = {l}"));
+    let d_elig = m.formal_wire("f_dec_elig", n, "the paths the latest decided packet may take");
+    let d_retx = m.formal_wire("f_dec_retx", 1, "the latest decided packet is a retransmission");
+    let d_path = m.formal_wire("f_dec_path", pb, "its path (a retransmission)");
+    let d_psn = m.formal_wire("f_dec_psn", 24, "its psn (a retransmission)");
+    let d_stream = m.formal_wire("f_dec_stream", sb, "its stream (new data)");
+    let q_elig = m.formal_wire("f_psel_elig", n, "the paths the handshaken request offered");
+    let sat = lit(sb_w, u64::from(l));
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&trd_out, lit(1, 0)), set(&psel_out, lit(1, 0)), set(&since, sat.clone())],
+        vec![
+            if_then(tv.expr().logic_and(&tr), vec![set(&trd_out, lit(1, 1))]),
+            if_then(atv.expr().logic_and(&atr), vec![set(&trd_out, lit(1, 0))]),
+            if_then(pv.expr().logic_and(&pr), vec![set(&psel_out, lit(1, 1)), set(&q_elig, sg(m, "m_psel_elig"))]),
+            if_then(apv.expr().logic_and(&apr), vec![set(&psel_out, lit(1, 0))]),
+            if_then(&f.start_read, vec![set(&g_conn, &f.pick)]),
+            if_else(
+                &f.pop,
+                vec![set(&since, lit(sb_w, 1))],
+                vec![if_then(since.expr().lt(sat.clone()), vec![set(&since, since.expr() + lit(sb_w, 1))])],
+            ),
+            if_then(
+                &f.go,
+                vec![
+                    set(&d_elig, f.elig.clone()),
+                    set(&d_retx, &f.retx_go),
+                    set(&d_path, sg(m, "s_retx_path")),
+                    set(&d_psn, sg(m, "s_retx_psn")),
+                    set(&d_stream, &f.stream),
+                ],
+            ),
+        ],
+    )]);
+
+    // ------------------------------------------------ the engine's obligation
+    let phys = sg(m, "s_psel_path");
+    m.assume(
+        "asm_s_psel_path_elig",
+        "path_selector answers a path only among those the request offered (its s_req_elig)",
+        implies(
+            apv.expr().logic_and(&apr).logic_and(sg(m, "s_psel_none").expr().logic_not()),
+            q_elig.expr().bit_at(&phys),
+        ),
+    );
+
+    // ------------------------------------------------ one read, one request
+    m.assert(
+        "a_trd_one",
+        "a telemetry read is offered only with no read and no request outstanding",
+        implies(&tv, trd_out.expr().logic_not().logic_and(psel_out.expr().logic_not())),
+    );
+    m.assert("a_trd_ready_outstanding", "s_trd_ready only while a read is outstanding", implies(&atr, &trd_out));
+    m.assert(
+        "a_psel_one",
+        "a path request is offered only with no request and no read outstanding",
+        implies(&pv, psel_out.expr().logic_not().logic_and(trd_out.expr().logic_not())),
+    );
+    m.assert("a_psel_ready_outstanding", "s_psel_ready only while a request is outstanding", implies(&apr, &psel_out));
+    m.assert(
+        "a_psel_ready_no_walk",
+        "s_psel_ready is low while a completion walk runs",
+        implies(sg(m, "walk_running"), apr.expr().logic_not()),
+    );
+    m.assert(
+        "a_trd_conn",
+        "the read names the connection picked at the start",
+        implies(&tv, sg(m, "m_trd_conn").expr().eq(&g_conn)),
+    );
+    m.assert(
+        "a_psel_decided",
+        "the request names the deciding connection and the decided packet's eligible paths, some path",
+        implies(
+            &pv,
+            sg(m, "m_psel_conn")
+                .expr()
+                .eq(&g_conn)
+                .logic_and(sg(m, "m_psel_elig").expr().eq(&d_elig))
+                .logic_and(d_elig.expr().ne(lit(n, 0))),
+        ),
+    );
+
+    // ------------------------------------------------ the commit
+    let cv = sg(m, "m_commit_valid");
+    m.assert(
+        "a_commit_answered",
+        "a commit only from an answered request that names a path",
+        implies(
+            &cv,
+            psel_out.expr().logic_and(&apv).logic_and(&apr).logic_and(sg(m, "s_psel_none").expr().logic_not()),
+        ),
+    );
+    m.assert(
+        "a_commit_path_elig",
+        "the commit's path is one the decision found eligible for the packet",
+        implies(&cv, d_elig.expr().bit_at(sg(m, "m_commit_phys"))),
+    );
+    let c_retx = sg(m, "m_commit_retx");
+    m.assert(
+        "a_commit_decided",
+        "the commit carries the decided packet: its connection, kind, and path and psn or stream",
+        implies(
+            &cv,
+            sg(m, "m_commit_conn").expr().eq(&g_conn).logic_and(c_retx.expr().eq(&d_retx)).logic_and(mux(
+                &d_retx,
+                sg(m, "m_commit_path").expr().eq(&d_path).logic_and(sg(m, "m_commit_psn").expr().eq(&d_psn)),
+                sg(m, "m_commit_stream").expr().eq(&d_stream),
+            )),
+        ),
+    );
+
+    // ------------------------------------------------ the decision
+    let outcomes = cat(&[f.pop.expr(), f.go.expr(), f.stall.expr()]);
+    m.assert(
+        "a_decision_one_outcome",
+        "a decision ends in exactly one of a pop, a path request or a stall, and none happens outside a decision",
+        mux(
+            &f.dec,
+            outcomes
+                .clone()
+                .eq(lit(3, 1))
+                .logic_or(outcomes.clone().eq(lit(3, 2)))
+                .logic_or(outcomes.clone().eq(lit(3, 4))),
+            outcomes.eq(lit(3, 0)),
+        ),
+    );
+    m.assert(
+        "a_pop_stale",
+        "a pop takes the deciding connection's head, only a stale one (not queued)",
+        implies(
+            sg(m, "m_pop_valid"),
+            sg(m, "s_retx_valid")
+                .expr()
+                .logic_and(sg(m, "s_retx_queued").expr().logic_not())
+                .logic_and(sg(m, "m_pop_conn").expr().eq(&g_conn)),
+        ),
+    );
+    m.assert(
+        "a_decide_after_pop",
+        &format!("the decision after a pop comes at least L = {l} cycles after it (the next head's ring slot is in)"),
+        implies(&f.dec, since.expr().ge(sat.clone())),
+    );
+
+    // ------------------------------------------------ the start
+    let fr = sg(m, "frames");
+    let fb = fr.width();
+    let pc = sg(m, "m_probe_conn");
+    m.assert(
+        "a_probe_start",
+        "a PROBE starts only when probes may: idle, start_ok, the frame queue below FRAME_QUEUE + PROBE_ROOM, and \
+         the connection ready with a PROBE queued",
+        implies(
+            sg(m, "m_probe_valid"),
+            f.in_idle
+                .expr()
+                .logic_and(sg(m, "start_ok"))
+                .logic_and(fr.expr().lt(lit(fb, u64::from(QUEUE))))
+                .logic_and(sg(m, "s_ready").expr().bit_at(&pc))
+                .logic_and(sg(m, "s_probe").expr().bit_at(&pc)),
+        ),
+    );
+    m.assert(
+        "a_read_start_room",
+        "a decision starts only when idle, start_ok and the frame queue below FRAME_QUEUE, on a ready connection",
+        implies(
+            &f.start_read,
+            f.in_idle
+                .expr()
+                .logic_and(sg(m, "start_ok"))
+                .logic_and(fr.expr().lt(lit(fb, FRAME_QUEUE as u64)))
+                .logic_and(sg(m, "s_ready").expr().bit_at(&f.pick)),
+        ),
+    );
+
+    // ------------------------------------------------ invariants the induction needs
+    let [r_retx, r_path, r_psn, r_stream, r_elig] = &f.req;
+    m.assert(
+        "a_inv_outstanding",
+        "a read is outstanding exactly in the read state after its handshake, a request likewise in the request state",
+        trd_out
+            .expr()
+            .eq(f.in_read.expr().logic_and(&f.issued))
+            .logic_and(psel_out.expr().eq(f.in_select.expr().logic_and(&f.issued))),
+    );
+    m.assert(
+        "a_inv_since_pop",
+        &format!("after a pop the decide state's wait and the cycles since add up to L = {l}; else L have passed"),
+        mux(
+            &f.in_decide,
+            f.wait.expr().le(lit(wb, u64::from(l - 1))).logic_and(zext(since.expr(), sb_w.max(wb) + 1).eq(zext(
+                sat.clone(),
+                sb_w.max(wb) + 1,
+            ) - zext(
+                f.wait.expr(),
+                sb_w.max(wb) + 1,
+            ))),
+            since.expr().eq(sat),
+        ),
+    );
+    m.assert(
+        "a_inv_conn",
+        "out of idle the deciding connection is the one picked at the start",
+        implies(f.in_idle.expr().logic_not(), f.conn.expr().eq(&g_conn)),
+    );
+    m.assert(
+        "a_inv_request",
+        "in the request state the request's registers hold the decided packet, and an outstanding request offered \
+         its paths",
+        implies(
+            &f.in_select,
+            r_elig
+                .expr()
+                .eq(&d_elig)
+                .logic_and(d_elig.expr().ne(lit(n, 0)))
+                .logic_and(r_retx.expr().eq(&d_retx))
+                .logic_and(r_path.expr().eq(&d_path))
+                .logic_and(r_psn.expr().eq(&d_psn))
+                .logic_and(r_stream.expr().eq(&d_stream))
+                .logic_and(implies(&psel_out, q_elig.expr().eq(&d_elig))),
+        ),
+    );
+
+    // ------------------------------------------------ covers
+    m.cover("c_commit_retx", "a retransmission is committed", cv.expr().logic_and(&c_retx));
+    m.cover("c_commit_new", "new data is committed", cv.expr().logic_and(c_retx.expr().logic_not()));
+    m.cover("c_pop", "a stale head is popped", sg(m, "m_pop_valid"));
+    m.cover("c_decide_after_pop", "the decision after a pop acts", f.dec.expr().logic_and(&f.in_decide));
+    m.cover("c_stall", "the connection stalls", sg(m, "m_stall_valid"));
+    m.cover("c_probe_start", "a PROBE is sent at a start", sg(m, "m_probe_valid"));
+    m.cover(
+        "c_psel_none",
+        "path_selector answers no path: the decision ends without a commit",
+        apv.expr().logic_and(&apr).logic_and(sg(m, "s_psel_none")),
+    );
+}
+
+/// The `tx_sched` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks: every assertion by 2-induction (`prove`) and
+/// the covers to 16 cycles, with boolector ([`crate::proof::boolector_tasks`]).
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::boolector_tasks(2, 16)
 }
