@@ -2073,6 +2073,48 @@ pub struct SchedRead {
     pub ts: u32,
 }
 
+/// What the commit read and wrote in one cycle, recorded when
+/// [`TxEngine::commit_tap`] is `Some` (off by default) in the cycle the
+/// commit happens, so its RTL unit can be replayed against this model
+/// cycle by cycle. Recording changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct CommitTap {
+    pub commit: Option<CommitRec>,
+}
+
+/// One commit: the decided packet, the stores it read and what it wrote
+/// ([`CommitTap::commit`]).
+#[derive(Debug, Clone, Default)]
+pub struct CommitRec {
+    pub conn: u32,
+    /// A retransmission of (path, psn); else new data of `stream`.
+    pub retx: Option<(u32, u32)>,
+    pub stream: u32,
+    pub phys: u32,
+    /// Paths one more packet fills, a bit each (new data).
+    pub full_after: u32,
+    /// The connection had failed: the commit did nothing.
+    pub failed: bool,
+    /// New data: what the cut read (its stores as the commit found them),
+    /// the request at `pend` and its slot's issued count before the commit.
+    pub cut_in: CutIn,
+    pub wr: WorkReq,
+    pub msn: u32,
+    pub rq_seq: u32,
+    pub issued: u32,
+    /// The context's peer and the mirror of `phys` (gen, port, plane).
+    pub remote_id: u32,
+    pub dst_mac: u64,
+    pub dst_ip: u32,
+    pub gen: u8,
+    pub sport: u16,
+    pub plane: u8,
+    pub rr_stream: u32,
+    /// New data: the cut and the header of the frame pushed.
+    pub cut: Option<CutOut>,
+    pub hdr: Vec<u8>,
+}
+
 /// A decided packet handed to the commit ([`SchedTap::commit`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SchedCommit {
@@ -2244,6 +2286,10 @@ pub struct TxEngine {
     /// scheduler's control ([`SchedTap`], overwritten every cycle); `None`
     /// (the default) records nothing.
     pub sched_tap: Option<SchedTap>,
+    /// Set to `Some` to record what the commit read and wrote
+    /// ([`CommitTap`], cleared every cycle); `None` (the default) records
+    /// nothing.
+    pub commit_tap: Option<CommitTap>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -2324,6 +2370,7 @@ impl TxEngine {
             post_tap: None,
             ack_tap: None,
             sched_tap: None,
+            commit_tap: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2482,6 +2529,9 @@ impl TxEngine {
         }
         if let Some(t) = self.post_tap.as_mut() {
             *t = PostTap::default();
+        }
+        if let Some(t) = self.commit_tap.as_mut() {
+            t.commit = None;
         }
         if let Some(t) = self.ack_tap.as_mut() {
             *t = AckTap {
@@ -2923,12 +2973,14 @@ impl TxEngine {
         let post_tap = self.post_tap.take();
         let ack_tap = self.ack_tap.take();
         let sched_tap = self.sched_tap.take();
+        let commit_tap = self.commit_tap.take();
         *self = TxEngine::new(p);
         self.output_tap = tap;
         self.walk_tap = walk_tap;
         self.post_tap = post_tap;
         self.ack_tap = ack_tap;
         self.sched_tap = sched_tap;
+        self.commit_tap = commit_tap;
     }
 }
 
@@ -3335,6 +3387,9 @@ impl TxEngine {
     /// The path decision is in: the packet is committed (ring, mirror,
     /// work request, telemetry event) and its frame queued.
     fn commit(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool], ts: u32) {
+        if self.commit_tap.is_some() {
+            self.tap_commit_begin(c, plan, phys, full_after);
+        }
         if self.conns[c as usize].failed.is_some() {
             return;
         }
@@ -3385,33 +3440,35 @@ impl TxEngine {
                 let pi = self.pidx(c, path);
                 let m = self.paths[pi];
                 let k = &self.conns[c as usize];
-                let o = cut(
-                    &self.p,
-                    &self.k,
-                    &CutIn {
-                        ts,
-                        req_len: w.req.len,
-                        pend: q.pend,
-                        tail: q.tail,
-                        pend_sent: q.pend_sent,
-                        next_psn: m.next_psn,
-                        cum_acked: m.cum_acked,
-                        tx_seq: m.tx_seq,
-                        last_progress: m.last_progress,
-                        srtt: m.srtt,
-                        rttvar: m.rttvar,
-                        inflight: k.cc.inflight_bytes,
-                        cap: k.cc.cap,
-                        pend_streams: k.pend_streams,
-                        since_ackreq: k.since_ackreq,
-                        unreq_since: k.unreq_since,
-                        tail_at: k.tail_at,
-                        rack_rtt: k.rack_rtt,
-                        full_after: full_after[path as usize],
-                    },
-                );
+                let a = CutIn {
+                    ts,
+                    req_len: w.req.len,
+                    pend: q.pend,
+                    tail: q.tail,
+                    pend_sent: q.pend_sent,
+                    next_psn: m.next_psn,
+                    cum_acked: m.cum_acked,
+                    tx_seq: m.tx_seq,
+                    last_progress: m.last_progress,
+                    srtt: m.srtt,
+                    rttvar: m.rttvar,
+                    inflight: k.cc.inflight_bytes,
+                    cap: k.cc.cap,
+                    pend_streams: k.pend_streams,
+                    since_ackreq: k.since_ackreq,
+                    unreq_since: k.unreq_since,
+                    tail_at: k.tail_at,
+                    rack_rtt: k.rack_rtt,
+                    full_after: full_after[path as usize],
+                };
+                let o = cut(&self.p, &self.k, &a);
                 let mut f = self.fields(c, &w, stream, path, o.psn, o.offset, o.len, ts);
                 f.ackreq = o.ackreq;
+                if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
+                    r.cut_in = a;
+                    r.cut = Some(o);
+                    r.hdr = data_header(&f);
+                }
                 let ri = self.ridx(c, path, o.psn);
                 self.ring[ri] = Some(Slot {
                     stream,
@@ -3447,6 +3504,41 @@ impl TxEngine {
                 self.push_frame(c, path, data_header(&f), Some((stream, slot_no)), addr, o.len);
                 self.stats.tx_data = true;
             }
+        }
+    }
+
+    /// The commit's record: the decided packet and, for new data, the
+    /// stores as the commit finds them (before any of its writes).
+    fn tap_commit_begin(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool]) {
+        let k = &self.conns[c as usize];
+        let m = self.paths[self.pidx(c, phys)];
+        let mut r = CommitRec {
+            conn: c,
+            phys,
+            full_after: full_after.iter().enumerate().map(|(p, &f)| u32::from(f) << p).sum(),
+            failed: k.failed.is_some(),
+            remote_id: k.remote_id,
+            dst_mac: k.dst_mac,
+            dst_ip: k.dst_ip,
+            gen: m.gen,
+            sport: m.sport,
+            plane: m.plane,
+            rr_stream: k.rr_stream,
+            ..CommitRec::default()
+        };
+        match plan {
+            Plan::Retx { path, psn } => r.retx = Some((path, psn)),
+            Plan::New { stream } => {
+                let q = &self.streams[self.sidx(c, stream)];
+                let wi = self.widx(c, stream, q.pend);
+                let w = self.wq[wi];
+                r.stream = stream;
+                r.wr = w.req;
+                (r.msn, r.rq_seq, r.issued) = (w.msn, w.rq_seq, self.wq_issued[wi]);
+            }
+        }
+        if let Some(t) = self.commit_tap.as_mut() {
+            t.commit = Some(r);
         }
     }
 
