@@ -131,6 +131,7 @@ use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
 
 pub mod ack;
+pub mod commit;
 pub mod output;
 pub mod post;
 pub mod sched;

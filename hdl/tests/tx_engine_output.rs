@@ -30,21 +30,14 @@ use mrnic_model::block::{port_index, Bits, PortDef};
 use mrnic_model::tx_engine::*;
 use mrnic_proto::Config;
 use tx_rig::{
-    junk, le_bits, replay_configs, synth_report, tools_check, wr, write_unit, Engine, Pressure, Run, BAD, MEM_BASE,
+    be_bits, junk, le_bits, replay_configs, synth_report, tools_check, wr, write_unit, Engine, Pressure, Run, BAD,
+    MEM_BASE,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = output::build(p);
     let rtl = write_unit(dir, &m, "tx_engine output stage", "tx_engine_output");
     (m, rtl)
-}
-
-/// Bits of `bytes` padded with zeros to `width / 8`, byte 0 in the top bits.
-fn be_bits(width: u32, bytes: &[u8]) -> Bits {
-    let mut v = bytes.to_vec();
-    v.resize(width as usize / 8, 0);
-    v.reverse();
-    le_bits(width, &v)
 }
 
 /// The model engine wired as its own tests wire it, recording the output

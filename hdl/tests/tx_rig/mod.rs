@@ -13,7 +13,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-use crate::common::{have, iverilog_compile, replay, synth_full, verilator_lint, Rng, Scratch};
+use crate::common::{have, iverilog_compile, synth_full, verilator_lint, Rng, Scratch};
 use mrnic_hdl::{Header, Module};
 use mrnic_model::block::{port_index, Bits, Block, Dir, PortDef};
 use mrnic_model::path_selector::{self as ps, PathSelector, PathSelectorParams};
@@ -39,6 +39,14 @@ pub fn le_bits(width: u32, bytes: &[u8]) -> Bits {
         b.0[i / 8] |= u64::from(x) << (8 * (i % 8));
     }
     b
+}
+
+/// Bits of `bytes` padded with zeros to `width / 8`, byte 0 in the top bits.
+pub fn be_bits(width: u32, bytes: &[u8]) -> Bits {
+    let mut v = bytes.to_vec();
+    v.resize(width as usize / 8, 0);
+    v.reverse();
+    le_bits(width, &v)
 }
 
 /// Bits `at .. at + w` of `b` set to `v`.
@@ -392,8 +400,20 @@ impl Block for Trace {
 /// tap recorded them) into module `name` of `rtl` under Icarus: each
 /// cycle's inputs driven, every output compared.
 pub fn replay_rows(dir: &Scratch, rtl: &Path, name: &'static str, defs: &[PortDef], rows: &[Vec<Bits>]) {
+    replay_rows_clocked(dir, rtl, name, defs, rows, true)
+}
+
+/// [`replay_rows`]; `has_clk` false for a combinational unit (no `clk`).
+pub fn replay_rows_clocked(
+    dir: &Scratch,
+    rtl: &Path,
+    name: &'static str,
+    defs: &[PortDef],
+    rows: &[Vec<Bits>],
+    has_clk: bool,
+) {
     let mut dut = Trace { name, defs: defs.to_vec(), rows: rows.to_vec(), at: 0 };
-    replay(dir, rtl, &mut dut, &[], rows.len() as u32, |cycle, ins, _| {
+    crate::common::replay_clocked(dir, rtl, &mut dut, &[], rows.len() as u32, has_clk, |cycle, ins, _| {
         for (i, d) in defs.iter().enumerate() {
             if d.dir == Dir::In {
                 ins[i] = rows[cycle as usize][i].clone();
@@ -467,6 +487,18 @@ pub fn replay_configs(
     run: fn(&Config) -> Run,
     want: &[&str],
 ) {
+    replay_configs_clocked(tag, name, write, run, want, true)
+}
+
+/// [`replay_configs`]; `has_clk` false for a combinational unit.
+pub fn replay_configs_clocked(
+    tag: &str,
+    name: &'static str,
+    write: fn(&Scratch, &TxEngineParams) -> (Module, PathBuf),
+    run: fn(&Config) -> Run,
+    want: &[&str],
+    has_clk: bool,
+) {
     if !have("iverilog", "-V") || !have("vvp", "-V") {
         return;
     }
@@ -475,7 +507,7 @@ pub fn replay_configs(
         let dir = Scratch::new(&format!("{tag}-replay-{}", cfg.name));
         let (_, rtl) = write(&dir, &p);
         let mut r = run(cfg);
-        replay_rows(&dir, &rtl, name, &r.defs, &r.rows);
+        replay_rows_clocked(&dir, &rtl, name, &r.defs, &r.rows, has_clk);
         r.seen.insert("cycles", r.rows.len() as u32);
         r.seen
     });
