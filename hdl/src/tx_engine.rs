@@ -118,9 +118,11 @@
 //! [`walk`] (`tx_walk`, the completion walk's control,
 //! `hdl/tests/tx_engine_walk.rs`), [`post`] (`tx_post`, the post
 //! pipeline, `hdl/tests/tx_engine_post.rs`), [`ack`] (`tx_ack`, the
-//! acknowledgement unit's control, `hdl/tests/tx_engine_ack.rs`) and
+//! acknowledgement unit's control, `hdl/tests/tx_engine_ack.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
-//! `hdl/tests/tx_engine_sched.rs`).
+//! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
+//! of new data, combinational: the model's commit keeps nothing between
+//! cycles; `hdl/tests/tx_engine_commit.rs`).
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
