@@ -45,8 +45,7 @@ use mrnic_model::tx_engine::*;
 use mrnic_proto::layouts::data;
 use mrnic_proto::Config;
 use tx_rig::{
-    be_bits, burst, mask, port_row, replay_configs_clocked, tools_check_configs, write_unit, Engine, Peer, Pressure,
-    Run,
+    be_bits, burst, mask, port_row, replay_configs, tools_check_configs, write_unit, Engine, Peer, Pressure, Run,
 };
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
@@ -347,7 +346,7 @@ fn replay_config(cfg: &Config) -> Run {
 /// meant to.
 #[test]
 fn icarus_commit_of_new_data_is_the_models() {
-    replay_configs_clocked(
+    replay_configs(
         "tx-commit",
         commit::NAME,
         write,
@@ -373,7 +372,6 @@ fn icarus_commit_of_new_data_is_the_models() {
             "ackreq_wait",
             "retx_not_taken",
         ],
-        false,
     );
 }
 

@@ -398,20 +398,9 @@ impl Block for Trace {
 
 /// Replays `rows` (every port of `defs`, one row a cycle, as the model's
 /// tap recorded them) into module `name` of `rtl` under Icarus: each
-/// cycle's inputs driven, every output compared.
-pub fn replay_rows(dir: &Scratch, rtl: &Path, name: &'static str, defs: &[PortDef], rows: &[Vec<Bits>]) {
-    replay_rows_clocked(dir, rtl, name, defs, rows, true)
-}
-
-/// [`replay_rows`]; `has_clk` false for a combinational unit (no `clk`).
-pub fn replay_rows_clocked(
-    dir: &Scratch,
-    rtl: &Path,
-    name: &'static str,
-    defs: &[PortDef],
-    rows: &[Vec<Bits>],
-    has_clk: bool,
-) {
+/// cycle's inputs driven, every output compared; `has_clk` false for a
+/// combinational unit.
+pub fn replay_rows(dir: &Scratch, rtl: &Path, name: &'static str, defs: &[PortDef], rows: &[Vec<Bits>], has_clk: bool) {
     let mut dut = Trace { name, defs: defs.to_vec(), rows: rows.to_vec(), at: 0 };
     crate::common::replay_clocked(dir, rtl, &mut dut, &[], rows.len() as u32, has_clk, |cycle, ins, _| {
         for (i, d) in defs.iter().enumerate() {
@@ -487,27 +476,17 @@ pub fn replay_configs(
     run: fn(&Config) -> Run,
     want: &[&str],
 ) {
-    replay_configs_clocked(tag, name, write, run, want, true)
-}
-
-/// [`replay_configs`]; `has_clk` false for a combinational unit.
-pub fn replay_configs_clocked(
-    tag: &str,
-    name: &'static str,
-    write: fn(&Scratch, &TxEngineParams) -> (Module, PathBuf),
-    run: fn(&Config) -> Run,
-    want: &[&str],
-    has_clk: bool,
-) {
     if !have("iverilog", "-V") || !have("vvp", "-V") {
         return;
     }
     let seen = crate::common::per_config(crate::common::configs(), |cfg| {
         let p = TxEngineParams::from_config(cfg).unwrap();
         let dir = Scratch::new(&format!("{tag}-replay-{}", cfg.name));
-        let (_, rtl) = write(&dir, &p);
+        let (m, rtl) = write(&dir, &p);
+        // A combinational unit (the commit) has no clock to drive.
+        let has_clk = m.ports().iter().any(|s| s.name == "clk");
         let mut r = run(cfg);
-        replay_rows_clocked(&dir, &rtl, name, &r.defs, &r.rows, has_clk);
+        replay_rows(&dir, &rtl, name, &r.defs, &r.rows, has_clk);
         r.seen.insert("cycles", r.rows.len() as u32);
         r.seen
     });
