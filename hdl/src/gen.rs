@@ -8,7 +8,7 @@
 //!
 //! [`outputs`] builds every file in memory, so a config the hardware cannot
 //! build is refused (the block, the config field and why) before anything
-//! touches the disk. [`write`] then puts them in place without ever leaving
+//! touches the disk. [`write()`] then puts them in place without ever leaving
 //! a folder half-written: it writes a sibling temp folder and renames it
 //! into place; on any error the old folder is left as it was. Output is
 //! deterministic: the same config gives the same bytes.

@@ -2,7 +2,7 @@
 //! with the model's ports and its timing: combinational, so the module has
 //! no `clk` (see [`crate::ports::declare_combinational`]). The map is a
 //! case over every 4-bit opcode, each label's value taken from the model's
-//! [`op_of`](mrnic_model::op_map::op_of), so the two cannot differ.
+//! [`op_of`], so the two cannot differ.
 
 use mrnic_model::op_map::{self as model, op_of};
 use mrnic_proto::Config;

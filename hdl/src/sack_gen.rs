@@ -1,5 +1,5 @@
 //! `sack_gen` RTL: the generator of the cycle model
-//! [`mrnic_model::sack_gen`], with the same ports (the model's [`PortDef`]
+//! [`mrnic_model::sack_gen`], with the same ports (the model's [`PortDef`](mrnic_model::block::PortDef)
 //! list plus `clk`) and the same cycle timing. The model's doc comment is the
 //! specification: checks in the reference's order, latency `L + 1`, one
 //! packet per cycle, forwarding, output FIFOs and the clear sweep.

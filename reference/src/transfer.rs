@@ -12,7 +12,7 @@
 //! pattern of the seed the sender announced (or the one it was told to
 //! expect).
 //!
-//! # Connection setup, out of band [I]
+//! # Connection setup, out of band \[I\]
 //! A tiny handshake in *control datagrams* on the same UDP sockets as the
 //! transport: 8 bytes [`CONTROL_MAGIC`], a kind byte, then big-endian
 //! fields. The magic's first byte has version nibble 4, so a control

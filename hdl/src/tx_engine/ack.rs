@@ -55,7 +55,7 @@
 //! the count, the hit, the scanner and the tag.
 //!
 //! # Formal properties
-//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
 //! as the unit `tx_ack` ([`crate::proof::blocks`], [`formal_tasks`]), all
 //! by 2-induction (boolector):
 //! - the engine's obligation, assumed: a handler sets `s_busy` to at most

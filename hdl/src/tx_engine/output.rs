@@ -54,7 +54,7 @@
 //!   ahead, `lo` the previous `hi`.
 //!
 //! # Formal properties
-//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
 //! as the unit `tx_output` ([`crate::proof::blocks`], [`formal_tasks`]):
 //! - interfaces: `m_axis` and AR hold valid and payload until their
 //!   handshakes, AR bursts are INCR, at most `axi_max_burst` beats and

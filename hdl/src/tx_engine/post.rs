@@ -70,7 +70,7 @@
 //! acts on the state as it is in its own cycle.
 //!
 //! # Formal properties
-//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
 //! as the unit `tx_post` ([`crate::proof::blocks`], [`formal_tasks`]), all
 //! by boolector.
 //! - assumed: `s_wr`'s valid/ready rule (its sender holds valid and the
@@ -324,7 +324,7 @@ const FW_GROUPS: [(&str, &str, &[usize], &[&str]); 6] = [
 const FW_BOUNDED: &str = "pend";
 const FW_BOUNDED_ASSERTS: &[&str] = &["*_fw_pend"];
 
-/// Bounded depth of [`FW_BOUNDED`]'s check: a request read, answered and
+/// Bounded depth of `FW_BOUNDED`'s check: a request read, answered and
 /// posted from reset.
 pub const FW_BMC_DEPTH: u32 = 4;
 
@@ -822,12 +822,12 @@ fn forwarding(label: &str) -> bool {
 /// [`FW_ASSUMES`] (`prove`, k = 2); the forwarding with them, leaning on
 /// what `prove` proves, by 2-induction: for `L` = 1 in one task
 /// (`prove_fw`); for `L` = 2 the stages' invariant one group of fields at
-/// a time (`prove_fw_<group>`, [`FW_GROUPS`], each without the other
+/// a time (`prove_fw_<group>`, `FW_GROUPS`, each without the other
 /// groups' assertions: neither checked nor assumed), then the write
 /// stage's rules leaning on them (`prove_fw_post`). In one query the
 /// whole forwarding did not finish in 10 minutes, nor tail, head and pend
 /// with the write stage's rule; apart, each group closes in seconds to
-/// minutes but [`FW_BOUNDED`], a bounded check of [`FW_BMC_DEPTH`]
+/// minutes but `FW_BOUNDED`, a bounded check of [`FW_BMC_DEPTH`]
 /// cycles with its write stage's rule. The covers to 12 cycles.
 pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
     use crate::proof::{prove_and_cover, Mode, Task};

@@ -60,7 +60,7 @@
 //!   head, from registers.
 //!
 //! # Formal properties
-//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
 //! as the unit `tx_walk` ([`crate::proof::blocks`], [`formal_tasks`]):
 //! - the engine's obligations, assumed: a SACK's or a failure's start only
 //!   with no walk running after this edge's step and never two at once, a
