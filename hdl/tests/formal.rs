@@ -31,7 +31,8 @@
 //!   answer and write-stage rules and its forwarding prove by k-induction
 //!   (boolector);
 //! - `tx_sched`'s (tx_engine's scheduler control) handshake, outstanding,
-//!   commit, decision and start rules prove by k-induction (boolector);
+//!   commit, decision, start, fairness and side-record rules prove by
+//!   k-induction (boolector);
 //! - `tx_ack`'s (tx_engine's acknowledgement unit) step, priority, busy
 //!   count, s_run, tail scanner and tag rules prove by k-induction
 //!   (boolector).
@@ -370,10 +371,11 @@ fn tx_sched_rules_prove_by_induction() {
     // tx_engine's scheduler control (a unit): the m_trd and m_psel
     // handshakes, one read and one request at a time, s_psel_ready and the
     // walk, the commit's answer, path and packet, the decision's outcome,
-    // the pops' spacing and the starts, by 2-induction with boolector
-    // (about 7 s); the covers run from scripts/formal.
+    // the pops' spacing, the starts and the side records, by 2-induction
+    // with boolector (about 2 s), and the start's round-robin fairness
+    // (`prove_rr`); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::sched;
-    prove_unit(sched::NAME, sched::generate, sched::formal_tasks, &["prove"]);
+    prove_unit(sched::NAME, sched::generate, sched::formal_tasks, &["prove", "prove_rr"]);
 }
 
 #[test]

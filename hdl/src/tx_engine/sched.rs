@@ -62,7 +62,7 @@
 //!   acknowledgement unit steps and a reopen is taken only then).
 //!
 //! # Formal properties
-//! Stated next to the logic ([`properties`]) and run by `scripts/formal`
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
 //! as the unit `tx_sched` ([`crate::proof::blocks`], [`formal_tasks`]),
 //! all by 2-induction (boolector), with ghosts for the outstanding read
 //! and request, the picked connection, the decided packet and the cycles
@@ -85,9 +85,18 @@
 //! - a PROBE starts only when probes may (idle, `start_ok`, the queue below
 //!   `FRAME_QUEUE + PROBE_ROOM`, the connection ready with a PROBE queued),
 //!   a decision only below `FRAME_QUEUE`;
+//! - the start is fair: the connection picked may start and is the first
+//!   at or after `rr_conn` in cyclic order, and `rr_conn` is one past the
+//!   latest start's pick;
+//! - a window probe is armed only by a decision that stalls on new data,
+//!   never while one is armed; credit clears are taken exactly when a
+//!   request is formed, only pending clears of the connection's paths, and
+//!   the request carries them; the ring-full count only from a decision
+//!   looking for new data;
 //! - helper invariants (`a_inv_*`) tie the ghosts to the state;
 //! - covers: a commit of each kind, a pop and the decision after it, a
-//!   stall, a PROBE start, a no-path answer, each handshake's stall.
+//!   stall, a window probe, a clear taken, ring full, a start that wraps,
+//!   a PROBE start, a no-path answer, each handshake's stall.
 //!
 //! What it leaves to the engine: the commit itself (the ring slot, the
 //! mirror, `cut`, the work queue count, the frame push and the telemetry
@@ -225,6 +234,42 @@ fn gate(cond: impl Into<Expr>, a: impl Into<Expr>, w: u32) -> Expr {
     mux(cond, a, zeros(w))
 }
 
+/// One of the unit's two round trips (the telemetry read, the path
+/// request): in its state the request is offered on `m_<bus>_valid` until
+/// it handshakes (`issued`), then the answer is awaited on
+/// `s_<bus>_ready` and taken when `s_<bus>_valid` comes while `may_take`.
+struct Trip {
+    /// The request is offered.
+    offer: Signal,
+    /// The answer is taken.
+    taken: Signal,
+}
+
+/// The round trip on bus `bus` (`trd`, `psel`) for connection `conn` in
+/// state `in_state`; its wires are `<stem>_offer`, `<stem>_wait` and
+/// `<stem>_taken`.
+fn trip(
+    m: &mut Module,
+    bus: &str,
+    stem: &str,
+    in_state: &Signal,
+    issued: &Signal,
+    may_take: Expr,
+    conn: &Signal,
+) -> Trip {
+    let port = |m: &Module, nm: String| crate::formal::port(m, &nm);
+    let offer = in_state.expr().logic_and(issued.expr().logic_not());
+    let offer = m.wire_from(&format!("{stem}_offer"), 1, "the request is offered", offer);
+    let wait = in_state.expr().logic_and(issued).logic_and(may_take);
+    let wait = m.wire_from(&format!("{stem}_wait"), 1, "the answer may be taken: the request handshook", wait);
+    m.assign(port(m, format!("m_{bus}_valid")), &offer);
+    m.assign(port(m, format!("m_{bus}_conn")), gate(&offer, conn, conn.width()));
+    m.assign(port(m, format!("s_{bus}_ready")), &wait);
+    let taken = wait.expr().logic_and(port(m, format!("s_{bus}_valid")));
+    let taken = m.wire_from(&format!("{stem}_taken"), 1, "the answer is taken", taken);
+    Trip { offer, taken }
+}
+
 /// The `tx_sched` module for `p`.
 pub fn build(p: &TxEngineParams) -> Module {
     let (cb, sb, n) = (p.conn_bits, p.stream_bits, p.paths);
@@ -309,13 +354,8 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_probe_conn"), gate(&pick_probe, &pick.pick, cb));
 
     // ------------------------------------------------------------ the telemetry read
-    let read_req =
-        w(&mut m, "read_req", 1, "the read is offered", in_read.expr().logic_and(issued.q.expr().logic_not()));
-    let read_wait = w(&mut m, "read_wait", 1, "the answer is awaited", in_read.expr().logic_and(&issued.q));
-    m.assign(sg("m_trd_valid"), &read_req);
-    m.assign(sg("m_trd_conn"), gate(&read_req, &conn.q, cb));
-    m.assign(sg("s_trd_ready"), &read_wait);
-    let answered = w(&mut m, "read_answered", 1, "the view arrives", read_wait.expr().logic_and(sg("s_trd_valid")));
+    let rd = trip(&mut m, "trd", "read", &in_read, &issued.q, lit(1, 1), &conn.q);
+    let (read_req, answered) = (rd.offer, rd.taken);
 
     // ------------------------------------------------------------ the decision
     let dec = w(
@@ -475,22 +515,14 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_stat_ring_full"), d_new.logic_and(&sp.found).logic_and(&ch.ring_held));
 
     // ------------------------------------------------------------ the path request
-    let req =
-        w(&mut m, "req_offer", 1, "the request is offered", in_select.expr().logic_and(issued.q.expr().logic_not()));
-    let sel_wait = w(
-        &mut m,
-        "sel_take",
-        1,
-        "the answer may be taken: the request handshook and no walk runs",
-        in_select.expr().logic_and(&issued.q).logic_and(sg("walk_running").expr().logic_not()),
-    );
-    m.assign(sg("m_psel_valid"), &req);
-    m.assign(sg("m_psel_conn"), gate(&req, &conn.q, cb));
+    // The answer is not taken while a completion walk runs: it could fail
+    // the connection the packet is committed for.
+    let not_walking = sg("walk_running").expr().logic_not();
+    let sel = trip(&mut m, "psel", "sel", &in_select, &issued.q, not_walking, &conn.q);
+    let (req, sel_done) = (sel.offer, sel.taken);
     m.assign(sg("m_psel_elig"), gate(&req, &r_elig.q, n));
     m.assign(sg("m_psel_weight"), gate(&req, &v_weight.q, n * ww));
     m.assign(sg("m_psel_clr"), gate(&req, &r_clr.q, n));
-    m.assign(sg("s_psel_ready"), &sel_wait);
-    let sel_done = w(&mut m, "sel_done", 1, "the answer is taken", sel_wait.expr().logic_and(sg("s_psel_valid")));
     let commit = w(
         &mut m,
         "commit",
@@ -560,7 +592,10 @@ pub fn build(p: &TxEngineParams) -> Module {
         issued: issued.q,
         conn: conn.q,
         wait: wait.q,
+        start,
         start_read,
+        start_set: set_,
+        rr: rr.q,
         pick: pick.pick,
         dec,
         pop,
@@ -569,7 +604,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         elig: mux(&retx_go, &ch.retx_elig, &ch.new_elig),
         retx_go,
         stream: sp.pick,
-        req: [r_retx.q, r_path.q, r_psn.q, r_stream.q, r_elig.q],
+        req: [r_retx.q, r_path.q, r_psn.q, r_stream.q, r_elig.q, r_clr.q],
     };
     properties(&mut m, p, &inner);
     m
@@ -584,7 +619,11 @@ struct Inner {
     issued: Signal,
     conn: Signal,
     wait: Signal,
+    start: Signal,
     start_read: Signal,
+    /// The connections that may start, and the round robin's position.
+    start_set: Signal,
+    rr: Signal,
     pick: Signal,
     dec: Signal,
     pop: Signal,
@@ -594,8 +633,8 @@ struct Inner {
     elig: Expr,
     retx_go: Signal,
     stream: Signal,
-    /// The request's registers: retx, path, psn, stream, elig.
-    req: [Signal; 5],
+    /// The request's registers: retx, path, psn, stream, elig, clr.
+    req: [Signal; 6],
 }
 
 /// The unit's formal properties (see the module's `# Formal properties`).
@@ -641,16 +680,19 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let d_psn = m.formal_wire("f_dec_psn", 24, "its psn (a retransmission)");
     let d_stream = m.formal_wire("f_dec_stream", sb, "its stream (new data)");
     let q_elig = m.formal_wire("f_psel_elig", n, "the paths the handshaken request offered");
+    let d_clr = m.formal_wire("f_dec_clr", n, "the credit clears the latest path request took");
+    let g_rr = m.formal_wire("f_rr", cb, "one past the latest start's connection (0 after reset)");
     let sat = lit(sb_w, u64::from(l));
     m.formal_seq(vec![if_else(
         &rst,
-        vec![set(&trd_out, lit(1, 0)), set(&psel_out, lit(1, 0)), set(&since, sat.clone())],
+        vec![set(&trd_out, lit(1, 0)), set(&psel_out, lit(1, 0)), set(&since, sat.clone()), set(&g_rr, lit(cb, 0))],
         vec![
             if_then(tv.expr().logic_and(&tr), vec![set(&trd_out, lit(1, 1))]),
             if_then(atv.expr().logic_and(&atr), vec![set(&trd_out, lit(1, 0))]),
             if_then(pv.expr().logic_and(&pr), vec![set(&psel_out, lit(1, 1)), set(&q_elig, sg(m, "m_psel_elig"))]),
             if_then(apv.expr().logic_and(&apr), vec![set(&psel_out, lit(1, 0))]),
             if_then(&f.start_read, vec![set(&g_conn, &f.pick)]),
+            if_then(&f.start, vec![set(&g_rr, f.pick.expr() + lit(cb, 1))]),
             if_else(
                 &f.pop,
                 vec![set(&since, lit(sb_w, 1))],
@@ -664,6 +706,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
                     set(&d_path, sg(m, "s_retx_path")),
                     set(&d_psn, sg(m, "s_retx_psn")),
                     set(&d_stream, &f.stream),
+                    set(&d_clr, sg(m, "m_clr_mask")),
                 ],
             ),
         ],
@@ -808,8 +851,78 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         ),
     );
 
+    // ------------------------------------------------ the round robin
+    // The start is fair: the connection picked is the first that may
+    // start at or after `rr_conn`, in cyclic order, and the next start
+    // looks from the one after it, so every connection that stays ready
+    // starts within `conns` starts.
+    let set_ = &f.start_set;
+    let dist = |x: Expr| x - f.rr.expr();
+    // For any one connection (an anyconst, so the check is one comparison,
+    // not one per connection: default has 4096 of them).
+    let j = m.formal_anyconst("f_rr_conn", cb, "any connection");
+    // Above 64 connections `rr_pick` looks through 64-bit words and a
+    // summary bit per word: a label of its own, for a task of its own.
+    let label = if p.conns > 64 { RR_FIRST_WORDS } else { RR_FIRST };
+    m.assert(
+        label,
+        "a start picks a connection that may start; no connection that may start lies between rr_conn and it in \
+         cyclic order",
+        implies(
+            &f.start,
+            set_.expr()
+                .bit_at(&f.pick)
+                .logic_and(implies(set_.expr().bit_at(&j), dist(j.expr()).ge(dist(f.pick.expr())))),
+        ),
+    );
+    m.assert("a_rr_next", "rr_conn is one past the latest start's connection", f.rr.expr().eq(&g_rr));
+
+    // ------------------------------------------------ the decision's side records
+    let stv = sg(m, "m_stall_valid");
+    m.assert(
+        "a_wprobe_stall",
+        "a window probe is armed only by a decision that stalls on new data, for the deciding connection, and not \
+         while one is armed",
+        implies(
+            sg(m, "m_wprobe_valid"),
+            stv.expr()
+                .logic_and(f.retx_go.expr().logic_not())
+                .logic_and(sg(m, "m_wprobe_conn").expr().eq(&g_conn))
+                .logic_and(sg(m, "s_ctx_wprobe_armed").expr().logic_not()),
+        ),
+    );
+    let np = sg(m, "s_ctx_npaths");
+    let below = cat(&(0..n).rev().map(|i| lit(pb + 1, u64::from(i)).lt(&np)).collect::<Vec<_>>());
+    let mask = sg(m, "m_clr_mask");
+    m.assert(
+        "a_clr_taken",
+        "credit clears are taken exactly when a path request is formed, for the deciding connection, and only \
+         pending clears of the connection's paths",
+        sg(m, "m_clr_valid").expr().eq(&f.go).logic_and(mux(
+            &f.go,
+            sg(m, "m_clr_conn")
+                .expr()
+                .eq(&g_conn)
+                .logic_and((mask.expr() & !(sg(m, "s_pm_clr").expr() & below)).eq(lit(n, 0))),
+            mask.expr().eq(lit(n, 0)),
+        )),
+    );
+    m.assert(
+        "a_psel_clr",
+        "the path request carries the clears taken when it was formed",
+        implies(&pv, sg(m, "m_psel_clr").expr().eq(&d_clr)),
+    );
+    m.assert(
+        "a_ring_full_new",
+        "the ring-full count is raised only by a decision looking for new data",
+        implies(
+            sg(m, "m_stat_ring_full"),
+            f.dec.expr().logic_and(sg(m, "m_pop_valid").expr().logic_not()).logic_and(f.retx_go.expr().logic_not()),
+        ),
+    );
+
     // ------------------------------------------------ invariants the induction needs
-    let [r_retx, r_path, r_psn, r_stream, r_elig] = &f.req;
+    let [r_retx, r_path, r_psn, r_stream, r_elig, r_clr] = &f.req;
     m.assert(
         "a_inv_outstanding",
         "a read is outstanding exactly in the read state after its handshake, a request likewise in the request state",
@@ -852,6 +965,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
                 .logic_and(r_path.expr().eq(&d_path))
                 .logic_and(r_psn.expr().eq(&d_psn))
                 .logic_and(r_stream.expr().eq(&d_stream))
+                .logic_and(r_clr.expr().eq(&d_clr))
                 .logic_and(implies(&psel_out, q_elig.expr().eq(&d_elig))),
         ),
     );
@@ -862,6 +976,14 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     m.cover("c_pop", "a stale head is popped", sg(m, "m_pop_valid"));
     m.cover("c_decide_after_pop", "the decision after a pop acts", f.dec.expr().logic_and(&f.in_decide));
     m.cover("c_stall", "the connection stalls", sg(m, "m_stall_valid"));
+    m.cover("c_wprobe", "a window probe is armed", sg(m, "m_wprobe_valid"));
+    m.cover("c_clr", "a path request takes a credit clear", sg(m, "m_clr_mask").expr().ne(lit(n, 0)));
+    m.cover("c_ring_full", "a stream may send and a path is held by its ring alone", sg(m, "m_stat_ring_full"));
+    m.cover(
+        "c_rr_wrap",
+        "a start picks a connection below rr_conn (the round robin wraps)",
+        f.start.expr().logic_and(f.pick.expr().lt(&f.rr)),
+    );
     m.cover("c_probe_start", "a PROBE is sent at a start", sg(m, "m_probe_valid"));
     m.cover(
         "c_psel_none",
@@ -877,8 +999,36 @@ pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
     Ok(build(&p))
 }
 
-/// The unit's proof tasks: every assertion by 2-induction (`prove`) and
-/// the covers to 16 cycles, with boolector ([`crate::proof::boolector_tasks`]).
-pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    crate::proof::boolector_tasks(2, 16)
+/// The unit's proof tasks: every assertion by 2-induction and the covers
+/// to 16 cycles, with boolector ([`crate::proof::boolector_tasks`]); the
+/// start's fairness in a task of its own, `prove_rr`, leaning on the
+/// others: by 2-induction when `rr_pick` is one word (up to 64
+/// connections), a bounded check above, where its induction did not close.
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::Mode;
+    let mut tasks = crate::proof::boolector_tasks(2, 16);
+    let rr_label = |l: &String| l == RR_FIRST || l == RR_FIRST_WORDS;
+    let mut rr = tasks[0].clone();
+    tasks[0].asserts = Some(asserts.iter().filter(|l| !rr_label(l)).cloned().collect());
+    rr.name = "prove_rr";
+    rr.asserts = Some(asserts.iter().filter(|l| rr_label(l)).cloned().collect());
+    rr.lean_on_proven = true;
+    if asserts.iter().any(|l| l == RR_FIRST_WORDS) {
+        rr.name = "bmc_rr";
+        rr.mode = Mode::Bmc(RR_BMC_DEPTH);
+        rr.why_bounded = "on default (4096 connections, 64 words) the 2-induction of the two-level round robin \
+                          did not close in 12 minutes (boolector, load 7)";
+    }
+    tasks.insert(1, rr);
+    tasks
 }
+
+/// The start's fairness assertion, proven in its own task; its label when
+/// `rr_pick` looks through words.
+const RR_FIRST: &str = "a_start_rr_first";
+const RR_FIRST_WORDS: &str = "a_start_rr_first_words";
+
+/// Depth of the words' bounded check: a PROBE start can move `rr_conn`
+/// every cycle, so by then it has started from an arbitrary connection
+/// with arbitrary ready bits, and a start from there was checked.
+const RR_BMC_DEPTH: u32 = 4;
