@@ -1108,36 +1108,37 @@ impl StreamQ {
 
 /// One retransmit ring slot: `proto::tables::ring` (tx_ts, retx_count,
 /// wr_id = {stream, work-queue slot}, offset) plus the sender's
-/// bookkeeping (length, tx_seq, RNR state, queued).
+/// bookkeeping (length, tx_seq, RNR state, queued). Public so the commit's
+/// tap can record a slot as read and as written back ([`CommitRec`]).
 #[derive(Debug, Clone, Copy, Default)]
-struct Slot {
-    stream: u32,
-    wq: u32,
-    offset: u32,
-    len: u32,
-    tx_ts: u16,
-    retx_count: u8,
-    rnr_count: u8,
-    rnr_resend: bool,
-    rnr_wait: bool,
+pub struct Slot {
+    pub stream: u32,
+    pub wq: u32,
+    pub offset: u32,
+    pub len: u32,
+    pub tx_ts: u16,
+    pub retx_count: u8,
+    pub rnr_count: u8,
+    pub rnr_resend: bool,
+    pub rnr_wait: bool,
     /// The tag of the RNR timer entry that may end `rnr_wait`: an entry
     /// whose tag differs is stale and skipped at the head.
-    rnr_tag: u32,
-    tx_seq: u32,
-    queued: bool,
+    pub rnr_tag: u32,
+    pub tx_seq: u32,
+    pub queued: bool,
     /// Retransmitted at least once for loss (charged or not): its
     /// acknowledgement may answer an earlier copy, so it gives no RTT
     /// sample and counts for RACK only when it triggered the SACK.
-    resent: bool,
+    pub resent: bool,
     /// The queued retransmission is charged to `retx_count` (the path the
     /// lost copy left by acknowledged something after it left, or a
     /// BAD_HDR NACK), see [`charged`].
-    charge: bool,
+    pub charge: bool,
     /// Path whose port and plane the last transmission left by.
-    phys: u32,
+    pub phys: u32,
     /// 32-bit timestamp of the last transmission (`tx_ts` is its low 16
     /// bits): RACK across paths and the tail timer compare it.
-    sent: u32,
+    pub sent: u32,
 }
 
 /// The fields of a path the engine writes itself (path_telemetry holds
@@ -2096,7 +2097,8 @@ pub struct CommitRec {
     /// The connection had failed: the commit did nothing.
     pub failed: bool,
     /// New data: what the cut read (its stores as the commit found them),
-    /// the request at `pend` and its slot's issued count before the commit.
+    /// the request at `pend` and its slot's issued count before the commit
+    /// (a retransmission: `wr`, `msn`, `rq_seq` of its slot's request).
     pub cut_in: CutIn,
     pub wr: WorkReq,
     pub msn: u32,
@@ -2110,9 +2112,27 @@ pub struct CommitRec {
     pub sport: u16,
     pub plane: u8,
     pub rr_stream: u32,
-    /// New data: the cut and the header of the frame pushed.
+    /// New data: the cut.
     pub cut: Option<CutOut>,
+    /// The time of the commit.
+    pub ts: u32,
+    /// A retransmission: its ring slot as read (the request `wr`, `msn`
+    /// and `rq_seq` are then the one it belongs to), and the `tx_seq` and
+    /// `gen` of its path's mirror (`path`, not `phys`).
+    pub slot_in: Option<Slot>,
+    pub tx_seq: u32,
+    /// What the commit wrote: the ring slot, the packet's path's next
+    /// `tx_seq`, the telemetry event's kind, and the frame pushed (its
+    /// header, payload address and length).
+    pub slot_out: Option<Slot>,
+    pub tx_seq_out: u32,
+    pub evt_kind: u8,
     pub hdr: Vec<u8>,
+    pub addr: u64,
+    pub len: u32,
+    /// A retransmission reached the retry limit: the connection failed
+    /// with (culprit stream, culprit work queue slot, status).
+    pub fail: Option<(u32, u32, u8)>,
 }
 
 /// A decided packet handed to the commit ([`SchedTap::commit`]).
@@ -3388,7 +3408,7 @@ impl TxEngine {
     /// work request, telemetry event) and its frame queued.
     fn commit(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool], ts: u32) {
         if self.commit_tap.is_some() {
-            self.tap_commit_begin(c, plan, phys, full_after);
+            self.tap_commit_begin(c, plan, phys, full_after, ts);
         }
         if self.conns[c as usize].failed.is_some() {
             return;
@@ -3400,6 +3420,9 @@ impl TxEngine {
                 let mut slot = self.ring[ri].expect("a queued slot stays until acked; acks wait for the decision");
                 let charged = !slot.rnr_resend && slot.charge;
                 if charged && slot.retx_count >= RETRY_LIMIT {
+                    if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
+                        r.fail = Some((slot.stream, slot.wq, status::TRANSPORT_RETRY_EXCEEDED));
+                    }
                     self.fail(c, Some((slot.stream, slot.wq)), status::TRANSPORT_RETRY_EXCEEDED);
                     return;
                 }
@@ -3426,6 +3449,12 @@ impl TxEngine {
                 self.paths[pi].tx_seq = self.paths[pi].tx_seq.wrapping_add(1);
                 self.evt_fifo.push_back(tel::Event { kind, conn: c, path, now: ts, ..Default::default() });
                 let addr = w.req.laddr.wrapping_add(slot.offset as u64);
+                if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
+                    r.slot_out = Some(slot);
+                    r.tx_seq_out = self.paths[pi].tx_seq;
+                    r.evt_kind = kind;
+                    (r.hdr, r.addr, r.len) = (data_header(&f), addr, slot.len);
+                }
                 self.push_frame(c, phys, data_header(&f), Some((slot.stream, slot.wq)), addr, slot.len);
                 self.stats.tx_retx = true;
             }
@@ -3464,13 +3493,8 @@ impl TxEngine {
                 let o = cut(&self.p, &self.k, &a);
                 let mut f = self.fields(c, &w, stream, path, o.psn, o.offset, o.len, ts);
                 f.ackreq = o.ackreq;
-                if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
-                    r.cut_in = a;
-                    r.cut = Some(o);
-                    r.hdr = data_header(&f);
-                }
                 let ri = self.ridx(c, path, o.psn);
-                self.ring[ri] = Some(Slot {
+                let slot = Slot {
                     stream,
                     wq: slot_no,
                     offset: o.offset,
@@ -3480,7 +3504,14 @@ impl TxEngine {
                     phys: path,
                     sent: ts,
                     ..Default::default()
-                });
+                };
+                if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
+                    r.cut_in = a;
+                    r.cut = Some(o);
+                    (r.slot_out, r.tx_seq_out, r.evt_kind) = (Some(slot), o.tx_seq, tel::kind::SEND);
+                    (r.hdr, r.addr, r.len) = (data_header(&f), w.req.laddr.wrapping_add(o.offset as u64), o.len);
+                }
+                self.ring[ri] = Some(slot);
                 let m = &mut self.paths[pi];
                 (m.next_psn, m.tx_seq, m.last_progress) = (o.next_psn, o.tx_seq, o.last_progress);
                 self.wq_issued[wi] = self.wq_issued[wi].wrapping_add(1);
@@ -3507,11 +3538,19 @@ impl TxEngine {
         }
     }
 
-    /// The commit's record: the decided packet and, for new data, the
-    /// stores as the commit finds them (before any of its writes).
-    fn tap_commit_begin(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool]) {
+    /// The commit's record: the decided packet and the stores as the
+    /// commit finds them (before any of its writes): for new data what
+    /// the cut reads, for a retransmission its ring slot; the request of
+    /// either.
+    fn tap_commit_begin(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool], ts: u32) {
         let k = &self.conns[c as usize];
         let m = self.paths[self.pidx(c, phys)];
+        // The packet's path: a retransmission keeps its own (its header's
+        // path_id, gen and tx_seq), leaving by phys's port and plane.
+        let path = match plan {
+            Plan::Retx { path, .. } => path,
+            Plan::New { .. } => phys,
+        };
         let mut r = CommitRec {
             conn: c,
             phys,
@@ -3520,14 +3559,24 @@ impl TxEngine {
             remote_id: k.remote_id,
             dst_mac: k.dst_mac,
             dst_ip: k.dst_ip,
-            gen: m.gen,
+            gen: self.paths[self.pidx(c, path)].gen,
             sport: m.sport,
             plane: m.plane,
             rr_stream: k.rr_stream,
+            ts,
+            tx_seq: self.paths[self.pidx(c, path)].tx_seq,
             ..CommitRec::default()
         };
         match plan {
-            Plan::Retx { path, psn } => r.retx = Some((path, psn)),
+            Plan::Retx { path, psn } => {
+                r.retx = Some((path, psn));
+                if let Some(s) = self.ring[self.ridx(c, path, psn)] {
+                    let w = self.wq[self.widx(c, s.stream, s.wq)];
+                    r.slot_in = Some(s);
+                    r.wr = w.req;
+                    (r.msn, r.rq_seq) = (w.msn, w.rq_seq);
+                }
+            }
             Plan::New { stream } => {
                 let q = &self.streams[self.sidx(c, stream)];
                 let wi = self.widx(c, stream, q.pend);
