@@ -1,9 +1,18 @@
-//! The commit of `tx_engine`'s new data as a unit (`tx_commit`): what the
-//! model's `TxEngine::commit` does with a `Plan::New` packet
+//! The commit of `tx_engine`'s decided packet as a unit (`tx_commit`):
+//! what the model's `TxEngine::commit` does with a `Plan::New` packet (new
+//! data) and a `Plan::Retx` packet (a retransmission or an RNR resend)
 //! ([`mrnic_model::tx_engine`]: `commit`, `fields`, `data_header`,
 //! `push_frame`), in the cycle `tx_sched` hands the packet out
 //! (`m_commit_*`). The cut is [`super::cut`], the header
 //! [`super::data_header`], both shared with the model's functions.
+//!
+//! # Why one unit for both kinds
+//! Both arms take the same handshake in the same cycle and end in the
+//! same writes: a ring slot, the path mirror's `tx_seq`, one telemetry
+//! event and one frame whose header the same builder places; they differ
+//! in where the header's fields come from (the cut, or the ring slot as
+//! read). A sibling unit would repeat the header, the event and the frame
+//! record and leave the assembly to mux them.
 //!
 //! # Why no clock
 //! The model's commit keeps nothing from one cycle to the next: it reads
@@ -15,50 +24,68 @@
 //! its timing is the model's, cycle for cycle, by construction.
 //!
 //! # Interface with the rest of the engine
-//! - **The packet** (`s_commit_*`): `tx_sched`'s `m_commit_valid` when
-//!   `m_commit_retx` is low, with its stream, chosen path `phys` and the
-//!   paths one more packet fills. Its connection (`m_commit_conn`) is not
+//! - **The packet** (`s_commit_*`): `tx_sched`'s `m_commit_*`: a
+//!   retransmission (`s_commit_retx`) of `(path, psn)`, or new data of
+//!   `stream` with the paths one more packet fills; either with the path
+//!   path_selector chose, `phys`. Its connection (`m_commit_conn`) is not
 //!   a port: it addresses the stores the assembly reads and writes, the
-//!   event's and the frame record's `conn`, none of which needs logic.
+//!   event's, the frame record's and the failure's `conn`, none of which
+//!   needs logic.
 //! - **The stores it reads** (levels, valid in the commit's cycle, as the
 //!   model's commit finds them: before any of its writes): the
 //!   connection's context (`s_ctx_*`: failed, the peer, the counts and
-//!   timers the cut reads), the stream's word (`s_sw_*`), the mirror of
-//!   path `phys` (`s_pm_*`), the work request at the stream's `pend` and
-//!   its msn and rq_seq (`s_wr_*`) and that slot's issued count
-//!   (`s_wq_issued`).
-//! - **Its writes** (`m_*`, all valid with `m_valid`: the packet is
-//!   committed, its connection has not failed; every other output is 0
-//!   without it): the ring slot of (conn, phys, psn) (`m_ring_*`; its
-//!   stream is `s_commit_stream`, `phys` the path, `sent` `ts_now` and
-//!   `tx_ts` its low 16 bits, which need no port; the fields not named,
-//!   `retx_count`, `rnr_*`, `queued`, `resent`, `charge`, are written 0), the mirror's `next_psn`, `tx_seq`,
-//!   `last_progress` (`m_pm_*`), the stream word's `pend` and `pend_sent`
-//!   (`m_sw_*`), the context's `rr_stream`, `pend_streams`,
-//!   `inflight_bytes`, `since_ackreq`, `unreq_since` and the tail timer
-//!   (`m_ctx_*`), the slot's issued count (`m_wq_issued`), the SEND event
-//!   (`m_evt_*`, kind SEND, of `m_commit_conn` and path `phys`) and the
-//!   frame (`m_frame_*`, `tx_output`'s `s_frame_*` but `s_frame_valid`,
-//!   `s_frame_probe` (the assembly drives them from `m_valid` and the
-//!   PROBE's send), `s_frame_conn`, `s_frame_stream` (`m_commit_conn`,
-//!   `s_commit_stream`) and `s_frame_slot` (`m_ring_wq`)).
+//!   timers the cut reads); for new data the stream's word (`s_sw_*`) and
+//!   that request's slot's issued count (`s_wq_issued`); for a
+//!   retransmission its ring slot of (conn, path, psn) (`s_ring_*`); the
+//!   work request (`s_wr_*`, with its msn and rq_seq) at the stream's
+//!   `pend` (new data) or at the slot's (stream, wq) (a retransmission);
+//!   the mirror of the packet's path (`s_pm_*`: `phys` for new data, the
+//!   retransmitted `path`, whose gen the header carries and whose
+//!   `tx_seq` moves) and the route of `phys` (`s_phys_*`: the port and
+//!   plane the frame leaves by; a rerouted retransmission keeps its
+//!   path's header).
+//! - **Its writes** (`m_*`, every output 0 without its valid):
+//!   - with `m_valid` (the packet is committed: its connection has not
+//!     failed, and a retransmission is within the retry limit): the ring
+//!     slot of (`m_commit_conn`, `m_path`, `m_ring_psn`) (`m_ring_*`;
+//!     `phys` is `s_commit_phys`, `sent` `ts_now` and `tx_ts` its low 16
+//!     bits, which need no port; `rnr_resend`, `charge`, `queued`,
+//!     `rnr_wait` are written 0; `rnr_count` and `rnr_tag` are written 0
+//!     for new data and kept by a retransmission), the mirror's `tx_seq`
+//!     (`m_pm_tx_seq`, of `m_path`), the telemetry event (`m_evt_*`, of
+//!     `m_commit_conn` and `m_path`: SEND, RETX, or RESUME for an RNR
+//!     resend) and the frame (`m_frame_*`, `tx_output`'s `s_frame_*`
+//!     but `s_frame_valid`, `s_frame_probe` (the assembly drives them
+//!     from `m_valid` and the PROBE's send), `s_frame_conn`
+//!     (`m_commit_conn`), `s_frame_stream` and `s_frame_slot`
+//!     (`m_ring_stream`, `m_ring_wq`));
+//!   - with `m_cut_valid` (new data committed): the mirror's `next_psn`
+//!     and `last_progress` (`m_pm_*`), the stream word's `pend` and
+//!     `pend_sent` (`m_sw_*`), the context's `rr_stream`, `pend_streams`,
+//!     `inflight_bytes`, `since_ackreq`, `unreq_since` and the tail timer
+//!     (`m_ctx_*`), the slot's issued count (`m_wq_issued`);
+//!   - with `m_pop_valid` (a retransmission of a live connection): the
+//!     connection's retransmit queue pops its head (this packet);
+//!   - with `m_fail_valid` (a charged retransmission whose slot has
+//!     reached `RETRY_LIMIT`): nothing above but the pop; the connection
+//!     fails with TRANSPORT_RETRY_EXCEEDED, its culprit the slot's
+//!     request (`m_fail_*`: `tx_walk`'s `s_fail_*` but `s_fail_conn`,
+//!     which is `m_commit_conn`).
 //!
 //! # Where the data header is built
 //! Here: `tx_output`'s `s_frame_hdr` takes the transport header already
 //! placed (a PROBE's in its top bytes), and every field of a data header
-//! is known in the commit's cycle (the cut's length, psn and ACKREQ, the
-//! request, the mirror's gen), so the commit places it with
-//! [`super::data_header`] and the frame record carries it as the model's
-//! `push_frame` does.
-//!
-//! Not built yet (the model's `Plan::Retx` arm): retransmissions and RNR
-//! resends (the ring slot's read and write-back, RETX/RESUME events), the
-//! retry limit's failure (a start of `tx_walk`'s `s_fail_*`).
+//! is known in the commit's cycle (the cut's or the slot's length, offset
+//! and psn, ACKREQ, the request, the mirror's gen), so the commit places
+//! it with [`super::data_header`] and the frame record carries it as the
+//! model's `push_frame` does. A retransmission's header has RETX and
+//! ACKREQ set.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry as tel;
-use mrnic_model::tx_engine::{TxEngineParams, CONN_ID_BITS};
+use mrnic_model::tx_engine::{status, TxEngineParams, CONN_ID_BITS, RETRY_LIMIT};
 use mrnic_proto::layouts::data;
+use mrnic_proto::tables::ring;
 
 use super::{cut, data_header, stream_ptr_bits, BeatSizes, CutNets, CutSizes, INFLIGHT_BITS};
 use crate::expr::{index_bits, lit, mux, zeros, zext, Expr, Signal};
@@ -67,12 +94,19 @@ use crate::ir::Module;
 /// Module name.
 pub const NAME: &str = "tx_commit";
 
-const PKT: &str = "The decided packet (tx_sched m_commit_*, new data)";
+const PKT: &str = "The decided packet (tx_sched m_commit_*)";
 const CTX: &str = "The connection's context (levels, valid in the commit's cycle)";
-const SW: &str = "The stream's word and its request at pend (levels)";
-const PM: &str = "The mirror of path phys (levels)";
-const WR: &str = "The commit's writes (valid with m_valid)";
+const RING: &str = "A retransmission's ring slot of (conn, path, psn), as read (levels)";
+const SW: &str = "New data: the stream's word and the slot's issued count (levels)";
+const WR: &str = "The request at pend (new data) or at the ring slot's (stream, wq) (levels)";
+const PM: &str = "The mirror of the packet's path: phys for new data, path for a retransmission (levels)";
+const PHYS: &str = "The route of path phys (levels)";
+const OUT: &str = "The commit's writes (valid with m_valid, m_cut_valid, m_pop_valid)";
+const FAIL: &str = "The retry limit's failure (tx_walk s_fail_*)";
 const FRM: &str = "The frame record (tx_output s_frame_*)";
+
+/// Bits of a ring slot's retransmission count (`proto::tables::ring`).
+pub const RETX_COUNT_BITS: u32 = ring::RETX_COUNT.width;
 
 /// The unit's ports, in declaration order.
 pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
@@ -81,14 +115,18 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     let qb = stream_ptr_bits(p.wq_depth);
     let cz = CutSizes::of(p);
     let lb = BeatSizes::of(p).payload_len_bits();
+    let rb = RETX_COUNT_BITS;
     let i = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::input(nm, w, g, c);
     let o = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::output(nm, w, g, c);
     let mut v = super::engine_ports(p, &["ts_now"]);
     v.extend([
-        i("s_commit_valid", 1, PKT, "a new data packet to commit (m_commit_valid and not m_commit_retx)"),
-        i("s_commit_stream", sb, PKT, "its stream"),
+        i("s_commit_valid", 1, PKT, "a packet to commit (m_commit_valid)"),
+        i("s_commit_retx", 1, PKT, "a retransmission of (path, psn); else new data of stream"),
+        i("s_commit_path", pb, PKT, "a retransmission's path"),
+        i("s_commit_psn", 24, PKT, "a retransmission's psn"),
+        i("s_commit_stream", sb, PKT, "new data's stream"),
         i("s_commit_phys", pb, PKT, "the path path_selector chose"),
-        i("s_commit_full_after", n, PKT, "paths one more packet fills"),
+        i("s_commit_full_after", n, PKT, "new data: paths one more packet fills"),
         i("s_ctx_failed", 1, CTX, "the connection has failed: nothing is committed"),
         i("s_ctx_remote_id", CONN_ID_BITS, CTX, "the peer's connection id"),
         i("s_ctx_dst_mac", 48, CTX, "the peer's MAC"),
@@ -101,18 +139,23 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_ctx_tail_valid", 1, CTX, "the tail timer is armed"),
         i("s_ctx_tail_at", 32, CTX, "its deadline"),
         i("s_ctx_rack_rtt", 32, CTX, "RACK's RTT across paths"),
+        i("s_ring_stream", sb, RING, "the stream of its request"),
+        i("s_ring_wq", qb, RING, "its request's work queue slot"),
+        i("s_ring_offset", 32, RING, "payload offset in the message"),
+        i("s_ring_len", lb, RING, "payload bytes"),
+        i("s_ring_retx_count", rb, RING, "charged retransmissions so far"),
+        i("s_ring_rnr_resend", 1, RING, "an RNR resend (never charged)"),
+        i("s_ring_charge", 1, RING, "the queued retransmission is charged"),
+        i("s_ring_resent", 1, RING, "retransmitted for loss before"),
         i("s_sw_pend", qb, SW, "the stream's first request with bytes to cut"),
         i("s_sw_tail", qb, SW, "one past its last request"),
         i("s_sw_pend_sent", 32, SW, "bytes cut of the request at pend"),
-        i("s_wr_op", 2, SW, "0 WRITE, 1 WRITE_IMM, 2 SEND, 3 SEND_IMM"),
-        i("s_wr_laddr", p.axi_addr_bits, SW, "local buffer address"),
-        i("s_wr_len", data::MSG_LEN.width, SW, "message bytes"),
-        i("s_wr_raddr", data::ADDR.width, SW, "WRITE: remote virtual address"),
-        i("s_wr_rkey", data::RKEY.width, SW, "WRITE: remote key"),
-        i("s_wr_imm", data::IMM.width, SW, "*_IMM: immediate data"),
-        i("s_wr_msn", data::MSN.width, SW, "its message sequence number"),
-        i("s_wr_rq_seq", data::RQ_SEQ.width, SW, "SEND: its posted receive sequence"),
-        i("s_wq_issued", 32, SW, "packets cut of the slot (free-running)"),
+        i("s_wq_issued", 32, SW, "packets cut of the slot at pend (free-running)"),
+    ]);
+    v.extend(super::engine_ports(p, &["s_wr_op", "s_wr_laddr", "s_wr_len", "s_wr_raddr", "s_wr_rkey", "s_wr_imm"]));
+    v.extend([
+        i("s_wr_msn", data::MSN.width, WR, "its message sequence number"),
+        i("s_wr_rq_seq", data::RQ_SEQ.width, WR, "SEND: its posted receive sequence"),
         i("s_pm_next_psn", 24, PM, "the path's next psn"),
         i("s_pm_cum_acked", 24, PM, "its cumulative point"),
         i("s_pm_tx_seq", 32, PM, "its next tx_seq"),
@@ -120,29 +163,40 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_pm_srtt", 20, PM, "its srtt"),
         i("s_pm_rttvar", 16, PM, "its rttvar"),
         i("s_pm_gen", data::PATH_GEN.width, PM, "its generation"),
-        i("s_pm_sport", 16, PM, "its UDP source port"),
-        i("s_pm_plane", 3, PM, "its plane"),
-        o("m_valid", 1, WR, "the packet is committed (its connection has not failed)"),
-        o("m_ring_psn", 24, WR, "ring slot of (m_commit_conn, s_commit_phys, this psn): written"),
-        o("m_ring_wq", qb, WR, "the slot's work queue slot (its stream is s_commit_stream)"),
-        o("m_ring_offset", 32, WR, "payload offset in the message"),
-        o("m_ring_len", lb, WR, "payload bytes"),
-        o("m_ring_tx_seq", 32, WR, "the path's tx_seq it left with"),
-        o("m_pm_next_psn", 24, WR, "the mirror's next psn"),
-        o("m_pm_tx_seq", 32, WR, "its next tx_seq"),
-        o("m_pm_last_progress", 32, WR, "its last progress"),
-        o("m_sw_pend", qb, WR, "the stream word's pend"),
-        o("m_sw_pend_sent", 32, WR, "its bytes cut of the request at pend"),
-        o("m_ctx_rr_stream", sb, WR, "the stream the next decision starts from"),
-        o("m_ctx_pend_streams", cz.streams_bits, WR, "streams with bytes to cut"),
-        o("m_ctx_inflight", INFLIGHT_BITS, WR, "bytes in flight"),
-        o("m_ctx_since_ackreq", cz.since_bits, WR, "packets since the last ACKREQ"),
-        o("m_ctx_unreq_since", 32, WR, "send time of the first of them"),
-        o("m_ctx_tail_valid", 1, WR, "the tail timer is armed"),
-        o("m_ctx_tail_at", 32, WR, "its deadline"),
-        o("m_wq_issued", 32, WR, "the slot's issued count, one more"),
-        o("m_evt_kind", tel::KIND_BITS, WR, "the telemetry event: SEND"),
-        o("m_evt_now", tel::TS_BITS, WR, "its timestamp"),
+        i("s_phys_sport", 16, PHYS, "its UDP source port"),
+        i("s_phys_plane", 3, PHYS, "its plane"),
+        o("m_valid", 1, OUT, "the packet is committed: ring slot, mirror's tx_seq, event, frame"),
+        o("m_cut_valid", 1, OUT, "new data is committed: stream word, context, issued count, mirror"),
+        o("m_pop_valid", 1, OUT, "the connection's retransmit queue pops its head"),
+        o("m_path", pb, OUT, "the packet's path (phys; a retransmission's own): ring slot, mirror, event"),
+        o("m_ring_psn", 24, OUT, "ring slot of (m_commit_conn, m_path, this psn): written"),
+        o("m_ring_stream", sb, OUT, "the slot's stream (of its request)"),
+        o("m_ring_wq", qb, OUT, "the slot's work queue slot"),
+        o("m_ring_offset", 32, OUT, "payload offset in the message"),
+        o("m_ring_len", lb, OUT, "payload bytes"),
+        o("m_ring_tx_seq", 32, OUT, "the path's tx_seq it left with"),
+        o("m_ring_retx_count", rb, OUT, "charged retransmissions"),
+        o("m_ring_resent", 1, OUT, "retransmitted for loss"),
+        o("m_pm_next_psn", 24, OUT, "the mirror's next psn (new data)"),
+        o("m_pm_tx_seq", 32, OUT, "its next tx_seq"),
+        o("m_pm_last_progress", 32, OUT, "its last progress (new data)"),
+        o("m_sw_pend", qb, OUT, "the stream word's pend"),
+        o("m_sw_pend_sent", 32, OUT, "its bytes cut of the request at pend"),
+        o("m_ctx_rr_stream", sb, OUT, "the stream the next decision starts from"),
+        o("m_ctx_pend_streams", cz.streams_bits, OUT, "streams with bytes to cut"),
+        o("m_ctx_inflight", INFLIGHT_BITS, OUT, "bytes in flight"),
+        o("m_ctx_since_ackreq", cz.since_bits, OUT, "packets since the last ACKREQ"),
+        o("m_ctx_unreq_since", 32, OUT, "send time of the first of them"),
+        o("m_ctx_tail_valid", 1, OUT, "the tail timer is armed"),
+        o("m_ctx_tail_at", 32, OUT, "its deadline"),
+        o("m_wq_issued", 32, OUT, "the slot's issued count, one more"),
+        o("m_evt_kind", tel::KIND_BITS, OUT, "the telemetry event: SEND, RETX or RESUME"),
+        o("m_evt_now", tel::TS_BITS, OUT, "its timestamp"),
+        o("m_fail_valid", 1, FAIL, "the retry limit fails the connection (m_commit_conn)"),
+        o("m_fail_culprit_valid", 1, FAIL, "a request caused it (always, with m_fail_valid)"),
+        o("m_fail_culprit_stream", sb, FAIL, "the culprit's stream"),
+        o("m_fail_culprit_slot", qb, FAIL, "the culprit's work queue pointer"),
+        o("m_fail_status", 4, FAIL, "TRANSPORT_RETRY_EXCEEDED"),
         o("m_frame_hdr", data::LAYOUT.len as u32 * 8, FRM, "the data header, big-endian"),
         o("m_frame_addr", p.axi_addr_bits, FRM, "host address of the payload"),
         o("m_frame_len", lb, FRM, "payload bytes"),
@@ -165,9 +219,12 @@ pub fn build(p: &TxEngineParams) -> Module {
     let cz = CutSizes::of(p);
     let lb = BeatSizes::of(p).payload_len_bits();
     let qb = cz.ptr_bits;
+    let pb = index_bits(p.paths);
+    let rb = RETX_COUNT_BITS;
+    assert!(u64::from(RETRY_LIMIT) <= ring::RETX_COUNT.max(), "RETRY_LIMIT does not fit the ring's retx_count");
 
     let mut m = Module::new(NAME);
-    m.describe("tx_engine commit of new data: cut, ring slot, mirror, stream word, context, event, frame");
+    m.describe("tx_engine commit of a decided packet: new data's cut or a retransmission's ring slot; ring slot, mirror, stream word, context, event, frame, retry limit");
     let defs = ports(p);
     let sig = crate::ports::declare_combinational(&mut m, &defs);
     let sg = |nm: &str| sig[nm].clone();
@@ -201,18 +258,66 @@ pub fn build(p: &TxEngineParams) -> Module {
     };
     let o = cut(&mut m, "cut", &cz, &nets);
 
+    // A failed connection's packet is dropped (its walk flushes the
+    // request); a live one's retransmission pops the queue's head, and
+    // fails the connection instead when charged at the retry limit.
+    let retx = sg("s_commit_retx");
+    let live = m.wire_from(
+        "live",
+        1,
+        "a packet of a connection that has not failed",
+        sg("s_commit_valid").expr().logic_and(sg("s_ctx_failed").expr().logic_not()),
+    );
+    let pop = m.wire_from("pop", 1, "a live connection's retransmission", live.expr().logic_and(retx.expr()));
+    let rnr = sg("s_ring_rnr_resend");
+    let charged = m.wire_from(
+        "charged",
+        1,
+        "the retransmission counts toward the retry limit (an RNR resend never does)",
+        rnr.expr().logic_not().logic_and(sg("s_ring_charge")),
+    );
+    let fail = m.wire_from(
+        "fail",
+        1,
+        "charged at the retry limit: the connection fails",
+        pop.expr().logic_and(&charged).logic_and(sg("s_ring_retx_count").expr().ge(lit(rb, u64::from(RETRY_LIMIT)))),
+    );
     let valid = m.wire_from(
         "valid",
         1,
-        "committed: a failed connection's packet is dropped (its walk flushes the request)",
-        sg("s_commit_valid").expr().logic_and(sg("s_ctx_failed").expr().logic_not()),
+        "committed: a live connection's new data, or its retransmission within the limit",
+        live.expr().logic_and(fail.expr().logic_not()),
     );
+    let cut_v = m.wire_from("cut_valid", 1, "new data committed", valid.expr().logic_and(retx.expr().logic_not()));
     m.assign(sg("m_valid"), &valid);
+    m.assign(sg("m_cut_valid"), &cut_v);
+    m.assign(sg("m_pop_valid"), &pop);
+
+    // What the header and the ring slot take from the cut (new data) or
+    // from the slot as read (a retransmission, which keeps its path, psn,
+    // request, offset and length).
+    let pick = |m: &mut Module, nm: &str, w: u32, what: &str, r: Expr, n: Expr| -> Signal {
+        m.wire_from(nm, w, what, mux(&retx, r, n))
+    };
+    let path = pick(&mut m, "path", pb, "the packet's path", sg("s_commit_path").expr(), sg("s_commit_phys").expr());
+    let psn = pick(&mut m, "psn", 24, "its psn", sg("s_commit_psn").expr(), sg("s_pm_next_psn").expr());
+    let stream =
+        pick(&mut m, "stream", sb, "its request's stream", sg("s_ring_stream").expr(), sg("s_commit_stream").expr());
+    let wq = pick(&mut m, "wq", qb, "its request's work queue slot", sg("s_ring_wq").expr(), sg("s_sw_pend").expr());
+    let offset = pick(
+        &mut m,
+        "offset",
+        32,
+        "payload offset in the message",
+        sg("s_ring_offset").expr(),
+        sg("s_sw_pend_sent").expr(),
+    );
+    let len = pick(&mut m, "len", lb, "payload bytes", sg("s_ring_len").expr(), o.len.slice(lb - 1, 0));
+    let ackreq = pick(&mut m, "ackreq", 1, "ACKREQ: always on a retransmission", lit(1, 1), o.ackreq.expr());
 
     // The header's fields, as the model's `fields` fills them: a SEND
     // carries its rq_seq and message offset, a WRITE its rkey and the
     // remote address of the packet's first byte.
-    let offset = sg("s_sw_pend_sent");
     let op = sg("s_wr_op");
     let has_imm = op.bit(0);
     let raddr = m.wire_from(
@@ -222,19 +327,22 @@ pub fn build(p: &TxEngineParams) -> Module {
         sg("s_wr_raddr").expr() + zext(&offset, data::ADDR.width),
     );
     let som = m.wire_from("som", 1, "the packet starts the message", offset.expr().eq(lit(32, 0)));
+    let msg_end =
+        m.wire_from("msg_end", 32, "one past the packet's last byte in the message", offset.expr() + zext(&len, 32));
+    let eom = m.wire_from("eom", 1, "the packet ends the message", msg_end.expr().eq(sg("s_wr_len")));
     let value = |f: &str| -> Expr {
         match f {
             "opcode" => op.expr(),
             "som" => som.expr(),
-            "eom" => o.eom.expr(),
-            "retx" => lit(1, 0),
-            "ackreq" => o.ackreq.expr(),
-            "payload_len" => o.len.expr(),
+            "eom" => eom.expr(),
+            "retx" => retx.expr(),
+            "ackreq" => ackreq.expr(),
+            "payload_len" => len.expr(),
             "dst_conn" => sg("s_ctx_remote_id").expr(),
-            "path_id" => sg("s_commit_phys").expr(),
-            "path_psn" => sg("s_pm_next_psn").expr(),
+            "path_id" => path.expr(),
+            "path_psn" => psn.expr(),
             "path_gen" => sg("s_pm_gen").expr(),
-            "stream_id" => sg("s_commit_stream").expr(),
+            "stream_id" => stream.expr(),
             "msn" => sg("s_wr_msn").expr(),
             "msg_len" => sg("s_wr_len").expr(),
             "rkey" => sg("s_wr_rkey").expr(),
@@ -248,17 +356,51 @@ pub fn build(p: &TxEngineParams) -> Module {
     };
     let hdr = data_header(&mut m, "hdr", &value);
 
+    // The slot written back by a retransmission: one more charged count,
+    // `resent` once resent for loss; new data's slot starts at 0.
+    let count = sg("s_ring_retx_count");
+    let retx_count = m.wire_from(
+        "retx_count",
+        rb,
+        "the slot's retransmission count after the commit",
+        mux(&retx, mux(&charged, count.expr() + lit(rb, 1), count.expr()), lit(rb, 0)),
+    );
+    let resent = m.wire_from(
+        "resent",
+        1,
+        "the slot has been retransmitted for loss",
+        retx.expr().logic_and(sg("s_ring_resent").expr().logic_or(rnr.expr().logic_not())),
+    );
+    let kind = |k: u8| lit(tel::KIND_BITS, u64::from(k));
+    let evt = mux(&retx, mux(&rnr, kind(tel::kind::RESUME), kind(tel::kind::RETX)), kind(tel::kind::SEND));
+    let tx_seq_next = mux(&retx, sg("s_pm_tx_seq").expr() + lit(32, 1), o.tx_seq.expr());
+
     let last = lit(sb, u64::from(streams - 1));
     let rr_next = mux(sg("s_commit_stream").expr().eq(last), lit(sb, 0), sg("s_commit_stream").expr() + lit(sb, 1));
     let ab = p.axi_addr_bits;
-    let outs: Vec<(&str, Expr, u32)> = vec![
-        ("m_ring_psn", sg("s_pm_next_psn").expr(), 24),
-        ("m_ring_wq", sg("s_sw_pend").expr(), qb),
+    let on_valid: Vec<(&str, Expr, u32)> = vec![
+        ("m_path", path.expr(), pb),
+        ("m_ring_psn", psn.expr(), 24),
+        ("m_ring_stream", stream.expr(), sb),
+        ("m_ring_wq", wq.expr(), qb),
         ("m_ring_offset", offset.expr(), 32),
-        ("m_ring_len", o.len.slice(lb - 1, 0), lb),
+        ("m_ring_len", len.expr(), lb),
         ("m_ring_tx_seq", sg("s_pm_tx_seq").expr(), 32),
+        ("m_ring_retx_count", retx_count.expr(), rb),
+        ("m_ring_resent", resent.expr(), 1),
+        ("m_pm_tx_seq", tx_seq_next, 32),
+        ("m_evt_kind", evt, tel::KIND_BITS),
+        ("m_evt_now", sg("ts_now").expr(), tel::TS_BITS),
+        ("m_frame_hdr", hdr.expr(), data::LAYOUT.len as u32 * 8),
+        ("m_frame_addr", sg("s_wr_laddr").expr() + zext(&offset, ab), ab),
+        ("m_frame_len", len.expr(), lb),
+        ("m_frame_dst_mac", sg("s_ctx_dst_mac").expr(), 48),
+        ("m_frame_dst_ip", sg("s_ctx_dst_ip").expr(), 32),
+        ("m_frame_sport", sg("s_phys_sport").expr(), 16),
+        ("m_frame_plane", sg("s_phys_plane").expr(), 3),
+    ];
+    let on_cut: Vec<(&str, Expr, u32)> = vec![
         ("m_pm_next_psn", o.next_psn.expr(), 24),
-        ("m_pm_tx_seq", o.tx_seq.expr(), 32),
         ("m_pm_last_progress", o.last_progress.expr(), 32),
         ("m_sw_pend", o.pend.expr(), qb),
         ("m_sw_pend_sent", o.pend_sent.expr(), 32),
@@ -270,18 +412,18 @@ pub fn build(p: &TxEngineParams) -> Module {
         ("m_ctx_tail_valid", o.tail_valid.expr(), 1),
         ("m_ctx_tail_at", o.tail_at.expr(), 32),
         ("m_wq_issued", sg("s_wq_issued").expr() + lit(32, 1), 32),
-        ("m_evt_kind", lit(tel::KIND_BITS, u64::from(tel::kind::SEND)), tel::KIND_BITS),
-        ("m_evt_now", sg("ts_now").expr(), tel::TS_BITS),
-        ("m_frame_hdr", hdr.expr(), data::LAYOUT.len as u32 * 8),
-        ("m_frame_addr", sg("s_wr_laddr").expr() + zext(&offset, ab), ab),
-        ("m_frame_len", o.len.slice(lb - 1, 0), lb),
-        ("m_frame_dst_mac", sg("s_ctx_dst_mac").expr(), 48),
-        ("m_frame_dst_ip", sg("s_ctx_dst_ip").expr(), 32),
-        ("m_frame_sport", sg("s_pm_sport").expr(), 16),
-        ("m_frame_plane", sg("s_pm_plane").expr(), 3),
     ];
-    for (nm, e, w) in outs {
-        m.assign(sg(nm), gate(&valid, e, w));
+    let on_fail: Vec<(&str, Expr, u32)> = vec![
+        ("m_fail_valid", lit(1, 1), 1),
+        ("m_fail_culprit_valid", lit(1, 1), 1),
+        ("m_fail_culprit_stream", sg("s_ring_stream").expr(), sb),
+        ("m_fail_culprit_slot", sg("s_ring_wq").expr(), qb),
+        ("m_fail_status", lit(4, u64::from(status::TRANSPORT_RETRY_EXCEEDED)), 4),
+    ];
+    for (cond, outs) in [(&valid, on_valid), (&cut_v, on_cut), (&fail, on_fail)] {
+        for (nm, e, w) in outs {
+            m.assign(sg(nm), gate(cond, e, w));
+        }
     }
     m
 }
