@@ -121,8 +121,9 @@
 //! acknowledgement unit's control, `hdl/tests/tx_engine_ack.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
 //! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
-//! of new data, combinational: the model's commit keeps nothing between
-//! cycles; `hdl/tests/tx_engine_commit.rs`).
+//! of new data and of retransmissions and RNR resends with the retry
+//! limit's failure, combinational: the model's commit keeps nothing
+//! between cycles; `hdl/tests/tx_engine_commit.rs`).
 
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{eth, ipv4, udp, ICRC_LEN};
