@@ -2135,6 +2135,54 @@ pub struct CommitRec {
     pub fail: Option<(u32, u32, u8)>,
 }
 
+/// What the acknowledgement unit's timeout and update handlers read and
+/// wrote in a step, recorded when [`TxEngine::rto_tap`] is `Some` (off by
+/// default) in the cycle the step starts, so their RTL unit can be
+/// replayed against this model cycle by cycle. Recording changes nothing
+/// the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct RtoTap {
+    pub step: Option<RtoRec>,
+}
+
+/// One step of `on_rto` or `on_upd` ([`RtoTap::step`]).
+#[derive(Debug, Clone, Default)]
+pub struct RtoRec {
+    /// The record acted on: an `m_rto` (timeout) or else an update.
+    pub rto: Option<tel::Rto>,
+    pub upd: Option<tel::Upd>,
+    pub ts: u32,
+    /// The connection context as read: open, failed, the PROBE bits.
+    pub open: bool,
+    pub failed: bool,
+    pub probe_q: u32,
+    /// The path's mirror as read.
+    pub plane: u8,
+    pub next_psn: u32,
+    pub cum_acked: u32,
+    /// The NIC's plane marks as read.
+    pub marks: Vec<Option<u32>>,
+    /// The ring slots from `cum_acked` to `next_psn` as read, in psn
+    /// order: `None` empty, else (queued, rnr_wait).
+    pub slots: Vec<Option<(bool, bool)>>,
+    /// The busy count the handler set.
+    pub busy: u32,
+    /// The mirror after the handler: state, sport, gen, probe_pending,
+    /// timed_out, clr.
+    pub state: u8,
+    pub sport: u16,
+    pub gen: u8,
+    pub probe_pending: bool,
+    pub timed_out: bool,
+    pub clr: bool,
+    /// The plane mark written (plane, until), if any.
+    pub mark: Option<(u8, u32)>,
+    /// A PROBE queued on the path.
+    pub probe: bool,
+    /// The psns pushed into the retransmit queue, in order.
+    pub retx: Vec<u32>,
+}
+
 /// A decided packet handed to the commit ([`SchedTap::commit`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SchedCommit {
@@ -2310,6 +2358,10 @@ pub struct TxEngine {
     /// ([`CommitTap`], cleared every cycle); `None` (the default) records
     /// nothing.
     pub commit_tap: Option<CommitTap>,
+    /// Set to `Some` to record what the timeout and update handlers read
+    /// and wrote ([`RtoTap`], cleared every cycle); `None` (the default)
+    /// records nothing.
+    pub rto_tap: Option<RtoTap>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -2391,6 +2443,7 @@ impl TxEngine {
             ack_tap: None,
             sched_tap: None,
             commit_tap: None,
+            rto_tap: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2552,6 +2605,9 @@ impl TxEngine {
         }
         if let Some(t) = self.commit_tap.as_mut() {
             t.commit = None;
+        }
+        if let Some(t) = self.rto_tap.as_mut() {
+            t.step = None;
         }
         if let Some(t) = self.ack_tap.as_mut() {
             *t = AckTap {
@@ -2994,6 +3050,7 @@ impl TxEngine {
         let ack_tap = self.ack_tap.take();
         let sched_tap = self.sched_tap.take();
         let commit_tap = self.commit_tap.take();
+        let rto_tap = self.rto_tap.take();
         *self = TxEngine::new(p);
         self.output_tap = tap;
         self.walk_tap = walk_tap;
@@ -3001,6 +3058,7 @@ impl TxEngine {
         self.ack_tap = ack_tap;
         self.sched_tap = sched_tap;
         self.commit_tap = commit_tap;
+        self.rto_tap = rto_tap;
     }
 }
 
@@ -3682,10 +3740,14 @@ impl TxEngine {
     fn ack_work(&mut self, ts: u32) -> bool {
         if let Some(r) = self.rto_reg.take() {
             self.tap_ack_go(AckGo::Rto);
+            let q = self.tap_rto_begin(Some(r), None, ts);
             self.on_rto(&r, ts);
+            self.tap_rto_end(q);
         } else if let Some(u) = self.upd_reg.take() {
             self.tap_ack_go(AckGo::Upd);
+            let q = self.tap_rto_begin(None, Some(u), ts);
             self.on_upd(&u);
+            self.tap_rto_end(q);
         } else if let Some(k) = &self.sack_cont {
             // A SACK's next stage; after SILENT events, once path_telemetry
             // has answered them (their m_rto records acted on above).
@@ -3811,6 +3873,76 @@ impl TxEngine {
         cost
     }
 
+    /// Records what a timeout's or an update's handler reads, before it
+    /// runs ([`RtoTap`]).
+    /// Returns the length of the connection's retransmit queue.
+    fn tap_rto_begin(&mut self, rto: Option<tel::Rto>, upd: Option<tel::Upd>, ts: u32) -> usize {
+        if self.rto_tap.is_none() {
+            return 0;
+        }
+        let (c, path) = rto.map(|r| (r.conn, r.path)).or(upd.map(|u| (u.conn, u.path))).expect("a record");
+        let k = &self.conns[c as usize];
+        let m = self.paths[self.pidx(c, path)];
+        let slots = (0..seq_diff(m.next_psn, m.cum_acked))
+            .map(|d| self.ring[self.ridx(c, path, (m.cum_acked + d) & SEQ_MASK)].map(|s| (s.queued, s.rnr_wait)))
+            .collect();
+        let rec = RtoRec {
+            rto,
+            upd,
+            ts,
+            open: k.open,
+            failed: k.failed.is_some(),
+            probe_q: k.probe_q,
+            plane: m.plane,
+            next_psn: m.next_psn,
+            cum_acked: m.cum_acked,
+            marks: self.planes.clone(),
+            slots,
+            ..RtoRec::default()
+        };
+        let queued = k.retx.len();
+        if let Some(t) = self.rto_tap.as_mut() {
+            t.step = Some(rec);
+        }
+        queued
+    }
+
+    /// Records what the handler wrote ([`Self::tap_rto_begin`]; `queued`
+    /// its retransmit queue's length before).
+    fn tap_rto_end(&mut self, queued: usize) {
+        let Some(mut r) = self.rto_tap.as_mut().and_then(|t| t.step.take()) else { return };
+        let (c, path) = r.rto.map(|x| (x.conn, x.path)).or(r.upd.as_ref().map(|u| (u.conn, u.path))).expect("a record");
+        let k = &self.conns[c as usize];
+        let m = self.paths[self.pidx(c, path)];
+        r.retx = k
+            .retx
+            .iter()
+            .skip(queued)
+            .map(|&(p, psn)| {
+                debug_assert_eq!(p, path, "the handler queues its own path's packets");
+                psn
+            })
+            .collect();
+        // queue_probe pushes exactly when it sets the path's bit.
+        r.probe = k.probe_q & 1 << path != 0 && r.probe_q & 1 << path == 0;
+        r.busy = self.ack_busy;
+        r.state = m.state;
+        r.sport = m.sport;
+        r.gen = m.gen;
+        r.probe_pending = m.probe_pending;
+        r.timed_out = m.timed_out;
+        r.clr = m.clr;
+        r.mark = self
+            .planes
+            .iter()
+            .zip(&r.marks)
+            .position(|(a, b)| a != b)
+            .map(|i| (i as u8, self.planes[i].expect("a mark is written, not cleared")));
+        if let Some(t) = self.rto_tap.as_mut() {
+            t.step = Some(r);
+        }
+    }
+
     fn act(&mut self, c: u32, path: u32, act: u8) {
         if act & tel::act::ALL_LOST != 0 {
             self.all_lost(c, path);
@@ -3831,6 +3963,9 @@ impl TxEngine {
     }
 
     fn on_rto(&mut self, r: &tel::Rto, ts: u32) {
+        // The count comes from the record alone (item 10): the handler
+        // knows whether its connection is open only when its reads answer.
+        self.ack_busy = 1 + if r.act & tel::act::ALL_LOST != 0 { self.p.ring_depth } else { 0 };
         self.conns[r.conn as usize].stalled = false;
         if !self.conns[r.conn as usize].open || self.conns[r.conn as usize].failed.is_some() {
             return;
@@ -3853,7 +3988,6 @@ impl TxEngine {
             }
         }
         self.act(r.conn, r.path, r.act);
-        self.ack_busy = 1 + if r.act & tel::act::ALL_LOST != 0 { self.p.ring_depth } else { 0 };
     }
 
     /// An update: the credit clear is kept for the next path request. Its
