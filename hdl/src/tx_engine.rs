@@ -137,6 +137,7 @@ pub mod ack;
 pub mod commit;
 pub mod output;
 pub mod post;
+pub mod rto;
 pub mod sched;
 pub mod walk;
 

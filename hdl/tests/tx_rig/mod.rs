@@ -560,7 +560,7 @@ impl Peer {
 
     /// The peer takes a frame: a data packet is received (or lost) and
     /// SACKed now and then.
-    fn frame(&mut self, e: &mut Engine, bytes: &[u8]) {
+    pub fn frame(&mut self, e: &mut Engine, bytes: &[u8]) {
         let Ok(d) = decode_frame(bytes) else { panic!("every frame decodes") };
         let Hdr::Data(h) = d.header else { return };
         let conn = h.dst_conn & !REMOTE_ID;
