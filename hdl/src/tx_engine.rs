@@ -118,7 +118,9 @@
 //! [`walk`] (`tx_walk`, the completion walk's control,
 //! `hdl/tests/tx_engine_walk.rs`), [`post`] (`tx_post`, the post
 //! pipeline, `hdl/tests/tx_engine_post.rs`), [`ack`] (`tx_ack`, the
-//! acknowledgement unit's control, `hdl/tests/tx_engine_ack.rs`),
+//! acknowledgement unit's control, `hdl/tests/tx_engine_ack.rs`), [`rto`]
+//! (`tx_rto`, its timeout and update handlers with the ALL_LOST walk,
+//! `hdl/tests/tx_engine_rto.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
 //! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
 //! of new data and of retransmissions and RNR resends with the retry

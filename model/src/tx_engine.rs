@@ -162,7 +162,8 @@
 //! stage after which SILENT events were sent waits until path_telemetry
 //! has answered them (`L + 2` cycles after the last handshake) and their
 //! `m_rto` records have been applied. A NACK takes `L + 2`, an update `L + 1`, a
-//! timeout `L + 1` (`+ tx_ring_depth` with ALL_LOST), an RNR or window
+//! timeout `L + 1` (`+ tx_ring_depth` with ALL_LOST, whether or not its
+//! connection is live: the count comes from the record), an RNR or window
 //! probe timer entry `L + 1` when its deadline is reached, live or stale
 //! (nothing searches the RNR queue: a stale entry is recognised at the
 //! head by its tag), a tail timer `L + 1` plus the slots read until an
