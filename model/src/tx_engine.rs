@@ -1133,7 +1133,7 @@ pub struct Slot {
     pub resent: bool,
     /// The queued retransmission is charged to `retx_count` (the path the
     /// lost copy left by acknowledged something after it left, or a
-    /// BAD_HDR NACK), see [`charged`].
+    /// BAD_HDR NACK); the commit charges it unless `rnr_resend`.
     pub charge: bool,
     /// Path whose port and plane the last transmission left by.
     pub phys: u32,
