@@ -1016,8 +1016,9 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
     if asserts.iter().any(|l| l == RR_FIRST_WORDS) {
         rr.name = "bmc_rr";
         rr.mode = Mode::Bmc(RR_BMC_DEPTH);
-        rr.why_bounded = "on default (4096 connections, 64 words) the 2-induction of the two-level round robin \
-                          did not close in 12 minutes (boolector, load 7)";
+        rr.why_bounded = "on default (4096 connections, 64 words) neither the 2-induction nor a depth-4 check of \
+                          the two-level round robin finished in 12 minutes (boolector, load 7); depth 3 checks a \
+                          start from rr_conn's reset value with any ready bits, exhaustively";
     }
     tasks.insert(1, rr);
     tasks
@@ -1028,7 +1029,9 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
 const RR_FIRST: &str = "a_start_rr_first";
 const RR_FIRST_WORDS: &str = "a_start_rr_first_words";
 
-/// Depth of the words' bounded check: a PROBE start can move `rr_conn`
-/// every cycle, so by then it has started from an arbitrary connection
-/// with arbitrary ready bits, and a start from there was checked.
-const RR_BMC_DEPTH: u32 = 4;
+/// Depth of the words' bounded check: the first start after reset (from
+/// `rr_conn` = 0, any ready bits) is checked; a start from an arbitrary
+/// `rr_conn` needs depth 4, which did not finish. From any `rr_conn` the
+/// words' form is checked against the model's `rr_first` under Icarus
+/// (`hdl/tests/tx_engine.rs`, `icarus_rr_pick_is_the_models`, 4096 bits).
+const RR_BMC_DEPTH: u32 = 3;
