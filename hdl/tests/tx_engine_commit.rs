@@ -437,8 +437,7 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     rig.run(3_000);
 
     // psns wrapping: a fresh connection whose paths start just below 2^24
-    // (last: the peer's record of a path does not follow the wrap, so its
-    // window fills).
+    // (the peer follows the wrap, `tx_rig_peer.rs`).
     let peer = &mut rig.peer;
     peer.open(&mut rig.e, 6, 2.min(paths), (1 << 24) - 3);
     rig.run(300);

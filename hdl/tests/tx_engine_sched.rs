@@ -622,7 +622,9 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     // Payload reads that fail (connection 5's, the host's bad range) fail
     // their connection while two fresh connections' decisions wait for
     // their path answers: the answer is not taken while the failure's walk
-    // runs.
+    // runs. The peer names each packet's stream and msn: the two send past
+    // its message table.
+    rig.peer.window = true;
     rig.e.psel_hold = 80;
     rig.open(7, 2.min(paths), 0);
     rig.open(8, 2.min(paths), 0);

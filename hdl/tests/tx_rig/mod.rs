@@ -495,20 +495,64 @@ pub fn replay_configs(
     }
 }
 
-/// The peer's view of one path: every psn below `cum` received, and
-/// those in `above`.
+/// psns are 24 bits and wrap (the protocol's serial arithmetic, as
+/// `seq_diff` in the reference and the model).
+pub const PSN_MASK: u32 = (1 << 24) - 1;
+
+/// `a - b` in the 24-bit psn space, in `0..2^24`.
+pub fn psn_diff(a: u32, b: u32) -> u32 {
+    a.wrapping_sub(b) & PSN_MASK
+}
+
+/// The peer's view of one path: every psn before `cum` received, and
+/// those in `above` (24-bit psns, each ahead of `cum`).
 #[derive(Default)]
 pub struct PathRx {
     pub cum: u32,
     pub above: BTreeSet<u32>,
 }
 
-/// A peer that takes the engine's frames off `m_axis` and SACKs the data
-/// packets it receives (a few lost, so bitmaps have holes).
+impl PathRx {
+    /// Records `psn` as received: false when it is behind `cum` (a
+    /// duplicate), in 24-bit serial arithmetic so that a path's psns
+    /// wrapping past 2^24 are followed.
+    fn receive(&mut self, psn: u32) -> bool {
+        if psn_diff(psn, self.cum) >= 1 << 23 {
+            return false;
+        }
+        self.above.insert(psn);
+        while self.above.remove(&self.cum) {
+            self.cum = (self.cum + 1) & PSN_MASK;
+        }
+        true
+    }
+
+    /// The SACK bitmap: bit `i` for psn `cum + 1 + i`.
+    fn bitmap(&self) -> [u64; 4] {
+        let mut bitmap = [0u64; 4];
+        for &psn in &self.above {
+            let d = psn_diff(psn, self.cum);
+            if (1..=256).contains(&d) {
+                let i = d - 1;
+                bitmap[(i / 64) as usize] |= 1 << (i % 64);
+            }
+        }
+        bitmap
+    }
+}
+
+/// A peer that takes the engine's frames off `m_axis`, SACKs the data
+/// packets it receives (a few lost, so bitmaps have holes) and answers
+/// PROBEs as a receiver does (the reference's `RxConn::on_probe`): the
+/// path's SACK echoing the PROBE's timestamp, sent to the UDP port it
+/// came from, one per stream the peer has seen data on (with `window`).
 pub struct Peer {
     /// The frame leaving on `m_axis`, as its beats were taken.
     pub cur: Vec<u8>,
     pub rx: HashMap<(u32, u32), PathRx>,
+    /// Per (conn, stream) the msn the peer reports as completed_msn
+    /// (with `window`): the newest it has received.
+    pub msns: HashMap<(u32, u32), u32>,
     /// Connections whose packets the peer does not answer (requests stay
     /// in flight), and the data packets sent on them: (conn, path, psn).
     pub mute: HashSet<u32>,
@@ -520,6 +564,8 @@ pub struct Peer {
     /// stream may send more than `msg_table_depth` messages; off, they name
     /// no stream and the traffic keeps each stream within the window.
     pub window: bool,
+    /// PROBEs answered.
+    pub probes_answered: u32,
 }
 
 impl Default for Peer {
@@ -527,11 +573,13 @@ impl Default for Peer {
         Peer {
             cur: Vec::new(),
             rx: HashMap::new(),
+            msns: HashMap::new(),
             mute: HashSet::new(),
             unanswered: Vec::new(),
             loss: 0,
             sack_rate: 60,
             window: false,
+            probes_answered: 0,
         }
     }
 }
@@ -544,6 +592,7 @@ impl Peer {
         for p in 0..e.cfg.transport.paths_per_conn {
             self.rx.insert((conn, p), PathRx { cum: psn, above: BTreeSet::new() });
         }
+        self.msns.retain(|&(c, _), _| c != conn);
     }
 
     /// The beat the engine showed on `m_axis` in a clock (`inp`, `ot`),
@@ -559,9 +608,14 @@ impl Peer {
     }
 
     /// The peer takes a frame: a data packet is received (or lost) and
-    /// SACKed now and then.
+    /// SACKed now and then; a PROBE is answered.
     pub fn frame(&mut self, e: &mut Engine, bytes: &[u8]) {
         let Ok(d) = decode_frame(bytes) else { panic!("every frame decodes") };
+        let sport = d.net.src_port;
+        if let Hdr::Probe(h) = d.header {
+            self.probe(e, &h, sport);
+            return;
+        }
         let Hdr::Data(h) = d.header else { return };
         let conn = h.dst_conn & !REMOTE_ID;
         let path = u32::from(h.path_id);
@@ -573,32 +627,64 @@ impl Peer {
             return;
         }
         let Some(rx) = self.rx.get_mut(&(conn, path)) else { return };
-        if h.path_psn.wrapping_sub(rx.cum) >= 1 << 23 {
+        if !rx.receive(h.path_psn) {
             return;
         }
-        rx.above.insert(h.path_psn);
-        while rx.above.remove(&rx.cum) {
-            rx.cum += 1;
+        let stream = u32::from(h.stream_id);
+        if self.window {
+            let m = self.msns.entry((conn, stream)).or_insert(h.msn);
+            if psn_diff(h.msn, *m) < 1 << 23 {
+                *m = h.msn;
+            }
         }
         if !(h.flags.ackreq || e.chance(self.sack_rate)) {
             return;
         }
-        let mut bitmap = [0u64; 4];
-        for &psn in rx.above.range(rx.cum + 1..=rx.cum + 256) {
-            let i = psn - rx.cum - 1;
-            bitmap[(i / 64) as usize] |= 1 << (i % 64);
+        let msn = if self.window { Some((stream, h.msn)) } else { None };
+        self.sack(e, conn, path, h.tx_ts, sport, msn);
+    }
+
+    /// A PROBE of a connection the peer answers: the path's SACK, echoing
+    /// its timestamp, per stream seen (the reference's `on_probe`), or one
+    /// naming no stream. A PROBE may be lost as data is.
+    fn probe(&mut self, e: &mut Engine, h: &mrnic_proto::ProbeHeader, sport: u16) {
+        let conn = h.dst_conn & !REMOTE_ID;
+        let path = u32::from(h.path_id);
+        if std::env::var("NOPROBE").is_ok()
+            || self.mute.contains(&conn)
+            || e.chance(self.loss)
+            || !self.rx.contains_key(&(conn, path))
+        {
+            return;
         }
+        self.probes_answered += 1;
+        let mut seen: Vec<(u32, u32)> =
+            self.msns.iter().filter(|&(&(c, _), _)| c == conn).map(|(&(_, s), &m)| (s, m)).collect();
+        seen.sort_unstable();
+        if seen.is_empty() {
+            self.sack(e, conn, path, h.tx_ts, sport, None);
+        }
+        for (s, m) in seen {
+            self.sack(e, conn, path, h.tx_ts, sport, Some((s, m)));
+        }
+    }
+
+    /// The SACK of `(conn, path)` as the peer holds it, echoing `echo_ts`
+    /// to UDP port `dport`, naming `msn` = (stream, completed_msn) or no
+    /// stream.
+    fn sack(&mut self, e: &mut Engine, conn: u32, path: u32, echo_ts: u16, dport: u16, msn: Option<(u32, u32)>) {
+        let rx = &self.rx[&(conn, path)];
         e.sacks.push_back(SackIn {
             conn,
             path_id: path,
             cum_psn: rx.cum,
-            bitmap,
+            bitmap: rx.bitmap(),
             ecn_cnt: 0,
-            echo_ts: h.tx_ts,
+            echo_ts,
             rate_hint: 0xffff,
-            stream_id: if self.window { u32::from(h.stream_id) } else { 0xff },
-            completed_msn: if self.window { h.msn } else { 0 },
-            dport: UDP_PORT,
+            stream_id: msn.map_or(0xff, |(s, _)| s),
+            completed_msn: msn.map_or(0, |(_, m)| m),
+            dport,
         });
     }
 }
