@@ -5,7 +5,8 @@
 //! units (`tx_engine_output.rs`, `tx_engine_walk.rs`,
 //! `tx_engine_post.rs`): each test turns on the tap of its unit and
 //! records the unit's ports from the inputs and outputs a clock returns.
-//! A peer ([`Peer`]) takes the frames and SACKs the data packets.
+//! A peer ([`Peer`]) takes the frames, SACKs the data packets and answers
+//! the PROBEs (`tx_rig_peer.rs` checks it against the model).
 
 // Each test uses part of it, as with `common`.
 #![allow(dead_code)]
