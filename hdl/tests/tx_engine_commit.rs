@@ -15,12 +15,14 @@
 //! The traffic: several connections, every op, lengths from none to a few
 //! MTUs across streams (multi-packet messages; the ACKREQ rules: end of
 //! message, a path or the connection window filled, nothing left to cut,
-//! the oldest unrequested packet's wait), under loss (retransmissions,
-//! charged and not, some resent again, some rerouted to another path than
-//! their own), one stream's work queue pointers wrapping and a
-//! connection's psns wrapping; a muted connection whose packets are
-//! NACKed RNR (resent after the back-off: RESUME) and one whose packet is
-//! NACKed BAD_HDR until the retry limit fails the connection. Inputs the
+//! the oldest unrequested packet's wait), under loss (retransmissions
+//! charged, some resent again), one stream's work queue pointers wrapping
+//! and a connection's psns wrapping; a muted connection whose packets are
+//! NACKed RNR (resent after the back-off: RESUME), then left muted until
+//! a path times out to SUSPECT (its packets resent uncharged); a route
+//! black-holed until its path times out and takes a fresh port (resent
+//! uncharged, rerouted to the other path); and one connection whose
+//! packet is NACKed BAD_HDR until the retry limit fails it. Inputs the
 //! unit must not look at carry junk: every level outside a commit, the
 //! cut's stores in a retransmission's cycle and the slot's in new data's,
 //! everything but the slot in the retry limit's cycle, the tail deadline
@@ -446,8 +448,8 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
 
     // RNR resends: connection 7 muted, three of its packets NACKed RNR;
     // after the back-off each comes back as the queue's head and is resent
-    // (RESUME, uncharged). Then the peer answers again (the timeouts'
-    // retransmissions reach it).
+    // (RESUME, uncharged); a path timeout then queues the rest, uncharged.
+    // Then the peer answers again (the retransmissions reach it).
     rig.peer.mute.insert(7);
     let peer = &mut rig.peer;
     peer.open(&mut rig.e, 7, 2.min(paths), 300);
@@ -458,7 +460,35 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
         rig.nack(7, path, psn, NackCode::Rnr);
     }
     rig.run_until(40_000, "an RNR resend", "rnr_resume");
+    // Still muted until a path times out to SUSPECT (its PROBEs unanswered)
+    // and declares its packets lost, charged to the path, not the packet;
+    // answered again, the path recovers and they are resent uncharged.
+    // (Muted for good, every path goes DEAD and nothing is resent.)
+    let suspect = |rig: &Rig| (0..2.min(paths)).any(|p| rig.e.pt.entry(7, p).state == tel::SUSPECT);
+    for _ in 0..200_000 {
+        if suspect(&rig) {
+            break;
+        }
+        rig.step(false);
+    }
+    assert!(suspect(&rig), "{}: no path of connection 7 timed out to SUSPECT", cfg.name);
     rig.peer.mute.remove(&7);
+    rig.run_until(100_000, "a timeout's uncharged retransmission", "retx_uncharged");
+    rig.run(3_000);
+
+    // A black-holed route: path 0 of connection 9 loses every frame until
+    // it times out to SUSPECT and takes a fresh port; its packets declared
+    // lost are resent uncharged, on path 1 while path 0 is held.
+    let peer = &mut rig.peer;
+    peer.open(&mut rig.e, 9, 2.min(paths), 0);
+    rig.run(300);
+    burst(&mut rig.e, 9, 1, 1, 6500, &mut off);
+    rig.run(1_000);
+    let route = rig.peer.sports.get(&(9, 0)).copied().expect("connection 9 sent on path 0");
+    rig.peer.blackhole.insert(route);
+    burst(&mut rig.e, 9, streams, 2, 6600, &mut off);
+    rig.run_until(200_000, "a rerouted retransmission", "retx_rerouted");
+    rig.peer.blackhole.clear();
     rig.run(3_000);
 
     // The retry limit: connection 8 muted, one packet NACKed BAD_HDR again

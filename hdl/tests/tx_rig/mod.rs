@@ -567,6 +567,11 @@ pub struct Peer {
     pub window: bool,
     /// PROBEs answered.
     pub probes_answered: u32,
+    /// UDP source ports (the fabric's route) whose frames are all lost, a
+    /// black-holed route; and per (conn, path) the port its latest data
+    /// frame left by, to pick one.
+    pub blackhole: HashSet<u16>,
+    pub sports: HashMap<(u32, u32), u16>,
 }
 
 impl Default for Peer {
@@ -581,6 +586,8 @@ impl Default for Peer {
             sack_rate: 60,
             window: false,
             probes_answered: 0,
+            blackhole: HashSet::new(),
+            sports: HashMap::new(),
         }
     }
 }
@@ -613,6 +620,9 @@ impl Peer {
     pub fn frame(&mut self, e: &mut Engine, bytes: &[u8]) {
         let Ok(d) = decode_frame(bytes) else { panic!("every frame decodes") };
         let sport = d.net.src_port;
+        if self.blackhole.contains(&sport) {
+            return;
+        }
         if let Hdr::Probe(h) = d.header {
             self.probe(e, &h, sport);
             return;
@@ -620,6 +630,7 @@ impl Peer {
         let Hdr::Data(h) = d.header else { return };
         let conn = h.dst_conn & !REMOTE_ID;
         let path = u32::from(h.path_id);
+        self.sports.insert((conn, path), sport);
         if self.mute.contains(&conn) {
             self.unanswered.push((conn, path, h.path_psn));
             return;
@@ -651,11 +662,7 @@ impl Peer {
     fn probe(&mut self, e: &mut Engine, h: &mrnic_proto::ProbeHeader, sport: u16) {
         let conn = h.dst_conn & !REMOTE_ID;
         let path = u32::from(h.path_id);
-        if std::env::var("NOPROBE").is_ok()
-            || self.mute.contains(&conn)
-            || e.chance(self.loss)
-            || !self.rx.contains_key(&(conn, path))
-        {
+        if self.mute.contains(&conn) || e.chance(self.loss) || !self.rx.contains_key(&(conn, path)) {
             return;
         }
         self.probes_answered += 1;
