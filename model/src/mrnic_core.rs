@@ -49,7 +49,7 @@
 //! `stat_oversize` (the parser never sends an oversize packet) is a top
 //! output, `stat_rx_oversize`, with no csr counter.
 
-use crate::netlist::{model_block, Netlist};
+use crate::netlist::{model_ports, Netlist};
 use mrnic_proto::Config;
 
 /// Module name, shared with the Verilog.
@@ -122,8 +122,7 @@ const STATS: &[(&str, &str, &str)] = &[
 pub fn netlist(cfg: &Config) -> Result<Netlist<&'static str>, String> {
     let mut n = Netlist::new(NAME);
     for name in BLOCKS.iter().chain(GLUE.iter()) {
-        let b = model_block(name, cfg)?;
-        n.inst(name, *name, b.ports().to_vec());
+        n.inst(name, *name, model_ports(name, cfg)?);
     }
     n.port(crate::block::PortDef::input("rst", 1, "Clock and reset", "synchronous reset, active high"));
     for name in BLOCKS.iter().chain(GLUE.iter()) {

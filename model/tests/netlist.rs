@@ -247,7 +247,8 @@ fn rx_front_simulated_as_a_netlist_matches_the_blocks_wired_by_hand() {
 }
 
 /// Every block a top can instantiate has each port name once (a block that
-/// appends a field its neighbour's list already has would not wire).
+/// appends a field its neighbour's list already has would not wire), and
+/// `model_ports` lists exactly the built block's ports.
 #[test]
 fn every_model_block_names_each_port_once() {
     use mrnic_model::mrnic_core::{BLOCKS, GLUE};
@@ -259,6 +260,10 @@ fn every_model_block_names_each_port_once() {
             for (k, p) in ports.iter().enumerate() {
                 assert!(!ports[..k].iter().any(|o| o.name == p.name), "{name}: port `{}` twice", p.name);
             }
+            // The netlists take their ports without building the block:
+            // the same list, in the same order.
+            let listed = mrnic_model::netlist::model_ports(name, &cfg).unwrap();
+            assert_eq!(listed, ports, "{name}: model_ports differs from the built block's ports");
         }
     }
 }
