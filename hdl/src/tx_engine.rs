@@ -135,6 +135,12 @@ use crate::expr::{cat, fit, index_bits, lit, mux, repl, zeros, zext, Expr, Signa
 use crate::ir::Module;
 use mrnic_model::tx_engine::TxEngineParams;
 
+/// `cond ? a : 0` for a value of `w` bits: the units' payloads are 0
+/// without their valid, so a waveform shows only what is handed over.
+pub(crate) fn gate(cond: impl Into<Expr>, a: impl Into<Expr>, w: u32) -> Expr {
+    mux(cond, a, zeros(w))
+}
+
 pub mod ack;
 pub mod commit;
 pub mod output;

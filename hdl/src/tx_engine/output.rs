@@ -84,8 +84,8 @@ use mrnic_proto::layouts::{data, nack, probe, sack};
 use mrnic_proto::packet::NET_OVERHEAD;
 
 use super::{
-    axi_burst, axis_order, count_bits, crc32, digest_beat, eth_header, frame_beat, ipv4_header, ones_add, ones_sum,
-    stream_ptr_bits, udp_header, words_of, BeatIn, BeatSizes, NetFields,
+    axi_burst, axis_order, count_bits, crc32, digest_beat, eth_header, frame_beat, gate, ipv4_header, ones_add,
+    ones_sum, stream_ptr_bits, udp_header, words_of, BeatIn, BeatSizes, NetFields,
 };
 use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
 use crate::ir::{if_else, if_then, set, MemStyle, Module, Reg};
@@ -180,11 +180,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         "m_axis_tuser",
     ]));
     v
-}
-
-/// `cond ? a : 0` for a value of `w` bits.
-fn gate(cond: impl Into<Expr>, a: impl Into<Expr>, w: u32) -> Expr {
-    mux(cond, a, zeros(w))
 }
 
 /// The first of `xs` whose flag is set, in order (0 when none is).

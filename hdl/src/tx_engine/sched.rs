@@ -113,9 +113,10 @@ use mrnic_model::tx_engine::{TxEngineParams, FRAME_QUEUE, PROBE_ROOM};
 use mrnic_proto::tables::path as pt;
 
 use super::{
-    path_choice, rr_pick, stream_heads, stream_pick, stream_ptr_bits, ChoiceIn, ChoiceSizes, StreamWords, INFLIGHT_BITS,
+    gate, path_choice, rr_pick, stream_heads, stream_pick, stream_ptr_bits, ChoiceIn, ChoiceSizes, StreamWords,
+    INFLIGHT_BITS,
 };
-use crate::expr::{cat, index_bits, lit, mux, repl, zeros, zext, Expr, Signal};
+use crate::expr::{cat, index_bits, lit, mux, repl, zext, Expr, Signal};
 use crate::ir::{set, Module, Reg};
 
 /// Module name.
@@ -227,11 +228,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_commit_full_after", n, COMMIT, "new data: paths one more packet fills"),
     ]);
     v
-}
-
-/// `cond ? a : 0` for a value of `w` bits.
-fn gate(cond: impl Into<Expr>, a: impl Into<Expr>, w: u32) -> Expr {
-    mux(cond, a, zeros(w))
 }
 
 /// One of the unit's two round trips (the telemetry read, the path
