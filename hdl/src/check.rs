@@ -584,7 +584,8 @@ impl<'m> Checker<'m> {
 
     fn clock(&mut self) {
         let m = self.m;
-        let has_seq = m.items.iter().chain(&m.formal_items).any(|i| matches!(i, Item::Seq(_))) || !m.props.is_empty();
+        // Properties need no clock: a combinational module's print in `always @*`.
+        let has_seq = m.items.iter().chain(&m.formal_items).any(|i| matches!(i, Item::Seq(_)));
         let Some((clk, rst)) = &m.clock else {
             if !m.regs.is_empty() || !m.mems.is_empty() || has_seq {
                 let reason = "registers, memories or clocked blocks but no clock".to_string();
@@ -785,8 +786,9 @@ impl<'m> Checker<'m> {
     }
 
     /// Properties: one-bit conditions over any nets; formal nets they read
-    /// count as used. A module with properties needs a clock domain (the
-    /// property block is clocked and the first cycle assumes the reset).
+    /// count as used. In a clocked module the property block is clocked and
+    /// the first cycle assumes the reset; a module without a clock (a
+    /// combinational unit) states them over one instant, in `always @*`.
     fn properties(&mut self) {
         let m = self.m;
         for p in &m.props {
@@ -800,11 +802,6 @@ impl<'m> Checker<'m> {
                     reason: format!("condition is {w} bits, must be 1"),
                 });
             }
-        }
-        if !m.props.is_empty() && m.clock.is_none() {
-            let module = self.module();
-            let reason = "formal properties but no clock".to_string();
-            self.err(CheckError::NoClock { module, reason });
         }
         if let Some(i) = self.index.get(PAST_VALID).copied() {
             // Read by the property block's gate.

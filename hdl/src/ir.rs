@@ -635,8 +635,9 @@ impl Module {
     }
 
     /// An `always @(posedge clk)` block inside `` `ifdef FORMAL ``, for ghost
-    /// registers.
+    /// registers (a module without a clock has none: panics).
     pub fn formal_seq(&mut self, body: Vec<Stmt>) {
+        assert!(self.clock.is_some(), "{}: a module without a clock has no ghost registers", self.name);
         self.formal_items.push(Item::Seq(body));
     }
 
@@ -660,8 +661,10 @@ impl Module {
     }
 
     /// `f_past_valid`: 0 in the first cycle, 1 after; declared on first use.
-    /// Every property is already gated by it.
+    /// Every property is already gated by it. A module without a clock has
+    /// no previous cycle: asking for it is a generator bug, and panics.
     pub fn past_valid(&mut self) -> Signal {
+        assert!(self.clock.is_some(), "{}: a module without a clock has no previous cycle", self.name);
         if let Some(n) = self.nets.iter().find(|n| n.name == PAST_VALID) {
             return Signal::new(&n.name, 1);
         }
@@ -682,9 +685,14 @@ impl Module {
         s
     }
 
-    /// Adds a property; see [`Property`].
+    /// Adds a property; see [`Property`]. In a module without a clock (a
+    /// combinational unit) the properties print in one `always @*` block:
+    /// immediate assertions over the inputs of the same instant, with no
+    /// first-cycle reset to skip.
     pub fn property(&mut self, kind: PropKind, label: &str, comment: &str, cond: impl Into<Expr>) {
-        self.past_valid();
+        if self.clock.is_some() {
+            self.past_valid();
+        }
         self.props.push(Property { kind, label: label.to_string(), comment: comment.to_string(), cond: cond.into() });
     }
 

@@ -379,7 +379,13 @@ impl Printer {
             prev = Some(item);
             self.item(item);
         }
-        if !m.props.is_empty() {
+        if !m.props.is_empty() && m.clock.is_none() {
+            // No clock: immediate properties of the inputs at each instant.
+            self.out.push('\n');
+            self.line(1, "always @* begin");
+            self.props(m, 2);
+            self.line(1, "end");
+        } else if !m.props.is_empty() {
             let clk = self.clk.clone();
             let rst = m.clock.as_ref().map(|(_, r)| r.name().to_string()).unwrap_or_default();
             self.out.push('\n');
@@ -388,18 +394,23 @@ impl Printer {
             self.comment(3, "The first cycle is a reset; registers without a reset value start arbitrary.");
             self.line(3, &format!("{RESET_FIRST}: assume ({rst});"));
             self.line(2, "end else begin");
-            for (i, p) in m.props.iter().enumerate() {
-                if i > 0 {
-                    self.out.push('\n');
-                }
-                self.comment(3, &p.comment);
-                let text = format!("{}: {} ({});", p.label, p.kind.keyword(), expr_string(&p.cond));
-                self.line(3, &text);
-            }
+            self.props(m, 3);
             self.line(2, "end");
             self.line(1, "end");
         }
         self.out.push_str("`endif\n");
+    }
+
+    /// Every property of `m`, commented, at `indent`.
+    fn props(&mut self, m: &Module, indent: usize) {
+        for (i, p) in m.props.iter().enumerate() {
+            if i > 0 {
+                self.out.push('\n');
+            }
+            self.comment(indent, &p.comment);
+            let text = format!("{}: {} ({});", p.label, p.kind.keyword(), expr_string(&p.cond));
+            self.line(indent, &text);
+        }
     }
 
     fn declarations(&mut self, m: &Module) {

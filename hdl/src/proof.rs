@@ -172,8 +172,9 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
 /// The blocks with properties, generated for `cfg`: every block the
 /// generator builds, and the clocked units of a block not built yet
 /// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk`,
-/// post pipeline `tx_post`, scheduler control `tx_sched` and
-/// acknowledgement unit `tx_ack`), proven on their own ports.
+/// post pipeline `tx_post`, scheduler control `tx_sched`,
+/// acknowledgement unit `tx_ack`, commit `tx_commit` and timeout and
+/// update handlers `tx_rto`), proven on their own ports.
 /// A new block adds one line here (its module and its `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
@@ -227,6 +228,11 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         one(crate::tx_engine::post::NAME, crate::tx_engine::post::generate, crate::tx_engine::post::formal_tasks)?,
         one(crate::tx_engine::sched::NAME, crate::tx_engine::sched::generate, crate::tx_engine::sched::formal_tasks)?,
         one(crate::tx_engine::ack::NAME, crate::tx_engine::ack::generate, crate::tx_engine::ack::formal_tasks)?,
+        one(
+            crate::tx_engine::commit::NAME,
+            crate::tx_engine::commit::generate,
+            crate::tx_engine::commit::formal_tasks,
+        )?,
     ])
 }
 

@@ -80,6 +80,46 @@
 //! it with [`super::data_header`] and the frame record carries it as the
 //! model's `push_frame` does. A retransmission's header has RETX and
 //! ACKREQ set.
+//!
+//! # Formal properties
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
+//! as the unit `tx_commit` ([`crate::proof::blocks`], [`formal_tasks`]).
+//! The unit has no clock, so its properties are immediate, over the
+//! inputs and outputs of one instant (printed in an `always @*` block),
+//! and `prove k=1` (boolector) is a complete proof: with no state the
+//! base case already ranges over every input, and the induction step
+//! adds nothing.
+//! - what the stores promise, assumed: new data's bytes cut are at most
+//!   its request's length (`asm_new_within_request`); a ring slot holds at
+//!   most `RETRY_LIMIT` charged retransmissions
+//!   (`asm_ring_count_within_limit`, which `a_retx_count_within_limit`
+//!   keeps for every slot the unit writes);
+//! - nothing is written (ring, mirror, stream word, context, issued count,
+//!   event, frame, pop, failure) without `s_commit_valid` on a connection
+//!   that has not failed, and every payload is 0 without its valid;
+//! - new data of a live connection is always committed, the cut's writes
+//!   only for new data, the pop exactly on a live retransmission;
+//! - the retry limit: a charged retransmission at `RETRY_LIMIT` writes
+//!   nothing but the pop and fails the connection with
+//!   TRANSPORT_RETRY_EXCEEDED and the slot's request as culprit, and the
+//!   connection fails for nothing else; below the limit it is committed;
+//! - a retransmission's header has RETX and ACKREQ and carries its own
+//!   path and psn and the slot's length and offset (SOM at offset 0); it
+//!   rewrites its own slot; `retx_count` grows by exactly one when charged
+//!   and never past the limit;
+//! - the event is SEND for new data, RESUME for an RNR resend, RETX for
+//!   other retransmissions;
+//! - new data's cut (the model's `cut` rules): at most an MTU and the
+//!   request's remaining bytes, a full MTU unless it ends the message (EOM
+//!   exactly then); every byte cut once (the slot's offset is the bytes cut
+//!   so far, which grow by the length or move pend on); the path's next psn
+//!   (moving on by one), the issued count and the bytes in flight;
+//! - the frame's address is the request's `laddr` plus the packet's
+//!   offset, its route the peer's and path `phys`'s; the slot keeps the
+//!   path's tx_seq and the path's moves on by one;
+//! - covers: new data (a full MTU mid-message too), a charged RETX, a
+//!   RESUME, a count reaching the limit, the limit's failure, a failed
+//!   connection's packet dropped.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry as tel;
@@ -88,7 +128,7 @@ use mrnic_proto::layouts::data;
 use mrnic_proto::tables::ring;
 
 use super::{cut, data_header, stream_ptr_bits, BeatSizes, CutNets, CutSizes, INFLIGHT_BITS};
-use crate::expr::{index_bits, lit, mux, zeros, zext, Expr, Signal};
+use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
 use crate::ir::Module;
 
 /// Module name.
@@ -420,10 +460,351 @@ pub fn build(p: &TxEngineParams) -> Module {
         ("m_fail_culprit_slot", sg("s_ring_wq").expr(), qb),
         ("m_fail_status", lit(4, u64::from(status::TRANSPORT_RETRY_EXCEEDED)), 4),
     ];
-    for (cond, outs) in [(&valid, on_valid), (&cut_v, on_cut), (&fail, on_fail)] {
-        for (nm, e, w) in outs {
-            m.assign(sg(nm), gate(cond, e, w));
+    let mut quiet: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (cond, outs, valid_port) in
+        [(&valid, on_valid, "m_valid"), (&cut_v, on_cut, "m_cut_valid"), (&fail, on_fail, "m_fail_valid")]
+    {
+        for (nm, e, w) in &outs {
+            m.assign(sg(nm), gate(cond, e.clone(), *w));
         }
+        let payload = outs.iter().map(|(nm, _, _)| *nm).filter(|nm| *nm != valid_port).collect();
+        quiet.push((valid_port, payload));
     }
+    properties(&mut m, p, &quiet);
     m
+}
+
+/// The `tx_commit` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks, with boolector ([`crate::proof::boolector_tasks`]):
+/// every assertion by 1-induction (`prove`) and the covers to depth 1. The
+/// unit has no state, so the base case (every input at once, step 0) is
+/// already every case and the induction step adds nothing: `prove k=1` is
+/// a complete proof, reported as one.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::boolector_tasks(1, 1)
+}
+
+/// A field of the data header `hdr` (big-endian, [`data::LAYOUT`]).
+fn field(hdr: &Signal, f: &mrnic_proto::field::Field) -> Expr {
+    let (hi, lo) = f.vector_range(data::LAYOUT.len);
+    hdr.slice(hi as u32, lo as u32)
+}
+
+/// Each output port of `pairs` equals its input port.
+fn same(m: &Module, pairs: &[(&str, &str)]) -> Expr {
+    use crate::formal::port;
+    pairs.iter().map(|(o, i)| port(m, o).expr().eq(port(m, i))).reduce(|a, b| a.logic_and(b)).unwrap_or(lit(1, 1))
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`):
+/// immediate, over the inputs and outputs of one instant. `quiet` lists
+/// each write's valid with its payload ports.
+fn properties(m: &mut Module, p: &TxEngineParams, quiet: &[(&str, Vec<&str>)]) {
+    use crate::formal::{implies, port};
+    let sg = |m: &Module, nm: &str| port(m, nm);
+    let cz = CutSizes::of(p);
+    let rb = RETX_COUNT_BITS;
+    let ab = p.axi_addr_bits;
+    let limit = u64::from(RETRY_LIMIT);
+    let (go, retx, failed) = (sg(m, "s_commit_valid"), sg(m, "s_commit_retx"), sg(m, "s_ctx_failed"));
+    let (v, cv, pv, fv) = (sg(m, "m_valid"), sg(m, "m_cut_valid"), sg(m, "m_pop_valid"), sg(m, "m_fail_valid"));
+    let live = go.expr().logic_and(failed.expr().logic_not());
+    let new = live.clone().logic_and(retx.expr().logic_not());
+    let re = live.clone().logic_and(&retx);
+    let count = sg(m, "s_ring_retx_count");
+    let charged = sg(m, "s_ring_rnr_resend").expr().logic_not().logic_and(sg(m, "s_ring_charge"));
+    let at_limit = re.clone().logic_and(charged.clone()).logic_and(count.expr().ge(lit(rb, limit)));
+    let any = v.expr().logic_or(&cv).logic_or(&pv).logic_or(&fv);
+
+    // ------------------------------------------------ what the stores promise
+    m.assume(
+        "asm_new_within_request",
+        "new data: the bytes already cut of the request at pend are at most its length (the walk moves pend on \
+         once they reach it)",
+        implies(go.expr().logic_and(retx.expr().logic_not()), sg(m, "s_sw_pend_sent").expr().le(sg(m, "s_wr_len"))),
+    );
+    m.assume(
+        "asm_ring_count_within_limit",
+        &format!(
+            "a ring slot never holds more than RETRY_LIMIT = {limit} charged retransmissions (this unit writes \
+                  every count, a_retx_count_within_limit)"
+        ),
+        implies(go.expr().logic_and(&retx), count.expr().le(lit(rb, limit))),
+    );
+
+    // ------------------------------------------------ nothing without a live commit
+    m.assert(
+        "a_no_write_without_commit",
+        "nothing is written (ring, mirror, stream word, context, issued count, event, frame, pop, failure) without \
+         s_commit_valid on a connection that has not failed",
+        implies(any.clone(), live.clone()),
+    );
+    for (valid, payload) in quiet {
+        let vs = sg(m, valid);
+        let bits = cat(&payload.iter().map(|nm| sg(m, nm).expr()).collect::<Vec<_>>());
+        let w = payload.iter().map(|nm| sg(m, nm).width()).sum::<u32>();
+        m.assert(
+            &format!("a_quiet_without_{}", valid.trim_start_matches("m_")),
+            &format!("every payload of {valid} is 0 without it"),
+            implies(vs.expr().logic_not(), bits.eq(lit(w, 0))),
+        );
+    }
+    m.assert(
+        "a_new_commits",
+        "new data of a live connection is committed: ring, mirror, stream word, context, event, frame; no pop, no \
+         failure",
+        implies(new.clone(), v.expr().logic_and(&cv).logic_and(pv.expr().logic_not()).logic_and(fv.expr().logic_not())),
+    );
+    m.assert(
+        "a_cut_only_new",
+        "the cut's writes (stream word, context, issued count, next_psn) only for new data",
+        implies(&cv, v.expr().logic_and(retx.expr().logic_not())),
+    );
+    m.assert(
+        "a_pop_retx",
+        "the retransmit queue pops exactly on a live connection's retransmission",
+        pv.expr().eq(re.clone()),
+    );
+
+    // ------------------------------------------------ the retry limit
+    m.assert(
+        "a_limit_writes_only_pop",
+        &format!(
+            "a charged retransmission at the retry limit ({limit}) writes nothing but the pop and fails the \
+                  connection"
+        ),
+        implies(
+            at_limit.clone(),
+            fv.expr().logic_and(&pv).logic_and(v.expr().logic_not()).logic_and(cv.expr().logic_not()),
+        ),
+    );
+    m.assert(
+        "a_fail_only_at_limit",
+        "the connection fails only for a charged retransmission at the retry limit",
+        implies(&fv, at_limit.clone()),
+    );
+    m.assert(
+        "a_fail_record",
+        "the failure is TRANSPORT_RETRY_EXCEEDED, its culprit the slot's request",
+        implies(
+            &fv,
+            sg(m, "m_fail_status")
+                .expr()
+                .eq(lit(4, u64::from(status::TRANSPORT_RETRY_EXCEEDED)))
+                .logic_and(sg(m, "m_fail_culprit_valid"))
+                .logic_and(sg(m, "m_fail_culprit_stream").expr().eq(sg(m, "s_ring_stream")))
+                .logic_and(sg(m, "m_fail_culprit_slot").expr().eq(sg(m, "s_ring_wq"))),
+        ),
+    );
+    m.assert(
+        "a_retx_commits_below_limit",
+        "a live connection's retransmission not failed by the limit is committed (ring, mirror, event, frame)",
+        implies(re.clone().logic_and(at_limit.logic_not()), v.expr().logic_and(cv.expr().logic_not())),
+    );
+
+    // ------------------------------------------------ a retransmission's slot and header
+    let hdr = sg(m, "m_frame_hdr");
+    let written = v.expr().logic_and(&retx);
+    let offset = sg(m, "s_ring_offset");
+    // SEND is 2, SEND_IMM 3: bit 1 of the opcode.
+    let is_send = hdr.bit(data::OPCODE.vector_range(data::LAYOUT.len).1 as u32 + 1);
+    let off_in_hdr = mux(
+        is_send.clone(),
+        field(&hdr, &data::MSG_OFFSET).eq(&offset),
+        field(&hdr, &data::ADDR).eq(sg(m, "s_wr_raddr").expr() + zext(&offset, data::ADDR.width)),
+    );
+    m.assert(
+        "a_retx_header",
+        "a retransmission's header has RETX and ACKREQ set and carries its own path and psn, the slot's length and \
+         offset (msg_offset of a SEND, the remote address of a WRITE), and SOM exactly at offset 0",
+        implies(
+            written.clone(),
+            field(&hdr, &data::RETX)
+                .eq(lit(1, 1))
+                .logic_and(field(&hdr, &data::ACKREQ).eq(lit(1, 1)))
+                .logic_and(field(&hdr, &data::PATH_ID).eq(zext(sg(m, "s_commit_path"), data::PATH_ID.width)))
+                .logic_and(field(&hdr, &data::PATH_PSN).eq(sg(m, "s_commit_psn")))
+                .logic_and(field(&hdr, &data::PAYLOAD_LEN).eq(zext(sg(m, "s_ring_len"), data::PAYLOAD_LEN.width)))
+                .logic_and(off_in_hdr)
+                .logic_and(field(&hdr, &data::SOM).eq(offset.expr().eq(lit(32, 0)))),
+        ),
+    );
+    m.assert(
+        "a_retx_slot",
+        "a retransmission rewrites its own slot (path, psn, request, offset, length) and the frame carries its length",
+        implies(
+            written.clone(),
+            same(
+                m,
+                &[
+                    ("m_path", "s_commit_path"),
+                    ("m_ring_psn", "s_commit_psn"),
+                    ("m_ring_stream", "s_ring_stream"),
+                    ("m_ring_wq", "s_ring_wq"),
+                    ("m_ring_offset", "s_ring_offset"),
+                    ("m_ring_len", "s_ring_len"),
+                    ("m_frame_len", "s_ring_len"),
+                ],
+            ),
+        ),
+    );
+    let out_count = sg(m, "m_ring_retx_count");
+    m.assert(
+        "a_retx_count_by_one",
+        "retx_count grows by exactly one when the retransmission is charged and stays otherwise",
+        implies(
+            written.clone(),
+            mux(charged.clone(), out_count.expr().eq(count.expr() + lit(rb, 1)), out_count.expr().eq(&count)),
+        ),
+    );
+    m.assert(
+        "a_retx_count_within_limit",
+        &format!("a slot is never written with more than RETRY_LIMIT = {limit} charged retransmissions"),
+        out_count.expr().le(lit(rb, limit)),
+    );
+
+    // ------------------------------------------------ the event
+    let kind = |k: u8| lit(tel::KIND_BITS, u64::from(k));
+    let evt = sg(m, "m_evt_kind");
+    m.assert(
+        "a_event_kind",
+        "the event is SEND for new data, RESUME for an RNR resend, RETX for any other retransmission, at ts_now",
+        implies(
+            &v,
+            evt.expr()
+                .eq(mux(
+                    &retx,
+                    mux(sg(m, "s_ring_rnr_resend"), kind(tel::kind::RESUME), kind(tel::kind::RETX)),
+                    kind(tel::kind::SEND),
+                ))
+                .logic_and(sg(m, "m_evt_now").expr().eq(zext(sg(m, "ts_now"), tel::TS_BITS))),
+        ),
+    );
+
+    // ------------------------------------------------ new data's cut
+    let (mtu, wr_len, sent) = (u64::from(cz.mtu), sg(m, "s_wr_len"), sg(m, "s_sw_pend_sent"));
+    let len = sg(m, "m_frame_len");
+    let end = zext(&sent, 33) + zext(&len, 33);
+    let ends = end.clone().eq(zext(&wr_len, 33));
+    m.assert(
+        "a_cut_len",
+        &format!(
+            "new data: the packet is at most an MTU ({mtu}) and the request's remaining bytes, and a full MTU unless it \
+             ends the message (EOM exactly then)"
+        ),
+        implies(
+            &cv,
+            zext(&len, 33)
+                .le(lit(33, mtu))
+                .logic_and(end.clone().le(zext(&wr_len, 33)))
+                .logic_and(ends.clone().logic_or(zext(&len, 33).eq(lit(33, mtu))))
+                .logic_and(field(&hdr, &data::EOM).eq(ends.clone()))
+                .logic_and(field(&hdr, &data::RETX).eq(lit(1, 0)))
+                .logic_and(field(&hdr, &data::PAYLOAD_LEN).eq(zext(&len, data::PAYLOAD_LEN.width))),
+        ),
+    );
+    let pend = sg(m, "s_sw_pend");
+    let qb = cz.ptr_bits;
+    m.assert(
+        "a_cut_bytes",
+        "new data: every byte of the request is cut once: the slot's offset is the bytes cut so far; after the \
+         packet either the request is done (pend moves on, nothing cut of the next) or its bytes cut grow by the length",
+        implies(
+            &cv,
+            sg(m, "m_ring_offset").expr().eq(&sent).logic_and(sg(m, "m_ring_wq").expr().eq(&pend)).logic_and(mux(
+                ends,
+                sg(m, "m_sw_pend").expr().eq(pend.expr() + lit(qb, 1)).logic_and(sg(m, "m_sw_pend_sent").expr().eq(lit(32, 0))),
+                sg(m, "m_sw_pend")
+                    .expr()
+                    .eq(&pend)
+                    .logic_and(zext(sg(m, "m_sw_pend_sent"), 33).eq(end)),
+            )),
+        ),
+    );
+    m.assert(
+        "a_cut_psn",
+        "new data takes the path phys and its next psn, which moves on by one (mod 2^24); the slot's issued count \
+         grows by one and the bytes in flight by the length",
+        implies(
+            &cv,
+            sg(m, "m_path")
+                .expr()
+                .eq(sg(m, "s_commit_phys"))
+                .logic_and(sg(m, "m_ring_psn").expr().eq(sg(m, "s_pm_next_psn")))
+                .logic_and(field(&hdr, &data::PATH_PSN).eq(sg(m, "s_pm_next_psn")))
+                .logic_and(sg(m, "m_pm_next_psn").expr().eq(sg(m, "s_pm_next_psn").expr() + lit(24, 1)))
+                .logic_and(sg(m, "m_wq_issued").expr().eq(sg(m, "s_wq_issued").expr() + lit(32, 1)))
+                .logic_and(
+                    sg(m, "m_ctx_inflight").expr().eq(sg(m, "s_ctx_inflight").expr() + zext(&len, INFLIGHT_BITS)),
+                ),
+        ),
+    );
+
+    // ------------------------------------------------ the frame and the path's tx_seq
+    m.assert(
+        "a_frame_addr",
+        "the frame's payload address is the request's laddr plus the packet's offset",
+        implies(&v, sg(m, "m_frame_addr").expr().eq(sg(m, "s_wr_laddr").expr() + zext(sg(m, "m_ring_offset"), ab))),
+    );
+    m.assert(
+        "a_frame_route",
+        "the frame goes to the peer by path phys's port and plane",
+        implies(
+            &v,
+            same(
+                m,
+                &[
+                    ("m_frame_dst_mac", "s_ctx_dst_mac"),
+                    ("m_frame_dst_ip", "s_ctx_dst_ip"),
+                    ("m_frame_sport", "s_phys_sport"),
+                    ("m_frame_plane", "s_phys_plane"),
+                ],
+            )
+            .logic_and(field(&hdr, &data::DST_CONN).eq(sg(m, "s_ctx_remote_id"))),
+        ),
+    );
+    m.assert(
+        "a_tx_seq",
+        "the slot keeps the path's tx_seq it leaves with, and the path's tx_seq moves on by one",
+        implies(
+            &v,
+            sg(m, "m_ring_tx_seq")
+                .expr()
+                .eq(sg(m, "s_pm_tx_seq"))
+                .logic_and(sg(m, "m_pm_tx_seq").expr().eq(sg(m, "s_pm_tx_seq").expr() + lit(32, 1))),
+        ),
+    );
+
+    // ------------------------------------------------ covers
+    m.cover("c_new", "new data is committed", cv.expr());
+    m.cover(
+        "c_new_mtu_mid_message",
+        "new data cuts a full MTU from the middle of a message",
+        cv.expr()
+            .logic_and(field(&hdr, &data::EOM).eq(lit(1, 0)))
+            .logic_and(sg(m, "m_sw_pend_sent").expr().ne(lit(32, 0))),
+    );
+    m.cover(
+        "c_retx",
+        "a charged retransmission is committed (RETX)",
+        v.expr().logic_and(&retx).logic_and(charged.clone()).logic_and(evt.expr().eq(kind(tel::kind::RETX))),
+    );
+    m.cover(
+        "c_resume",
+        "an RNR resend is committed (RESUME)",
+        v.expr().logic_and(evt.expr().eq(kind(tel::kind::RESUME))),
+    );
+    m.cover(
+        "c_retx_to_limit",
+        "a retransmission is committed with its count reaching the limit",
+        v.expr().logic_and(out_count.expr().eq(lit(rb, limit))),
+    );
+    m.cover("c_limit_fail", "a retransmission at the retry limit fails the connection", fv.expr());
+    m.cover("c_failed_dropped", "a failed connection's packet is dropped", go.expr().logic_and(&failed));
 }
