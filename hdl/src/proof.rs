@@ -233,6 +233,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
             crate::tx_engine::commit::generate,
             crate::tx_engine::commit::formal_tasks,
         )?,
+        one(crate::tx_engine::rto::NAME, crate::tx_engine::rto::generate, crate::tx_engine::rto::formal_tasks)?,
     ])
 }
 

@@ -38,7 +38,10 @@
 //!   (boolector);
 //! - `tx_commit`'s (tx_engine's commit, combinational) write, retry limit,
 //!   header, count, event, cut and frame rules prove (1-induction,
-//!   boolector).
+//!   boolector);
+//! - `tx_rto`'s (tx_engine's timeout and update handlers) busy count,
+//!   write timing, plane mark, PROBE and walk rules prove by k-induction
+//!   (boolector).
 //!
 //! The engine runs on `small` with a 2-entry MR table, so that the table's
 //! clear sweep (one cycle per entry after reset) leaves the counterexample
@@ -178,6 +181,7 @@ fn every_property_is_labelled_commented_and_formal_only() {
         "tx_sched",
         "tx_ack",
         "tx_commit",
+        "tx_rto",
     ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
@@ -402,6 +406,17 @@ fn tx_commit_rules_prove() {
     // (boolector, about 4 s); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::commit;
     prove_unit(commit::NAME, commit::generate, commit::formal_tasks, &["prove"]);
+}
+
+#[test]
+fn tx_rto_rules_prove_by_induction() {
+    // tx_engine's timeout and update handlers (a unit): the busy count,
+    // the writes L cycles after their step and only for its connection and
+    // path, the plane mark's order, the PROBE, the ALL_LOST walk's reads
+    // and pushes, by 2-induction with boolector (about 2 s); the covers (a
+    // full ring's walk, 74 cycles) run from scripts/formal.
+    use mrnic_hdl::tx_engine::rto;
+    prove_unit(rto::NAME, rto::generate, rto::formal_tasks, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.

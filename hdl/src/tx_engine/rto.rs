@@ -54,13 +54,52 @@
 //!   `m_mark_until`), `m_probe_*` (the PROBE queue's push and the
 //!   connection's `probe_q` bit), `m_retx_*` (the slot's write and the
 //!   retransmit queue's push, which also clears `stalled`).
+//!
+//! # Formal properties
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
+//! as the unit `tx_rto` ([`crate::proof::blocks`], [`formal_tasks`]), all
+//! by 2-induction (boolector), with ghosts for the latest step (its
+//! record, the cycles since it, tx_ack's count left), the walk (its
+//! `cum_acked` and span as the answer read them) and the slot reads in
+//! flight:
+//! - `tx_ack`'s side, assumed: at most one step a cycle, none in a reset,
+//!   and a step only once tx_ack's count for the previous one (`m_busy +
+//!   L` at the step, down by one a cycle; architecture.md, tx_engine item
+//!   10) has run out (`asm_step_when_free`); a path holds at most
+//!   `tx_ring_depth` packets when the walk reads its span
+//!   (`asm_span_in_ring`);
+//! - `m_busy` is `1 + tx_ring_depth` for a timeout with ALL_LOST, 1 for
+//!   any other step, 0 without one; the reads and the unstall go with the
+//!   step, for its connection and path;
+//! - the mirror, mark and PROBE writes happen exactly `L` cycles after
+//!   their step and only for its connection and path (the mark for the
+//!   path's plane): an update always writes the mirror, a timeout only on
+//!   a live connection, with its sport, gen and timed_out; the credit
+//!   clear only with an update's clr;
+//! - the plane mark only for a timeout to SUSPECT or DEAD on a live
+//!   connection, until `ts + dead_probe_interval`, never moving a later
+//!   mark earlier (32-bit serial), and written whenever that holds;
+//! - a PROBE only with the PROBE action and none queued for the path: a
+//!   timeout on a live connection or an update answering a PROBE reply;
+//! - the walk reads exactly one slot a cycle from the answer, in psn order
+//!   from `cum_acked`, never past `next_psn` nor more than
+//!   `tx_ring_depth`, each read answered and pushed before tx_ack's count
+//!   lets the next step start; a push exactly for a slot answered valid
+//!   and not queued, naming it;
+//! - every payload is 0 without its valid;
+//! - invariants tying the registers to the ghosts (`a_inv_*`: the reads in
+//!   flight, the record, tx_ack's count, the walk's count and psn), which
+//!   let the induction close in 2 steps instead of a ring's length;
+//! - covers: a timeout with ALL_LOST walking a full ring, a push, an
+//!   update's credit clear, a PROBE from a timeout and from a reply, a
+//!   plane mark over an earlier one.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::{self as tel, Consts};
 use mrnic_model::tx_engine::TxEngineParams;
 
 use super::ack::busy_bits;
-use crate::expr::{cat, lit, mux, Expr, Signal};
+use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
 /// Module name.
@@ -354,6 +393,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     let mut v_prev = rd.expr();
     let mut p_prev = cur_psn.expr();
     let mut last = None;
+    let mut rd_regs = Vec::new();
     for s in 0..l {
         let v = m.reg(&format!("ring_rd{s}_valid"), 1, 0, "a slot read in flight");
         let q = m.reg_no_reset(&format!("ring_rd{s}_psn"), PSN, "its psn");
@@ -361,6 +401,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         m.next(set(&q.next, p_prev));
         v_prev = v.q.expr();
         p_prev = q.q.expr();
+        rd_regs.push((v.q.clone(), q.q.clone()));
         last = Some((v.q, q.q));
     }
     let (a_v, a_psn) = last.expect("L >= 1");
@@ -375,5 +416,497 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_retx_conn"), gate(&push, r_conn.q.expr(), cb));
     m.assign(sg("m_retx_path"), gate(&push, r_path.q.expr(), pb));
     m.assign(sg("m_retx_psn"), gate(&push, a_psn.expr(), PSN));
+    let inner = Inner {
+        pipe: pipe.q,
+        rec: [r_rto, r_conn, r_path, r_state, r_sport, r_gen, r_act, r_clr, r_ts].into_iter().map(|r| r.q).collect(),
+        walk_psn: w_psn.q,
+        walk_left: w_left.q,
+        rd_v: rd_regs.iter().map(|(v, _)| v.clone()).collect(),
+        rd_psn: rd_regs.iter().map(|(_, q)| q.clone()).collect(),
+    };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers its formal properties tie to their ghosts (the
+/// invariants that let induction close).
+struct Inner {
+    pipe: Signal,
+    rec: Vec<Signal>,
+    walk_psn: Signal,
+    walk_left: Signal,
+    rd_v: Vec<Signal>,
+    rd_psn: Vec<Signal>,
+}
+
+/// The `tx_rto` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks, with boolector ([`crate::proof::boolector_tasks`]):
+/// every assertion by 2-induction (`prove`, the ghosts tied to the
+/// registers) and the covers to `tx_ring_depth + 2L + 6` cycles, which a
+/// timeout walking a full ring needs.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::boolector_tasks(2, COVER_DEPTH)
+}
+
+/// The cover depth: a full ring's walk (64 slots on both built-in
+/// configs) after the reset, the step and its reads.
+const COVER_DEPTH: u32 = 64 + 2 * 2 + 6;
+
+/// A ghost register `(name, width)`: `reset` in a reset, else `next` of
+/// itself.
+fn ghost(
+    m: &mut Module,
+    (name, width): (&str, u32),
+    comment: &str,
+    rst: &Signal,
+    next: impl FnOnce(&Signal) -> Expr,
+    reset: Expr,
+) -> Signal {
+    use crate::ir::if_else;
+    let s = m.formal_wire(name, width, comment);
+    let e = next(&s);
+    m.formal_seq(vec![if_else(rst, vec![set(&s, reset)], vec![set(&s, e)])]);
+    s
+}
+
+/// `a` is later than `b` in 32-bit serial order.
+fn later(a: Expr, b: Expr) -> Expr {
+    let d = a - b;
+    d.clone().ne(lit(32, 0)).logic_and(d.lt(lit(32, 1 << 31)))
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{implies, port};
+    use crate::ir::{case, if_else, if_then};
+    let (cb, pb, l) = (p.conn_bits, p.path_bits, p.read_latency);
+    let (r, bb) = (u64::from(p.ring_depth), busy_bits(p));
+    let planes = p.cfg.transport.planes;
+    let interval = u64::from(Consts::from_config(&p.cfg).dead_probe_interval);
+    let sg = |m: &Module, nm: &str| port(m, nm);
+    let rst = sg(m, "rst");
+    let (go_rto, go_upd) = (sg(m, "s_go_rto"), sg(m, "s_go_upd"));
+    let go = go_rto.expr().logic_or(&go_upd);
+    let lost_bit = tel::act::ALL_LOST.trailing_zeros();
+    let probe_bit = tel::act::PROBE.trailing_zeros();
+    let step_conn = mux(&go_rto, sg(m, "s_rto_conn"), sg(m, "s_upd_conn"));
+    let step_path = mux(&go_rto, sg(m, "s_rto_path"), sg(m, "s_upd_path"));
+
+    // ------------------------------------------------ tx_ack's side, assumed
+    m.assume("asm_one_step", "tx_ack starts at most one step a cycle", go_rto.expr().logic_and(&go_upd).logic_not());
+    m.assume(
+        "asm_no_step_in_reset",
+        "no step starts in a reset (tx_ack is reset with the unit)",
+        implies(&rst, go.clone().logic_not()),
+    );
+    let busy = sg(m, "m_busy");
+    let wait = ghost(
+        m,
+        ("f_wait", bb),
+        "tx_ack's count left for the latest step: m_busy + L loaded at the step, down by one a cycle",
+        &rst,
+        |w| {
+            mux(
+                go.clone(),
+                busy.expr() + lit(bb, u64::from(l)),
+                mux(w.expr().ne(lit(bb, 0)), w.expr() - lit(bb, 1), lit(bb, 0)),
+            )
+        },
+        lit(bb, 0),
+    );
+    m.assume(
+        "asm_step_when_free",
+        "tx_ack starts a step only when its count for the previous one has run out (max(s_busy, 1) + L, down by one \
+         a cycle, a_busy_step_load; s_run low and the holds only delay it)",
+        implies(go.clone(), wait.expr().eq(lit(bb, 0))),
+    );
+
+    // ------------------------------------------------ ghosts: the latest step
+    let most = r + 2 * u64::from(l) + 4;
+    let agw = 64 - most.leading_zeros();
+    let sat = lit(agw, (1 << agw) - 1);
+    let age = ghost(
+        m,
+        ("f_age", agw),
+        "cycles since the latest step (1 the cycle after), saturating; saturated after a reset",
+        &rst,
+        |a| mux(go.clone(), lit(agw, 1), mux(a.expr().ne(sat.clone()), a.expr() + lit(agw, 1), a.expr())),
+        sat.clone(),
+    );
+    let g = |m: &mut Module, nm: &str, w: u32, c: &str, e: Expr| -> Signal {
+        let s = m.formal_wire(nm, w, c);
+        m.formal_seq(vec![if_then(go.clone(), vec![set(&s, e)])]);
+        s
+    };
+    let f_rto = g(m, "f_rto", 1, "the latest step is a timeout", go_rto.expr());
+    let f_conn = g(m, "f_conn", cb, "its connection", step_conn.clone());
+    let f_path = g(m, "f_path", pb, "its path", step_path.clone());
+    let f_state = g(m, "f_state", 2, "its record's state", mux(&go_rto, sg(m, "s_rto_state"), sg(m, "s_upd_state")));
+    let f_sport = g(m, "f_sport", 16, "a timeout's sport", sg(m, "s_rto_sport").expr());
+    let f_gen = g(m, "f_gen", 8, "a timeout's gen", sg(m, "s_rto_gen").expr());
+    let f_act = g(m, "f_act", ACT, "its actions", mux(&go_rto, sg(m, "s_rto_act"), sg(m, "s_upd_act")));
+    let f_clr = g(m, "f_clr", 1, "an update's credit clear", sg(m, "s_upd_clr").expr());
+    let f_ts = g(m, "f_ts", 32, "ts_now at the step", sg(m, "ts_now").expr());
+    let at_ans = m.formal_wire("f_at_answer", 1, "L cycles after the step: its reads answer");
+    m.formal_assign(&at_ans, age.expr().eq(lit(agw, u64::from(l))));
+    let live = sg(m, "s_rd_open").expr().logic_and(sg(m, "s_rd_failed").expr().logic_not());
+    let st = f_state.expr();
+    let sus_dead = st.clone().eq(lit(2, u64::from(tel::SUSPECT))).logic_or(st.clone().eq(lit(2, u64::from(tel::DEAD))));
+
+    // ------------------------------------------------ ghosts: the walk
+    let starts = at_ans.expr().logic_and(&f_rto).logic_and(f_act.bit(lost_bit)).logic_and(live.clone());
+    let span_in = sg(m, "s_pm_next_psn").expr() - sg(m, "s_pm_cum_acked").expr();
+    m.assume(
+        "asm_span_in_ring",
+        &format!(
+            "a path holds at most tx_ring_depth = {r} packets (the decision sends only while the ring has a free \
+             slot): next_psn - cum_acked, as the walk's start reads them"
+        ),
+        implies(starts.clone(), span_in.clone().le(lit(PSN, r))),
+    );
+    let f_walk = m.formal_wire("f_walk", 1, "the latest step walks the ring (from its answer on)");
+    let f_cum = m.formal_wire("f_cum", PSN, "the walked path's cum_acked at the answer");
+    let f_span = m.formal_wire("f_span", PSN, "its next_psn - cum_acked");
+    m.formal_seq(vec![if_else(
+        rst.expr().logic_or(go.clone()),
+        vec![set(&f_walk, lit(1, 0))],
+        vec![if_then(
+            &at_ans,
+            vec![set(&f_walk, starts.clone()), set(&f_cum, sg(m, "s_pm_cum_acked")), set(&f_span, span_in.clone())],
+        )],
+    )]);
+    let now = |m: &mut Module, nm: &str, w: u32, c: &str, at: Expr, reg: &Signal| -> Signal {
+        let s = m.formal_wire(nm, w, c);
+        m.formal_assign(&s, mux(&at_ans, at, reg.expr()));
+        s
+    };
+    let walk_now =
+        now(m, "f_walk_now", 1, "the walk runs for the latest step (its answer's cycle included)", starts, &f_walk);
+    let cum_now = now(m, "f_cum_now", PSN, "its cum_acked", sg(m, "s_pm_cum_acked").expr(), &f_cum);
+    let span_now = now(m, "f_span_now", PSN, "its span", span_in, &f_span);
+    let j = m.formal_wire("f_walk_index", agw, "the slot a read now would be: cycles since the answer");
+    m.formal_assign(&j, age.expr() - lit(agw, u64::from(l)));
+    let in_walk = m.formal_wire("f_in_walk", 1, "a slot of the walk is due to be read now");
+    m.formal_assign(
+        &in_walk,
+        walk_now.expr().logic_and(age.expr().ge(lit(agw, u64::from(l)))).logic_and(zext(&j, PSN).lt(&span_now)),
+    );
+    // The slot reads in flight, L deep, as they left.
+    let (mut pv, mut pp) = (sg(m, "m_ring_rd_valid").expr(), sg(m, "m_ring_rd_psn").expr());
+    let mut shift = Vec::new();
+    for s in 0..l {
+        let v = m.formal_wire(&format!("f_ring_rd{s}_valid"), 1, "a slot read s + 1 cycles ago");
+        let q = m.formal_wire(&format!("f_ring_rd{s}_psn"), PSN, "its psn");
+        m.formal_seq(vec![if_else(&rst, vec![set(&v, lit(1, 0))], vec![set(&v, pv)]), set(&q, pp)]);
+        (pv, pp) = (v.expr(), q.expr());
+        shift.push((v, q));
+    }
+    let (ans_v, ans_psn) = shift.last().cloned().expect("L >= 1");
+
+    // ------------------------------------------------ the busy count and the step's reads
+    let busy_want = mux(
+        go_rto.expr().logic_and(sg(m, "s_rto_act").bit(lost_bit)),
+        lit(bb, 1 + r),
+        mux(go.clone(), lit(bb, 1), lit(bb, 0)),
+    );
+    m.assert(
+        "a_busy_count",
+        &format!(
+            "m_busy is 1 + tx_ring_depth = {} for a timeout with ALL_LOST, 1 for any other step, 0 without one",
+            1 + r
+        ),
+        sg(m, "m_busy").expr().eq(busy_want),
+    );
+    m.assert(
+        "a_step_reads",
+        "the step's reads and the unstall are issued with the step, for its connection and path",
+        sg(m, "m_rd_valid").expr().eq(go.clone()).logic_and(sg(m, "m_unstall_valid").expr().eq(go.clone())).logic_and(
+            implies(
+                go.clone(),
+                sg(m, "m_rd_conn")
+                    .expr()
+                    .eq(step_conn.clone())
+                    .logic_and(sg(m, "m_rd_path").expr().eq(step_path))
+                    .logic_and(sg(m, "m_unstall_conn").expr().eq(step_conn)),
+            ),
+        ),
+    );
+
+    // ------------------------------------------------ the mirror
+    let pm_v = sg(m, "m_pm_valid");
+    let mine = |m: &Module, c: &str, pth: &str| sg(m, c).expr().eq(&f_conn).logic_and(sg(m, pth).expr().eq(&f_path));
+    m.assert(
+        "a_pm_at_answer",
+        &format!(
+            "the mirror is written only L = {l} cycles after the step, for its connection and path, with its state"
+        ),
+        implies(
+            &pm_v,
+            at_ans
+                .expr()
+                .logic_and(mine(m, "m_pm_conn", "m_pm_path"))
+                .logic_and(sg(m, "m_pm_state").expr().eq(&f_state))
+                .logic_and(sg(m, "m_pm_rto").expr().eq(&f_rto)),
+        ),
+    );
+    m.assert(
+        "a_pm_when",
+        "at the answer an update always writes the mirror, a timeout only on a live connection",
+        implies(&at_ans, pm_v.expr().eq(f_rto.expr().logic_not().logic_or(live.clone()))),
+    );
+    m.assert(
+        "a_pm_fields",
+        "a timeout's write carries its sport and gen and sets timed_out exactly when the path stays GOOD or SKIP; an \
+         update sets the credit clear only with its clr",
+        implies(
+            sg(m, "m_pm_rto"),
+            sg(m, "m_pm_sport")
+                .expr()
+                .eq(&f_sport)
+                .logic_and(sg(m, "m_pm_gen").expr().eq(&f_gen))
+                .logic_and(sg(m, "m_pm_timed_out_we"))
+                .logic_and(sg(m, "m_pm_timed_out").expr().eq(sus_dead.clone().logic_not())),
+        )
+        .logic_and(implies(sg(m, "m_pm_clr_set"), pm_v.expr().logic_and(f_rto.expr().logic_not()).logic_and(&f_clr))),
+    );
+
+    // ------------------------------------------------ the plane mark
+    let plane = sg(m, "s_pm_plane");
+    let cur_u = m.formal_wire("f_mark_cur", 32, "the path's plane's mark deadline");
+    let cur_vs = m.formal_wire("f_mark_cur_valid", 1, "the path's plane is marked");
+    let (mv, mu) = (sg(m, "mark_valid"), sg(m, "mark_until"));
+    m.formal_comb(vec![case(
+        plane.expr(),
+        (0..planes)
+            .map(|pl| {
+                let at = vec![set(&cur_vs, mv.bit(pl)), set(&cur_u, mu.slice(32 * pl + 31, 32 * pl))];
+                (vec![lit(3, u64::from(pl))], at)
+            })
+            .collect(),
+        Some(vec![set(&cur_vs, lit(1, 0)), set(&cur_u, lit(32, 0))]),
+    )]);
+    let in_planes = zext(&plane, 4).lt(lit(4, u64::from(planes)));
+    let cur_v = cur_vs.expr();
+    let until = f_ts.expr() + lit(32, interval);
+    let mark_v = sg(m, "m_mark_valid");
+    m.assert(
+        "a_mark_only",
+        &format!(
+            "a plane mark is written only at a timeout's answer to SUSPECT or DEAD on a live connection, for the path's \
+             plane (one of the {planes}), until the step's ts_now + dead_probe_interval ({interval})"
+        ),
+        implies(
+            &mark_v,
+            at_ans
+                .expr()
+                .logic_and(&f_rto)
+                .logic_and(sus_dead.clone())
+                .logic_and(live.clone())
+                .logic_and(in_planes.clone())
+                .logic_and(sg(m, "m_mark_plane").expr().eq(&plane))
+                .logic_and(sg(m, "m_mark_until").expr().eq(until.clone())),
+        ),
+    );
+    m.assert(
+        "a_mark_never_earlier",
+        "a plane's mark is never moved earlier: a marked plane is written only with a later deadline (32-bit serial)",
+        implies(mark_v.expr().logic_and(cur_v.clone()), later(sg(m, "m_mark_until").expr(), cur_u.expr())),
+    );
+    m.assert(
+        "a_mark_when",
+        "such a timeout does mark the plane when it is unmarked or its mark is earlier",
+        implies(
+            at_ans
+                .expr()
+                .logic_and(&f_rto)
+                .logic_and(sus_dead.clone())
+                .logic_and(live.clone())
+                .logic_and(in_planes)
+                .logic_and(cur_v.clone().logic_not().logic_or(later(until, cur_u.expr()))),
+            &mark_v,
+        ),
+    );
+
+    // ------------------------------------------------ the PROBE
+    let queued = sg(m, "s_rd_probe_q").expr().bit_at(&f_path);
+    let reply = f_rto
+        .expr()
+        .logic_not()
+        .logic_and(st.eq(lit(2, u64::from(tel::SUSPECT))))
+        .logic_and(f_act.bit(lost_bit).logic_not())
+        .logic_and(sg(m, "s_rd_failed").expr().logic_not());
+    m.assert(
+        "a_probe_only",
+        "a PROBE is pushed only at the answer of a step with the PROBE action, for its connection and path, when none \
+         is queued for the path: a timeout on a live connection, or an update to SUSPECT without ALL_LOST (a PROBE \
+         reply) on a connection not failed",
+        implies(
+            sg(m, "m_probe_valid"),
+            at_ans
+                .expr()
+                .logic_and(mine(m, "m_probe_conn", "m_probe_path"))
+                .logic_and(f_act.bit(probe_bit))
+                .logic_and(queued.logic_not())
+                .logic_and(f_rto.expr().logic_and(live).logic_or(reply)),
+        ),
+    );
+
+    // ------------------------------------------------ the walk
+    let rd = sg(m, "m_ring_rd_valid");
+    m.assert(
+        "a_walk_reads",
+        "the walk reads exactly one slot a cycle from the answer of a timeout with ALL_LOST on a live connection, \
+         while slots below next_psn are left (never past next_psn)",
+        rd.expr().eq(&in_walk),
+    );
+    m.assert(
+        "a_walk_order",
+        "the walk's reads go in psn order from cum_acked (mod 2^24), on the step's connection and path",
+        implies(
+            &rd,
+            sg(m, "m_ring_rd_psn").expr().eq(cum_now.expr() + zext(&j, PSN)).logic_and(mine(
+                m,
+                "m_ring_rd_conn",
+                "m_ring_rd_path",
+            )),
+        ),
+    );
+    m.assert(
+        "a_walk_within_ring",
+        &format!("the walk reads at most tx_ring_depth = {r} slots"),
+        implies(&rd, j.expr().lt(lit(agw, r))),
+    );
+    m.assert(
+        "a_walk_before_free",
+        "every slot read is answered, and its push made, before tx_ack's count lets the next step start",
+        implies(&rd, wait.expr().gt(lit(bb, u64::from(l))))
+            .logic_and(implies(sg(m, "m_retx_valid"), wait.expr().ne(lit(bb, 0)))),
+    );
+    let push_want = ans_v.expr().logic_and(sg(m, "s_ring_valid")).logic_and(sg(m, "s_ring_queued").expr().logic_not());
+    m.assert(
+        "a_retx_push",
+        "a slot is queued for retransmission exactly when the walk's read of it, L cycles ago, answers valid and not \
+         queued; the push names that slot on the step's connection and path",
+        sg(m, "m_retx_valid").expr().eq(push_want).logic_and(implies(
+            sg(m, "m_retx_valid"),
+            sg(m, "m_retx_psn").expr().eq(&ans_psn).logic_and(mine(m, "m_retx_conn", "m_retx_path")),
+        )),
+    );
+
+    // ------------------------------------------------ payloads
+    for (valid, payload) in [
+        ("m_unstall_valid", &["m_unstall_conn"][..]),
+        ("m_rd_valid", &["m_rd_conn", "m_rd_path"]),
+        (
+            "m_pm_valid",
+            &[
+                "m_pm_conn",
+                "m_pm_path",
+                "m_pm_state",
+                "m_pm_rto",
+                "m_pm_sport",
+                "m_pm_gen",
+                "m_pm_timed_out_we",
+                "m_pm_timed_out",
+                "m_pm_clr_set",
+            ],
+        ),
+        ("m_mark_valid", &["m_mark_plane", "m_mark_until"]),
+        ("m_probe_valid", &["m_probe_conn", "m_probe_path"]),
+        ("m_ring_rd_valid", &["m_ring_rd_conn", "m_ring_rd_path", "m_ring_rd_psn"]),
+        ("m_retx_valid", &["m_retx_conn", "m_retx_path", "m_retx_psn"]),
+    ] {
+        let bits = cat(&payload.iter().map(|nm| sg(m, nm).expr()).collect::<Vec<_>>());
+        let w = payload.iter().map(|nm| sg(m, nm).width()).sum::<u32>();
+        m.assert(
+            &format!("a_quiet_without_{}", valid.trim_start_matches("m_")),
+            &format!("every payload of {valid} is 0 without it"),
+            implies(sg(m, valid).expr().logic_not(), bits.eq(lit(w, 0))),
+        );
+    }
+
+    // ------------------------------------------------ invariants: the registers hold what the ghosts say
+    let pipe_want = cat(&(0..l).rev().map(|i| age.expr().eq(lit(agw, u64::from(i) + 1))).collect::<Vec<_>>());
+    m.assert(
+        "a_inv_pipe",
+        "the reads in flight are the latest step's, i + 1 cycles after it in bit i (the count of cycles is never 0)",
+        f.pipe.expr().eq(pipe_want).logic_and(age.expr().ne(lit(agw, 0))),
+    );
+    let ghosts = [&f_rto, &f_conn, &f_path, &f_state, &f_sport, &f_gen, &f_act, &f_clr, &f_ts];
+    let rec = cat(&f.rec.iter().map(Signal::expr).collect::<Vec<_>>());
+    let want = cat(&ghosts.iter().map(|s| s.expr()).collect::<Vec<_>>());
+    m.assert(
+        "a_inv_record",
+        "after a step the record registers hold its record",
+        implies(age.expr().ne(sat.clone()), rec.eq(want)),
+    );
+    let b_prev =
+        mux(f_rto.expr().logic_and(f_act.bit(lost_bit)), lit(agw, 1 + r), lit(agw, 1)) + lit(agw, u64::from(l));
+    m.assert(
+        "a_inv_wait",
+        "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
+        wait.expr().eq(mux(age.expr().le(b_prev.clone()), zext(b_prev + lit(agw, 1) - age.expr(), bb), lit(bb, 0))),
+    );
+    let after = age.expr().gt(lit(agw, u64::from(l)));
+    let left_want = mux(
+        f_walk.expr().logic_and(after.clone()).logic_and(zext(&j, PSN).lt(&f_span)),
+        f_span.expr() - zext(&j, PSN),
+        lit(PSN, 0),
+    );
+    m.assert(
+        "a_inv_walk",
+        "the walk's count left is its span less the slots read, 0 with no walk; while it runs its next psn is \
+         cum_acked plus the slots read; a walk's span is at most tx_ring_depth, and it is a timeout's with ALL_LOST",
+        f.walk_left.expr().eq(left_want).logic_and(implies(
+            f_walk.expr().logic_and(after).logic_and(zext(&j, PSN).le(&f_span)),
+            f.walk_psn
+                .expr()
+                .eq(f_cum.expr() + zext(&j, PSN))
+                .logic_and(f_span.expr().le(lit(PSN, r)))
+                .logic_and(f_rto.expr().logic_and(f_act.bit(lost_bit))),
+        )),
+    );
+    for (s, (v, q)) in shift.iter().enumerate() {
+        let ago = lit(agw, s as u64 + 1);
+        let k = j.expr() - ago.clone();
+        m.assert(
+            &format!("a_inv_ring_rd{s}"),
+            &format!(
+                "the slot reads in flight are the walk's reads as they left, {} cycle(s) ago: a slot of the running walk",
+                s + 1
+            ),
+            f.rd_v[s].expr().eq(v).logic_and(implies(
+                v,
+                f.rd_psn[s]
+                    .expr()
+                    .eq(q)
+                    .logic_and(&f_walk)
+                    .logic_and(age.expr().ge(lit(agw, u64::from(l))  + ago))
+                    .logic_and(zext(k.clone(), PSN).lt(&f_span))
+                    .logic_and(q.expr().eq(f_cum.expr() + zext(k, PSN))),
+            )),
+        );
+    }
+
+    // ------------------------------------------------ covers
+    m.cover(
+        "c_walk_full_ring",
+        &format!("a timeout with ALL_LOST walks a full ring: the {r}th slot is read"),
+        rd.expr().logic_and(j.expr().eq(lit(agw, r - 1))),
+    );
+    m.cover("c_retx_push", "a walked slot is queued for retransmission", sg(m, "m_retx_valid").expr());
+    m.cover("c_upd_clr", "an update sets the credit clear", sg(m, "m_pm_clr_set").expr());
+    m.cover("c_probe_rto", "a timeout pushes a PROBE", sg(m, "m_probe_valid").expr().logic_and(&f_rto));
+    m.cover(
+        "c_probe_reply",
+        "an update (a PROBE reply) pushes a PROBE",
+        sg(m, "m_probe_valid").expr().logic_and(f_rto.expr().logic_not()),
+    );
+    m.cover("c_mark", "a timeout marks a plane over an earlier mark", mark_v.expr().logic_and(cur_v));
 }
