@@ -419,6 +419,35 @@ fn tx_rto_rules_prove_by_induction() {
     prove_unit(rto::NAME, rto::generate, rto::formal_tasks, &["prove"]);
 }
 
+#[test]
+fn a_module_without_a_clock_states_its_properties_over_one_instant() {
+    // A combinational unit (tx_commit) has no previous cycle: its
+    // properties print in `always @*`, with no f_past_valid and no reset
+    // assumption, and the design-rule check accepts them; asking for a
+    // past value panics.
+    use mrnic_hdl::Header;
+    let mut m = Module::new("comb");
+    let a = m.input("a", 4, "in");
+    let y = m.output("y", 4, "out");
+    m.assign(&y, &a);
+    m.assert("a_copy", "y is a", y.expr().eq(&a));
+    m.cover("c_nine", "a is 9", a.expr().eq(mrnic_hdl::lit(4, 9)));
+    m.check().unwrap();
+    let v = m.to_verilog(&Header::new("test", "cargo test")).unwrap();
+    let formal = v.split_once("`ifdef FORMAL").unwrap().1;
+    for text in ["always @* begin", "a_copy: assert (y == a);", "c_nine: cover (a == 4'd9);", "`endif"] {
+        assert!(formal.contains(text), "missing `{text}` in:\n{formal}");
+    }
+    for text in ["f_past_valid", "posedge", "assume ("] {
+        assert!(!v.contains(text), "`{text}` in a module without a clock:\n{v}");
+    }
+    let past = std::panic::catch_unwind(move || {
+        let mut m = m;
+        m.past("a", a.expr(), "a last cycle")
+    });
+    assert!(past.is_err(), "a past value of a module without a clock");
+}
+
 /// A one-register module with a property over `d`, for the IR rules.
 fn tiny() -> (Module, mrnic_hdl::Signal, mrnic_hdl::Signal) {
     let mut m = Module::new("tiny");
