@@ -78,6 +78,8 @@ struct Rig {
     /// data frames are lost before the peer sees them (a dead path).
     cur: Vec<u8>,
     dead: HashSet<(u32, u32)>,
+    /// The last NACK step: (its row, ts_now then).
+    nack_step: Option<(usize, u32)>,
 }
 
 impl Rig {
@@ -97,6 +99,7 @@ impl Rig {
             most: (0, 0),
             cur: Vec::new(),
             dead: HashSet::new(),
+            nack_step: None,
         };
         // A reset cycle and the sweep's first cycles recorded (nothing may
         // move while it runs), the rest of the sweep not replayed.
@@ -249,9 +252,17 @@ impl Rig {
             }
             self.count_go(t);
             // Pushes: the deadline and tag the unit shows.
+            if go(AckGo::Nack) {
+                self.nack_step = Some((self.rows.len(), ts));
+            }
             if let Some((_, _, _, until, tag)) = t.rnr_push {
-                assert_eq!((until, tag), (timer_at, t.rnr_tag), "an RNR push takes m_timer_at and m_rnr_tag");
-                assert!(go(AckGo::Nack), "only a NACK's step pushes an RNR back-off");
+                // The NACK handler pushes when its reads answer, L cycles
+                // after its step, with the step's time (architecture.md,
+                // tx_engine item 11).
+                let (at, step_ts) = self.nack_step.expect("an RNR push follows a NACK's step");
+                assert_eq!(self.rows.len(), at + p.read_latency as usize, "an RNR push is L cycles after the step");
+                assert_eq!(until, step_ts.wrapping_add(self.rto_min), "an RNR push's deadline counts from the step");
+                assert_eq!(tag, t.rnr_tag, "an RNR push takes m_rnr_tag");
                 self.count("rnr_push");
             }
             if let Some((_, at)) = t.wp_push {

@@ -2136,6 +2136,64 @@ pub struct CommitRec {
     pub fail: Option<(u32, u32, u8)>,
 }
 
+/// What a NACK's step reads (the connection context, the path's mirror
+/// and the NACKed psn's ring slot), answering `L` cycles after the step.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NackRead {
+    pub open: bool,
+    pub failed: bool,
+    pub npaths: u32,
+    pub cum_acked: u32,
+    pub next_psn: u32,
+    pub slot: Option<Slot>,
+}
+
+/// A NACK between its step and its reads' answer.
+#[derive(Debug, Clone, Copy)]
+struct NackAns {
+    nack: NackIn,
+    ts: u32,
+    read: NackRead,
+    /// Cycles left until the reads answer.
+    wait: u32,
+}
+
+/// What the NACK handler did at its reads' answer ([`NackTap::ans`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NackAct {
+    /// The record and the time of its step.
+    pub nack: NackIn,
+    pub ts: u32,
+    /// The reads as they answered.
+    pub read: NackRead,
+    /// The telemetry event's kind (NACK or RNR), for a NACK on a live
+    /// packet; the path's `timed_out` is cleared with it.
+    pub evt: Option<u8>,
+    /// The ring slot as written back (an RNR back-off or a BAD_HDR
+    /// retransmission).
+    pub slot: Option<Slot>,
+    /// An RNR back-off pushed: (until, tag).
+    pub rnr: Option<(u32, u32)>,
+    /// The packet was queued for retransmission (BAD_HDR).
+    pub retx: bool,
+    /// The connection failed: (culprit stream and work queue slot, status).
+    pub fail: Option<(Option<(u32, u32)>, u8)>,
+    /// Counted as stale (`stat_nack_stale`).
+    pub stale: bool,
+}
+
+/// What the acknowledgement unit's NACK handler did, recorded when
+/// [`TxEngine::nack_tap`] is `Some` (off by default): the step's record
+/// in the cycle it starts, the actions in the cycle its reads answer, so
+/// its RTL unit can be replayed against this model cycle by cycle.
+/// Recording changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct NackTap {
+    /// A step: the record, `ts_now` and the busy count the handler set.
+    pub step: Option<(NackIn, u32, u32)>,
+    pub ans: Option<NackAct>,
+}
+
 /// What the acknowledgement unit's timeout and update handlers read and
 /// wrote in a step, recorded when [`TxEngine::rto_tap`] is `Some` (off by
 /// default) in the cycle the step starts, so their RTL unit can be
@@ -2363,6 +2421,10 @@ pub struct TxEngine {
     /// and wrote ([`RtoTap`], cleared every cycle); `None` (the default)
     /// records nothing.
     pub rto_tap: Option<RtoTap>,
+    /// The NACK handler's tap ([`NackTap`]); `None` (off) by default.
+    pub nack_tap: Option<NackTap>,
+    /// A NACK whose reads are in flight.
+    nack_ans: Option<NackAns>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -2445,6 +2507,8 @@ impl TxEngine {
             sched_tap: None,
             commit_tap: None,
             rto_tap: None,
+            nack_tap: None,
+            nack_ans: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2609,6 +2673,9 @@ impl TxEngine {
         }
         if let Some(t) = self.rto_tap.as_mut() {
             t.step = None;
+        }
+        if let Some(t) = self.nack_tap.as_mut() {
+            *t = NackTap::default();
         }
         if let Some(t) = self.ack_tap.as_mut() {
             *t = AckTap {
@@ -2810,6 +2877,9 @@ impl TxEngine {
         if let Some(t) = self.ack_tap.as_mut() {
             t.phase = 2;
         }
+        // A NACK's reads answer after the turn: its actions, a failure
+        // among them (a hold after the turn, as the output stage's).
+        self.nack_tick();
         if self.tail_hit.is_none() {
             let c = self.tail_scan;
             let due = self.tail_due(c, ts);
@@ -2880,7 +2950,7 @@ impl TxEngine {
 
         // Output: the next frame starts right after the last beat.
         if let Some(t) = self.output_tap.as_mut() {
-            t.walk_busy = self.walk.is_some();
+            t.walk_busy = self.walk.is_some() || self.nack_ans.is_some();
             t.head_failed = self.frames.front().is_some_and(|f| self.conns[f.conn as usize].failed.is_some());
         }
         if frame_done {
@@ -3052,7 +3122,9 @@ impl TxEngine {
         let sched_tap = self.sched_tap.take();
         let commit_tap = self.commit_tap.take();
         let rto_tap = self.rto_tap.take();
+        let nack_tap = self.nack_tap.take();
         *self = TxEngine::new(p);
+        self.nack_tap = nack_tap;
         self.output_tap = tap;
         self.walk_tap = walk_tap;
         self.post_tap = post_tap;
@@ -4341,31 +4413,79 @@ impl TxEngine {
         self.conns[c as usize].cc = cc;
     }
 
-    /// The reference's `TxConn::on_nack`.
+    /// The reference's `TxConn::on_nack`, in its step: the connection
+    /// leaves `stalled`, the busy count comes from the record alone (2;
+    /// the step adds `L`), and the reads of the context, the path's mirror
+    /// and the NACKed psn's ring slot are issued. Everything else, a
+    /// failure included, happens `L` cycles later when they answer
+    /// ([`Self::nack_act`]; architecture.md, tx_engine item 11).
     fn on_nack(&mut self, h: &NackIn, ts: u32) {
         let c = h.conn;
         self.conns[c as usize].stalled = false;
         self.ack_busy = 2;
         let k = &self.conns[c as usize];
-        if !k.open || k.failed.is_some() {
+        // The read's address takes the path's low bits: a path_id past the
+        // connection's paths is stale, its answer unused.
+        let path = h.path_id % self.p.paths;
+        let m = self.paths[self.pidx(c, path)];
+        let read = NackRead {
+            open: k.open,
+            failed: k.failed.is_some(),
+            npaths: k.npaths,
+            cum_acked: m.cum_acked,
+            next_psn: m.next_psn,
+            slot: self.ring[self.ridx(c, path, h.psn)],
+        };
+        self.nack_ans = Some(NackAns { nack: *h, ts, read, wait: self.p.read_latency });
+        if let Some(t) = self.nack_tap.as_mut() {
+            t.step = Some((*h, ts, self.ack_busy));
+        }
+    }
+
+    /// A NACK's reads have answered ([`Self::on_nack`]); called each cycle
+    /// after the unit's turn, it acts `L` cycles after the step. Nothing
+    /// writes what the step read in between: the unit is busy, so no
+    /// other step, decision, commit or reopen runs, and the output
+    /// stage's failure waits for the answer as it waits for a walk.
+    fn nack_tick(&mut self) {
+        let Some(a) = self.nack_ans.as_mut() else { return };
+        if a.wait > 0 {
+            a.wait -= 1;
             return;
         }
-        if h.path_id >= k.npaths {
+        let a = self.nack_ans.take().expect("checked");
+        let act = self.nack_act(&a);
+        if let Some(t) = self.nack_tap.as_mut() {
+            t.ans = Some(act);
+        }
+    }
+
+    /// The NACK's actions on its reads ([`NackAct`]).
+    fn nack_act(&mut self, a: &NackAns) -> NackAct {
+        let (h, ts, r) = (a.nack, a.ts, a.read);
+        let c = h.conn;
+        let mut act = NackAct { nack: h, ts, read: r, ..NackAct::default() };
+        if !r.open || r.failed {
+            return act;
+        }
+        if h.path_id >= r.npaths {
             self.stats.nack_stale = true;
-            return;
+            act.stale = true;
+            return act;
         }
         if h.code == mrnic_proto::NackCode::NoConn as u8 {
+            act.fail = Some((None, status::REMOTE_INVALID_REQUEST));
             self.fail(c, None, status::REMOTE_INVALID_REQUEST);
-            return;
+            return act;
         }
         let path = h.path_id;
-        let m = self.paths[self.pidx(c, path)];
         let ri = self.ridx(c, path, h.psn);
-        let slot = match self.ring[ri] {
-            Some(s) if seq_diff(h.psn, m.cum_acked) < seq_diff(m.next_psn, m.cum_acked) => s,
+        let slot = match r.slot {
+            Some(s) if seq_diff(h.psn, r.cum_acked) < seq_diff(r.next_psn, r.cum_acked) => s,
             _ => {
                 self.stats.nack_stale = true;
-                return;
+                act.stale = true;
+                return act;
             }
         };
         // An RNR that starts a back-off takes the packet out of the path's
@@ -4374,6 +4494,7 @@ impl TxEngine {
         let backs_off = h.code == mrnic_proto::NackCode::Rnr as u8 && !slot.rnr_resend && slot.rnr_count < RNR_RETRY;
         let kind = if backs_off { tel::kind::RNR } else { tel::kind::NACK };
         self.pend_evt.push_back(tel::Event { kind, conn: c, path, now: ts, ..Default::default() });
+        act.evt = Some(kind);
         // The path delivers: its timeout run ends (path_telemetry clears
         // retries of a GOOD or SKIP path).
         let pi = self.pidx(c, path);
@@ -4382,37 +4503,51 @@ impl TxEngine {
         match h.code {
             c_ if c_ == mrnic_proto::NackCode::Rnr as u8 => {
                 if slot.rnr_wait {
-                    return;
+                    return act;
                 }
                 if slot.rnr_count >= RNR_RETRY {
+                    act.fail = Some((wr, status::RNR_RETRY_EXCEEDED));
                     self.fail(c, wr, status::RNR_RETRY_EXCEEDED);
-                    return;
+                    return act;
                 }
                 let until = ts.wrapping_add(self.k.rto_min);
-                let s = self.ring[ri].as_mut().expect("present");
+                let mut s = slot;
                 s.rnr_count += 1;
                 s.rnr_wait = true;
                 s.rnr_resend = true;
                 s.queued = false;
                 s.rnr_tag = self.rnr_next_tag;
+                self.ring[ri] = Some(s);
+                act.slot = Some(s);
+                act.rnr = Some((until, self.rnr_next_tag));
                 self.rnr.push_back((c, path, h.psn, until, self.rnr_next_tag));
                 if let Some(t) = self.ack_tap.as_mut() {
                     t.rnr_push = Some((c, path, h.psn, until, self.rnr_next_tag));
                 }
                 self.rnr_next_tag = self.rnr_next_tag.wrapping_add(1);
             }
-            c_ if c_ == mrnic_proto::NackCode::Access as u8 => self.fail(c, wr, status::REMOTE_ACCESS),
+            c_ if c_ == mrnic_proto::NackCode::Access as u8 => {
+                act.fail = Some((wr, status::REMOTE_ACCESS));
+                self.fail(c, wr, status::REMOTE_ACCESS);
+            }
             c_ if c_ == mrnic_proto::NackCode::BadHdr as u8 => {
                 if !slot.queued {
                     // It arrived damaged: a loss of this packet, charged.
-                    let s = self.ring[ri].as_mut().expect("present");
+                    let mut s = slot;
                     s.queued = true;
                     s.charge = true;
+                    self.ring[ri] = Some(s);
+                    act.slot = Some(s);
+                    act.retx = true;
                     self.queue_retx(c, path, h.psn);
                 }
             }
-            _ => self.stats.nack_stale = true,
+            _ => {
+                self.stats.nack_stale = true;
+                act.stale = true;
+            }
         }
+        act
     }
 
     /// Completions in msn order per stream, each once: the walk of the
@@ -4507,8 +4642,8 @@ impl TxEngine {
         // The connection's RNR entries find their slots empty at the head.
         self.ack_busy = self.ack_busy.max(self.p.paths * self.p.ring_depth);
         if let Some(t) = self.ack_tap.as_mut() {
-            // In the unit's turn the failure is its handler's (a NACK's),
-            // counted in the busy count the handler sets.
+            // Before the turn the commit's; after it the output stage's, a
+            // reopen's or a NACK's at its reads' answer (item 11).
             t.hold_pre |= t.phase == 0;
             t.hold_fail |= t.phase == 2;
         }
@@ -4689,7 +4824,7 @@ impl TxEngine {
             return;
         }
         if self.frames.front().is_some_and(|f| f.err && self.conns[f.conn as usize].failed.is_none())
-            && self.walk.is_some()
+            && (self.walk.is_some() || self.nack_ans.is_some())
         {
             // Its failure needs the completion walk, busy: the output waits.
             return;
