@@ -120,7 +120,9 @@
 //! pipeline, `hdl/tests/tx_engine_post.rs`), [`ack`] (`tx_ack`, the
 //! acknowledgement unit's control, `hdl/tests/tx_engine_ack.rs`), [`rto`]
 //! (`tx_rto`, its timeout and update handlers with the ALL_LOST walk,
-//! `hdl/tests/tx_engine_rto.rs`),
+//! `hdl/tests/tx_engine_rto.rs`), [`nack`] (`tx_nack`, its NACK handler:
+//! stale checks, RNR back-off, BAD_HDR retransmission and the failures,
+//! acting when its reads answer, `hdl/tests/tx_engine_nack.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
 //! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
 //! of new data and of retransmissions and RNR resends with the retry
@@ -143,6 +145,7 @@ pub(crate) fn gate(cond: impl Into<Expr>, a: impl Into<Expr>, w: u32) -> Expr {
 
 pub mod ack;
 pub mod commit;
+pub mod nack;
 pub mod output;
 pub mod post;
 pub mod rto;

@@ -35,9 +35,11 @@
 //!   `tx_ring_depth` (`s_hold_open`) and the output stage's failed read
 //!   to `PATHS x tx_ring_depth` (`s_hold_fail`).
 //! - **The RNR tag** a back-off started this cycle gets is `m_rnr_tag`; a
-//!   push (`s_rnr_push`, only in a NACK's step) moves it on (32 bits,
-//!   wrapping, as the model's). `m_timer_at` is `ts_now + rto_min`, the
-//!   deadline a push into either queue writes this cycle.
+//!   push (`s_rnr_push`, only when a NACK's reads answer, `L` cycles after
+//!   its step: `tx_nack`'s `m_rnr_valid`) moves it on (32 bits, wrapping,
+//!   as the model's). `m_timer_at` is `ts_now + rto_min`, the deadline a
+//!   window probe's push writes this cycle (an RNR push's counts from its
+//!   NACK's step, `tx_nack`'s `m_rnr_until`).
 //! - **The tail scanner** compares one connection per cycle
 //!   (`m_tail_scan`, round robin) whenever no hit waits after the turn:
 //!   the engine answers whether its timer is due on `s_tail_due` in that
@@ -157,8 +159,8 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_hold_open", 1, HOLD, "after the turn, a reopen's ring clear: count at least tx_ring_depth"),
         i("s_hold_fail", 1, HOLD, "after the turn, a failure: count at least PATHS x tx_ring_depth"),
         o("m_rnr_tag", 32, TIMERS, "the tag an RNR back-off started this cycle gets"),
-        i("s_rnr_push", 1, TIMERS, "a NACK's step pushes an RNR back-off (tag m_rnr_tag)"),
-        o("m_timer_at", 32, TIMERS, "ts_now + rto_min: the deadline a push into either queue writes"),
+        i("s_rnr_push", 1, TIMERS, "a NACK's answer pushes an RNR back-off (tag m_rnr_tag; tx_nack m_rnr_valid)"),
+        o("m_timer_at", 32, TIMERS, "ts_now + rto_min: the deadline a window probe's push writes"),
         o("m_tail_scan", cb, TIMERS, "the connection the scanner compares this cycle"),
         i("s_tail_due", 1, TIMERS, "m_tail_scan's tail timer is due (after this cycle's step)"),
         o("m_tail_hit_valid", 1, TIMERS, "a due tail timer waits for the unit"),

@@ -1,0 +1,358 @@
+//! The acknowledgement unit's NACK handler of `tx_engine` as a clocked
+//! unit (`tx_nack`): what the model's `on_nack` and `nack_act` do with a
+//! parsed NACK ([`mrnic_model::tx_engine`]), in the step `tx_ack` starts
+//! for it (`m_go_nack`): the stale checks, the telemetry event, the RNR
+//! back-off with its push into the RNR queue, the BAD_HDR retransmission
+//! and the connection's failure (NO_CONN, ACCESS, RNR past `RNR_RETRY`).
+//!
+//! # Timing
+//! A step issues its reads when it starts and they answer `L` cycles later
+//! (architecture.md, tx_engine items 4 and 11):
+//! - **The step's cycle** (`t`, `s_go_nack` with the NACK input register
+//!   on `s_nack_*`): the busy count the handler sets goes to `tx_ack`'s
+//!   `s_busy` (`m_busy`, always 2: the count comes from the record alone,
+//!   a failure raising it later); the connection's `stalled` bit is
+//!   cleared (`m_unstall_*`); the context, the path's mirror and the
+//!   NACKed psn's ring slot are read (`m_rd_*`). The record and `ts_now`
+//!   are registered.
+//! - **The answer's cycle** (`t + L`, `s_rd_*`, `s_pm_*`, `s_ring_*` as
+//!   the tables stood at `t`): every action. Nothing for a connection
+//!   closed or failed. Stale (`m_stat_nack_stale`): a `path_id` past the
+//!   connection's paths, a psn not outstanding on the path (not in
+//!   `[cum_acked, next_psn)`, 24-bit serial, or its slot empty), or an
+//!   unknown code. NO_CONN fails the connection (no culprit,
+//!   REMOTE_INVALID_REQUEST) before the psn is looked at. Else the path
+//!   delivered: a telemetry event (`m_evt_*`: RNR when it starts a
+//!   back-off, the slot neither an RNR resend nor at `RNR_RETRY`, else
+//!   NACK, at the step's `ts`), and the mirror's `timed_out` cleared with
+//!   it; then by code: RNR, unless the slot waits for a back-off already,
+//!   fails the connection at `RNR_RETRY` (culprit the slot's request,
+//!   RNR_RETRY_EXCEEDED) or starts a back-off (the slot written with
+//!   `rnr_count + 1`, `rnr_wait`, `rnr_resend`, not queued, tag
+//!   `s_rnr_tag`; the RNR queue's push with deadline `ts + rto_min`);
+//!   ACCESS fails it (culprit the slot's request, REMOTE_ACCESS); BAD_HDR
+//!   queues a slot not queued yet, charged (the slot's write and the
+//!   retransmit queue's push).
+//!
+//! The model acts at `t + L` too, after the unit's turn; its count frees
+//! the unit at `t + L + 3` (`L + 2` loaded at the step), or, after a
+//! failure, which raises it to `PATHS x tx_ring_depth` through `tx_ack`'s
+//! `s_hold_fail` in the answer's cycle, at `t + L + 1 + PATHS x
+//! tx_ring_depth`, exactly as when the model raised it in the step.
+//! Between the step and the answer nothing writes what the step read:
+//! the unit is busy (no other step, no decision, no commit, no reopen),
+//! and the output stage's failure waits for the answer as it waits for a
+//! walk (its `walk_busy` is high meanwhile).
+//!
+//! # Interface with the rest of the engine
+//! - The record and the step come from `tx_ack` and the NACK input
+//!   register; the handler's count goes back on `m_busy`; the RNR tag is
+//!   `tx_ack`'s `m_rnr_tag`, moved on by `m_rnr_valid` (its
+//!   `s_rnr_push`); a failure raises its count (`m_fail_valid` is its
+//!   `s_hold_fail`).
+//! - Its reads are ports: the address (`m_rd_*`) in the step's cycle,
+//!   the answer `L` cycles later.
+//! - Its writes are ports of the answer's cycle, every payload 0 without
+//!   its valid: `m_evt_*` (into the unit's pending events, and the
+//!   mirror's `timed_out` cleared), `m_ring_wr_*` (the slot's write:
+//!   a back-off's, `m_ring_wr_rnr`, or BAD_HDR's queued and charge),
+//!   `m_rnr_*` (the RNR queue's push), `m_retx_*` (the retransmit queue's
+//!   push, which also clears `stalled`), `m_fail_*` (`tx_walk`'s
+//!   `s_fail_*`, as `tx_commit`'s `m_fail_*`, with the connection;
+//!   the walk is idle then, since the step started only with it idle and
+//!   nothing else starts one while the answer is pending).
+
+use mrnic_model::block::PortDef;
+use mrnic_model::path_telemetry::{self as tel, Consts};
+use mrnic_model::tx_engine::{status, TxEngineParams, RNR_RETRY};
+use mrnic_proto::NackCode;
+
+use super::ack::busy_bits;
+use super::stream_ptr_bits;
+use crate::expr::{index_bits, lit, mux, zext, Expr, Signal};
+use crate::ir::{set, Module};
+
+/// Module name.
+pub const NAME: &str = "tx_nack";
+
+const RST: &str = "Clock and reset";
+const STEP: &str = "The step (tx_ack m_go_nack) and its record";
+const RD: &str = "The step's reads: issued with the step, answered L cycles later";
+const WR: &str = "The handler's writes, when its reads answer";
+const FAIL: &str = "The failure (tx_walk s_fail_*, tx_ack s_hold_fail)";
+
+/// psn width.
+const PSN: u32 = 24;
+
+/// Bits of a ring slot's RNR count: it counts to `RNR_RETRY`.
+pub const RNR_COUNT_BITS: u32 = u8::BITS - RNR_RETRY.leading_zeros();
+
+/// Bits of the wire's `path_id` and `code`.
+const PATH_ID: u32 = 8;
+const CODE: u32 = 8;
+
+/// The unit's ports, in declaration order.
+pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
+    let (cb, sb) = (p.conn_bits, p.stream_bits);
+    let pb = index_bits(p.paths);
+    let qb = stream_ptr_bits(p.wq_depth);
+    let rc = RNR_COUNT_BITS;
+    let i = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::input(nm, w, g, c);
+    let o = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::output(nm, w, g, c);
+    vec![
+        i("rst", 1, RST, "synchronous reset, active high"),
+        i("ts_now", 32, RST, "timestamp"),
+        i("s_go_nack", 1, STEP, "tx_ack starts the NACK handler on the NACK input register's record"),
+        i("s_nack_conn", cb, STEP, "its connection"),
+        i("s_nack_path_id", PATH_ID, STEP, "its path_id as on the wire"),
+        i("s_nack_code", CODE, STEP, "its code: RNR 1, ACCESS 2, NO_CONN 3, BAD_HDR 4"),
+        i("s_nack_psn", PSN, STEP, "its psn"),
+        o("m_busy", busy_bits(p), STEP, "the busy count the handler sets (tx_ack s_busy; 0 without a step)"),
+        o("m_unstall_valid", 1, STEP, "the connection's stalled bit is cleared"),
+        o("m_unstall_conn", cb, STEP, "which connection"),
+        o("m_rd_valid", 1, RD, "the context, the path's mirror and the psn's ring slot are read"),
+        o("m_rd_conn", cb, RD, "the connection"),
+        o("m_rd_path", pb, RD, "the path (path_id's low bits; a path_id past the paths is stale)"),
+        o("m_rd_psn", PSN, RD, "the psn (the slot is psn mod tx_ring_depth)"),
+        i("s_rd_open", 1, RD, "the context's open bit, L cycles after m_rd_valid"),
+        i("s_rd_failed", 1, RD, "the connection has failed"),
+        i("s_rd_npaths", pb + 1, RD, "its paths"),
+        i("s_pm_next_psn", PSN, RD, "the path's next psn"),
+        i("s_pm_cum_acked", PSN, RD, "its cumulative acknowledged psn"),
+        i("s_ring_valid", 1, RD, "the slot holds a packet"),
+        i("s_ring_stream", sb, RD, "its request's stream"),
+        i("s_ring_wq", qb, RD, "its request's work queue pointer"),
+        i("s_ring_rnr_count", rc, RD, "the RNR back-offs it had"),
+        i("s_ring_rnr_resend", 1, RD, "its next send is an RNR resend"),
+        i("s_ring_rnr_wait", 1, RD, "it waits for an RNR back-off"),
+        i("s_ring_queued", 1, RD, "it is queued for retransmission"),
+        i("s_rnr_tag", 32, WR, "the tag a back-off started now gets (tx_ack m_rnr_tag)"),
+        o("m_evt_valid", 1, WR, "a telemetry event is pending, and the path's timed_out is cleared"),
+        o("m_evt_kind", tel::KIND_BITS, WR, "NACK, or RNR when a back-off starts"),
+        o("m_evt_conn", cb, WR, "its connection"),
+        o("m_evt_path", pb, WR, "its path"),
+        o("m_evt_now", 32, WR, "the step's timestamp"),
+        o("m_ring_wr_valid", 1, WR, "the NACKed slot is written"),
+        o("m_ring_wr_conn", cb, WR, "its connection"),
+        o("m_ring_wr_path", pb, WR, "its path"),
+        o("m_ring_wr_psn", PSN, WR, "its psn"),
+        o(
+            "m_ring_wr_rnr",
+            1,
+            WR,
+            "a back-off: rnr_count, rnr_tag written, rnr_wait and rnr_resend set, queued cleared (else queued and charge set)",
+        ),
+        o("m_ring_wr_rnr_count", rc, WR, "the rnr_count written"),
+        o("m_ring_wr_rnr_tag", 32, WR, "the rnr_tag written"),
+        o("m_rnr_valid", 1, WR, "an RNR back-off is pushed (tx_ack s_rnr_push)"),
+        o("m_rnr_conn", cb, WR, "its connection"),
+        o("m_rnr_path", pb, WR, "its path"),
+        o("m_rnr_psn", PSN, WR, "its psn"),
+        o("m_rnr_until", 32, WR, "its deadline, the step's ts + rto_min"),
+        o("m_rnr_tag", 32, WR, "its tag"),
+        o("m_retx_valid", 1, WR, "the slot is pushed into the retransmit queue (BAD_HDR)"),
+        o("m_retx_conn", cb, WR, "its connection"),
+        o("m_retx_path", pb, WR, "its path"),
+        o("m_retx_psn", PSN, WR, "its psn"),
+        o("m_stat_nack_stale", 1, WR, "a stale NACK (stat_nack_stale)"),
+        o("m_fail_valid", 1, FAIL, "the NACK fails the connection"),
+        o("m_fail_conn", cb, FAIL, "which connection"),
+        o("m_fail_culprit_valid", 1, FAIL, "a request caused it (ACCESS, RNR past the retry limit)"),
+        o("m_fail_culprit_stream", sb, FAIL, "the culprit's stream"),
+        o("m_fail_culprit_slot", qb, FAIL, "the culprit's work queue pointer"),
+        o("m_fail_status", 4, FAIL, "REMOTE_INVALID_REQUEST, REMOTE_ACCESS or RNR_RETRY_EXCEEDED"),
+    ]
+}
+
+/// `e` where `valid`, else 0 (payloads are 0 without their valid).
+fn gate(valid: &Signal, e: Expr, width: u32) -> Expr {
+    mux(valid, e, lit(width, 0))
+}
+
+/// The `tx_nack` module for `p`.
+pub fn build(p: &TxEngineParams) -> Module {
+    let (cb, sb, l) = (p.conn_bits, p.stream_bits, p.read_latency);
+    let pb = index_bits(p.paths);
+    let qb = stream_ptr_bits(p.wq_depth);
+    let rc = RNR_COUNT_BITS;
+    let bb = busy_bits(p);
+    let k = Consts::from_config(&p.cfg);
+    assert!(p.paths.is_power_of_two(), "the read takes path_id's low bits as the model's path_id % PATHS");
+    assert!(l >= 1, "the reads answer at least a cycle after the step");
+    assert!(pb < PATH_ID, "npaths fits the wire's path_id width");
+
+    let mut m = Module::new(NAME);
+    m.describe("tx_engine acknowledgement unit's NACK handler: stale checks, event, RNR back-off, BAD_HDR, failure");
+    let defs = ports(p);
+    let (clk, sig) = crate::ports::declare(&mut m, &defs);
+    let sg = |nm: &str| sig[nm].clone();
+    m.clock_domain(&clk, &sg("rst"));
+    let w = |m: &mut Module, nm: &str, width: u32, c: &str, e: Expr| m.wire_from(nm, width, c, e);
+
+    // ------------------------------------------------------------ the step
+    let go = sg("s_go_nack");
+    // The count comes from the record alone: whether the NACK fails the
+    // connection is known only when the reads answer (tx_ack's hold then).
+    m.assign(sg("m_busy"), mux(&go, lit(bb, 2), lit(bb, 0)));
+    m.assign(sg("m_unstall_valid"), &go);
+    m.assign(sg("m_unstall_conn"), gate(&go, sg("s_nack_conn").expr(), cb));
+    m.assign(sg("m_rd_valid"), &go);
+    m.assign(sg("m_rd_conn"), gate(&go, sg("s_nack_conn").expr(), cb));
+    // path_id % PATHS (a power of two).
+    let low_path = if p.paths == 1 { lit(pb, 0) } else { sg("s_nack_path_id").slice(pb - 1, 0) };
+    m.assign(sg("m_rd_path"), gate(&go, low_path, pb));
+    m.assign(sg("m_rd_psn"), gate(&go, sg("s_nack_psn").expr(), PSN));
+
+    // The record, held until the next step (at least L + 3 cycles on).
+    let r_conn = m.reg_no_reset("rec_conn", cb, "the NACK's connection");
+    let r_path = m.reg_no_reset("rec_path_id", PATH_ID, "its path_id");
+    let r_code = m.reg_no_reset("rec_code", CODE, "its code");
+    let r_psn = m.reg_no_reset("rec_psn", PSN, "its psn");
+    let r_ts = m.reg_no_reset("rec_ts", 32, "ts_now in the step's cycle (the event's and the back-off's time)");
+    for (r, e) in [
+        (&r_conn, sg("s_nack_conn").expr()),
+        (&r_path, sg("s_nack_path_id").expr()),
+        (&r_code, sg("s_nack_code").expr()),
+        (&r_psn, sg("s_nack_psn").expr()),
+        (&r_ts, sg("ts_now").expr()),
+    ] {
+        m.next(set(&r.next, mux(&go, e, r.q.expr())));
+    }
+    // The step's reads in flight: bit i set i + 1 edges after the step.
+    let pipe = m.reg("rd_pipe", l, 0, "the step's reads in flight, the oldest in the top bit");
+    let shifted = if l == 1 { go.expr() } else { crate::expr::cat(&[pipe.q.slice(l - 2, 0), go.expr()]) };
+    m.next(set(&pipe.next, shifted));
+    let ans = w(&mut m, "answer", 1, "the step's reads answer: the handler acts", pipe.q.bit(l - 1));
+
+    // ------------------------------------------------------------ the checks
+    let code = r_code.q.expr();
+    let is = |c: NackCode| code.clone().eq(lit(CODE, c as u64));
+    let live = w(
+        &mut m,
+        "live",
+        1,
+        "the step's reads answer and the connection is open and has not failed",
+        ans.expr().logic_and(sg("s_rd_open")).logic_and(sg("s_rd_failed").expr().logic_not()),
+    );
+    let path_ok = w(
+        &mut m,
+        "path_ok",
+        1,
+        "path_id is one of the connection's paths",
+        r_path.q.expr().lt(zext(sg("s_rd_npaths").expr(), PATH_ID)),
+    );
+    let no_conn = w(
+        &mut m,
+        "no_conn",
+        1,
+        "a NO_CONN NACK on a live path: the connection fails",
+        live.expr().logic_and(&path_ok).logic_and(is(NackCode::NoConn)),
+    );
+    let cum = sg("s_pm_cum_acked").expr();
+    let off = w(&mut m, "psn_off", PSN, "psn - cum_acked, 24-bit serial", r_psn.q.expr() - cum.clone());
+    let span = w(&mut m, "span", PSN, "next_psn - cum_acked: psns outstanding", sg("s_pm_next_psn").expr() - cum);
+    let slot_ok = w(
+        &mut m,
+        "slot_ok",
+        1,
+        "the psn is outstanding on the path and its slot holds a packet",
+        sg("s_ring_valid").expr().logic_and(off.expr().lt(span.expr())),
+    );
+    let pkt = w(
+        &mut m,
+        "on_packet",
+        1,
+        "a NACK of a live packet (not NO_CONN): the path delivered",
+        live.expr().logic_and(&path_ok).logic_and(is(NackCode::NoConn).logic_not()).logic_and(&slot_ok),
+    );
+    let known = is(NackCode::Rnr).logic_or(is(NackCode::Access)).logic_or(is(NackCode::BadHdr));
+    let stale = live.expr().logic_and(path_ok.expr().logic_not()).logic_or(
+        live.expr()
+            .logic_and(&path_ok)
+            .logic_and(is(NackCode::NoConn).logic_not())
+            .logic_and(slot_ok.expr().logic_not()),
+    );
+    m.assign(sg("m_stat_nack_stale"), stale.logic_or(pkt.expr().logic_and(known.logic_not())));
+
+    // ------------------------------------------------------------ the event
+    let count = sg("s_ring_rnr_count").expr();
+    let below = w(
+        &mut m,
+        "rnr_below",
+        1,
+        "the slot's RNR count is below RNR_RETRY",
+        count.clone().lt(lit(rc, u64::from(RNR_RETRY))),
+    );
+    let backs_off = is(NackCode::Rnr).logic_and(sg("s_ring_rnr_resend").expr().logic_not()).logic_and(&below);
+    m.assign(sg("m_evt_valid"), &pkt);
+    m.assign(
+        sg("m_evt_kind"),
+        gate(
+            &pkt,
+            mux(
+                backs_off,
+                lit(tel::KIND_BITS, u64::from(tel::kind::RNR)),
+                lit(tel::KIND_BITS, u64::from(tel::kind::NACK)),
+            ),
+            tel::KIND_BITS,
+        ),
+    );
+    m.assign(sg("m_evt_conn"), gate(&pkt, r_conn.q.expr(), cb));
+    let path = if p.paths == 1 { lit(pb, 0) } else { r_path.q.slice(pb - 1, 0) };
+    m.assign(sg("m_evt_path"), gate(&pkt, path.clone(), pb));
+    m.assign(sg("m_evt_now"), gate(&pkt, r_ts.q.expr(), 32));
+
+    // ------------------------------------------------------------ the codes
+    let rnr_free = pkt.expr().logic_and(is(NackCode::Rnr)).logic_and(sg("s_ring_rnr_wait").expr().logic_not());
+    let rnr_push = w(&mut m, "rnr_push", 1, "an RNR starts a back-off", rnr_free.clone().logic_and(&below));
+    let rnr_fail = w(
+        &mut m,
+        "rnr_fail",
+        1,
+        "an RNR past the retry limit fails the connection",
+        rnr_free.logic_and(below.expr().logic_not()),
+    );
+    let access =
+        w(&mut m, "access_fail", 1, "an ACCESS NACK fails the connection", pkt.expr().logic_and(is(NackCode::Access)));
+    let bad = w(
+        &mut m,
+        "bad_hdr_queue",
+        1,
+        "a BAD_HDR NACK queues its packet, charged",
+        pkt.expr().logic_and(is(NackCode::BadHdr)).logic_and(sg("s_ring_queued").expr().logic_not()),
+    );
+    let wr = w(&mut m, "ring_write", 1, "the slot is written", rnr_push.expr().logic_or(&bad));
+    m.assign(sg("m_ring_wr_valid"), &wr);
+    m.assign(sg("m_ring_wr_conn"), gate(&wr, r_conn.q.expr(), cb));
+    m.assign(sg("m_ring_wr_path"), gate(&wr, path.clone(), pb));
+    m.assign(sg("m_ring_wr_psn"), gate(&wr, r_psn.q.expr(), PSN));
+    m.assign(sg("m_ring_wr_rnr"), &rnr_push);
+    m.assign(sg("m_ring_wr_rnr_count"), gate(&rnr_push, count + lit(rc, 1), rc));
+    m.assign(sg("m_ring_wr_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), 32));
+    m.assign(sg("m_rnr_valid"), &rnr_push);
+    m.assign(sg("m_rnr_conn"), gate(&rnr_push, r_conn.q.expr(), cb));
+    m.assign(sg("m_rnr_path"), gate(&rnr_push, path.clone(), pb));
+    m.assign(sg("m_rnr_psn"), gate(&rnr_push, r_psn.q.expr(), PSN));
+    m.assign(sg("m_rnr_until"), gate(&rnr_push, r_ts.q.expr() + lit(32, u64::from(k.rto_min)), 32));
+    m.assign(sg("m_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), 32));
+    m.assign(sg("m_retx_valid"), &bad);
+    m.assign(sg("m_retx_conn"), gate(&bad, r_conn.q.expr(), cb));
+    m.assign(sg("m_retx_path"), gate(&bad, path, pb));
+    m.assign(sg("m_retx_psn"), gate(&bad, r_psn.q.expr(), PSN));
+
+    // ------------------------------------------------------------ the failure
+    let culprit = w(&mut m, "culprit", 1, "the failure has a culprit request", rnr_fail.expr().logic_or(&access));
+    let fail = w(&mut m, "fail", 1, "the NACK fails the connection", culprit.expr().logic_or(&no_conn));
+    m.assign(sg("m_fail_valid"), &fail);
+    m.assign(sg("m_fail_conn"), gate(&fail, r_conn.q.expr(), cb));
+    m.assign(sg("m_fail_culprit_valid"), &culprit);
+    m.assign(sg("m_fail_culprit_stream"), gate(&culprit, sg("s_ring_stream").expr(), sb));
+    m.assign(sg("m_fail_culprit_slot"), gate(&culprit, sg("s_ring_wq").expr(), qb));
+    let st = mux(
+        &no_conn,
+        lit(4, u64::from(status::REMOTE_INVALID_REQUEST)),
+        mux(&rnr_fail, lit(4, u64::from(status::RNR_RETRY_EXCEEDED)), lit(4, u64::from(status::REMOTE_ACCESS))),
+    );
+    m.assign(sg("m_fail_status"), gate(&fail, st, 4));
+    m
+}
