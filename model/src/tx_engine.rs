@@ -1819,8 +1819,9 @@ pub struct OutputTap {
     pub head: Option<(u32, Option<(u32, u32)>)>,
     pub frame: Option<FramePush>,
     pub answer: Option<AnswerPush>,
-    /// As the frame boundary sees them: the completion walk is busy, and
-    /// the head frame's connection has failed.
+    /// As the frame boundary sees them: the completion walk is busy (or
+    /// a NACK's reads are in flight, whose answer may start one), and the
+    /// head frame's connection has failed.
     pub walk_busy: bool,
     pub head_failed: bool,
     /// A frame whose read failed was dropped and its request failed:

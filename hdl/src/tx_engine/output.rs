@@ -28,8 +28,10 @@
 //!   one-cycle `m_fail_valid` pulse unless its connection has failed
 //!   already (`fail_conn_failed`, the engine's failed bit of `m_fail_conn`
 //!   after this edge). The engine must be able to take it, so while the
-//!   completion walk is busy (`walk_busy`, as after this edge) such a frame
-//!   waits at the head. `m_fail_conn`, `_stream`, `_slot` are the head
+//!   completion walk is busy (`walk_busy`, as after this edge; also high
+//!   while a NACK's reads are in flight, since its answer may start a
+//!   walk, architecture.md, tx_engine item 11) such a frame waits at the
+//!   head. `m_fail_conn`, `_stream`, `_slot` are the head
 //!   frame's, from registers, so the failed bit looked up from them does
 //!   not loop back combinationally.
 //!
