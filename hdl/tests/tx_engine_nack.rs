@@ -36,11 +36,10 @@ use std::collections::HashMap;
 use common::Scratch;
 use mrnic_hdl::tx_engine::nack;
 use mrnic_hdl::Module;
-use mrnic_model::block::{port_index, Bits, Dir, PortDef};
 use mrnic_model::path_telemetry as tel;
 use mrnic_model::tx_engine::*;
 use mrnic_proto::{Config, NackCode};
-use tx_rig::{burst, junk, mask, replay_configs, tools_check_configs, Engine, Peer, Pressure, Run};
+use tx_rig::{burst, replay_configs, tools_check_configs, Engine, Peer, Pressure, Rows, Run};
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = nack::build(&TxEngineParams::from_config(&tuned(&p.cfg)).unwrap());
@@ -48,17 +47,10 @@ fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     (m, rtl)
 }
 
-/// A row's port values, filled in as the steps place them.
-#[derive(Default, Clone)]
-struct Row {
-    vals: Vec<(String, Bits)>,
-}
-
 /// The engine, a peer SACKing its data frames, and the unit's rows.
 struct Rig {
     e: Engine,
-    defs: Vec<PortDef>,
-    rows: Vec<Row>,
+    rows: Rows,
     peer: Peer,
     seen: HashMap<&'static str, u32>,
     /// The row of each NACK step whose answer has not come yet.
@@ -70,13 +62,11 @@ struct Rig {
 impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
-        let defs = nack::ports(&p);
         let mut e = Engine::new(cfg, seed);
         e.tx.nack_tap = Some(NackTap::default());
         let mut r = Rig {
             e,
-            defs,
-            rows: Vec::new(),
+            rows: Rows::new(nack::ports(&p)),
             peer: Peer::default(),
             seen: HashMap::new(),
             pending: None,
@@ -85,7 +75,6 @@ impl Rig {
         r.e.clock(true);
         r.e.sweep(&mut r.peer);
         // The replay's first row resets the unit.
-        r.rows.push(Row::default());
         r.put(0, "rst", 1);
         r
     }
@@ -100,7 +89,7 @@ impl Rig {
         let (inp, ot) = self.e.clock(false);
         self.peer.beat(&mut self.e, &inp, &ot);
         let t = self.rows.len();
-        self.rows.push(Row::default());
+        self.put(t, "rst", 0);
         let tap = self.e.tx.nack_tap.clone().expect("the tap is on");
         if let Some(a) = tap.ans {
             self.answer(t, &a);
@@ -114,18 +103,8 @@ impl Rig {
         *self.seen.entry(what).or_default() += 1;
     }
 
-    /// Port `name` of row `at` set to `v`; given twice is two steps
-    /// overlapping.
-    fn put_bits(&mut self, at: usize, name: &str, v: Bits) {
-        let row = &mut self.rows[at];
-        assert!(row.vals.iter().all(|(n, _)| n != name), "row {at}: {name} given twice (steps overlap)");
-        row.vals.push((name.to_string(), v));
-    }
-
     fn put(&mut self, at: usize, name: &str, v: u64) {
-        let i = port_index(&self.defs, name).unwrap_or_else(|| panic!("no port {name}"));
-        let w = self.defs[i].width;
-        self.put_bits(at, name, Bits::from_u64(w, v & mask(w)));
+        self.rows.put(at, name, v);
     }
 
     /// A NACK step at row `t`.
@@ -294,25 +273,10 @@ impl Rig {
         }
     }
 
-    /// The rows as port values: the values placed, 0 on every other output,
-    /// junk on every other input but the step enable (0) and `rst` (0).
+    /// The rows as port values: the values placed, 0 on every other
+    /// output, junk on every other input but the step enable and `rst`.
     fn finish(mut self) -> Run {
-        let defs = self.defs.clone();
-        let mut rows = Vec::with_capacity(self.rows.len());
-        for r in std::mem::take(&mut self.rows) {
-            let mut v: Vec<Bits> = defs
-                .iter()
-                .map(|d| match d.dir {
-                    Dir::In if !["rst", "s_go_nack"].contains(&d.name.as_str()) => junk(&mut self.e.rng, d.width),
-                    _ => Bits::zero(d.width),
-                })
-                .collect();
-            for (n, b) in r.vals {
-                v[port_index(&defs, &n).expect("placed by name")] = b;
-            }
-            rows.push(v);
-        }
-        Run { defs, rows, seen: self.seen }
+        self.rows.finish(&mut self.e.rng, &["rst", "s_go_nack"], self.seen)
     }
 
     fn nack(&mut self, conn: u32, path: u32, psn: u32, code: u8) {
@@ -418,18 +382,8 @@ fn rnr(cfg: &Config, seed: u64) -> Rig {
 }
 
 fn replay_config(cfg: &Config) -> Run {
-    let mut all = Run { defs: Vec::new(), rows: Vec::new(), seen: HashMap::new() };
-    for (what, f) in [("codes", codes as fn(&Config, u64) -> Rig), ("rnr", rnr)] {
-        // Each from reset: its first row resets the unit.
-        let run = f(cfg, 0x7ac4).finish();
-        eprintln!("{} {what}: {} cycles", cfg.name, run.rows.len());
-        all.defs = run.defs;
-        all.rows.extend(run.rows);
-        for (k, v) in run.seen {
-            *all.seen.entry(k).or_default() += v;
-        }
-    }
-    all
+    const SEED: u64 = 0x7ac4;
+    tx_rig::scenarios(cfg, &[("codes", &|c| codes(c, SEED).finish()), ("rnr", &|c| rnr(c, SEED).finish())])
 }
 
 /// The model's NACK handler and the unit, cycle by cycle, both configs:

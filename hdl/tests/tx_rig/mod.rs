@@ -467,6 +467,88 @@ pub struct Run {
     pub seen: HashMap<&'static str, u32>,
 }
 
+/// A unit's rows filled in out of order: a handler's step puts each port
+/// at the row (cycle) the unit's timing places it, which may be ahead of
+/// the clock; at the end every port not put is junk (an input) or 0 (an
+/// output, or an input named in `zero`).
+pub struct Rows {
+    pub defs: Vec<PortDef>,
+    rows: Vec<Vec<(String, Bits)>>,
+}
+
+impl Rows {
+    pub fn new(defs: Vec<PortDef>) -> Rows {
+        Rows { defs, rows: Vec::new() }
+    }
+
+    /// Rows so far.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Port `name` of row `at` set to `v` (rows up to `at` added); a port
+    /// given twice in a row is two steps' work overlapping, which the
+    /// model's busy count forbids.
+    pub fn put_bits(&mut self, at: usize, name: &str, v: Bits) {
+        while self.rows.len() <= at {
+            self.rows.push(Vec::new());
+        }
+        let row = &mut self.rows[at];
+        assert!(row.iter().all(|(n, _)| n != name), "row {at}: {name} given twice (steps overlap)");
+        row.push((name.to_string(), v));
+    }
+
+    /// [`Self::put_bits`] of `v`'s low bits.
+    pub fn put(&mut self, at: usize, name: &str, v: u64) {
+        let i = port_index(&self.defs, name).unwrap_or_else(|| panic!("no port {name}"));
+        let w = self.defs[i].width;
+        self.put_bits(at, name, Bits::from_u64(w, v & mask(w)));
+    }
+
+    /// The rows as port values, with the bins `seen`.
+    pub fn finish(self, rng: &mut Rng, zero: &[&str], seen: HashMap<&'static str, u32>) -> Run {
+        let defs = self.defs;
+        let mut rows = Vec::with_capacity(self.rows.len());
+        for r in self.rows {
+            let mut v: Vec<Bits> = defs
+                .iter()
+                .map(|d| match d.dir {
+                    Dir::In if !zero.contains(&d.name.as_str()) => junk(rng, d.width),
+                    _ => Bits::zero(d.width),
+                })
+                .collect();
+            for (n, b) in r {
+                v[port_index(&defs, &n).expect("placed by name")] = b;
+            }
+            rows.push(v);
+        }
+        Run { defs, rows, seen }
+    }
+}
+
+/// A named scenario: the run of a config's traffic from reset.
+pub type Scenario<'a> = (&'a str, &'a dyn Fn(&Config) -> Run);
+
+/// Scenarios run one after another, each from reset (its first row resets
+/// the unit), as one run: rows appended, bins summed.
+pub fn scenarios(cfg: &Config, list: &[Scenario]) -> Run {
+    let mut all = Run { defs: Vec::new(), rows: Vec::new(), seen: HashMap::new() };
+    for (what, f) in list {
+        let run = f(cfg);
+        eprintln!("{} {what}: {} cycles", cfg.name, run.rows.len());
+        all.defs = run.defs;
+        all.rows.extend(run.rows);
+        for (k, v) in run.seen {
+            *all.seen.entry(k).or_default() += v;
+        }
+    }
+    all
+}
+
 /// For both configs, in parallel: the run (`run`) replayed under Icarus
 /// into the unit `write` prints (module `name`), every output compared
 /// every cycle, and every bin of `want` covered. Skipped without Icarus.
