@@ -18,8 +18,8 @@
 //! NACK after that on a failed connection), RNR repeated on one packet
 //! until its eighth back-off fails the connection (NACKs while a back-off
 //! runs, on its resend), stale ones (a path_id past the paths, a psn not
-//! outstanding, an unknown code), and a NACK of a connection never
-//! opened. Inputs the unit must not look at carry junk: the record outside
+//! outstanding, one inside the window whose slot a SACK emptied, an
+//! unknown code), and a NACK of a connection never opened. Inputs the unit must not look at carry junk: the record outside
 //! its step, the reads outside their answer's cycle, the mirror and the
 //! slot of a connection closed or failed or of a stale path, the slot's
 //! fields of an empty slot, the RNR tag when no back-off starts, `ts_now`
@@ -344,12 +344,45 @@ fn codes(cfg: &Config, seed: u64) -> Rig {
     rig.nack(3, 1, 0, NackCode::NoConn as u8);
     rig.run(200);
     // Stale: a path past the connection's, a psn not outstanding, an
-    // unknown code on a live packet, an empty slot's psn inside the ring.
+    // unknown code on a live packet.
     let live = rig.unanswered(6, 0);
     rig.nack(6, 200, live, NackCode::BadHdr as u8);
     rig.nack(6, 0, (live + 1000) & 0xff_ffff, NackCode::Rnr as u8);
     rig.nack(6, 0, live, 0);
     rig.nack(6, 0, live, 9);
+    rig.run(200);
+    // Stale: a psn inside the window whose slot is empty (a SACK took the
+    // packet after its path's oldest, which stays outstanding; connection
+    // 4, untouched so far, or another live one).
+    let paths = rig.e.tx.params().paths;
+    let (conn, path, first, second) = [4, 6, 1]
+        .into_iter()
+        .flat_map(|c| (0..paths).map(move |p| (c, p)))
+        .find_map(|(c, p)| {
+            let mut psns: Vec<u32> =
+                rig.peer.unanswered.iter().filter(|&&(x, q, _)| (x, q) == (c, p)).map(|&(_, _, x)| x).collect();
+            psns.sort_unstable();
+            psns.dedup();
+            (psns.len() >= 2).then(|| (c, p, psns[0], psns[1]))
+        })
+        .expect("a path has two packets outstanding");
+    let gap = tx_rig::psn_diff(second, first) - 1;
+    let mut bitmap = [0u64; 4];
+    bitmap[(gap / 64) as usize] |= 1 << (gap % 64);
+    rig.e.sacks.push_back(SackIn {
+        conn,
+        path_id: path,
+        cum_psn: first,
+        bitmap,
+        ecn_cnt: 0,
+        echo_ts: 0,
+        rate_hint: 0xffff,
+        stream_id: 0xff,
+        completed_msn: 0,
+        dport: 0,
+    });
+    rig.run(200);
+    rig.nack(conn, path, second, NackCode::BadHdr as u8);
     rig.run(200);
     // Closed and failed connections.
     let never = rig.e.cfg.transport.connections - 1;
@@ -401,6 +434,7 @@ fn icarus_nack_handler_is_the_models() {
             "failed_conn",
             "stale_path",
             "stale_psn",
+            "stale_empty_slot",
             "stale_code",
             "no_conn",
             "access",
