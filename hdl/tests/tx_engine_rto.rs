@@ -19,7 +19,10 @@
 //! and DEAD (plane marks, some not later than the plane's mark), PROBEs
 //! the peer answers once a connection speaks again (updates that answer a
 //! PROBE reply), a connection failed by a NO_CONN NACK while its timers
-//! run, and a path opened on a connection that is not (an update on a
+//! run, connections failed because every path of theirs went DEAD, a
+//! plane failed under a connection that lives on its other paths (its
+//! path there DEAD, timed out again, then answering once the plane is
+//! back), and a path opened on a connection that is not (an update on a
 //! closed connection). Inputs the unit must not look at carry junk: the
 //! records outside their step, the reads' answers outside their cycle, an
 //! empty slot's queued bit, an unmarked plane's deadline, `ts_now` outside
@@ -76,6 +79,8 @@ struct Rig {
     /// The row of the next clock (rows past it hold a step's later
     /// cycles already).
     at: usize,
+    /// A failed plane: every frame leaving by it is lost.
+    down: Option<u8>,
 }
 
 impl Rig {
@@ -96,6 +101,7 @@ impl Rig {
             hole: HashMap::new(),
             cum: HashMap::new(),
             at: 1,
+            down: None,
         };
         r.e.clock(true);
         r.e.sweep(&mut r.peer);
@@ -149,6 +155,9 @@ impl Rig {
             return;
         }
         let f = std::mem::take(&mut self.cur);
+        if self.down == Some(b.plane) {
+            return;
+        }
         let d = decode_frame(&f).expect("every frame decodes");
         if let Hdr::Probe(h) = d.header {
             let conn = h.dst_conn & !tx_rig::REMOTE_ID;
@@ -219,7 +228,22 @@ impl Rig {
         let all_lost = act & tel::act::ALL_LOST != 0;
         let live = r.open && !r.failed;
         let want_busy = if is_rto && all_lost { 1 + p.ring_depth } else { 1 };
-        assert_eq!(r.busy, want_busy, "the count comes from the record alone");
+        // The mirror is written by a timeout of a live connection and by
+        // every update; the DEAD bits with it; a live connection whose
+        // every path below npaths is then DEAD fails.
+        let pm = if is_rto { live } else { true };
+        let dead = if pm { r.dead & !(1 << path) | u32::from(state == tel::DEAD) << path } else { r.dead };
+        assert_eq!(r.dead_after, dead, "the DEAD bits follow the state written");
+        let all = (1u32 << r.npaths) - 1;
+        assert_eq!(r.fail, pm && live && dead & all == all, "the connection fails exactly when every path is DEAD");
+        if r.fail {
+            // The failure's ring clear raises the count: tx_ack's
+            // s_hold_fail when the reads answer gives the same count from
+            // then on (architecture.md, tx_engine item 11).
+            assert_eq!(r.busy, want_busy.max(p.paths * p.ring_depth), "a failure's count");
+        } else {
+            assert_eq!(r.busy, want_busy, "the count comes from the record alone");
+        }
 
         // The step's cycle: the record, the count, the unstall, the reads.
         self.put(t, "ts_now", u64::from(r.ts));
@@ -249,7 +273,7 @@ impl Rig {
             }
         }
         for (n, v) in [
-            ("m_busy", r.busy),
+            ("m_busy", want_busy),
             ("m_unstall_valid", 1),
             ("m_unstall_conn", conn),
             ("m_rd_valid", 1),
@@ -265,6 +289,8 @@ impl Rig {
             ("s_rd_open", u32::from(r.open)),
             ("s_rd_failed", u32::from(r.failed)),
             ("s_rd_probe_q", r.probe_q),
+            ("s_rd_npaths", r.npaths),
+            ("s_rd_dead", r.dead),
             ("s_pm_plane", u32::from(r.plane)),
             ("s_pm_next_psn", r.next_psn),
             ("s_pm_cum_acked", r.cum_acked),
@@ -283,8 +309,10 @@ impl Rig {
         self.put(a, "mark_valid", mv);
         self.put_bits(a, "mark_until", mu);
         let suspect_or_dead = state == tel::SUSPECT || state == tel::DEAD;
-        let pm = if is_rto { live } else { true };
         if pm {
+            self.put(a, "m_ctx_dead_valid", 1);
+            self.put(a, "m_ctx_dead_conn", u64::from(conn));
+            self.put(a, "m_ctx_dead", u64::from(dead));
             assert_eq!(r.state, state, "the mirror takes the record's state");
             self.put(a, "m_pm_valid", 1);
             self.put(a, "m_pm_conn", u64::from(conn));
@@ -312,6 +340,12 @@ impl Rig {
             self.put(a, "m_mark_plane", u64::from(plane));
             self.put(a, "m_mark_until", u64::from(until));
         }
+        if r.fail {
+            assert!(!r.probe && r.retx.is_empty(), "a failing handler queues nothing");
+            self.put(a, "m_fail_valid", 1);
+            self.put(a, "m_fail_conn", u64::from(conn));
+            self.put(a, "m_fail_status", u64::from(status::TRANSPORT_RETRY_EXCEEDED));
+        }
         if r.probe {
             self.put(a, "m_probe_valid", 1);
             self.put(a, "m_probe_conn", u64::from(conn));
@@ -319,7 +353,7 @@ impl Rig {
         }
 
         // The walk: slot d read at a + d, answered and pushed at a + L + d.
-        let walks = is_rto && live && all_lost;
+        let walks = is_rto && live && all_lost && !r.fail;
         let span = r.next_psn.wrapping_sub(r.cum_acked) & mask(24) as u32;
         assert_eq!(r.slots.len() as u32, span, "the tap reads the span's slots");
         let mut pushed = Vec::new();
@@ -379,8 +413,13 @@ impl Rig {
                     (None, _) => bins.push("mark_not_later"),
                 }
             }
-            if live && act & tel::act::PROBE != 0 && !r.probe {
+            if live && act & tel::act::PROBE != 0 && !r.probe && !r.fail {
                 bins.push("probe_already_queued");
+            }
+            if r.fail {
+                bins.push("fail_all_dead");
+            } else if live && state == tel::DEAD {
+                bins.push("dead_others_alive");
             }
         } else {
             bins.push(match (r.open, r.failed) {
@@ -396,6 +435,9 @@ impl Rig {
             }
             if r.probe {
                 bins.push("upd_probe_reply");
+            }
+            if r.fail {
+                bins.push("upd_fail_all_dead");
             }
         }
         for b in bins {
@@ -573,9 +615,37 @@ fn plane(cfg: &Config, seed: u64) -> Rig {
     rig
 }
 
+/// Scenario 4: plane 1 fails under connection 1 (four paths, or the
+/// config's count, one a plane) while it sends: its path there times
+/// out, goes SUSPECT and DEAD, and stays DEAD, timed out again every
+/// `dead_probe_interval` (its mark expired by then) while its other
+/// paths carry the traffic: the connection lives on. Then the plane
+/// comes back and the path's PROBEs are answered.
+fn plane_down(cfg: &Config, seed: u64) -> Rig {
+    let (mut rig, rto, _) = start(cfg, seed);
+    let streams = rig.e.cfg.transport.streams_per_conn.min(4);
+    let mut off = 0u64;
+    rig.down = Some(1);
+    for k in 0..20 {
+        burst(&mut rig.e, 1, streams, 1, 10_000 + 100 * k, &mut off);
+        rig.run(2 * rto);
+    }
+    assert_eq!(rig.e.tx.failed(1), None, "connection 1 lives on its other paths");
+    // The plane comes back: the DEAD path's PROBEs are answered (updates
+    // that answer PROBE replies) and it returns to GOOD.
+    rig.down = None;
+    for k in 0..6 {
+        burst(&mut rig.e, 1, streams, 1, 20_000 + 100 * k, &mut off);
+        rig.run(2 * rto);
+    }
+    rig
+}
+
 fn replay_config(cfg: &Config) -> Run {
     let mut all = Run { defs: Vec::new(), rows: Vec::new(), seen: HashMap::new() };
-    for (what, f) in [("silence", silence as fn(&Config, u64) -> Rig), ("rnr", rnr), ("plane", plane)] {
+    for (what, f) in
+        [("silence", silence as fn(&Config, u64) -> Rig), ("rnr", rnr), ("plane", plane), ("plane_down", plane_down)]
+    {
         // Each from reset: its first row resets the unit.
         let run = f(cfg, 0x4707).finish();
         eprintln!("{} {what}: {} cycles", cfg.name, run.rows.len());
@@ -606,6 +676,8 @@ fn icarus_timeout_and_update_handlers_are_the_models() {
             "mark_dead",
             "mark_not_later",
             "probe_already_queued",
+            "fail_all_dead",
+            "dead_others_alive",
             "upd",
             "upd_clr",
             "upd_suspect_or_dead",

@@ -100,7 +100,11 @@
 //!   path (raised in the connection's next `m_psel_clr`) and acts on `act`;
 //!   `s_rto_*` (a timeout) takes the new `sport`/`gen` into the mirror and
 //!   acts on `act` (PROBE: queue a PROBE; ALL_LOST: queue every unacked
-//!   packet of the path).
+//!   packet of the path). Both write the path's state into the mirror and
+//!   its DEAD bit into the context; when that leaves every path below
+//!   `npaths` of a live connection DEAD, the connection fails with
+//!   TRANSPORT_RETRY_EXCEEDED (the reference's `on_timer`), every request
+//!   completing with that status, and the handler queues nothing.
 //!
 //! # Units and their order
 //! One scheduler makes one decision at a time; one acknowledgement unit
@@ -215,7 +219,8 @@
 //! PROTECTION (the connection fails, the rest flush) and its frame is not
 //! sent. Completions leave exactly once: in msn order per stream on
 //! success, culprit first and then every other request in msn order when
-//! the connection fails.
+//! the connection fails (every request with the failure's status when it
+//! has no culprit: every path DEAD).
 //!
 //! # Differences from the reference, known
 //! - The reference applies a SACK, a timeout or a poll atomically; here a
@@ -239,6 +244,13 @@
 //!   switch for the reference's `ce_steering = false`.
 //! - A plane is marked with the timestamp at which the engine takes the
 //!   `m_rto` record (a few cycles after path_telemetry's timeout).
+//! - The reference fails a connection whose every path is DEAD at the end
+//!   of the `on_timer` call whose timeout made the last one DEAD; here the
+//!   check is made as the handler writes the state (a DEAD bit per path
+//!   in the context), so the failure comes when the engine takes that
+//!   timeout's `m_rto` record, a few cycles later, as the plane mark. An
+//!   update to DEAD taken before its timeout's record (not seen) would
+//!   fail it one step earlier.
 //! - A PROBE reply that asks for the next PROBE (`m_upd`) and a silent
 //!   loss's timeout (`m_rto`) of the same SACK queue their PROBEs in the
 //!   order the engine takes the records (timeouts first), not the
@@ -1563,6 +1575,12 @@ struct Conn {
     /// The stalling decision found a path only by full NIC ports (the
     /// reference's `port_blocked`): a port draining wakes the connection.
     port_wait: bool,
+    /// Paths whose mirror state is DEAD, a bit each, written with the
+    /// state by the timeout and update handlers: whether every path of
+    /// the connection is DEAD (it then fails, as the reference's
+    /// `on_timer` fails it) is one compare of the context word, not a
+    /// read of every path's mirror.
+    dead: u32,
 }
 
 /// A SACK's stages after its first pass ([`TxEngine::sack_stage`]).
@@ -2212,10 +2230,13 @@ pub struct RtoRec {
     pub rto: Option<tel::Rto>,
     pub upd: Option<tel::Upd>,
     pub ts: u32,
-    /// The connection context as read: open, failed, the PROBE bits.
+    /// The connection context as read: open, failed, the PROBE bits, the
+    /// path count and the DEAD bits.
     pub open: bool,
     pub failed: bool,
     pub probe_q: u32,
+    pub npaths: u32,
+    pub dead: u32,
     /// The path's mirror as read.
     pub plane: u8,
     pub next_psn: u32,
@@ -2225,8 +2246,14 @@ pub struct RtoRec {
     /// The ring slots from `cum_acked` to `next_psn` as read, in psn
     /// order: `None` empty, else (queued, rnr_wait).
     pub slots: Vec<Option<(bool, bool)>>,
-    /// The busy count the handler set.
+    /// The busy count the handler set (with `fail`, as the failure's
+    /// ring clear raised it: at least `PATHS x tx_ring_depth`).
     pub busy: u32,
+    /// The context's DEAD bits after the handler.
+    pub dead_after: u32,
+    /// The handler failed the connection: every path below `npaths` DEAD
+    /// (TRANSPORT_RETRY_EXCEEDED, no culprit).
+    pub fail: bool,
     /// The mirror after the handler: state, sport, gen, probe_pending,
     /// timed_out, clr.
     pub state: u8,
@@ -3967,6 +3994,8 @@ impl TxEngine {
             open: k.open,
             failed: k.failed.is_some(),
             probe_q: k.probe_q,
+            npaths: k.npaths,
+            dead: k.dead,
             plane: m.plane,
             next_psn: m.next_psn,
             cum_acked: m.cum_acked,
@@ -4000,6 +4029,8 @@ impl TxEngine {
         // queue_probe pushes exactly when it sets the path's bit.
         r.probe = k.probe_q & 1 << path != 0 && r.probe_q & 1 << path == 0;
         r.busy = self.ack_busy;
+        r.dead_after = k.dead;
+        r.fail = k.failed.is_some() && !r.failed;
         r.state = m.state;
         r.sport = m.sport;
         r.gen = m.gen;
@@ -4061,7 +4092,26 @@ impl TxEngine {
                 }
             }
         }
+        if self.write_dead(r.conn, r.path, r.state) {
+            // Every path DEAD: the reference's `on_timer` fails the
+            // connection after the timeout (its PROBE and retransmissions
+            // would be flushed at once, so none is queued). The failure's
+            // ring clear raises the count (item 11).
+            self.fail(r.conn, None, status::TRANSPORT_RETRY_EXCEEDED);
+            return;
+        }
         self.act(r.conn, r.path, r.act);
+    }
+
+    /// Writes the path's DEAD bit of the connection context with its new
+    /// mirror state; true when the connection is live and every path below
+    /// its `npaths` is now DEAD (the reference's `on_timer`: "fails only
+    /// when every path is DEAD").
+    fn write_dead(&mut self, c: u32, path: u32, state: u8) -> bool {
+        let k = &mut self.conns[c as usize];
+        k.dead = k.dead & !(1 << path) | u32::from(state == tel::DEAD) << path;
+        let all = (1u32 << k.npaths) - 1;
+        k.open && k.failed.is_none() && k.dead & all == all
     }
 
     /// An update: the credit clear is kept for the next path request. Its
@@ -4079,11 +4129,17 @@ impl TxEngine {
         if u.clr {
             self.paths[pi].clr = true;
         }
+        self.ack_busy = 1;
+        if self.write_dead(u.conn, u.path, u.state) {
+            // A timeout's update follows its `m_rto` record, which failed
+            // the connection already; this one only if it came first.
+            self.fail(u.conn, None, status::TRANSPORT_RETRY_EXCEEDED);
+            return;
+        }
         let reply = u.state == tel::SUSPECT && u.act & tel::act::ALL_LOST == 0;
         if reply && self.conns[u.conn as usize].failed.is_none() {
             self.act(u.conn, u.path, u.act & tel::act::PROBE);
         }
-        self.ack_busy = 1;
     }
 
     /// Every unacked packet of the path goes to the retransmit queue.
@@ -4702,6 +4758,8 @@ impl TxEngine {
                 self.streams[si] = StreamQ { head: t, pend: t, tail: t, ..Default::default() };
             }
         }
+        // The path starts GOOD (its context bit with the rest of the record).
+        self.conns[c as usize].dead &= !(1 << o.path);
         let pi = self.pidx(c, o.path);
         let srtt = self.k.open_srtt();
         self.paths[pi] = PathM {

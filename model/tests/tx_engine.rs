@@ -1539,3 +1539,105 @@ fn a_rerouted_retransmission_waits_for_another_paths_port() {
     assert_eq!((h.path_id, h.path_psn), (0, 0));
     assert_eq!(rig.data_planes()[4], 1, "by path 1's port");
 }
+
+/// The reference's `TxConn::on_timer` fails a connection with
+/// TransportRetryExceeded once every one of its paths is DEAD (spec: "the
+/// connection fails only when every path is DEAD"). Connection 1 sends
+/// into a silent peer (no SACK, no PROBE answered) on two of the NIC's
+/// paths; its paths time out, go SUSPECT, then DEAD. It fails in the step
+/// of the timeout that leaves its last path DEAD, not before (its paths
+/// past `npaths` count for nothing), and every request, in flight or not
+/// yet sent, completes once with TRANSPORT_RETRY_EXCEEDED, in msn order
+/// per stream. Connection 2, open and idle meanwhile, is unaffected: its
+/// requests after the failure complete with SUCCESS once SACKed. Both
+/// configs' read latencies.
+#[test]
+fn a_connection_whose_every_path_is_dead_fails_and_flushes_every_request_once() {
+    for name in ["small", "default"] {
+        let mut cfg = Config::builtin(name).unwrap();
+        cfg.transport.connections = 8;
+        cfg.timers.rto_min_us = 10;
+        cfg.timers.rto_max_us = 40;
+        cfg.timers.dead_probe_interval_us = 60;
+        cfg.hardware.tx_ring_depth = 4;
+        let npaths = 2;
+        assert!(cfg.transport.paths_per_conn > npaths, "{name}: a path past npaths exists");
+        let mut rig = Rig::new(cfg, 23);
+        rig.tx.rto_tap = Some(RtoTap::default());
+        rig.open(1, npaths, 0);
+        rig.open(2, npaths, 0);
+        rig.run(300);
+        let mtu = rig.cfg.transport.mtu;
+        let mut ids = Vec::new();
+        for s in 0..2u32 {
+            for k in 0..3u64 {
+                let id = u64::from(s) * 3 + k;
+                ids.push((id, s));
+                rig.wrs.push_back(wr(1, s, op::WRITE, id, id * 0x2000, 2 * mtu));
+            }
+        }
+        // The paths' states as the handlers wrote them.
+        let mut state = [tel::GOOD; 8];
+        let mut failed_at = None;
+        for cycle in 0..3_000_000u64 {
+            rig.step();
+            if let Some(r) = rig.tx.rto_tap.as_ref().and_then(|t| t.step.clone()) {
+                let (c, p, st) = match (r.rto, r.upd) {
+                    (Some(x), _) => (x.conn, x.path, x.state),
+                    (None, Some(u)) => (u.conn, u.path, u.state),
+                    _ => unreachable!("a step has a record"),
+                };
+                assert!(c == 1, "{name}: only connection 1 has timers running: {c}");
+                if !r.failed {
+                    state[p as usize] = st;
+                }
+            }
+            let all_dead = state[..npaths as usize].iter().all(|&s| s == tel::DEAD);
+            match rig.tx.failed(1) {
+                None => assert!(!all_dead, "{name}: every path DEAD at cycle {cycle}, and no failure"),
+                Some(st) => {
+                    assert_eq!(st, status::TRANSPORT_RETRY_EXCEEDED, "{name}");
+                    assert!(all_dead, "{name}: failed at cycle {cycle} with paths {state:?}");
+                    failed_at = Some(cycle);
+                    break;
+                }
+            }
+        }
+        assert!(failed_at.is_some(), "{name}: every path of connection 1 went DEAD and it never failed: {state:?}");
+        assert!(
+            rig.run_until(50_000, |r| r.cqes.len() >= ids.len()),
+            "{name}: every request completes: {:?}",
+            rig.cqes
+        );
+        rig.run(2_000);
+        let got: Vec<(u64, u32, u8)> = rig.cqes.iter().map(|c| (c.wr_id, c.stream, c.status)).collect();
+        let want: Vec<(u64, u32, u8)> = ids.iter().map(|&(id, s)| (id, s, status::TRANSPORT_RETRY_EXCEEDED)).collect();
+        assert_eq!(got, want, "{name}: each once, in msn order per stream, with the failure's status");
+        assert!(rig.data_frames().len() >= 2, "{name}: some requests were in flight");
+
+        // Connection 2 is unaffected.
+        assert_eq!(rig.tx.failed(2), None, "{name}");
+        let sent = rig.data_frames().len();
+        for s in 0..2u32 {
+            rig.wrs.push_back(wr(2, s, op::WRITE, 100 + u64::from(s), 0x100 * u64::from(s), 64));
+        }
+        assert!(rig.run_until(20_000, |r| r.data_frames().len() >= sent + 2), "{name}: connection 2 sends");
+        let mut acked = [0u32; 2];
+        for (h, _, _) in &rig.data_frames()[sent..] {
+            acked[h.path_id as usize] += 1;
+        }
+        let ts = rig.data_frames().last().expect("sent").0.tx_ts;
+        for path in 0..2u32 {
+            if acked[path as usize] > 0 {
+                rig.sacks.push_back(sack_for(2, path, acked[path as usize], &[], ts));
+            }
+        }
+        let n = rig.cqes.len();
+        assert!(rig.run_until(20_000, |r| r.cqes.len() >= n + 2), "{name}: {:?}", &rig.cqes[n..]);
+        assert!(
+            rig.cqes[n..].iter().all(|c| c.conn == 2 && c.status == status::SUCCESS),
+            "{name}: {:?}",
+            &rig.cqes[n..]
+        );
+    }
+}

@@ -19,8 +19,12 @@
 //!   `ts_now` are registered.
 //! - **The answer's cycle** (`t + L`, `s_rd_*`, `s_pm_*` as the tables
 //!   stood at `t`, block RAM reading first; the plane marks `mark_*` are
-//!   registers, levels): the mirror write (`m_pm_*`), the plane mark
-//!   (`m_mark_*`), the PROBE push (`m_probe_*`), and, for a timeout with
+//!   registers, levels): the mirror write (`m_pm_*`) with the context's
+//!   DEAD bits (`m_ctx_dead_*`), the plane mark (`m_mark_*`), and either
+//!   the failure (`m_fail_*`, when the bits written cover every path
+//!   below `npaths` of a live connection: the reference's `on_timer`
+//!   fails it with TRANSPORT_RETRY_EXCEEDED; architecture.md, tx_engine
+//!   item 11) or the PROBE push (`m_probe_*`) and, for a timeout with
 //!   ALL_LOST on a live connection, the first ring read of the walk.
 //! - **The walk**: one ring slot read per cycle (`m_ring_rd_*`) from the
 //!   path's `cum_acked` up to its `next_psn`, in psn order, each answering
@@ -53,7 +57,14 @@
 //!   `m_pm_clr_set`), `m_mark_*` (plane `m_mark_plane`'s mark becomes
 //!   `m_mark_until`), `m_probe_*` (the PROBE queue's push and the
 //!   connection's `probe_q` bit), `m_retx_*` (the slot's write and the
-//!   retransmit queue's push, which also clears `stalled`).
+//!   retransmit queue's push, which also clears `stalled`),
+//!   `m_ctx_dead_*` (the context's DEAD bits, a bit per path),
+//!   `m_fail_*` (`tx_walk`'s `s_fail_*` with the connection; no culprit,
+//!   so every request completes with `m_fail_status`). The failure's ring
+//!   clear is not in `m_busy`, known before the reads answer: the
+//!   assembly gives `m_fail_valid` to `tx_ack`'s `s_hold_fail` too, which
+//!   raises the count to `PATHS x tx_ring_depth` in the answer's cycle,
+//!   the model's count from then on (item 11).
 //!
 //! # Formal properties
 //! Stated next to the logic (`properties`) and run by `scripts/formal`
@@ -96,9 +107,10 @@
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::{self as tel, Consts};
-use mrnic_model::tx_engine::TxEngineParams;
+use mrnic_model::tx_engine::{status, TxEngineParams};
 
 use super::ack::busy_bits;
+use super::stream_ptr_bits;
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
@@ -110,6 +122,7 @@ const STEP: &str = "The step (tx_ack m_go_rto / m_go_upd) and its record";
 const RD: &str = "The step's reads: issued with the step, answered L cycles later";
 const WR: &str = "The handler's writes, when its reads answer";
 const WALK: &str = "The ALL_LOST walk over the path's unacked ring slots";
+const FAIL: &str = "Every path DEAD: the connection fails (tx_walk s_fail_*)";
 
 /// psn width.
 const PSN: u32 = 24;
@@ -123,6 +136,7 @@ const _: () = assert!(tel::act::PROBE == 1 && tel::act::ALL_LOST == 2, "PROBE an
 /// The unit's ports, in declaration order.
 pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     let (cb, pb, n) = (p.conn_bits, p.path_bits, p.paths);
+    let (sb, qb) = (p.stream_bits, stream_ptr_bits(p.wq_depth));
     let planes = p.cfg.transport.planes;
     let i = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::input(nm, w, g, c);
     let o = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::output(nm, w, g, c);
@@ -156,6 +170,8 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_rd_open", 1, RD, "the context's open bit, L cycles after m_rd_valid"),
         i("s_rd_failed", 1, RD, "the connection has failed"),
         i("s_rd_probe_q", n, RD, "its paths with a PROBE queued, a bit each"),
+        i("s_rd_npaths", pb + 1, RD, "its path count"),
+        i("s_rd_dead", n, RD, "its paths whose state is DEAD, a bit each"),
         i("s_pm_plane", 3, RD, "the path's plane"),
         i("s_pm_next_psn", PSN, RD, "its next psn"),
         i("s_pm_cum_acked", PSN, RD, "its cumulative acknowledged psn"),
@@ -171,6 +187,9 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_pm_timed_out_we", 1, WR, "timed_out is written"),
         o("m_pm_timed_out", 1, WR, "its value"),
         o("m_pm_clr_set", 1, WR, "the credit clear is set"),
+        o("m_ctx_dead_valid", 1, WR, "the context's DEAD bits are written (with the mirror's state)"),
+        o("m_ctx_dead_conn", cb, WR, "the connection"),
+        o("m_ctx_dead", n, WR, "the bits written: the path's own from the new state, the others as read"),
         o("m_mark_valid", 1, WR, "a plane mark is written (the NIC avoids the plane)"),
         o("m_mark_plane", 3, WR, "the plane"),
         o("m_mark_until", 32, WR, "the mark's deadline"),
@@ -187,6 +206,12 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_retx_conn", cb, WALK, "its connection"),
         o("m_retx_path", pb, WALK, "its path"),
         o("m_retx_psn", PSN, WALK, "its psn"),
+        o("m_fail_valid", 1, FAIL, "every path below npaths is DEAD: the live connection fails, nothing queued"),
+        o("m_fail_conn", cb, FAIL, "the connection"),
+        o("m_fail_culprit_valid", 1, FAIL, "a request caused it (never: every request gets the status)"),
+        o("m_fail_culprit_stream", sb, FAIL, "the culprit's stream (0)"),
+        o("m_fail_culprit_slot", qb, FAIL, "the culprit's work queue pointer (0)"),
+        o("m_fail_status", 4, FAIL, "TRANSPORT_RETRY_EXCEEDED"),
     ]
 }
 
@@ -198,6 +223,7 @@ fn gate(valid: &Signal, e: Expr, width: u32) -> Expr {
 /// The `tx_rto` module for `p`.
 pub fn build(p: &TxEngineParams) -> Module {
     let (cb, pb, n, l) = (p.conn_bits, p.path_bits, p.paths, p.read_latency);
+    let (sb, qb) = (p.stream_bits, stream_ptr_bits(p.wq_depth));
     let bb = busy_bits(p);
     let planes = p.cfg.transport.planes;
     let k = Consts::from_config(&p.cfg);
@@ -310,6 +336,39 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_pm_timed_out"), rto_live.expr().logic_and(suspect_or_dead.expr().logic_not()));
     m.assign(sg("m_pm_clr_set"), upd.expr().logic_and(&r_clr.q));
 
+    // The context's DEAD bits, written with the mirror's state: the path's
+    // own from the new state, the rest as read. A live connection whose
+    // every path below npaths is then DEAD fails (the reference's
+    // `on_timer`), with no culprit: every request completes with
+    // TRANSPORT_RETRY_EXCEEDED; nothing is queued for it.
+    let is_dead = st.clone().eq(lit(2, u64::from(tel::DEAD)));
+    let np = sg("s_rd_npaths");
+    let (mut bits, mut exist) = (Vec::new(), Vec::new());
+    for i in (0..n).rev() {
+        let own = if n == 1 { lit(1, 1) } else { r_path.q.expr().eq(lit(pb, u64::from(i))) };
+        let read = if n == 1 { sg("s_rd_dead").expr() } else { sg("s_rd_dead").bit(i) };
+        bits.push(mux(own, is_dead.clone(), read));
+        exist.push(lit(pb + 1, u64::from(i)).lt(&np));
+    }
+    let dead = w(&mut m, "dead_new", n, "the DEAD bits after the write", cat(&bits));
+    let exists = w(&mut m, "exists", n, "per path: below npaths", cat(&exist));
+    m.assign(sg("m_ctx_dead_valid"), &pm_v);
+    m.assign(sg("m_ctx_dead_conn"), gate(&pm_v, r_conn.q.expr(), cb));
+    m.assign(sg("m_ctx_dead"), gate(&pm_v, dead.expr(), n));
+    let fail = w(
+        &mut m,
+        "fail",
+        1,
+        "the mirror is written on a live connection and every path below npaths is DEAD",
+        pm_v.expr().logic_and(&live).logic_and((dead.expr() & exists.expr()).eq(exists.expr())),
+    );
+    m.assign(sg("m_fail_valid"), &fail);
+    m.assign(sg("m_fail_conn"), gate(&fail, r_conn.q.expr(), cb));
+    m.assign(sg("m_fail_culprit_valid"), lit(1, 0));
+    m.assign(sg("m_fail_culprit_stream"), lit(sb, 0));
+    m.assign(sg("m_fail_culprit_slot"), lit(qb, 0));
+    m.assign(sg("m_fail_status"), gate(&fail, lit(4, u64::from(status::TRANSPORT_RETRY_EXCEEDED)), 4));
+
     // The plane mark: a timeout to SUSPECT or DEAD marks the path's plane
     // until ts + dead_probe_interval, unless the plane's mark is later
     // (32-bit serial); a plane past the NIC's planes is not marked.
@@ -359,7 +418,12 @@ pub fn build(p: &TxEngineParams) -> Module {
         "probe_push",
         1,
         "a PROBE is queued",
-        rto_live.expr().logic_or(reply).logic_and(act.clone().bit(probe_bit)).logic_and(queued.logic_not()),
+        rto_live
+            .expr()
+            .logic_or(reply)
+            .logic_and(act.clone().bit(probe_bit))
+            .logic_and(queued.logic_not())
+            .logic_and(fail.expr().logic_not()),
     );
     m.assign(sg("m_probe_valid"), &probe);
     m.assign(sg("m_probe_conn"), gate(&probe, r_conn.q.expr(), cb));
@@ -372,8 +436,8 @@ pub fn build(p: &TxEngineParams) -> Module {
         &mut m,
         "walk_start",
         1,
-        "a timeout with ALL_LOST on a live connection starts the walk",
-        rto_live.expr().logic_and(act.bit(lost_bit)),
+        "a timeout with ALL_LOST on a live connection that does not fail starts the walk",
+        rto_live.expr().logic_and(act.bit(lost_bit)).logic_and(fail.expr().logic_not()),
     );
     let w_psn = m.reg_no_reset("walk_psn", PSN, "the psn the walk reads next");
     let w_left = m.reg("walk_left", PSN, 0, "slots the walk has still to read");
