@@ -234,7 +234,7 @@ impl Rig {
         let pm = if is_rto { live } else { true };
         let dead = if pm { r.dead & !(1 << path) | u32::from(state == tel::DEAD) << path } else { r.dead };
         assert_eq!(r.dead_after, dead, "the DEAD bits follow the state written");
-        let all = (1u32 << r.npaths) - 1;
+        let all = u32::MAX.checked_shr(32 - r.npaths).unwrap_or(0);
         assert_eq!(r.fail, pm && live && dead & all == all, "the connection fails exactly when every path is DEAD");
         if r.fail {
             // The failure's ring clear raises the count: tx_ack's

@@ -4110,7 +4110,8 @@ impl TxEngine {
     fn write_dead(&mut self, c: u32, path: u32, state: u8) -> bool {
         let k = &mut self.conns[c as usize];
         k.dead = k.dead & !(1 << path) | u32::from(state == tel::DEAD) << path;
-        let all = (1u32 << k.npaths) - 1;
+        // npaths is 1..=32 on an open connection, 0 on one never opened.
+        let all = u32::MAX.checked_shr(32 - k.npaths).unwrap_or(0);
         k.open && k.failed.is_none() && k.dead & all == all
     }
 
