@@ -239,7 +239,7 @@ impl Rig {
         if r.fail {
             // The failure's ring clear raises the count: tx_ack's
             // s_hold_fail when the reads answer gives the same count from
-            // then on (architecture.md, tx_engine item 11).
+            // then on (architecture.md, tx_engine item 12).
             assert_eq!(r.busy, want_busy.max(p.paths * p.ring_depth), "a failure's count");
         } else {
             assert_eq!(r.busy, want_busy, "the count comes from the record alone");

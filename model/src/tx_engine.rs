@@ -4096,7 +4096,7 @@ impl TxEngine {
             // Every path DEAD: the reference's `on_timer` fails the
             // connection after the timeout (its PROBE and retransmissions
             // would be flushed at once, so none is queued). The failure's
-            // ring clear raises the count (item 11).
+            // ring clear raises the count (item 12).
             self.fail(r.conn, None, status::TRANSPORT_RETRY_EXCEEDED);
             return;
         }

@@ -24,7 +24,7 @@
 //!   the failure (`m_fail_*`, when the bits written cover every path
 //!   below `npaths` of a live connection: the reference's `on_timer`
 //!   fails it with TRANSPORT_RETRY_EXCEEDED; architecture.md, tx_engine
-//!   item 11) or the PROBE push (`m_probe_*`) and, for a timeout with
+//!   item 12) or the PROBE push (`m_probe_*`) and, for a timeout with
 //!   ALL_LOST on a live connection, the first ring read of the walk.
 //! - **The walk**: one ring slot read per cycle (`m_ring_rd_*`) from the
 //!   path's `cum_acked` up to its `next_psn`, in psn order, each answering
@@ -64,7 +64,7 @@
 //!   clear is not in `m_busy`, known before the reads answer: the
 //!   assembly gives `m_fail_valid` to `tx_ack`'s `s_hold_fail` too, which
 //!   raises the count to `PATHS x tx_ring_depth` in the answer's cycle,
-//!   the model's count from then on (item 11).
+//!   the model's count from then on (item 12).
 //!
 //! # Formal properties
 //! Stated next to the logic (`properties`) and run by `scripts/formal`
