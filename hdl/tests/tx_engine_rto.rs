@@ -39,12 +39,11 @@ use std::collections::HashMap;
 use common::Scratch;
 use mrnic_hdl::tx_engine::rto;
 use mrnic_hdl::Module;
-use mrnic_model::block::{port_index, Bits, Dir, PortDef};
 use mrnic_model::path_telemetry as tel;
 use mrnic_model::tx_engine::*;
 use mrnic_proto::packet::decode_frame;
 use mrnic_proto::{Config, Header as Hdr, NackCode};
-use tx_rig::{burst, junk, mask, replay_configs, tools_check_configs, Engine, Peer, Pressure, Run};
+use tx_rig::{burst, junk, mask, replay_configs, tools_check_configs, Engine, Peer, Pressure, Rows, Run};
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     let m = rto::build(&TxEngineParams::from_config(&tuned(&p.cfg)).unwrap());
@@ -52,18 +51,11 @@ fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
     (m, rtl)
 }
 
-/// A row's port values, filled in as the steps place them.
-#[derive(Default, Clone)]
-struct Row {
-    vals: Vec<(String, Bits)>,
-}
-
 /// The engine, a peer SACKing its data frames and answering PROBEs, and
 /// the unit's rows.
 struct Rig {
     e: Engine,
-    defs: Vec<PortDef>,
-    rows: Vec<Row>,
+    rows: Rows,
     peer: Peer,
     seen: HashMap<&'static str, u32>,
     cur: Vec<u8>,
@@ -86,13 +78,11 @@ struct Rig {
 impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
-        let defs = rto::ports(&p);
         let mut e = Engine::new(cfg, seed);
         e.tx.rto_tap = Some(RtoTap::default());
         let mut r = Rig {
             e,
-            defs,
-            rows: Vec::new(),
+            rows: Rows::new(rto::ports(&p)),
             peer: Peer::default(),
             seen: HashMap::new(),
             cur: Vec::new(),
@@ -106,7 +96,6 @@ impl Rig {
         r.e.clock(true);
         r.e.sweep(&mut r.peer);
         // The replay's first row resets the unit.
-        r.rows.push(Row::default());
         r.put(0, "rst", 1);
         r
     }
@@ -136,9 +125,7 @@ impl Rig {
         self.frames(&inp, &ot);
         let t = self.at;
         self.at += 1;
-        while self.rows.len() <= t {
-            self.rows.push(Row::default());
-        }
+        self.rows.reach(t);
         let rec = self.e.tx.rto_tap.as_ref().expect("the tap is on").step.clone();
         if let Some(r) = rec {
             self.place(t, &r);
@@ -194,21 +181,8 @@ impl Rig {
         *self.seen.entry(what).or_default() += 1;
     }
 
-    /// Port `name` of row `at` set to `v`; a port given twice in a row is
-    /// two steps' work overlapping, which the model's busy count forbids.
-    fn put_bits(&mut self, at: usize, name: &str, v: Bits) {
-        while self.rows.len() <= at {
-            self.rows.push(Row::default());
-        }
-        let row = &mut self.rows[at];
-        assert!(row.vals.iter().all(|(n, _)| n != name), "row {at}: {name} given twice (steps overlap)");
-        row.vals.push((name.to_string(), v));
-    }
-
     fn put(&mut self, at: usize, name: &str, v: u64) {
-        let i = port_index(&self.defs, name).unwrap_or_else(|| panic!("no port {name}"));
-        let w = self.defs[i].width;
-        self.put_bits(at, name, Bits::from_u64(w, v & mask(w)));
+        self.rows.put(at, name, v);
     }
 
     /// One handler step recorded at row `t`, placed at the unit's cycles.
@@ -307,7 +281,7 @@ impl Rig {
             }
         }
         self.put(a, "mark_valid", mv);
-        self.put_bits(a, "mark_until", mu);
+        self.rows.put_bits(a, "mark_until", mu);
         let suspect_or_dead = state == tel::SUSPECT || state == tel::DEAD;
         if pm {
             self.put(a, "m_ctx_dead_valid", 1);
@@ -448,24 +422,7 @@ impl Rig {
     /// The rows as port values: the values placed, 0 on every other output,
     /// junk on every other input but the step enables (0) and `rst` (0).
     fn finish(mut self) -> Run {
-        let defs = self.defs.clone();
-        let mut rows = Vec::with_capacity(self.rows.len());
-        for r in std::mem::take(&mut self.rows) {
-            let mut v: Vec<Bits> = defs
-                .iter()
-                .map(|d| match d.dir {
-                    Dir::In if !["rst", "s_go_rto", "s_go_upd"].contains(&d.name.as_str()) => {
-                        junk(&mut self.e.rng, d.width)
-                    }
-                    _ => Bits::zero(d.width),
-                })
-                .collect();
-            for (n, b) in r.vals {
-                v[port_index(&defs, &n).expect("placed by name")] = b;
-            }
-            rows.push(v);
-        }
-        Run { defs, rows, seen: self.seen }
+        self.rows.finish(&mut self.e.rng, &["rst", "s_go_rto", "s_go_upd"], self.seen)
     }
 
     fn nack(&mut self, conn: u32, path: u32, psn: u32, code: NackCode) {
@@ -642,21 +599,19 @@ fn plane_down(cfg: &Config, seed: u64) -> Rig {
 }
 
 fn replay_config(cfg: &Config) -> Run {
-    let mut all = Run { defs: Vec::new(), rows: Vec::new(), seen: HashMap::new() };
-    for (what, f) in
-        [("silence", silence as fn(&Config, u64) -> Rig), ("rnr", rnr), ("plane", plane), ("plane_down", plane_down)]
-    {
-        // Each from reset: its first row resets the unit.
-        let run = f(cfg, 0x4707).finish();
-        eprintln!("{} {what}: {} cycles", cfg.name, run.rows.len());
-        all.defs = run.defs;
-        all.rows.extend(run.rows);
-        for (k, v) in run.seen {
-            *all.seen.entry(k).or_default() += v;
-        }
-    }
-    all
+    tx_rig::scenarios(
+        cfg,
+        &[
+            ("silence", &|c| silence(c, SEED).finish()),
+            ("rnr", &|c| rnr(c, SEED).finish()),
+            ("plane", &|c| plane(c, SEED).finish()),
+            ("plane_down", &|c| plane_down(c, SEED).finish()),
+        ],
+    )
 }
+
+/// The traffic's seed.
+const SEED: u64 = 0x4707;
 
 /// The model's timeout and update handlers and the unit, cycle by cycle,
 /// both configs: every output equal every cycle, every write before the

@@ -97,6 +97,11 @@
 //!   `tx_ring_depth`, each read answered and pushed before tx_ack's count
 //!   lets the next step start; a push exactly for a slot answered valid
 //!   and not queued, naming it;
+//! - the connection fails (`m_fail_*`) exactly at the answer of a step
+//!   that leaves every path below `npaths` of a live connection DEAD (the
+//!   step's path by its record, the others by the context's bits), with
+//!   TRANSPORT_RETRY_EXCEEDED and no culprit, and then gets no PROBE and
+//!   no walk;
 //! - every payload is 0 without its valid;
 //! - invariants tying the registers to the ghosts (`a_inv_*`: the reads in
 //!   flight, the record, tx_ack's count, the walk's count and psn), which
@@ -549,7 +554,7 @@ fn later(a: Expr, b: Expr) -> Expr {
 fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     use crate::formal::{implies, port};
     use crate::ir::{case, if_else, if_then};
-    let (cb, pb, l) = (p.conn_bits, p.path_bits, p.read_latency);
+    let (cb, pb, n, l) = (p.conn_bits, p.path_bits, p.paths, p.read_latency);
     let (r, bb) = (u64::from(p.ring_depth), busy_bits(p));
     let planes = p.cfg.transport.planes;
     let interval = u64::from(Consts::from_config(&p.cfg).dead_probe_interval);
@@ -623,8 +628,31 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let st = f_state.expr();
     let sus_dead = st.clone().eq(lit(2, u64::from(tel::SUSPECT))).logic_or(st.clone().eq(lit(2, u64::from(tel::DEAD))));
 
+    // The connection fails at the answer when the mirror is written on a
+    // live connection (a timeout's or an update's) and then every path
+    // below npaths is DEAD: the step's path by the record's state, the
+    // others by the context's bits as read (the reference's `on_timer`).
+    let np = sg(m, "s_rd_npaths");
+    let dead_after = cat(&(0..n)
+        .rev()
+        .map(|i| {
+            // One path: no path index, and the bits are one bit wide.
+            let own = if n == 1 { lit(1, 1) } else { f_path.expr().eq(lit(pb, u64::from(i))) };
+            let read = if n == 1 { sg(m, "s_rd_dead").expr() } else { sg(m, "s_rd_dead").bit(i) };
+            let bit = mux(own, st.clone().eq(lit(2, u64::from(tel::DEAD))), read);
+            lit(pb + 1, u64::from(i)).lt(&np).logic_not().logic_or(bit)
+        })
+        .collect::<Vec<_>>())
+    .reduce_and();
+    let fails = at_ans.expr().logic_and(live.clone()).logic_and(dead_after);
+
     // ------------------------------------------------ ghosts: the walk
-    let starts = at_ans.expr().logic_and(&f_rto).logic_and(f_act.bit(lost_bit)).logic_and(live.clone());
+    let starts = at_ans
+        .expr()
+        .logic_and(&f_rto)
+        .logic_and(f_act.bit(lost_bit))
+        .logic_and(live.clone())
+        .logic_and(fails.clone().logic_not());
     let span_in = sg(m, "s_pm_next_psn").expr() - sg(m, "s_pm_cum_acked").expr();
     m.assume(
         "asm_span_in_ring",
@@ -821,6 +849,27 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         ),
     );
 
+    // ------------------------------------------------ every path DEAD
+    let fv = sg(m, "m_fail_valid");
+    m.assert(
+        "a_fail_all_dead",
+        "the connection fails exactly at the answer of a step that leaves every path below npaths of a live \
+         connection DEAD, for the step's connection, TRANSPORT_RETRY_EXCEEDED with no culprit",
+        fv.expr().eq(fails.clone()).logic_and(implies(
+            &fv,
+            sg(m, "m_fail_conn")
+                .expr()
+                .eq(&f_conn)
+                .logic_and(sg(m, "m_fail_status").expr().eq(lit(4, u64::from(status::TRANSPORT_RETRY_EXCEEDED))))
+                .logic_and(sg(m, "m_fail_culprit_valid").expr().logic_not()),
+        )),
+    );
+    m.assert(
+        "a_fail_queues_nothing",
+        "a failing connection gets no PROBE and no walk (the failure flushes both)",
+        implies(&fv, sg(m, "m_probe_valid").expr().logic_not().logic_and(sg(m, "m_ring_rd_valid").expr().logic_not())),
+    );
+
     // ------------------------------------------------ the walk
     let rd = sg(m, "m_ring_rd_valid");
     m.assert(
@@ -885,6 +934,8 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         ("m_probe_valid", &["m_probe_conn", "m_probe_path"]),
         ("m_ring_rd_valid", &["m_ring_rd_conn", "m_ring_rd_path", "m_ring_rd_psn"]),
         ("m_retx_valid", &["m_retx_conn", "m_retx_path", "m_retx_psn"]),
+        ("m_ctx_dead_valid", &["m_ctx_dead_conn", "m_ctx_dead"]),
+        ("m_fail_valid", &["m_fail_conn", "m_fail_culprit_stream", "m_fail_culprit_slot", "m_fail_status"]),
     ] {
         let bits = cat(&payload.iter().map(|nm| sg(m, nm).expr()).collect::<Vec<_>>());
         let w = payload.iter().map(|nm| sg(m, nm).width()).sum::<u32>();

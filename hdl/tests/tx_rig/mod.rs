@@ -481,6 +481,13 @@ impl Rows {
         Rows { defs, rows: Vec::new() }
     }
 
+    /// Rows up to `at` added (empty: a cycle with nothing placed).
+    pub fn reach(&mut self, at: usize) {
+        while self.rows.len() <= at {
+            self.rows.push(Vec::new());
+        }
+    }
+
     /// Rows so far.
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -494,9 +501,7 @@ impl Rows {
     /// given twice in a row is two steps' work overlapping, which the
     /// model's busy count forbids.
     pub fn put_bits(&mut self, at: usize, name: &str, v: Bits) {
-        while self.rows.len() <= at {
-            self.rows.push(Vec::new());
-        }
+        self.reach(at);
         let row = &mut self.rows[at];
         assert!(row.iter().all(|(n, _)| n != name), "row {at}: {name} given twice (steps overlap)");
         row.push((name.to_string(), v));
