@@ -127,8 +127,8 @@ use mrnic_model::tx_engine::{status, TxEngineParams, CONN_ID_BITS, RETRY_LIMIT};
 use mrnic_proto::layouts::data;
 use mrnic_proto::tables::ring;
 
-use super::{cut, data_header, stream_ptr_bits, BeatSizes, CutNets, CutSizes, INFLIGHT_BITS};
-use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
+use super::{cut, data_header, gate, stream_ptr_bits, BeatSizes, CutNets, CutSizes, INFLIGHT_BITS};
+use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
 use crate::ir::Module;
 
 /// Module name.
@@ -246,11 +246,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_frame_plane", 3, FRM, "plane of path phys"),
     ]);
     v
-}
-
-/// `cond ? a : 0` for a value of `w` bits.
-fn gate(cond: &Signal, a: impl Into<Expr>, w: u32) -> Expr {
-    mux(cond, a, zeros(w))
 }
 
 /// The `tx_commit` module for `p`.

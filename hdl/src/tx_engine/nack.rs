@@ -68,8 +68,8 @@ use mrnic_model::tx_engine::{status, TxEngineParams, RNR_RETRY};
 use mrnic_proto::NackCode;
 
 use super::ack::busy_bits;
-use super::stream_ptr_bits;
-use crate::expr::{index_bits, lit, mux, zext, Expr, Signal};
+use super::{gate, stream_ptr_bits};
+use crate::expr::{index_bits, lit, mux, zext, Expr};
 use crate::ir::{set, Module};
 
 /// Module name.
@@ -162,11 +162,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_fail_culprit_slot", qb, FAIL, "the culprit's work queue pointer"),
         o("m_fail_status", 4, FAIL, "REMOTE_INVALID_REQUEST, REMOTE_ACCESS or RNR_RETRY_EXCEEDED"),
     ]
-}
-
-/// `e` where `valid`, else 0 (payloads are 0 without their valid).
-fn gate(valid: &Signal, e: Expr, width: u32) -> Expr {
-    mux(valid, e, lit(width, 0))
 }
 
 /// The `tx_nack` module for `p`.

@@ -115,7 +115,7 @@ use mrnic_model::path_telemetry::{self as tel, Consts};
 use mrnic_model::tx_engine::{status, TxEngineParams};
 
 use super::ack::busy_bits;
-use super::stream_ptr_bits;
+use super::{gate, stream_ptr_bits};
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
@@ -218,11 +218,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_fail_culprit_slot", qb, FAIL, "the culprit's work queue pointer (0)"),
         o("m_fail_status", 4, FAIL, "TRANSPORT_RETRY_EXCEEDED"),
     ]
-}
-
-/// `e` where `valid`, else 0 (payloads are 0 without their valid).
-fn gate(valid: &Signal, e: Expr, width: u32) -> Expr {
-    mux(valid, e, lit(width, 0))
 }
 
 /// The `tx_rto` module for `p`.
