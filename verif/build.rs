@@ -68,9 +68,9 @@ fn designs() -> Vec<Design> {
         row!(probe_walk, "small"),
         row!(conn_search, "small"),
         row!(rx_ctl, "small"),
-        // `default` where the reset sweep is short enough for a test (not
-        // cpl_engine, msg_check, recv_match, sack_gen: up to 1M cycles of
-        // sweep) and the build cheap enough for CI (not rx_parser, above).
+        // `default` for every block whose build is cheap enough for CI
+        // (not rx_parser, above). Their sessions turn mid-run resets off
+        // where the reset sweep is long (`blocks::sweep_resets`).
         row!(cqe_merge, "default"),
         row!(mr_check, "default"),
         row!(conn_search, "default"),
@@ -84,6 +84,11 @@ fn designs() -> Vec<Design> {
         row!(rate_hint, "default"),
         row!(rx_ctl, "default"),
         row!(enable_gate, "default"),
+        // Up to 65,536 cycles of reset sweep before the first transaction.
+        row!(sack_gen, "default"),
+        row!(recv_match, "default"),
+        row!(cpl_engine, "default"),
+        row!(msg_check, "default"),
     ]
 }
 

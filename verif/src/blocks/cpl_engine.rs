@@ -107,7 +107,7 @@ pub fn traffic(p: &CplEngineParams, seed: u64) -> (Traffic, Shared<Directed>) {
     let t = Traffic::new(&ports, seed)
         .idle(25)
         .backpressure(30)
-        .random_resets(1)
+        .random_resets(super::sweep_resets(u64::from(p.conns * p.streams)))
         .source("s_new_", move |rng, t| new_pkt(&p1, &mut s1.borrow_mut(), rng, t))
         .source("s_dma_", move |rng, t| {
             let mut s = s2.borrow_mut();

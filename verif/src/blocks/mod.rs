@@ -184,6 +184,15 @@ pub fn session(block: &str, cfg: &Config, label: &str, seed: u64) -> Result<Sess
     }
 }
 
+/// Mid-run resets (per mille of cycles) for a block whose reset starts a
+/// clear sweep of `sweep` cycles: one per mille only where the sweep is
+/// short against the thousand cycles between resets; a longer sweep (a
+/// `default` table, 65,536 entries and more) would be restarted before it
+/// ends and no traffic would ever be taken.
+pub(crate) fn sweep_resets(sweep: u64) -> u32 {
+    u32::from(sweep <= 256)
+}
+
 /// Index of port `name`; the names come from the block's own port list,
 /// so a miss is a bug in the monitor.
 pub(crate) fn idx(ports: &[PortDef], name: &str) -> usize {

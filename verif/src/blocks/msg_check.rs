@@ -44,7 +44,7 @@ pub fn traffic(p: &MsgCheckParams, seed: u64) -> Traffic {
     let (pa, pc) = (*p, *p);
     Traffic::new(&ports, seed)
         .backpressure(40)
-        .random_resets(1)
+        .random_resets(super::sweep_resets(u64::from(p.conns * p.streams)))
         .source("s_open_", |rng, t| {
             if rng.below(100) == 0 {
                 t.set_u64("conn", rng.below(3));

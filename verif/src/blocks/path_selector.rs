@@ -13,9 +13,8 @@ use crate::stimulus::Traffic;
 pub fn traffic(p: &PathSelectorParams, seed: u64) -> Traffic {
     let (conns, paths) = (p.conns as u64, p.paths);
     let ports = path_selector::ports(p);
-    // A reset restarts the clear sweep (one cycle per connection): mid-run
-    // resets only where the sweep is short.
-    let resets = if conns <= 256 { 1 } else { 0 };
+    // A reset restarts the clear sweep (one cycle per connection).
+    let resets = super::sweep_resets(conns);
     let (req_v, req_r, conn) = (idx(&ports, "s_req_valid"), idx(&ports, "s_req_ready"), idx(&ports, "s_req_conn"));
     let clr = idx(&ports, "s_req_clr");
     let (sel_v, sel_r, none, path) =

@@ -37,7 +37,7 @@ pub fn traffic(p: &RecvMatchParams, seed: u64) -> Traffic {
     Traffic::new(&ports, seed)
         .idle(30)
         .backpressure(30)
-        .random_resets(1)
+        .random_resets(super::sweep_resets(u64::from(p.conns * p.streams)))
         .source("s_post_", move |rng, t| {
             let (conn, stream, k) = pick(rng);
             s1.borrow_mut()[k] += 1;

@@ -51,7 +51,7 @@ pub fn traffic(p: &SackGenParams, seed: u64) -> (Traffic, Shared<Directed>) {
     let t = Traffic::new(&ports, seed)
         .idle(20)
         .backpressure(30)
-        .random_resets(1)
+        .random_resets(super::sweep_resets(u64::from(p.conns * p.paths)))
         .input_u64("ts_now", |_, cycle| (cycle / 4) & 0xffff_ffff)
         .source("s_pkt_", move |rng, t| packet(&p, &mut s1.borrow_mut(), rng, t))
         .monitor(move |c| Monitor::declare(&p, c), Monitor::observe);
