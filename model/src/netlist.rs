@@ -212,6 +212,72 @@ impl<K> Netlist<K> {
         }
     }
 
+    /// The netlist without the instances `remove`, named `name`: where a
+    /// kept instance drove a removed one, the wire becomes a top output
+    /// `<removed>_<port>` (what the removed input would have seen); where a
+    /// removed instance drove a kept one, a top input of the same name
+    /// (what its output would have been), one port per removed output
+    /// however many sinks it fed. Top ports only the removed instances
+    /// used go, and so do top outputs they drove. So a part of the top
+    /// runs alone with its cut edges in the harness's hands, and the model
+    /// and the printed module of the part have the same ports.
+    pub fn cut(&self, remove: &[&str], name: &'static str) -> Result<Netlist<K>, NetlistError>
+    where
+        K: Clone,
+    {
+        self.check()?;
+        for r in remove {
+            if self.inst_index(r).is_none() {
+                return Err(self.err(format!("no instance `{r}` to cut")));
+            }
+        }
+        let gone = |i: &str| remove.contains(&i);
+        let def = |i: &str, p: &str| {
+            let inst = &self.insts[self.inst_index(i).expect("checked")];
+            inst.ports.iter().find(|d| d.name == p).expect("checked").clone()
+        };
+        let cut_port = |i: &str, p: &str, dir: Dir| {
+            let d = def(i, p);
+            let comment = format!("cut edge: {i}.{p} ({})", d.comment);
+            PortDef { name: format!("{i}_{p}"), dir, width: d.width, group: d.group, comment }
+        };
+        let mut n = Netlist::new(name);
+        n.insts = self.insts.iter().filter(|i| !gone(&i.name)).cloned().collect();
+        let mut added: Vec<PortDef> = Vec::new();
+        for (sink, d) in &self.drives {
+            let from_gone = matches!(&d.src, Src::Out(i, _) if gone(i));
+            match sink {
+                Sink::In(i, p) if gone(i) => {
+                    // A kept instance's output into a removed input.
+                    if let Src::Out(si, _) = &d.src {
+                        if !gone(si) {
+                            added.push(cut_port(i, p, Dir::Out));
+                            n.drives.push((Sink::Top(format!("{i}_{p}")), d.clone()));
+                        }
+                    }
+                }
+                Sink::Top(_) if from_gone => {}
+                _ if from_gone => {
+                    let Src::Out(si, sp) = &d.src else { unreachable!("from_gone") };
+                    let top = format!("{si}_{sp}");
+                    if !added.iter().any(|a| a.name == top) {
+                        added.push(cut_port(si, sp, Dir::In));
+                    }
+                    n.drives.push((sink.clone(), Drive { src: Src::Top(top), range: d.range }));
+                }
+                _ => n.drives.push((sink.clone(), d.clone())),
+            }
+        }
+        let used = |p: &PortDef| match p.dir {
+            Dir::In => n.drives.iter().any(|(_, d)| d.src == Src::Top(p.name.clone())),
+            Dir::Out => n.drives.iter().any(|(s, _)| *s == Sink::Top(p.name.clone())),
+        };
+        let ports: Vec<PortDef> = self.ports.iter().filter(|p| used(p)).cloned().chain(added).collect();
+        n.ports = ports;
+        n.check()?;
+        Ok(n)
+    }
+
     fn err(&self, what: String) -> NetlistError {
         NetlistError { netlist: self.name.into(), what }
     }

@@ -4,8 +4,9 @@
 //! csr + rx_parser) simulated as one block matches the two blocks wired by
 //! hand, every output every cycle, under random traffic.
 
-use mrnic_model::block::{zero_values, Bits, Block, PortDef};
+use mrnic_model::block::{zero_values, Bits, Block, Dir, PortDef};
 use mrnic_model::csr::{Csr, CsrParams};
+use mrnic_model::mrnic_core;
 use mrnic_model::netlist::{model_block, rx_front, slice_bits, Netlist, Sim};
 use mrnic_model::rx_parser::stimulus::{self, Rng};
 use mrnic_model::rx_parser::{Reason, RxParser, RxParserParams};
@@ -74,6 +75,53 @@ fn a_combinational_loop_is_reported() {
     let ins = vec![Bits::zero(8), Bits::zero(8)];
     let mut out = zero_values(sim.ports());
     sim.eval(&ins, &mut out);
+}
+
+#[test]
+fn a_cut_instance_leaves_its_edges_as_top_ports() {
+    // a -> b -> c with b cut: b's input is a top output fed by a, its
+    // output a top input into c; x and z stay.
+    let cut = xor_net(false).cut(&["b"], "chain_cut").unwrap();
+    let names: Vec<(&str, bool)> = cut.ports.iter().map(|p| (p.name.as_str(), p.dir == Dir::In)).collect();
+    assert_eq!(names, [("x", true), ("z", false), ("b_a", false), ("b_y", true)]);
+    let mut sim = Sim::new(&cut, |i| Box::new(Xor::new(i.kind))).unwrap();
+    let mut out = zero_values(sim.ports());
+    for (x, by) in [(0u64, 0u64), (0x5a, 0x33), (0xff, 0x80)] {
+        let ins = vec![Bits::from_u64(8, x), Bits::zero(8), Bits::zero(8), Bits::from_u64(8, by)];
+        sim.eval(&ins, &mut out);
+        assert_eq!(out[1].as_u64(), by ^ 4, "z comes from the cut input through c");
+        assert_eq!(out[2].as_u64(), x ^ 1, "b_a is a's output");
+    }
+    // The source of the loop is cut too: a's input was c's output.
+    let loop_cut = xor_net(true).cut(&["c"], "loop_cut").unwrap();
+    let names: Vec<&str> = loop_cut.ports.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["c_y", "c_a"], "x fed nothing, z came from c; cut ports in wiring order");
+    let e = xor_net(false).cut(&["d"], "none").unwrap_err();
+    assert!(e.to_string().contains("no instance `d` to cut"), "{e}");
+}
+
+#[test]
+fn the_receive_side_cut_of_the_top_keeps_every_receive_port() {
+    let cfg = Config::builtin("small").unwrap();
+    let full = mrnic_core::netlist(&cfg).unwrap();
+    let rx = mrnic_core::rx_netlist(&cfg).unwrap();
+    let has = |n: &Netlist<&'static str>, p: &str| n.ports.iter().any(|d| d.name == p);
+    for p in ["s_axis_tdata", "m_axi_awaddr", "m_axi_bready", "s_axil_awaddr", "m_cqe_valid", "s_ropen_valid"] {
+        assert!(has(&rx, p), "{p} kept");
+    }
+    for p in ["m_axis_tdata", "m_axi_araddr", "port_ready", "s_open_valid", "cfg_src_mac"] {
+        assert!(has(&full, p) && !has(&rx, p), "{p} belongs to the transmit side");
+    }
+    // The receive side's channels to tx_engine end at the cut.
+    for p in ["tx_engine_s_sack_valid", "tx_engine_s_cnack_code", "tx_engine_s_wr_valid"] {
+        assert!(rx.ports.iter().any(|d| d.name == p && d.dir == Dir::Out), "{p} out");
+    }
+    for p in ["tx_engine_s_sack_ready", "tx_engine_m_cqe_valid", "tx_engine_stat_tx_data"] {
+        assert!(rx.ports.iter().any(|d| d.name == p && d.dir == Dir::In), "{p} in");
+    }
+    assert!(rx.insts.iter().all(|i| !mrnic_core::TX_SIDE.contains(&i.name.as_str())));
+    let sim = Sim::new(&rx, |i| model_block(i.kind, &cfg).unwrap()).unwrap();
+    assert_eq!(sim.ports().len(), rx.ports.len());
 }
 
 #[test]
