@@ -3,7 +3,8 @@
 //! The rules are those `verilator --lint-only -Wall` and synthesis would
 //! complain about, caught earlier with an error that names the module and net:
 //! widths agree without implicit extension, every bit of every net has exactly
-//! one driver, no combinational loops, no latches, nothing unused.
+//! one driver, no combinational loops, no latches, nothing unused (but a net
+//! named `*unused*`, as Verilator exempts it).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -11,6 +12,10 @@ use std::fmt;
 use crate::expr::{Expr, LValue, Signal};
 use crate::ir::{addr_width, Dir, Item, Module, NetKind, Stmt, PAST_VALID, RESET_FIRST};
 use crate::param::ParamExpr;
+
+/// The part of a net's name that exempts it from the unused rule, as
+/// Verilator's default `--unused-regexp` (`*unused*`) does.
+pub const UNUSED_SINK: &str = "unused";
 
 /// One design-rule violation. Every variant names the module, and the net,
 /// port, parameter or block at fault.
@@ -1201,7 +1206,10 @@ impl<'m> Checker<'m> {
     fn unused(&mut self) {
         let m = self.m;
         for (i, n) in m.nets.iter().enumerate() {
-            if n.kind == NetKind::Output {
+            // Verilator's own exemption (`--unused-regexp`, default
+            // `*unused*`): a net named so exists to sink bits on purpose,
+            // such as the instance outputs a netlist leaves open.
+            if n.kind == NetKind::Output || n.name.contains(UNUSED_SINK) {
                 continue;
             }
             let unread: Vec<bool> = self.read[i].iter().map(|&r| !r).collect();

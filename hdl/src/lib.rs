@@ -103,6 +103,7 @@ pub mod formal;
 pub mod gen;
 pub mod ir;
 pub mod mr_check;
+pub mod mrnic_core;
 pub mod msg_check;
 pub mod netlist;
 pub mod op_map;

@@ -397,6 +397,21 @@ fn unused_bits_and_parameters() {
 }
 
 #[test]
+fn a_net_named_unused_sinks_bits_on_purpose() {
+    // As Verilator's `--unused-regexp` (`*unused*`): the sink itself is not
+    // reported, the bits it reads count as read.
+    let mut m = Module::new("sink");
+    let a = m.input("a", 8, "");
+    let y = m.output("y", 4, "");
+    m.assign(&y, a.slice(3, 0));
+    m.wire_from("unused_high", 1, "", a.slice(7, 4).reduce_xor());
+    assert!(m.check().is_ok(), "{:?}", m.check());
+    m.wire_from("spare", 1, "", a.slice(0, 0));
+    let errs = errors(&m);
+    assert!(matches!(errs.as_slice(), [CheckError::Unused { net, .. }] if net == "spare"), "{errs:?}");
+}
+
+#[test]
 fn names_are_legal_and_unique() {
     let mut m = Module::new("nm");
     let a = m.input("a$b", 1, "");
