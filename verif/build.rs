@@ -89,7 +89,24 @@ fn designs() -> Vec<Design> {
         row!(recv_match, "default"),
         row!(cpl_engine, "default"),
         row!(msg_check, "default"),
+        // The top's receive side (the whole top waits for tx_engine).
+        rx_core("small"),
     ]
+}
+
+/// `mrnic_core`'s receive side for a built-in config: every module of
+/// the part, and the ports of the model's netlist.
+fn rx_core(config: &'static str) -> Design {
+    let name = mrnic_model::mrnic_core::RX_NAME;
+    let cfg = match Config::builtin(config) {
+        Ok(c) => c,
+        Err(e) => return Design::new(name, config, None, || Err(format!("config {config}: {e}"))),
+    };
+    Design::new(name, config, Some(&cfg), || {
+        let v = mrnic_hdl::mrnic_core::rx_verilog(&cfg)?;
+        let p = mrnic_model::mrnic_core::rx_netlist(&cfg)?.ports;
+        Ok((v, p))
+    })
 }
 
 /// A pipeline block for a built-in config: its generator's Verilog and its

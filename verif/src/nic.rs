@@ -27,6 +27,7 @@ use mrnic_proto::Config;
 use crate::axi::{AxiReadSlave, AxiWriteSlave, Pages};
 use crate::coverage::Coverage;
 use crate::stimulus::{set_u64, Rng};
+use crate::twin::Twin;
 
 /// Cycles a single transaction may wait for its `ready` before the bench
 /// gives up (a stuck top is reported, never waited on forever).
@@ -61,20 +62,28 @@ impl Default for Pressure {
 }
 
 /// Port indices the bench reads every cycle.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Keys {
+    /// The MAC TX stream (none on the receive side alone).
+    tx: Option<TxKeys>,
+    cqe: (usize, usize),
+    /// conn, stream, wr_id, status, opcode, byte_len, imm_valid, imm.
+    cqe_fields: [usize; 8],
+    /// AXI channels' (valid, ready): aw, w, b, and ar, r when tx_engine
+    /// reads host memory.
+    axi: Vec<(usize, usize)>,
+    /// The host's readies: m_cqe_ready, m_axi_awready, m_axi_wready,
+    /// m_post_ready, and m_axis_tready with the transmit side.
+    readies: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct TxKeys {
     axis: (usize, usize),
     tdata: usize,
     tkeep: usize,
     tlast: usize,
     tuser: usize,
-    cqe: (usize, usize),
-    /// conn, stream, wr_id, status, opcode, byte_len, imm_valid, imm.
-    cqe_fields: [usize; 8],
-    axi: [(usize, usize); 5],
-    /// The host's readies: m_axis_tready, m_cqe_ready, m_axi_awready,
-    /// m_axi_wready, m_post_ready.
-    readies: [usize; 5],
 }
 
 impl Keys {
@@ -85,29 +94,28 @@ impl Keys {
         {
             cqe_fields[k] = i(&format!("m_cqe_{n}"))?;
         }
-        Ok(Keys {
-            axis: (i("m_axis_tvalid")?, i("m_axis_tready")?),
-            tdata: i("m_axis_tdata")?,
-            tkeep: i("m_axis_tkeep")?,
-            tlast: i("m_axis_tlast")?,
-            tuser: i("m_axis_tuser")?,
-            cqe: (i("m_cqe_valid")?, i("m_cqe_ready")?),
-            cqe_fields,
-            axi: [
-                (i("m_axi_awvalid")?, i("m_axi_awready")?),
-                (i("m_axi_wvalid")?, i("m_axi_wready")?),
-                (i("m_axi_bvalid")?, i("m_axi_bready")?),
-                (i("m_axi_arvalid")?, i("m_axi_arready")?),
-                (i("m_axi_rvalid")?, i("m_axi_rready")?),
-            ],
-            readies: [
-                i("m_axis_tready")?,
-                i("m_cqe_ready")?,
-                i("m_axi_awready")?,
-                i("m_axi_wready")?,
-                i("m_post_ready")?,
-            ],
-        })
+        let tx = match port_index(ports, "m_axis_tvalid") {
+            None => None,
+            Some(_) => Some(TxKeys {
+                axis: (i("m_axis_tvalid")?, i("m_axis_tready")?),
+                tdata: i("m_axis_tdata")?,
+                tkeep: i("m_axis_tkeep")?,
+                tlast: i("m_axis_tlast")?,
+                tuser: i("m_axis_tuser")?,
+            }),
+        };
+        let mut axi = vec![
+            (i("m_axi_awvalid")?, i("m_axi_awready")?),
+            (i("m_axi_wvalid")?, i("m_axi_wready")?),
+            (i("m_axi_bvalid")?, i("m_axi_bready")?),
+        ];
+        let mut readies = vec![i("m_cqe_ready")?, i("m_axi_awready")?, i("m_axi_wready")?, i("m_post_ready")?];
+        if let Some(t) = tx {
+            axi.push((i("m_axi_arvalid")?, i("m_axi_arready")?));
+            axi.push((i("m_axi_rvalid")?, i("m_axi_rready")?));
+            readies.push(t.axis.1);
+        }
+        Ok(Keys { tx, cqe: (i("m_cqe_valid")?, i("m_cqe_ready")?), cqe_fields, axi, readies })
     }
 }
 
@@ -130,14 +138,73 @@ pub struct OpenConn {
     pub paths: Vec<(u16, u8)>,
 }
 
+/// What a [`NicRig`] drives: the model's netlist simulation, or it and
+/// the Verilated RTL of the same netlist in lockstep ([`Twin`]: every
+/// output compared every cycle, the RTL's handed to the rig).
+pub trait Top: Block {
+    /// An instance's port in the model after the last `eval`.
+    fn probe(&self, inst: &str, port: &str) -> Option<&Bits>;
+    /// The first cycle the RTL differed from the model, if any.
+    fn mismatch(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl Top for Sim {
+    fn probe(&self, inst: &str, port: &str) -> Option<&Bits> {
+        Sim::probe(self, inst, port)
+    }
+}
+
+impl Top for Twin<Sim> {
+    fn probe(&self, inst: &str, port: &str) -> Option<&Bits> {
+        self.model().probe(inst, port)
+    }
+    fn mismatch(&self) -> Option<&str> {
+        Twin::mismatch(self)
+    }
+}
+
+/// The edge of a netlist cut ([`mrnic_core::rx_netlist`]): the readies
+/// the rig plays tx_engine's part with (random backpressure) and the
+/// channels into it, counted.
+#[derive(Debug, Clone, Default)]
+struct Cut {
+    readies: Vec<usize>,
+    /// (valid, ready) of each `tx_engine_s_<x>` channel, its name.
+    channels: Vec<(usize, usize)>,
+    names: Vec<String>,
+    taken: Vec<u64>,
+}
+
+impl Cut {
+    fn new(ports: &[PortDef]) -> Cut {
+        let mut c = Cut::default();
+        for (v, p) in ports.iter().enumerate() {
+            let Some(x) = p.name.strip_prefix("tx_engine_s_").and_then(|x| x.strip_suffix("_valid")) else {
+                continue;
+            };
+            if let Some(r) = port_index(ports, &format!("tx_engine_s_{x}_ready")) {
+                c.readies.push(r);
+                c.channels.push((v, r));
+                c.names.push(format!("s_{x}"));
+                c.taken.push(0);
+            }
+        }
+        c
+    }
+}
+
 /// The top, its host memory and what came out of it.
 pub struct NicRig {
-    sim: Sim,
+    sim: Box<dyn Top>,
+    cut: Cut,
     ports: Vec<PortDef>,
     ins: Vec<Bits>,
     outs: Vec<Bits>,
     pub wmem: AxiWriteSlave,
-    pub rmem: AxiReadSlave,
+    /// tx_engine's payload reads (none on the receive side alone).
+    pub rmem: Option<AxiReadSlave>,
     rng: Rng,
     press: Pressure,
     cov: Coverage,
@@ -172,9 +239,25 @@ impl NicRig {
     /// The top for `cfg`, reset, with host memory answering after
     /// `0..=press.axi_latency` cycles.
     pub fn new(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
-        let net = mrnic_core::netlist(cfg)?;
+        let sim = Self::sim(&mrnic_core::netlist(cfg)?, cfg)?;
+        Self::with(Box::new(sim), cfg, seed, press)
+    }
+
+    /// The top's receive side alone ([`mrnic_core::rx_netlist`]), the model
+    /// and the Verilated RTL in lockstep: the rig plays tx_engine's part
+    /// at the cut (its readies under `press.out_busy`, its completions and
+    /// counter pulses never), and [`NicRig::mismatch`] names the first
+    /// difference. Needs the `mrnic_rx_core` row of the crate's designs.
+    pub fn rx_twin(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
+        let sim = Self::sim(&mrnic_core::rx_netlist(cfg)?, cfg)?;
+        let twin = Twin::new(sim, &cfg.name, false).map_err(|e| e.to_string())?;
+        Self::with(Box::new(twin), cfg, seed, press)
+    }
+
+    /// The model's simulation of `net`.
+    fn sim(net: &mrnic_model::netlist::Netlist<&'static str>, cfg: &Config) -> Result<Sim, String> {
         let mut err = None;
-        let sim = Sim::new(&net, |i| {
+        let sim = Sim::new(net, |i| {
             model_block(i.kind, cfg).unwrap_or_else(|e| {
                 err = Some(e);
                 Box::new(mrnic_model::rx_drop_or::RxDropOr::default())
@@ -183,15 +266,25 @@ impl NicRig {
         if let Some(e) = err {
             return Err(e);
         }
-        let sim = sim.map_err(|e| e.to_string())?;
+        sim.map_err(|e| e.to_string())
+    }
+
+    fn with(sim: Box<dyn Top>, cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
         let ports = sim.ports().to_vec();
         let mut wmem = AxiWriteSlave::new(&ports, "m_axi_")?;
         wmem.max_latency = press.axi_latency;
         wmem.log = Some(Vec::new());
-        let mut rmem = AxiReadSlave::new(&ports, "m_axi_")?;
-        rmem.max_latency = press.axi_latency;
-        rmem.ar_busy_percent = press.axi_busy;
+        let rmem = match port_index(&ports, "m_axi_arvalid") {
+            None => None,
+            Some(_) => {
+                let mut r = AxiReadSlave::new(&ports, "m_axi_")?;
+                r.max_latency = press.axi_latency;
+                r.ar_busy_percent = press.axi_busy;
+                Some(r)
+            }
+        };
         let mut rig = NicRig {
+            cut: Cut::new(&ports),
             ins: zero_values(&ports),
             outs: zero_values(&ports),
             k: Keys::new(&ports)?,
@@ -226,7 +319,9 @@ impl NicRig {
         rig.rst = rig.idx("rst")?;
         // Every egress port has room (a MAC that takes every frame) until
         // a bench with port queues sets `port_ready` itself.
-        rig.set("port_ready", u64::MAX)?;
+        if port_index(&rig.ports, "port_ready").is_some() {
+            rig.set("port_ready", u64::MAX)?;
+        }
         rig.set("rst", 1)?;
         rig.clock();
         rig.clock();
@@ -278,6 +373,18 @@ impl NicRig {
         self.sim.probe(inst, port).map(|b| b.as_u64())
     }
 
+    /// The first cycle the RTL differed from the model (a rig in
+    /// lockstep, [`NicRig::rx_twin`]), if any.
+    pub fn mismatch(&self) -> Option<&str> {
+        self.sim.mismatch()
+    }
+
+    /// Transactions taken so far on each channel into tx_engine at the
+    /// cut (`s_sack`, `s_nack`, `s_csack`, `s_cnack`, `s_wr`), by name.
+    pub fn cut_taken(&self) -> Vec<(String, u64)> {
+        self.cut.names.iter().cloned().zip(self.cut.taken.iter().copied()).collect()
+    }
+
     /// The host memory both AXI slaves serve.
     pub fn memory(&mut self) -> &mut Pages {
         &mut self.wmem.memory
@@ -286,15 +393,22 @@ impl NicRig {
     /// One cycle: the memory and the host's readies, `eval`, everything
     /// the outputs handed over, the edge.
     pub fn clock(&mut self) {
-        let k = self.k;
         let (o, a) = (self.press.out_busy, self.press.axi_busy);
-        for (i, p) in k.readies.into_iter().zip([o, o, a, a, 0]) {
-            let v = !self.rng.percent(p) as u64;
+        for (k, &i) in self.k.readies.iter().enumerate() {
+            // m_cqe, the AXI write channels, m_post, m_axis (the order of
+            // `Keys::readies`), then the cut edge's readies.
+            let v = !self.rng.percent([o, a, a, 0, o][k]) as u64;
+            set_u64(&mut self.ins[i], 1, v);
+        }
+        for &i in &self.cut.readies {
+            let v = !self.rng.percent(o) as u64;
             set_u64(&mut self.ins[i], 1, v);
         }
         let in_reset = self.ins[self.rst].bit(0);
         self.wmem.drive(&mut self.rng, self.cycle, &mut self.ins, in_reset);
-        self.rmem.drive(&mut self.rng, self.cycle, &mut self.ins, &self.wmem.memory);
+        if let Some(r) = self.rmem.as_mut() {
+            r.drive(&mut self.rng, self.cycle, &mut self.ins, &self.wmem.memory);
+        }
         self.drive_inbound();
         self.sim.eval(&self.ins, &mut self.outs);
         if !self.inbound.is_empty() && self.outs[self.sin[5]].bit(0) {
@@ -311,21 +425,29 @@ impl NicRig {
         }
         let hs = |v: &[Bits], (a, b): (usize, usize)| v[a].bit(0) && v[b].bit(0);
         let before = self.activity;
-        let k = self.k;
-        if hs(&self.ins, k.axis) {
-            self.beat();
+        if let Some(tx) = self.k.tx {
+            if hs(&self.ins, tx.axis) {
+                self.beat(tx);
+            }
         }
-        if hs(&self.ins, k.cqe) {
+        if hs(&self.ins, self.k.cqe) {
             self.cqe();
         }
-        for pair in k.axi {
+        for &pair in &self.k.axi {
             self.activity += hs(&self.ins, pair) as u64;
+        }
+        for (n, &pair) in self.cut.channels.iter().enumerate() {
+            let taken = hs(&self.ins, pair);
+            self.activity += taken as u64;
+            self.cut.taken[n] += taken as u64;
         }
         if !in_reset {
             self.wmem.observe(&mut self.rng, self.cycle, &self.ins, false, &mut self.cov, &mut self.violations);
-            self.rmem.observe(&mut self.rng, self.cycle, &self.ins, &mut self.violations);
-        } else {
-            self.rmem.reset();
+            if let Some(r) = self.rmem.as_mut() {
+                r.observe(&mut self.rng, self.cycle, &self.ins, &mut self.violations);
+            }
+        } else if let Some(r) = self.rmem.as_mut() {
+            r.reset();
         }
         if self.activity != before {
             self.quiet = 0;
@@ -336,9 +458,8 @@ impl NicRig {
         self.cycle += 1;
     }
 
-    fn beat(&mut self) {
+    fn beat(&mut self, k: TxKeys) {
         self.activity += 1;
-        let k = self.k;
         let (data, keep) = (&self.ins[k.tdata], &self.ins[k.tkeep]);
         for lane in 0..self.beat_bytes as u32 {
             if keep.bit(lane) {
@@ -400,7 +521,9 @@ impl NicRig {
                 ("plane", plane as u64),
                 ("psn", c.tx_psn as u64),
             ];
-            self.send("s_open", &open)?;
+            if port_index(&self.ports, "s_open_valid").is_some() {
+                self.send("s_open", &open)?;
+            }
         }
         self.send("s_ropen", &[("conn", slot), ("paths", npaths), ("psn", c.rx_psn as u64)])
     }
@@ -460,7 +583,9 @@ impl NicRig {
     /// requests wait for the enable too (enable_gate), so `s_wr_ready` is
     /// not among them: see [`NicRig::new`].
     fn wait_out_of_reset(&mut self) -> Result<(), String> {
-        self.wait_high_within(&["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready"], RESET_LIMIT)
+        let all = ["s_conn_ready", "s_open_ready", "s_ropen_ready", "s_post_ready"];
+        let have: Vec<&str> = all.into_iter().filter(|n| port_index(&self.ports, n).is_some()).collect();
+        self.wait_high_within(&have, RESET_LIMIT)
     }
 
     /// Waits until the outputs `names` are all high at once (after a
@@ -610,7 +735,8 @@ impl NicRig {
         self.quiet = 0;
         while self.cycle - start < limit {
             self.clock();
-            if self.quiet >= quiet && self.wmem.outstanding() == 0 && self.rmem.outstanding() == 0 {
+            let reads = self.rmem.as_ref().map_or(0, |r| r.outstanding());
+            if self.quiet >= quiet && self.wmem.outstanding() == 0 && reads == 0 {
                 return true;
             }
         }
