@@ -306,6 +306,19 @@ pub fn implies(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
     a.into().logic_not().logic_or(b)
 }
 
+/// `a_quiet_without_<valid>` (the port's name without its `m_`): every
+/// port of `payload` is 0 while the output `valid` is low.
+pub fn quiet_without<S: AsRef<str>>(m: &mut Module, valid: &str, payload: &[S]) {
+    let ports: Vec<Signal> = payload.iter().map(|nm| port(m, nm.as_ref())).collect();
+    let bits = crate::expr::cat(&ports.iter().map(Signal::expr).collect::<Vec<_>>());
+    let w = ports.iter().map(Signal::width).sum::<u32>();
+    m.assert(
+        &format!("a_quiet_without_{}", valid.trim_start_matches("m_")),
+        &format!("every payload of {valid} is 0 without it"),
+        implies(port(m, valid).expr().logic_not(), bits.eq(crate::expr::lit(w, 0))),
+    );
+}
+
 /// A registered answer followed from the request it answers: when `act`
 /// loads the answer register with `verdict`, ghosts note whether it
 /// answers the tracked request (`on`) and the verdict; `label` asserts that

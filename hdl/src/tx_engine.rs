@@ -150,6 +150,7 @@ pub mod output;
 pub mod post;
 pub mod rto;
 pub mod sched;
+mod step;
 pub mod walk;
 
 /// The engine's ports named `names`, one definition for the engine and

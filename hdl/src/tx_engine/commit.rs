@@ -128,7 +128,7 @@ use mrnic_proto::layouts::data;
 use mrnic_proto::tables::ring;
 
 use super::{cut, data_header, gate, stream_ptr_bits, BeatSizes, CutNets, CutSizes, INFLIGHT_BITS};
-use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
+use crate::expr::{index_bits, lit, mux, zext, Expr, Signal};
 use crate::ir::Module;
 
 /// Module name.
@@ -541,14 +541,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, quiet: &[(&str, Vec<&str>)]) {
         implies(any.clone(), live.clone()),
     );
     for (valid, payload) in quiet {
-        let vs = sg(m, valid);
-        let bits = cat(&payload.iter().map(|nm| sg(m, nm).expr()).collect::<Vec<_>>());
-        let w = payload.iter().map(|nm| sg(m, nm).width()).sum::<u32>();
-        m.assert(
-            &format!("a_quiet_without_{}", valid.trim_start_matches("m_")),
-            &format!("every payload of {valid} is 0 without it"),
-            implies(vs.expr().logic_not(), bits.eq(lit(w, 0))),
-        );
+        crate::formal::quiet_without(m, valid, payload);
     }
     m.assert(
         "a_new_commits",

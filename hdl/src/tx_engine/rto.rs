@@ -522,23 +522,6 @@ pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
 /// configs) after the reset, the step and its reads.
 const COVER_DEPTH: u32 = 64 + 2 * 2 + 6;
 
-/// A ghost register `(name, width)`: `reset` in a reset, else `next` of
-/// itself.
-fn ghost(
-    m: &mut Module,
-    (name, width): (&str, u32),
-    comment: &str,
-    rst: &Signal,
-    next: impl FnOnce(&Signal) -> Expr,
-    reset: Expr,
-) -> Signal {
-    use crate::ir::if_else;
-    let s = m.formal_wire(name, width, comment);
-    let e = next(&s);
-    m.formal_seq(vec![if_else(rst, vec![set(&s, reset)], vec![set(&s, e)])]);
-    s
-}
-
 /// `a` is later than `b` in 32-bit serial order.
 fn later(a: Expr, b: Expr) -> Expr {
     let d = a - b;
@@ -569,45 +552,12 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "no step starts in a reset (tx_ack is reset with the unit)",
         implies(&rst, go.clone().logic_not()),
     );
-    let busy = sg(m, "m_busy");
-    let wait = ghost(
-        m,
-        ("f_wait", bb),
-        "tx_ack's count left for the latest step: m_busy + L loaded at the step, down by one a cycle",
-        &rst,
-        |w| {
-            mux(
-                go.clone(),
-                busy.expr() + lit(bb, u64::from(l)),
-                mux(w.expr().ne(lit(bb, 0)), w.expr() - lit(bb, 1), lit(bb, 0)),
-            )
-        },
-        lit(bb, 0),
-    );
-    m.assume(
-        "asm_step_when_free",
-        "tx_ack starts a step only when its count for the previous one has run out (max(s_busy, 1) + L, down by one \
-         a cycle, a_busy_step_load; s_run low and the holds only delay it)",
-        implies(go.clone(), wait.expr().eq(lit(bb, 0))),
-    );
 
     // ------------------------------------------------ ghosts: the latest step
-    let most = r + 2 * u64::from(l) + 4;
-    let agw = 64 - most.leading_zeros();
-    let sat = lit(agw, (1 << agw) - 1);
-    let age = ghost(
-        m,
-        ("f_age", agw),
-        "cycles since the latest step (1 the cycle after), saturating; saturated after a reset",
-        &rst,
-        |a| mux(go.clone(), lit(agw, 1), mux(a.expr().ne(sat.clone()), a.expr() + lit(agw, 1), a.expr())),
-        sat.clone(),
-    );
-    let g = |m: &mut Module, nm: &str, w: u32, c: &str, e: Expr| -> Signal {
-        let s = m.formal_wire(nm, w, c);
-        m.formal_seq(vec![if_then(go.clone(), vec![set(&s, e)])]);
-        s
-    };
+    let step = super::step::ghosts(m, go.clone(), bb, l, r + 2 * u64::from(l) + 4);
+    let (wait, age, agw) = (step.wait.clone(), step.age.clone(), step.agw);
+    let at_ans = step.at_answer.clone();
+    let g = |m: &mut Module, nm: &str, w: u32, c: &str, e: Expr| step.record(m, &go, (nm, w), c, e);
     let f_rto = g(m, "f_rto", 1, "the latest step is a timeout", go_rto.expr());
     let f_conn = g(m, "f_conn", cb, "its connection", step_conn.clone());
     let f_path = g(m, "f_path", pb, "its path", step_path.clone());
@@ -617,8 +567,6 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let f_act = g(m, "f_act", ACT, "its actions", mux(&go_rto, sg(m, "s_rto_act"), sg(m, "s_upd_act")));
     let f_clr = g(m, "f_clr", 1, "an update's credit clear", sg(m, "s_upd_clr").expr());
     let f_ts = g(m, "f_ts", 32, "ts_now at the step", sg(m, "ts_now").expr());
-    let at_ans = m.formal_wire("f_at_answer", 1, "L cycles after the step: its reads answer");
-    m.formal_assign(&at_ans, age.expr().eq(lit(agw, u64::from(l))));
     let live = sg(m, "s_rd_open").expr().logic_and(sg(m, "s_rd_failed").expr().logic_not());
     let st = f_state.expr();
     let sus_dead = st.clone().eq(lit(2, u64::from(tel::SUSPECT))).logic_or(st.clone().eq(lit(2, u64::from(tel::DEAD))));
@@ -932,37 +880,13 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         ("m_ctx_dead_valid", &["m_ctx_dead_conn", "m_ctx_dead"]),
         ("m_fail_valid", &["m_fail_conn", "m_fail_culprit_stream", "m_fail_culprit_slot", "m_fail_status"]),
     ] {
-        let bits = cat(&payload.iter().map(|nm| sg(m, nm).expr()).collect::<Vec<_>>());
-        let w = payload.iter().map(|nm| sg(m, nm).width()).sum::<u32>();
-        m.assert(
-            &format!("a_quiet_without_{}", valid.trim_start_matches("m_")),
-            &format!("every payload of {valid} is 0 without it"),
-            implies(sg(m, valid).expr().logic_not(), bits.eq(lit(w, 0))),
-        );
+        crate::formal::quiet_without(m, valid, payload);
     }
 
     // ------------------------------------------------ invariants: the registers hold what the ghosts say
-    let pipe_want = cat(&(0..l).rev().map(|i| age.expr().eq(lit(agw, u64::from(i) + 1))).collect::<Vec<_>>());
-    m.assert(
-        "a_inv_pipe",
-        "the reads in flight are the latest step's, i + 1 cycles after it in bit i (the count of cycles is never 0)",
-        f.pipe.expr().eq(pipe_want).logic_and(age.expr().ne(lit(agw, 0))),
-    );
     let ghosts = [&f_rto, &f_conn, &f_path, &f_state, &f_sport, &f_gen, &f_act, &f_clr, &f_ts];
-    let rec = cat(&f.rec.iter().map(Signal::expr).collect::<Vec<_>>());
-    let want = cat(&ghosts.iter().map(|s| s.expr()).collect::<Vec<_>>());
-    m.assert(
-        "a_inv_record",
-        "after a step the record registers hold its record",
-        implies(age.expr().ne(sat.clone()), rec.eq(want)),
-    );
-    let b_prev =
-        mux(f_rto.expr().logic_and(f_act.bit(lost_bit)), lit(agw, 1 + r), lit(agw, 1)) + lit(agw, u64::from(l));
-    m.assert(
-        "a_inv_wait",
-        "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
-        wait.expr().eq(mux(age.expr().le(b_prev.clone()), zext(b_prev + lit(agw, 1) - age.expr(), bb), lit(bb, 0))),
-    );
+    let busy_prev = mux(f_rto.expr().logic_and(f_act.bit(lost_bit)), lit(agw, 1 + r), lit(agw, 1));
+    step.invariants(m, &f.pipe, (&f.rec, &ghosts), busy_prev);
     let after = age.expr().gt(lit(agw, u64::from(l)));
     let left_want = mux(
         f_walk.expr().logic_and(after.clone()).logic_and(zext(&j, PSN).lt(&f_span)),

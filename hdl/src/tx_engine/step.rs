@@ -1,0 +1,131 @@
+//! The formal ghosts of a step of the acknowledgement unit's handlers,
+//! shared by the properties of `tx_rto` and `tx_nack`: tx_ack's count for
+//! the latest step (`f_wait`) with the assumption that a step starts only
+//! once it has run out (`asm_step_when_free`), the cycles since the step
+//! (`f_age`) and the cycle its reads answer (`f_at_answer`), and the
+//! invariants tying a handler's read pipe to them.
+
+use crate::expr::{cat, lit, mux, zext, Expr, Signal};
+use crate::formal::{implies, port};
+use crate::ir::{if_else, if_then, set, Module};
+
+/// The ghosts of the latest step ([`ghosts`]).
+pub(super) struct Step {
+    /// tx_ack's count left for the latest step.
+    pub wait: Signal,
+    /// Cycles since the latest step, 1 the cycle after, saturating at `sat`.
+    pub age: Signal,
+    /// `age`'s width.
+    pub agw: u32,
+    /// `age`'s saturated value (also after a reset: no step yet).
+    pub sat: Expr,
+    /// `age` is `L`: the step's reads answer now.
+    pub at_answer: Signal,
+    /// `L`, the cycles from a step to its reads' answer.
+    pub l: u32,
+}
+
+/// A ghost register `(name, width)`: `reset` in a reset, else `next` of
+/// itself.
+pub(super) fn ghost(
+    m: &mut Module,
+    (name, width): (&str, u32),
+    comment: &str,
+    rst: &Signal,
+    next: impl FnOnce(&Signal) -> Expr,
+    reset: Expr,
+) -> Signal {
+    let s = m.formal_wire(name, width, comment);
+    let e = next(&s);
+    m.formal_seq(vec![if_else(rst, vec![set(&s, reset)], vec![set(&s, e)])]);
+    s
+}
+
+/// The step's ghosts for a handler started by `go` whose count goes out on
+/// `m_busy` (`bb` bits), its reads answering `l` cycles later; the age
+/// tells apart at least `most` cycles after the step. Assumes
+/// `asm_step_when_free`: tx_ack loads `m_busy + L` at the step and counts
+/// it down by one a cycle (`a_busy_step_load`, `a_busy_counts_down`), and
+/// starts the next step only at 0 (`s_run` low and the holds only delay
+/// it).
+pub(super) fn ghosts(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -> Step {
+    let rst = port(m, "rst");
+    let busy = port(m, "m_busy");
+    let wait = ghost(
+        m,
+        ("f_wait", bb),
+        "tx_ack's count left for the latest step: m_busy + L loaded at the step, down by one a cycle",
+        &rst,
+        |w| {
+            mux(
+                go.clone(),
+                busy.expr() + lit(bb, u64::from(l)),
+                mux(w.expr().ne(lit(bb, 0)), w.expr() - lit(bb, 1), lit(bb, 0)),
+            )
+        },
+        lit(bb, 0),
+    );
+    m.assume(
+        "asm_step_when_free",
+        "tx_ack starts a step only when its count for the previous one has run out (max(s_busy, 1) + L, down by one \
+         a cycle, a_busy_step_load; s_run low and the holds only delay it)",
+        implies(go.clone(), wait.expr().eq(lit(bb, 0))),
+    );
+    let agw = 64 - most.leading_zeros();
+    let sat = lit(agw, (1 << agw) - 1);
+    let age = ghost(
+        m,
+        ("f_age", agw),
+        "cycles since the latest step (1 the cycle after), saturating; saturated after a reset",
+        &rst,
+        |a| mux(go.clone(), lit(agw, 1), mux(a.expr().ne(sat.clone()), a.expr() + lit(agw, 1), a.expr())),
+        sat.clone(),
+    );
+    let at_answer = m.formal_wire("f_at_answer", 1, "L cycles after the step: its reads answer");
+    m.formal_assign(&at_answer, age.expr().eq(lit(agw, u64::from(l))));
+    Step { wait, age, agw, sat, at_answer, l }
+}
+
+impl Step {
+    /// A ghost of the latest step's record: `e` taken at the step (`go`).
+    pub fn record(&self, m: &mut Module, go: &Expr, (name, width): (&str, u32), comment: &str, e: Expr) -> Signal {
+        let s = m.formal_wire(name, width, comment);
+        m.formal_seq(vec![if_then(go.clone(), vec![set(&s, e)])]);
+        s
+    }
+
+    /// The invariants that let induction close: the unit's read pipe
+    /// (`pipe`, `L` bits, bit i set i + 1 cycles after the step) is the
+    /// step's age (`a_inv_pipe`); after a step the unit's record registers
+    /// `rec` hold the record's ghosts `want` (`a_inv_record`); tx_ack's
+    /// count left is the latest step's `busy + L + 1` less its age
+    /// (`a_inv_wait`; `busy` is the count the step set, `agw` bits wide).
+    pub fn invariants(&self, m: &mut Module, pipe: &Signal, (rec, want): (&[Signal], &[&Signal]), busy: Expr) {
+        let (age, agw, l) = (&self.age, self.agw, self.l);
+        let pipe_want =
+            cat(&(0..pipe.width()).rev().map(|i| age.expr().eq(lit(agw, u64::from(i) + 1))).collect::<Vec<_>>());
+        m.assert(
+            "a_inv_pipe",
+            "the reads in flight are the latest step's, i + 1 cycles after it in bit i (the count of cycles is never 0)",
+            pipe.expr().eq(pipe_want).logic_and(age.expr().ne(lit(agw, 0))),
+        );
+        let rec = cat(&rec.iter().map(Signal::expr).collect::<Vec<_>>());
+        let want = cat(&want.iter().map(|s| s.expr()).collect::<Vec<_>>());
+        m.assert(
+            "a_inv_record",
+            "after a step the record registers hold its record",
+            implies(age.expr().ne(self.sat.clone()), rec.eq(want)),
+        );
+        let b_prev = busy + lit(agw, u64::from(l));
+        let bb = self.wait.width();
+        m.assert(
+            "a_inv_wait",
+            "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
+            self.wait.expr().eq(mux(
+                age.expr().le(b_prev.clone()),
+                zext(b_prev + lit(agw, 1) - age.expr(), bb),
+                lit(bb, 0),
+            )),
+        );
+    }
+}
