@@ -173,8 +173,9 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
 /// generator builds, and the clocked units of a block not built yet
 /// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk`,
 /// post pipeline `tx_post`, scheduler control `tx_sched`,
-/// acknowledgement unit `tx_ack`, commit `tx_commit` and timeout and
-/// update handlers `tx_rto`), proven on their own ports.
+/// acknowledgement unit `tx_ack`, commit `tx_commit`, timeout and
+/// update handlers `tx_rto` and NACK handler `tx_nack`), proven on their
+/// own ports.
 /// A new block adds one line here (its module and its `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
@@ -234,6 +235,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
             crate::tx_engine::commit::formal_tasks,
         )?,
         one(crate::tx_engine::rto::NAME, crate::tx_engine::rto::generate, crate::tx_engine::rto::formal_tasks)?,
+        one(crate::tx_engine::nack::NAME, crate::tx_engine::nack::generate, crate::tx_engine::nack::formal_tasks)?,
     ])
 }
 

@@ -41,7 +41,10 @@
 //!   boolector);
 //! - `tx_rto`'s (tx_engine's timeout and update handlers) busy count,
 //!   write timing, plane mark, PROBE and walk rules prove by k-induction
-//!   (boolector).
+//!   (boolector);
+//! - `tx_nack`'s (tx_engine's NACK handler) busy count, answer timing,
+//!   stale, event, failure, RNR back-off and BAD_HDR rules prove by
+//!   k-induction (boolector).
 //!
 //! The engine runs on `small` with a 2-entry MR table, so that the table's
 //! clear sweep (one cycle per entry after reset) leaves the counterexample
@@ -182,6 +185,7 @@ fn every_property_is_labelled_commented_and_formal_only() {
         "tx_ack",
         "tx_commit",
         "tx_rto",
+        "tx_nack",
     ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
@@ -446,6 +450,18 @@ fn a_module_without_a_clock_states_its_properties_over_one_instant() {
         m.past("a", a.expr(), "a last cycle")
     });
     assert!(past.is_err(), "a past value of a module without a clock");
+}
+
+#[test]
+fn tx_nack_rules_prove_by_induction() {
+    // tx_engine's NACK handler (a unit): the busy count and the step's
+    // reads, every action exactly L cycles after its step and none on a
+    // closed or failed connection, the stale checks, the event, the
+    // failures with their status and culprit, the RNR back-off and
+    // BAD_HDR's retransmission, by 2-induction with boolector (about 2 s);
+    // the covers run from scripts/formal.
+    use mrnic_hdl::tx_engine::nack;
+    prove_unit(nack::NAME, nack::generate, nack::formal_tasks, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.

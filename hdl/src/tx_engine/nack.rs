@@ -61,6 +61,53 @@
 //!   `s_fail_*`, as `tx_commit`'s `m_fail_*`, with the connection;
 //!   the walk is idle then, since the step started only with it idle and
 //!   nothing else starts one while the answer is pending).
+//!
+//! # Formal properties
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
+//! as the unit `tx_nack` ([`crate::proof::blocks`], [`formal_tasks`]), all
+//! by 2-induction (boolector), with ghosts for the latest step (its
+//! record and `ts_now`, the cycles since it, tx_ack's count left; shared
+//! with `tx_rto`). The rules are stated from the spec over the ghosts and
+//! the answer's inputs, not over the unit's registers:
+//! - `tx_ack`'s side, assumed: no step in a reset, and a step only once
+//!   tx_ack's count for the previous one (`m_busy + L` at the step, down
+//!   by one a cycle) has run out (`asm_step_when_free`); an open
+//!   connection has at most `PATHS` paths (`asm_npaths_within`);
+//! - `m_busy` is 2 in a step's cycle and 0 otherwise; the reads and the
+//!   unstall go exactly with the step, for its connection, `path_id mod
+//!   PATHS` and psn;
+//! - nothing acts (event, slot write, push, stale count, failure) but
+//!   exactly `L` cycles after a step, and nothing for a connection closed
+//!   or failed; an answer does at most one of fail, back off, queue,
+//!   count stale; the slot is written exactly with its queue's push;
+//! - stale exactly for a `path_id` not below `npaths`, a psn not in
+//!   `[cum_acked, next_psn)` (24-bit serial) or its slot empty (any code
+//!   but NO_CONN), or an unknown code on a packet; a stale NACK fails,
+//!   writes and pushes nothing, its only event an unknown code's (the
+//!   path delivered);
+//! - the event exactly for a live answer on a packet outstanding, naming
+//!   the NACK's connection and `path_id` at the step's `ts_now`, RNR
+//!   exactly when the RNR takes the packet out of the path's inflight;
+//! - the failure exactly for NO_CONN on one of the paths, ACCESS on a
+//!   packet, or RNR on a slot not waiting at `RNR_RETRY`, with the NACK's
+//!   connection, the code's status and (but for NO_CONN) the slot's
+//!   request as culprit; it never comes with a slot write, a push or a
+//!   stale count;
+//! - the RNR back-off exactly for a live RNR on a packet not waiting,
+//!   below `RNR_RETRY`: the slot written with `rnr_count + 1` (never past
+//!   `RNR_RETRY`) and the tag, the push with the NACK's connection,
+//!   `path_id` and psn, the tag and the deadline the step's `ts_now +
+//!   rto_min`;
+//! - BAD_HDR's retransmission exactly for a packet not queued, its push
+//!   and write naming the NACK's slot, not a back-off's write;
+//! - every payload is 0 without its valid;
+//! - invariants tying the read pipe, the record registers and tx_ack's
+//!   count to the ghosts (`a_inv_*`), so the induction closes in 2 steps;
+//! - covers: each action (the four stale kinds, NO_CONN, ACCESS, RNR's
+//!   failure, a back-off with an RNR and with a NACK event, an RNR on a
+//!   waiting slot, BAD_HDR on a slot queued or not, a back-off across the
+//!   24-bit wrap), a failed connection's answer, and a second step as soon
+//!   as the unit is free.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::{self as tel, Consts};
@@ -69,7 +116,7 @@ use mrnic_proto::NackCode;
 
 use super::ack::busy_bits;
 use super::{gate, stream_ptr_bits};
-use crate::expr::{index_bits, lit, mux, zext, Expr};
+use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
 /// Module name.
@@ -349,5 +396,415 @@ pub fn build(p: &TxEngineParams) -> Module {
         mux(&rnr_fail, lit(4, u64::from(status::RNR_RETRY_EXCEEDED)), lit(4, u64::from(status::REMOTE_ACCESS))),
     );
     m.assign(sg("m_fail_status"), gate(&fail, st, 4));
+    let inner = Inner { pipe: pipe.q, rec: [r_conn, r_path, r_code, r_psn, r_ts].into_iter().map(|r| r.q).collect() };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers its formal properties tie to their ghosts (the
+/// invariants that let induction close).
+struct Inner {
+    pipe: Signal,
+    rec: Vec<Signal>,
+}
+
+/// The `tx_nack` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks, with boolector ([`crate::proof::boolector_tasks`]):
+/// every assertion by 2-induction (`prove`, the ghosts tied to the
+/// registers) and the covers to 12 cycles (the reset, a step, its answer
+/// `L` cycles later and a second step as soon as tx_ack's count frees the
+/// unit).
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::boolector_tasks(2, 12)
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{implies, port};
+    let (cb, l) = (p.conn_bits, p.read_latency);
+    let pb = index_bits(p.paths);
+    let bb = busy_bits(p);
+    let rc = RNR_COUNT_BITS;
+    let rto_min = u64::from(Consts::from_config(&p.cfg).rto_min);
+    let sg = |m: &Module, nm: &str| port(m, nm);
+    let rst = sg(m, "rst");
+    let go = sg(m, "s_go_nack");
+
+    // ------------------------------------------------ tx_ack's side, assumed
+    m.assume(
+        "asm_no_step_in_reset",
+        "no step starts in a reset (tx_ack is reset with the unit)",
+        implies(&rst, go.expr().logic_not()),
+    );
+    // The age tells apart the cycles up to the count's end (2 + L + 1).
+    let step = super::step::ghosts(m, go.expr(), bb, l, 2 + u64::from(l) + 2);
+    let at_ans = step.at_answer.clone();
+    let g = |m: &mut Module, nm: &str, w: u32, c: &str, port: &str| {
+        let e = sg(m, port).expr();
+        step.record(m, &go.expr(), (nm, w), c, e)
+    };
+    let f_conn = g(m, "f_conn", cb, "the latest step's connection", "s_nack_conn");
+    let f_path = g(m, "f_path_id", PATH_ID, "its path_id", "s_nack_path_id");
+    let f_code = g(m, "f_code", CODE, "its code", "s_nack_code");
+    let f_psn = g(m, "f_psn", PSN, "its psn", "s_nack_psn");
+    let f_ts = g(m, "f_ts", 32, "ts_now at the step", "ts_now");
+    m.assume(
+        "asm_npaths_within",
+        &format!(
+            "an open connection has at most PATHS = {} paths (its context is opened with 1..=PATHS), as the answer \
+             reads it",
+            p.paths
+        ),
+        implies(
+            at_ans.expr().logic_and(sg(m, "s_rd_open")),
+            sg(m, "s_rd_npaths").expr().le(lit(pb + 1, u64::from(p.paths))),
+        ),
+    );
+
+    // ------------------------------------------------ what the answer should do, from the spec
+    let is = |c: NackCode| f_code.expr().eq(lit(CODE, c as u64));
+    let live = m.formal_wire("f_live", 1, "the step's reads answer now, on a connection open and not failed");
+    m.formal_assign(
+        &live,
+        at_ans.expr().logic_and(sg(m, "s_rd_open")).logic_and(sg(m, "s_rd_failed").expr().logic_not()),
+    );
+    let path_ok = f_path.expr().lt(zext(sg(m, "s_rd_npaths"), PATH_ID));
+    let cum = sg(m, "s_pm_cum_acked").expr();
+    let outstanding = (f_psn.expr() - cum.clone()).lt(sg(m, "s_pm_next_psn").expr() - cum);
+    let pkt = m.formal_wire(
+        "f_on_packet",
+        1,
+        "a live answer of a NACK other than NO_CONN, on one of the connection's paths, of a psn in [cum_acked, \
+         next_psn) (24-bit serial) whose slot holds a packet",
+    );
+    m.formal_assign(
+        &pkt,
+        live.expr()
+            .logic_and(path_ok.clone())
+            .logic_and(is(NackCode::NoConn).logic_not())
+            .logic_and(outstanding)
+            .logic_and(sg(m, "s_ring_valid")),
+    );
+    let known = is(NackCode::Rnr).logic_or(is(NackCode::Access)).logic_or(is(NackCode::BadHdr));
+    let no_conn = live.expr().logic_and(path_ok.clone()).logic_and(is(NackCode::NoConn));
+    let stale_want = live
+        .expr()
+        .logic_and(path_ok.clone().logic_not())
+        .logic_or(
+            live.expr()
+                .logic_and(path_ok)
+                .logic_and(is(NackCode::NoConn).logic_not())
+                .logic_and(pkt.expr().logic_not()),
+        )
+        .logic_or(pkt.expr().logic_and(known.clone().logic_not()));
+    let count = sg(m, "s_ring_rnr_count");
+    let below = count.expr().lt(lit(rc, u64::from(RNR_RETRY)));
+    let rnr_free = pkt.expr().logic_and(is(NackCode::Rnr)).logic_and(sg(m, "s_ring_rnr_wait").expr().logic_not());
+    let backs_off = rnr_free.clone().logic_and(below.clone());
+    let rnr_fails = rnr_free.logic_and(below.clone().logic_not());
+    let access = pkt.expr().logic_and(is(NackCode::Access));
+    let bad_hdr = pkt.expr().logic_and(is(NackCode::BadHdr)).logic_and(sg(m, "s_ring_queued").expr().logic_not());
+
+    let (ev, wr, rnr, retx) =
+        (sg(m, "m_evt_valid"), sg(m, "m_ring_wr_valid"), sg(m, "m_rnr_valid"), sg(m, "m_retx_valid"));
+    let (stale, fv) = (sg(m, "m_stat_nack_stale"), sg(m, "m_fail_valid"));
+    let any = ev.expr().logic_or(&wr).logic_or(&rnr).logic_or(&retx).logic_or(&stale).logic_or(&fv);
+    let names = |m: &Module, conn: &str, path: &str, psn: &str| {
+        sg(m, conn)
+            .expr()
+            .eq(&f_conn)
+            .logic_and(zext(sg(m, path), PATH_ID).eq(&f_path))
+            .logic_and(sg(m, psn).expr().eq(&f_psn))
+    };
+
+    // ------------------------------------------------ the step
+    m.assert(
+        "a_busy_count",
+        "m_busy is 2 in a step's cycle (from the record alone; a failure raises tx_ack's count later), 0 otherwise",
+        sg(m, "m_busy").expr().eq(mux(&go, lit(bb, 2), lit(bb, 0))),
+    );
+    m.assert(
+        "a_step_reads",
+        "the reads and the unstall are issued exactly with the step: the NACK's connection, path_id mod PATHS and psn",
+        sg(m, "m_rd_valid").expr().eq(&go).logic_and(sg(m, "m_unstall_valid").expr().eq(&go)).logic_and(implies(
+            &go,
+            sg(m, "m_rd_conn")
+                .expr()
+                .eq(sg(m, "s_nack_conn"))
+                .logic_and(sg(m, "m_unstall_conn").expr().eq(sg(m, "s_nack_conn")))
+                .logic_and(
+                    zext(sg(m, "m_rd_path"), PATH_ID)
+                        .eq(sg(m, "s_nack_path_id").expr() & lit(PATH_ID, u64::from(p.paths - 1))),
+                )
+                .logic_and(sg(m, "m_rd_psn").expr().eq(sg(m, "s_nack_psn"))),
+        )),
+    );
+
+    // ------------------------------------------------ when the handler acts
+    m.assert(
+        "a_act_at_answer",
+        &format!(
+            "nothing acts (event, slot write, push, stale count, failure) but exactly L = {l} cycles after a step, \
+             when its reads answer"
+        ),
+        implies(any.clone(), &at_ans),
+    );
+    m.assert(
+        "a_dead_conn_quiet",
+        "nothing acts for a connection closed or failed as the answer reads it: no event, no slot write, no push, \
+         no stale count, no failure",
+        implies(any, &live),
+    );
+    m.assert(
+        "a_one_action",
+        "an answer does at most one of: fail the connection, start an RNR back-off, queue the slot for \
+         retransmission, count a stale NACK",
+        {
+            let v = cat(&[fv.expr(), rnr.expr(), retx.expr(), stale.expr()]);
+            (v.clone() & (v - lit(4, 1))).eq(lit(4, 0))
+        },
+    );
+    m.assert(
+        "a_ring_write_with_push",
+        "the slot is written exactly with its queue's push: a back-off's write with the RNR push, BAD_HDR's with the \
+         retransmit push",
+        wr.expr().eq(rnr.expr().logic_or(&retx)).logic_and(sg(m, "m_ring_wr_rnr").expr().eq(&rnr)),
+    );
+
+    // ------------------------------------------------ stale
+    m.assert(
+        "a_stale_when",
+        "a live answer counts a stale NACK exactly for a path_id not below npaths, a psn not in [cum_acked, next_psn) \
+         or its slot empty (any code but NO_CONN), or an unknown code on a packet",
+        stale.expr().eq(stale_want),
+    );
+    m.assert(
+        "a_stale_alone",
+        "a stale NACK fails nothing, writes no slot and pushes nothing; its only event is an unknown code's on a \
+         packet outstanding (the path delivered), a NACK",
+        implies(
+            &stale,
+            fv.expr()
+                .logic_not()
+                .logic_and(wr.expr().logic_not())
+                .logic_and(rnr.expr().logic_not())
+                .logic_and(retx.expr().logic_not())
+                .logic_and(implies(&ev, pkt.expr().logic_and(known.logic_not()))),
+        ),
+    );
+
+    // ------------------------------------------------ the event
+    let kind = |k: u8| lit(tel::KIND_BITS, u64::from(k));
+    let takes_out = is(NackCode::Rnr).logic_and(sg(m, "s_ring_rnr_resend").expr().logic_not()).logic_and(below);
+    m.assert(
+        "a_evt_when",
+        "the telemetry event (and the path's timed_out clear) exactly for a live answer on a packet outstanding",
+        ev.expr().eq(&pkt),
+    );
+    m.assert(
+        "a_evt_record",
+        "the event names the NACK's connection and path_id, at the step's ts_now; RNR exactly when an RNR takes the \
+         packet out of the path's inflight (not an RNR resend, below RNR_RETRY), else NACK",
+        implies(
+            &ev,
+            sg(m, "m_evt_conn")
+                .expr()
+                .eq(&f_conn)
+                .logic_and(zext(sg(m, "m_evt_path"), PATH_ID).eq(&f_path))
+                .logic_and(sg(m, "m_evt_now").expr().eq(&f_ts))
+                .logic_and(sg(m, "m_evt_kind").expr().eq(mux(takes_out, kind(tel::kind::RNR), kind(tel::kind::NACK)))),
+        ),
+    );
+
+    // ------------------------------------------------ the failure
+    let fail_want = no_conn.clone().logic_or(rnr_fails.clone()).logic_or(access.clone());
+    m.assert(
+        "a_fail_when",
+        &format!(
+            "the connection fails exactly for a live answer of NO_CONN on one of its paths, ACCESS on a packet \
+             outstanding, or RNR on one not waiting with rnr_count at RNR_RETRY = {RNR_RETRY}"
+        ),
+        fv.expr().eq(fail_want),
+    );
+    let st = |s: u8| sg(m, "m_fail_status").expr().eq(lit(4, u64::from(s)));
+    let culprit = sg(m, "m_fail_culprit_valid")
+        .expr()
+        .logic_and(sg(m, "m_fail_culprit_stream").expr().eq(sg(m, "s_ring_stream")))
+        .logic_and(sg(m, "m_fail_culprit_slot").expr().eq(sg(m, "s_ring_wq")));
+    m.assert(
+        "a_fail_record",
+        "a failure names the NACK's connection: NO_CONN with REMOTE_INVALID_REQUEST and no culprit, ACCESS with \
+         REMOTE_ACCESS and RNR with RNR_RETRY_EXCEEDED, each with the slot's request as culprit",
+        implies(
+            &fv,
+            sg(m, "m_fail_conn").expr().eq(&f_conn).logic_and(mux(
+                &no_conn,
+                st(status::REMOTE_INVALID_REQUEST).logic_and(sg(m, "m_fail_culprit_valid").expr().logic_not()),
+                mux(&access, st(status::REMOTE_ACCESS), st(status::RNR_RETRY_EXCEEDED)).logic_and(culprit),
+            )),
+        ),
+    );
+    m.assert(
+        "a_fail_alone",
+        "a failure writes no slot, pushes nothing and counts no stale NACK (the flush walk empties the queues)",
+        implies(
+            &fv,
+            wr.expr()
+                .logic_not()
+                .logic_and(rnr.expr().logic_not())
+                .logic_and(retx.expr().logic_not())
+                .logic_and(stale.expr().logic_not()),
+        ),
+    );
+
+    // ------------------------------------------------ the RNR back-off
+    m.assert(
+        "a_rnr_when",
+        &format!(
+            "an RNR back-off starts exactly for a live RNR on a packet outstanding whose slot is not waiting for one \
+             already, with rnr_count below RNR_RETRY = {RNR_RETRY}"
+        ),
+        rnr.expr().eq(backs_off),
+    );
+    let tag = sg(m, "s_rnr_tag");
+    m.assert(
+        "a_rnr_record",
+        &format!(
+            "a back-off pushes the NACK's connection, path_id and psn with the tag and the deadline the step's ts_now + \
+             rto_min ({rto_min}), and writes that slot with rnr_count + 1 and the tag"
+        ),
+        implies(
+            &rnr,
+            names(m, "m_rnr_conn", "m_rnr_path", "m_rnr_psn")
+                .logic_and(sg(m, "m_rnr_until").expr().eq(f_ts.expr() + lit(32, rto_min)))
+                .logic_and(sg(m, "m_rnr_tag").expr().eq(&tag))
+                .logic_and(names(m, "m_ring_wr_conn", "m_ring_wr_path", "m_ring_wr_psn"))
+                .logic_and(sg(m, "m_ring_wr_rnr_count").expr().eq(count.expr() + lit(rc, 1)))
+                .logic_and(sg(m, "m_ring_wr_rnr_tag").expr().eq(&tag)),
+        ),
+    );
+    m.assert(
+        "a_rnr_count_within_retry",
+        &format!("a slot is never written with more than RNR_RETRY = {RNR_RETRY} back-offs (no wrap)"),
+        sg(m, "m_ring_wr_rnr_count").expr().le(lit(rc, u64::from(RNR_RETRY))),
+    );
+
+    // ------------------------------------------------ BAD_HDR
+    m.assert(
+        "a_retx_when",
+        "a slot is queued for retransmission exactly for a live BAD_HDR on a packet outstanding not queued already",
+        retx.expr().eq(bad_hdr),
+    );
+    m.assert(
+        "a_retx_record",
+        "BAD_HDR's push and slot write name the NACK's connection, path_id and psn; the write is not a back-off's \
+         (it sets queued and charge)",
+        implies(
+            &retx,
+            names(m, "m_retx_conn", "m_retx_path", "m_retx_psn")
+                .logic_and(names(m, "m_ring_wr_conn", "m_ring_wr_path", "m_ring_wr_psn"))
+                .logic_and(sg(m, "m_ring_wr_rnr").expr().logic_not()),
+        ),
+    );
+
+    // ------------------------------------------------ payloads
+    for (valid, payload) in [
+        ("m_unstall_valid", &["m_unstall_conn"][..]),
+        ("m_rd_valid", &["m_rd_conn", "m_rd_path", "m_rd_psn"]),
+        ("m_evt_valid", &["m_evt_kind", "m_evt_conn", "m_evt_path", "m_evt_now"]),
+        (
+            "m_ring_wr_valid",
+            &[
+                "m_ring_wr_conn",
+                "m_ring_wr_path",
+                "m_ring_wr_psn",
+                "m_ring_wr_rnr",
+                "m_ring_wr_rnr_count",
+                "m_ring_wr_rnr_tag",
+            ],
+        ),
+        ("m_rnr_valid", &["m_rnr_conn", "m_rnr_path", "m_rnr_psn", "m_rnr_until", "m_rnr_tag"]),
+        ("m_retx_valid", &["m_retx_conn", "m_retx_path", "m_retx_psn"]),
+        ("m_fail_valid", &["m_fail_conn", "m_fail_culprit_valid", "m_fail_status"]),
+        ("m_fail_culprit_valid", &["m_fail_culprit_stream", "m_fail_culprit_slot"]),
+    ] {
+        crate::formal::quiet_without(m, valid, payload);
+    }
+
+    // ------------------------------------------------ invariants: the registers hold what the ghosts say
+    let ghosts = [&f_conn, &f_path, &f_code, &f_psn, &f_ts];
+    step.invariants(m, &f.pipe, (&f.rec, &ghosts), lit(step.agw, 2));
+
+    // ------------------------------------------------ covers
+    let pushes_nothing = wr.expr().logic_not();
+    m.cover(
+        "c_dead_conn",
+        "a NACK answered on a failed connection does nothing",
+        at_ans.expr().logic_and(sg(m, "s_rd_failed")),
+    );
+    m.cover(
+        "c_stale_path",
+        "a NACK of a path_id past npaths is stale",
+        stale
+            .expr()
+            .logic_and(sg(m, "s_rd_npaths").expr().ne(lit(pb + 1, 0)))
+            .logic_and(zext(sg(m, "s_rd_npaths"), PATH_ID).le(&f_path)),
+    );
+    m.cover(
+        "c_stale_empty",
+        "a NACK of a psn outstanding whose slot is empty is stale",
+        stale
+            .expr()
+            .logic_and(sg(m, "s_ring_valid").expr().logic_not())
+            .logic_and(f_psn.expr().ne(sg(m, "s_pm_cum_acked"))),
+    );
+    m.cover(
+        "c_stale_code",
+        "an unknown code on a packet outstanding: a NACK event and the stale count",
+        stale.expr().logic_and(&ev),
+    );
+    m.cover("c_no_conn", "NO_CONN fails the connection", fv.expr().logic_and(is(NackCode::NoConn)));
+    m.cover(
+        "c_access",
+        "ACCESS fails the connection, its culprit the slot's request",
+        fv.expr().logic_and(is(NackCode::Access)),
+    );
+    m.cover("c_rnr_fail", "an RNR at RNR_RETRY fails the connection", fv.expr().logic_and(is(NackCode::Rnr)));
+    m.cover(
+        "c_rnr_backoff",
+        "an RNR starts a back-off (an RNR event)",
+        rnr.expr().logic_and(sg(m, "m_evt_kind").expr().eq(kind(tel::kind::RNR))),
+    );
+    m.cover(
+        "c_rnr_backoff_resend",
+        "an RNR of an RNR resend starts a back-off (a NACK event)",
+        rnr.expr().logic_and(sg(m, "m_evt_kind").expr().eq(kind(tel::kind::NACK))),
+    );
+    m.cover(
+        "c_rnr_waiting",
+        "an RNR on a slot waiting for a back-off: an event and nothing else",
+        ev.expr().logic_and(is(NackCode::Rnr)).logic_and(pushes_nothing.clone()).logic_and(fv.expr().logic_not()),
+    );
+    m.cover("c_bad_hdr", "BAD_HDR queues the slot, charged", retx.expr());
+    m.cover(
+        "c_bad_hdr_queued",
+        "BAD_HDR on a slot queued already: an event and nothing else",
+        ev.expr().logic_and(is(NackCode::BadHdr)).logic_and(pushes_nothing),
+    );
+    m.cover(
+        "c_psn_wrap",
+        "a back-off for a psn numerically below cum_acked (the window across 2^24)",
+        rnr.expr().logic_and(f_psn.expr().lt(sg(m, "s_pm_cum_acked"))),
+    );
+    m.cover(
+        "c_back_to_back",
+        "a second step as soon as tx_ack's count frees the unit, L + 3 cycles after the first",
+        go.expr().logic_and(step.age.expr().eq(lit(step.agw, u64::from(l) + 3))),
+    );
 }
