@@ -691,8 +691,17 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
     m.assert(
         "a_rnr_count_within_retry",
-        &format!("a slot is never written with more than RNR_RETRY = {RNR_RETRY} back-offs (no wrap)"),
-        sg(m, "m_ring_wr_rnr_count").expr().le(lit(rc, u64::from(RNR_RETRY))),
+        &format!(
+            "a back-off writes a count of 1 to RNR_RETRY = {RNR_RETRY} back-offs: never more, and never wrapped to 0 \
+             ({rc} bits)"
+        ),
+        implies(
+            sg(m, "m_ring_wr_rnr"),
+            sg(m, "m_ring_wr_rnr_count")
+                .expr()
+                .ne(lit(rc, 0))
+                .logic_and(sg(m, "m_ring_wr_rnr_count").expr().le(lit(rc, u64::from(RNR_RETRY)))),
+        ),
     );
 
     // ------------------------------------------------ BAD_HDR
