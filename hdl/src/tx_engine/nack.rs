@@ -94,8 +94,8 @@
 //!   request as culprit; it never comes with a slot write, a push or a
 //!   stale count;
 //! - the RNR back-off exactly for a live RNR on a packet not waiting,
-//!   below `RNR_RETRY`: the slot written with `rnr_count + 1` (never past
-//!   `RNR_RETRY`) and the tag, the push with the NACK's connection,
+//!   below `RNR_RETRY`: the slot written with `rnr_count + 1` (1 to
+//!   `RNR_RETRY`, never wrapped to 0) and the tag, the push with the NACK's connection,
 //!   `path_id` and psn, the tag and the deadline the step's `ts_now +
 //!   rto_min`;
 //! - BAD_HDR's retransmission exactly for a packet not queued, its push
