@@ -94,10 +94,21 @@ fn the_rtl_passes_every_block_it_has_and_catches_a_wrong_expectation() {
     assert!(ok, "{out}{err}");
     assert_eq!(totals(&out).1, 0, "{out}");
     // Every vector of the per-block files runs on the RTL: none is left
-    // "not covered" (rx and tx wait for the pipeline top).
+    // "not covered"; rx runs on the top's receive side but the one that
+    // posts a send, and tx waits for the whole top.
     for (f, n) in [("path_selector", 13), ("telemetry", 20), ("dma_write", 12), ("rx_parser", 10)] {
         assert!(out.contains(&format!("{f}.jsonl: {n} passed, 0 failed (rtl)")), "{f}: {out}");
     }
+    assert!(out.contains("rx.jsonl: 29 passed, 0 failed, 1 not covered (rtl)"), "{out}");
+    assert!(out.contains("rx-029: it posts a send"), "{out}");
+    // A completion's length off by one fails on the receive side's RTL.
+    let d = tmp("rtl-rx");
+    std::fs::create_dir_all(&d).unwrap();
+    let text = std::fs::read_to_string(Path::new(&committed()).join("rx.jsonl")).unwrap();
+    std::fs::write(d.join("rx.jsonl"), text.replacen("\"byte_len\":300", "\"byte_len\":301", 1)).unwrap();
+    let (ok, out, _) = mrnic(&["vectors", "check", "--target", "rtl", d.to_str().unwrap()]);
+    assert!(!ok && totals(&out).1 == 1, "{out}");
+    let _ = std::fs::remove_dir_all(&d);
     // A wrong drop reason fails on the RTL as on the model.
     let d = tmp("rtl");
     std::fs::create_dir_all(&d).unwrap();

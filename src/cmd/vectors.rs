@@ -142,10 +142,14 @@ impl VectorTarget for ModelTarget {
                     })
                     .collect(),
             ),
-            // The top on the model (mrnic_core); its RTL is not generated yet.
+            // The top on the model (mrnic_core); on the RTL its receive
+            // side (the whole top is not generated yet).
             AnyFile::Rx(f) | AnyFile::Tx(f) => match side {
                 Side::Model => {
                     FileOutcome::Checked(f.vectors.iter().map(|(_, v)| nic_vectors::check(cfg, v)).collect())
+                }
+                Side::Rtl if matches!(file, AnyFile::Rx(_)) && rx_core_built(cfg) => {
+                    FileOutcome::Checked(f.vectors.iter().map(|(_, v)| nic_vectors::check_rx_rtl(cfg, v)).collect())
                 }
                 Side::Rtl => FileOutcome::NotModelled,
             },
@@ -826,4 +830,11 @@ fn telemetry_bench(
         }
     }
     Outcome::Pass
+}
+
+/// Whether this build has the top's receive side Verilated for `cfg`
+/// (only `small`: the design table in verif/build.rs).
+fn rx_core_built(cfg: &Config) -> bool {
+    let name = mrnic_model::mrnic_core::RX_NAME;
+    mrnic_verif::rtl::designs().iter().any(|d| d.block == name && d.config == cfg.name)
 }
