@@ -80,6 +80,8 @@ struct Rig {
     dead: HashSet<(u32, u32)>,
     /// The last NACK step: (its row, ts_now then).
     nack_step: Option<(usize, u32)>,
+    /// The last SACK step's row.
+    sack_step: Option<usize>,
 }
 
 impl Rig {
@@ -100,6 +102,7 @@ impl Rig {
             cur: Vec::new(),
             dead: HashSet::new(),
             nack_step: None,
+            sack_step: None,
         };
         // A reset cycle and the sweep's first cycles recorded (nothing may
         // move while it runs), the rest of the sweep not replayed.
@@ -181,7 +184,7 @@ impl Rig {
             // Reset or the clear sweep: only rst, s_run and ts_now count.
             ins.push(("s_run", 0));
             junked.extend(["s_hold_pre", "s_pend_evt", "s_walk", "s_sched_idle", "s_busy", "s_hold_open"]);
-            junked.extend(["s_hold_fail", "s_rnr_push", "s_tail_due"]);
+            junked.extend(["s_hold_fail", "s_hold_sack", "s_hold_cnt", "s_rnr_push", "s_tail_due"]);
             junked.extend(WORK);
             if !inp.rst {
                 self.count("sweep");
@@ -192,8 +195,21 @@ impl Rig {
                 ("s_hold_pre", u64::from(t.hold_pre)),
                 ("s_hold_open", u64::from(t.hold_open)),
                 ("s_hold_fail", u64::from(t.hold_fail)),
+                ("s_hold_sack", u64::from(t.hold_sack.is_some())),
                 ("s_rnr_push", u64::from(t.rnr_push.is_some())),
             ]);
+            // A live SACK's reads answered: its two passes' count, L
+            // cycles after its step (architecture.md, tx_engine item 13).
+            match t.hold_sack {
+                Some(n) => {
+                    let at = self.sack_step.take().expect("a SACK's hold follows its step");
+                    let l = self.e.tx.params().read_latency as usize;
+                    assert_eq!(self.rows.len(), at + l, "a SACK's hold is L cycles after its step");
+                    ins.push(("s_hold_cnt", fits(n)));
+                    self.count("hold_sack");
+                }
+                None => junked.push("s_hold_cnt"),
+            }
             for (on, what) in [(t.hold_pre, "hold_pre"), (t.hold_open, "hold_open"), (t.hold_fail, "hold_fail")] {
                 if on {
                     self.count(what);
@@ -254,6 +270,10 @@ impl Rig {
             // Pushes: the deadline and tag the unit shows.
             if go(AckGo::Nack) {
                 self.nack_step = Some((self.rows.len(), ts));
+            }
+            if go(AckGo::Sack) {
+                assert_eq!(t.handler_busy, 1, "a SACK's count comes from the record alone (item 13)");
+                self.sack_step = Some(self.rows.len());
             }
             if let Some((_, _, _, until, tag)) = t.rnr_push {
                 // The NACK handler pushes when its reads answer, L cycles
@@ -563,6 +583,7 @@ fn icarus_ack_control_is_the_models() {
             "hold_pre",
             "hold_open",
             "hold_fail",
+            "hold_sack",
             "scan_hit",
             "scan_held_by_hit",
         ],

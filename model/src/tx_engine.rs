@@ -2051,6 +2051,10 @@ pub struct AckTap {
     /// `tx_ring_depth`), a failure (at least `PATHS x tx_ring_depth`).
     pub hold_open: bool,
     pub hold_fail: bool,
+    /// After the turn: a live SACK's reads answered, `L` cycles after its
+    /// step, and its two passes raise the count to at least this
+    /// (`2 + 2 x span`; architecture.md, tx_engine item 13).
+    pub hold_sack: Option<u32>,
     /// The queues' lengths after the cycle.
     pub rnr_len: usize,
     pub wp_len: usize,
@@ -2453,6 +2457,10 @@ pub struct TxEngine {
     pub nack_tap: Option<NackTap>,
     /// A NACK whose reads are in flight.
     nack_ans: Option<NackAns>,
+    /// A live SACK's count in flight: (cycles until its reads answer,
+    /// the count its two passes hold the unit from then,
+    /// `2 + 2 x span`; architecture.md, tx_engine item 13).
+    sack_hold: Option<(u32, u32)>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -2537,6 +2545,7 @@ impl TxEngine {
             rto_tap: None,
             nack_tap: None,
             nack_ans: None,
+            sack_hold: None,
             p,
         };
         let mut rec = Vec::new();
@@ -2908,6 +2917,9 @@ impl TxEngine {
         // A NACK's reads answer after the turn: its actions, a failure
         // among them (a hold after the turn, as the output stage's).
         self.nack_tick();
+        // A live SACK's reads answer after the turn: its span is known and
+        // its two passes raise the count (item 13).
+        self.sack_tick();
         if self.tail_hit.is_none() {
             let c = self.tail_scan;
             let due = self.tail_due(c, ts);
@@ -4168,6 +4180,14 @@ impl TxEngine {
     /// event, connection AIMD, PROBE reply, losses on the path by tx_seq.
     /// The rest (RACK across paths, the tail timer, completed_msn and the
     /// completions) follows in [`Self::sack_stage`].
+    ///
+    /// The busy count comes from the record alone (1, the step adds `L`):
+    /// the span of a live SACK is known only when the path's mirror
+    /// answers, `L` cycles after the step, and its two passes then raise
+    /// the count to `2 + 2 x span` ([`Self::sack_tick`]), which frees the
+    /// unit in the cycle the step's `2 + 2 x span + L` freed it
+    /// (architecture.md, tx_engine item 13). The writes stay in the step's
+    /// cycle: nothing reads them before the unit is free.
     fn on_sack(&mut self, h: &SackIn, ts: u32) {
         let c = h.conn;
         self.conns[c as usize].stalled = false;
@@ -4190,8 +4210,9 @@ impl TxEngine {
             return;
         };
         // Two passes over the outstanding psns: acknowledge, then mark
-        // losses against the new acked_seq.
-        self.ack_busy = 2 + 2 * span;
+        // losses against the new acked_seq. Their count is taken when the
+        // reads answer (item 13).
+        self.sack_hold = Some((self.p.read_latency, 2 + 2 * span));
         let acked = (0..span).filter(|&d| sack_acks(rel, h.bitmap, d));
         let mut fold =
             SackFold { rack_sent: k.rack_sent, rack_rtt: k.rack_rtt, max_seq: m.acked_seq, ..Default::default() };
@@ -4515,6 +4536,24 @@ impl TxEngine {
         let act = self.nack_act(&a);
         if let Some(t) = self.nack_tap.as_mut() {
             t.ans = Some(act);
+        }
+    }
+
+    /// A live SACK's reads have answered ([`Self::on_sack`]); called each
+    /// cycle after the unit's turn, it raises the busy count to the two
+    /// passes' `2 + 2 x span` `L` cycles after the step (a hold after the
+    /// turn, `tx_ack`'s `s_hold_sack`; item 13).
+    fn sack_tick(&mut self) {
+        let Some((wait, count)) = self.sack_hold.as_mut() else { return };
+        if *wait > 0 {
+            *wait -= 1;
+            return;
+        }
+        let count = *count;
+        self.sack_hold = None;
+        self.ack_busy = self.ack_busy.max(count);
+        if let Some(t) = self.ack_tap.as_mut() {
+            t.hold_sack = Some(count);
         }
     }
 

@@ -32,8 +32,12 @@
 //!   `max(s_busy, 1) + L`: the step's reads answer `L` cycles after it
 //!   starts (architecture.md, tx_engine item 4).
 //! - **After the turn** a reopen's ring clear raises the count to
-//!   `tx_ring_depth` (`s_hold_open`) and the output stage's failed read
-//!   to `PATHS x tx_ring_depth` (`s_hold_fail`).
+//!   `tx_ring_depth` (`s_hold_open`), the output stage's failed read
+//!   to `PATHS x tx_ring_depth` (`s_hold_fail`), and a live SACK's reads,
+//!   answering `L` cycles after its step, to its two passes' `2 + 2 x
+//!   span` (`s_hold_sack` with the value on `s_hold_cnt`; the SACK's own
+//!   `s_busy` is 1, from the record alone: architecture.md, tx_engine
+//!   item 13).
 //! - **The RNR tag** a back-off started this cycle gets is `m_rnr_tag`; a
 //!   push (`s_rnr_push`, only when a NACK's reads answer, `L` cycles after
 //!   its step: `tx_nack`'s `m_rnr_valid`) moves it on (32 bits, wrapping,
@@ -62,7 +66,8 @@
 //! by 2-induction (boolector):
 //! - the engine's obligation, assumed: a handler sets `s_busy` to at most
 //!   `max(2 + 2 x tx_ring_depth, 1 + PATHS x tx_ring_depth)`
-//!   (`asm_s_busy_most`, [`busy_bits`]);
+//!   (`asm_s_busy_most`, [`busy_bits`]) and a SACK's hold `s_hold_cnt`
+//!   to at most `2 + 2 x tx_ring_depth` (`asm_s_hold_cnt_most`);
 //! - one step: at most one `m_go_*` a cycle, only with `s_run`, the count
 //!   0 at the turn, no drain and the scheduler idle; `m_drain` only when
 //!   free and events or a walk wait;
@@ -72,8 +77,8 @@
 //!   one may and work that can start waits;
 //! - the busy count: counts down by one, loads `max(s_busy, 1) + L` on a
 //!   step (`1 + L` for the unit's own three), stays 0 otherwise, is raised
-//!   (never lowered) by the holds after the turn to `tx_ring_depth` or
-//!   `PATHS x tx_ring_depth`, is at least `PATHS x tx_ring_depth - 1` after
+//!   (never lowered) by the holds after the turn to `tx_ring_depth`,
+//!   `PATHS x tx_ring_depth` or `s_hold_cnt`, is at least `PATHS x tx_ring_depth - 1` after
 //!   the commit's failure, and fits its bits;
 //! - while `s_run` is low the registers hold and nothing starts or drains;
 //! - the tail: the scanner compares in each running cycle with no hit
@@ -158,6 +163,8 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_busy", bb, STEP, "the busy count the started handler sets (rto .. nack; 0 if none)"),
         i("s_hold_open", 1, HOLD, "after the turn, a reopen's ring clear: count at least tx_ring_depth"),
         i("s_hold_fail", 1, HOLD, "after the turn, a failure: count at least PATHS x tx_ring_depth"),
+        i("s_hold_sack", 1, HOLD, "after the turn, a live SACK's reads answered: count at least s_hold_cnt"),
+        i("s_hold_cnt", bb, HOLD, "its two passes' count, 2 + 2 x span (tx_sack m_hold_cnt)"),
         o("m_rnr_tag", 32, TIMERS, "the tag an RNR back-off started this cycle gets"),
         i("s_rnr_push", 1, TIMERS, "a NACK's answer pushes an RNR back-off (tag m_rnr_tag; tx_nack m_rnr_valid)"),
         o("m_timer_at", 32, TIMERS, "ts_now + rto_min: the deadline a window probe's push writes"),
@@ -285,7 +292,8 @@ pub fn build(p: &TxEngineParams) -> Module {
         ),
     );
     let opened = mux(sg("s_hold_open"), max(after_turn.expr(), lit(bb, u64::from(p.ring_depth))), after_turn.expr());
-    let held = mux(sg("s_hold_fail"), max(opened.clone(), lit(bb, pr)), opened);
+    let failed = mux(sg("s_hold_fail"), max(opened.clone(), lit(bb, pr)), opened);
+    let held = mux(sg("s_hold_sack"), max(failed.clone(), sg("s_hold_cnt").expr()), failed);
     m.next(set(&busy.next, mux(run.clone(), held, busy.q.expr())));
 
     // ------------------------------------------------------------ RNR tag, deadlines
@@ -388,6 +396,12 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
              only in its step"
         ),
         sg(m, "s_busy").expr().le(lit(bb, most)),
+    );
+    let sack_most = 2 + 2 * u64::from(p.ring_depth);
+    m.assume(
+        "asm_s_hold_cnt_most",
+        &format!("a SACK's hold sets the count to at most {sack_most} (its two passes, 2 + 2 x tx_ring_depth)"),
+        sg(m, "s_hold_cnt").expr().le(lit(bb, sack_most)),
     );
 
     // ------------------------------------------------ one step, when free
@@ -501,7 +515,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         &plain,
         mux(bt.clone().ne(lit(bb, 0)), bt.clone() - lit(bb, 1), mux(&f.started, loaded, lit(bb, 0))),
     );
-    let holds = sg(m, "s_hold_open").expr().logic_or(sg(m, "s_hold_fail"));
+    let holds = sg(m, "s_hold_open").expr().logic_or(sg(m, "s_hold_fail")).logic_or(sg(m, "s_hold_sack"));
     let ran = live(run.expr());
     let p_plain = m.past("busy_plain", plain.expr(), "the rules' count last cycle");
     let p_down = m.past(
@@ -551,14 +565,26 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         m.past("hold_open", ran.clone().logic_and(sg(m, "s_hold_open")), "last cycle ran with a reopen's hold");
     let p_fail =
         m.past("hold_fail", ran.clone().logic_and(sg(m, "s_hold_fail")), "last cycle ran with a failure's hold");
-    let want = max(
-        mux(&p_open, max(p_plain.expr(), lit(bb, u64::from(p.ring_depth))), p_plain.expr()),
-        mux(&p_fail, lit(bb, pr), lit(bb, 0)),
+    let p_sack = m.past(
+        "hold_sack",
+        mux(ran.clone().logic_and(sg(m, "s_hold_sack")), sg(m, "s_hold_cnt").expr(), lit(bb, 0)),
+        "last cycle's SACK hold count (0 without one)",
     );
+    let want = max(
+        max(
+            mux(&p_open, max(p_plain.expr(), lit(bb, u64::from(p.ring_depth))), p_plain.expr()),
+            mux(&p_fail, lit(bb, pr), lit(bb, 0)),
+        ),
+        p_sack.expr(),
+    );
+    let p_held = m.past("hold_any", ran.clone().logic_and(holds.clone()), "last cycle ran with a hold after the turn");
     m.assert(
         "a_busy_holds_raise",
-        &format!("a hold after the turn raises the count to at least tx_ring_depth (a reopen) or {pr} (a failure), never lowers it"),
-        implies(p_open.expr().logic_or(&p_fail), b.clone().eq(want)),
+        &format!(
+            "a hold after the turn raises the count to at least tx_ring_depth (a reopen), {pr} (a failure) or \
+             s_hold_cnt (a SACK's reads answered), never lowers it"
+        ),
+        implies(&p_held, b.clone().eq(want)),
     );
     let p_pre =
         m.past("hold_pre", ran.clone().logic_and(sg(m, "s_hold_pre")), "last cycle ran with the commit's failure");
@@ -675,6 +701,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         counted.expr().logic_and(sg(m, "m_free")),
     );
     m.cover("c_hold_fail", "a failure's hold raises the count", p_fail.expr());
+    m.cover("c_hold_sack", "a SACK's hold raises the count", p_sack.expr().ne(lit(bb, 0)));
 }
 
 /// The step enables as one vector, the first step in the lowest bit.
