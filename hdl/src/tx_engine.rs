@@ -123,6 +123,10 @@
 //! `hdl/tests/tx_engine_rto.rs`), [`nack`] (`tx_nack`, its NACK handler:
 //! stale checks, RNR back-off, BAD_HDR retransmission and the failures,
 //! acting when its reads answer, `hdl/tests/tx_engine_nack.rs`),
+//! [`sack`] (`tx_sack`, its SACK handler's step: stale checks, both
+//! passes over the ring, events, mirror, context and `last_progress`
+//! writes, losses and the continuation, spread over the unit's busy
+//! window, `hdl/tests/tx_engine_sack.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
 //! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
 //! of new data and of retransmissions and RNR resends with the retry
@@ -149,6 +153,7 @@ pub mod nack;
 pub mod output;
 pub mod post;
 pub mod rto;
+pub mod sack;
 pub mod sched;
 mod step;
 pub mod walk;

@@ -2217,6 +2217,102 @@ pub struct NackTap {
     pub ans: Option<NackAct>,
 }
 
+/// A path's mirror as the SACK handler reads and writes it
+/// ([`SackRec`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackMirror {
+    pub next_psn: u32,
+    pub cum_acked: u32,
+    pub acked_seq: u32,
+    pub sport: u16,
+    pub plane: u8,
+    pub probe_pending: bool,
+    pub probe_ts: u16,
+    pub probe_seq: u32,
+    pub srtt: u32,
+    pub rttvar: u32,
+    pub min_rtt: u32,
+    pub timed_out: bool,
+}
+
+impl SackMirror {
+    fn of(m: &PathM) -> SackMirror {
+        SackMirror {
+            next_psn: m.next_psn,
+            cum_acked: m.cum_acked,
+            acked_seq: m.acked_seq,
+            sport: m.sport,
+            plane: m.plane,
+            probe_pending: m.probe_pending,
+            probe_ts: m.probe_ts,
+            probe_seq: m.probe_seq,
+            srtt: m.srtt,
+            rttvar: m.rttvar,
+            min_rtt: m.min_rtt,
+            timed_out: m.timed_out,
+        }
+    }
+}
+
+/// One step of `on_sack` ([`SackTap::step`]): what it read (as the
+/// tables stood before the step) and what the tables held after it.
+#[derive(Debug, Clone, Default)]
+pub struct SackRec {
+    pub sack: SackIn,
+    pub ts: u32,
+    /// The busy count the handler set in the step (1, item 13), and the
+    /// count its reads' answer raises it to (a live SACK's `2 + 2 x
+    /// span`).
+    pub busy: u32,
+    pub hold: Option<u32>,
+    /// The context as read.
+    pub open: bool,
+    pub failed: bool,
+    pub npaths: u32,
+    pub rack_sent: Option<u32>,
+    pub rack_rtt: u32,
+    pub cc: Cc,
+    /// `last_progress` of each of the connection's paths.
+    pub last_progress: Vec<u32>,
+    /// The mirror of `path_id mod PATHS`, and the plane marks, as read.
+    pub mirror: SackMirror,
+    pub marks: Vec<bool>,
+    /// The ring slots from `cum_acked` to `next_psn` of that path, as read
+    /// (empty unless the SACK is live).
+    pub slots: Vec<Option<Slot>>,
+    /// Counted as stale (`stat_sack_stale`).
+    pub stale: bool,
+    /// After the step: the context's RACK and congestion state, the
+    /// paths' `last_progress`, the mirror, the marks and the slots.
+    pub rack_sent_after: Option<u32>,
+    pub rack_rtt_after: u32,
+    pub cc_after: Cc,
+    pub last_progress_after: Vec<u32>,
+    pub mirror_after: SackMirror,
+    pub marks_after: Vec<bool>,
+    pub slots_after: Vec<Option<Slot>>,
+    /// The events pushed and the psns queued for retransmission, in order.
+    pub events: Vec<tel::Event>,
+    pub retx: Vec<u32>,
+    /// The continuation: (wait, touched streams, stream_id,
+    /// completed_msn).
+    pub cont: Option<(bool, Vec<bool>, u32, u32)>,
+    /// The paths whose `last_progress` the step wrote, a bit each.
+    pub progress: u32,
+}
+
+/// What the acknowledgement unit's SACK handler read and wrote in a step,
+/// recorded when [`TxEngine::sack_tap`] is `Some` (off by default) in the
+/// cycle the step starts, so its RTL unit can be replayed against this
+/// model cycle by cycle. Recording changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct SackTap {
+    pub step: Option<SackRec>,
+    /// The paths whose `last_progress` the step wrote (a bit each; a
+    /// write of an equal value shows in no table).
+    pub progress: u32,
+}
+
 /// What the acknowledgement unit's timeout and update handlers read and
 /// wrote in a step, recorded when [`TxEngine::rto_tap`] is `Some` (off by
 /// default) in the cycle the step starts, so their RTL unit can be
@@ -2455,6 +2551,9 @@ pub struct TxEngine {
     pub rto_tap: Option<RtoTap>,
     /// The NACK handler's tap ([`NackTap`]); `None` (off) by default.
     pub nack_tap: Option<NackTap>,
+    /// The SACK handler's tap ([`SackTap`], cleared every cycle); `None`
+    /// (off) by default.
+    pub sack_tap: Option<SackTap>,
     /// A NACK whose reads are in flight.
     nack_ans: Option<NackAns>,
     /// A live SACK's count in flight: (cycles until its reads answer,
@@ -2544,6 +2643,7 @@ impl TxEngine {
             commit_tap: None,
             rto_tap: None,
             nack_tap: None,
+            sack_tap: None,
             nack_ans: None,
             sack_hold: None,
             p,
@@ -2713,6 +2813,9 @@ impl TxEngine {
         }
         if let Some(t) = self.nack_tap.as_mut() {
             *t = NackTap::default();
+        }
+        if let Some(t) = self.sack_tap.as_mut() {
+            *t = SackTap::default();
         }
         if let Some(t) = self.ack_tap.as_mut() {
             *t = AckTap {
@@ -3163,8 +3266,10 @@ impl TxEngine {
         let commit_tap = self.commit_tap.take();
         let rto_tap = self.rto_tap.take();
         let nack_tap = self.nack_tap.take();
+        let sack_tap = self.sack_tap.take();
         *self = TxEngine::new(p);
         self.nack_tap = nack_tap;
+        self.sack_tap = sack_tap;
         self.output_tap = tap;
         self.walk_tap = walk_tap;
         self.post_tap = post_tap;
@@ -3872,7 +3977,11 @@ impl TxEngine {
         } else if let Some(s) = self.sack_reg.take() {
             self.sacks_started += 1;
             self.tap_ack_go(AckGo::Sack);
+            let before = self.sack_tap.is_some().then(|| self.tap_sack_begin(&s, ts));
             self.on_sack(&s, ts);
+            if let Some(b) = before {
+                self.tap_sack_end(b);
+            }
         } else if let Some(n) = self.nack_reg.take() {
             self.tap_ack_go(AckGo::Nack);
             self.on_nack(&n, ts);
@@ -4282,6 +4391,9 @@ impl TxEngine {
             if delivered & 1 << p != 0 || (probe_reply && p == path) {
                 let i = self.pidx(c, p);
                 self.paths[i].last_progress = ts;
+                if let Some(t) = self.sack_tap.as_mut() {
+                    t.progress |= 1 << p;
+                }
             }
         }
         self.conn_ack(c, ts, pkts, bytes, h, rtt);
@@ -4536,6 +4648,70 @@ impl TxEngine {
         let act = self.nack_act(&a);
         if let Some(t) = self.nack_tap.as_mut() {
             t.ans = Some(act);
+        }
+    }
+
+    /// The SACK handler's reads, before its step ([`SackRec`]), with the
+    /// event and retransmit queues' lengths.
+    fn tap_sack_begin(&self, h: &SackIn, ts: u32) -> (SackRec, usize, usize) {
+        let c = h.conn;
+        let k = &self.conns[c as usize];
+        let path = h.path_id % self.p.paths;
+        let m = self.paths[self.pidx(c, path)];
+        let live = k.open && k.failed.is_none() && h.path_id < k.npaths;
+        let ok = live && sack_window(m.next_psn, m.cum_acked, h.cum_psn, h.bitmap).is_some();
+        let span = if ok { seq_diff(m.next_psn, m.cum_acked) } else { 0 };
+        let slots = (0..span).map(|d| self.ring[self.ridx(c, path, (m.cum_acked + d) & SEQ_MASK)]).collect();
+        let rec = SackRec {
+            sack: *h,
+            ts,
+            open: k.open,
+            failed: k.failed.is_some(),
+            npaths: k.npaths,
+            rack_sent: k.rack_sent,
+            rack_rtt: k.rack_rtt,
+            cc: k.cc,
+            last_progress: (0..self.p.paths).map(|q| self.paths[self.pidx(c, q)].last_progress).collect(),
+            mirror: SackMirror::of(&m),
+            marks: self.planes.iter().map(Option::is_some).collect(),
+            slots,
+            ..SackRec::default()
+        };
+        (rec, self.pend_evt.len(), k.retx.len())
+    }
+
+    /// What the SACK handler wrote ([`Self::tap_sack_begin`]).
+    fn tap_sack_end(&mut self, (mut r, evts, retx): (SackRec, usize, usize)) {
+        let c = r.sack.conn;
+        let path = r.sack.path_id % self.p.paths;
+        let k = &self.conns[c as usize];
+        let m = self.paths[self.pidx(c, path)];
+        r.busy = self.ack_busy;
+        r.hold = self.sack_hold.map(|(_, n)| n);
+        r.stale = self.stats.sack_stale;
+        r.rack_sent_after = k.rack_sent;
+        r.rack_rtt_after = k.rack_rtt;
+        r.cc_after = k.cc;
+        r.last_progress_after = (0..self.p.paths).map(|q| self.paths[self.pidx(c, q)].last_progress).collect();
+        r.mirror_after = SackMirror::of(&m);
+        r.marks_after = self.planes.iter().map(Option::is_some).collect();
+        let base = r.mirror.cum_acked;
+        r.slots_after =
+            (0..r.slots.len() as u32).map(|d| self.ring[self.ridx(c, path, (base + d) & SEQ_MASK)]).collect();
+        r.events = self.pend_evt.iter().skip(evts).copied().collect();
+        r.retx = k
+            .retx
+            .iter()
+            .skip(retx)
+            .map(|&(p, psn)| {
+                debug_assert_eq!(p, path, "the handler queues its own path's packets");
+                psn
+            })
+            .collect();
+        r.cont = self.sack_cont.as_ref().map(|k| (k.wait, k.touched.clone(), k.stream_id, k.completed_msn));
+        if let Some(t) = self.sack_tap.as_mut() {
+            r.progress = t.progress;
+            t.step = Some(r);
         }
     }
 
