@@ -147,6 +147,19 @@ pub(crate) fn gate(cond: impl Into<Expr>, a: impl Into<Expr>, w: u32) -> Expr {
     mux(cond, a, zeros(w))
 }
 
+/// The acknowledgement unit's handlers' reads in flight: a step (`go`)
+/// issues its reads and they answer `l` cycles later (architecture.md,
+/// tx_engine item 4). A shift register `rd_pipe` of `l` bits, the oldest
+/// in the top bit; returns it and the wire `answer`, high in the answer's
+/// cycle.
+pub(crate) fn read_answer(m: &mut Module, go: &Signal, l: u32) -> (Signal, Signal) {
+    let pipe = m.reg("rd_pipe", l, 0, "the step's reads in flight, the oldest in the top bit");
+    let shifted = if l == 1 { go.expr() } else { cat(&[pipe.q.slice(l - 2, 0), go.expr()]) };
+    m.next(crate::ir::set(&pipe.next, shifted));
+    let ans = m.wire_from("answer", 1, "the step's reads answer: the handler acts", pipe.q.bit(l - 1));
+    (pipe.q, ans)
+}
+
 pub mod ack;
 pub mod commit;
 pub mod nack;

@@ -261,10 +261,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         m.next(set(&r.next, mux(&go, e, r.q.expr())));
     }
     // The step's reads in flight: bit i set i + 1 edges after the step.
-    let pipe = m.reg("rd_pipe", l, 0, "the step's reads in flight, the oldest in the top bit");
-    let shifted = if l == 1 { go.expr() } else { crate::expr::cat(&[pipe.q.slice(l - 2, 0), go.expr()]) };
-    m.next(set(&pipe.next, shifted));
-    let ans = w(&mut m, "answer", 1, "the step's reads answer: the handler acts", pipe.q.bit(l - 1));
+    let (pipe, ans) = super::read_answer(&mut m, &go, l);
 
     // ------------------------------------------------------------ the checks
     let code = r_code.q.expr();
@@ -396,7 +393,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         mux(&rnr_fail, lit(4, u64::from(status::RNR_RETRY_EXCEEDED)), lit(4, u64::from(status::REMOTE_ACCESS))),
     );
     m.assign(sg("m_fail_status"), gate(&fail, st, 4));
-    let inner = Inner { pipe: pipe.q, rec: [r_conn, r_path, r_code, r_psn, r_ts].into_iter().map(|r| r.q).collect() };
+    let inner = Inner { pipe, rec: [r_conn, r_path, r_code, r_psn, r_ts].into_iter().map(|r| r.q).collect() };
     properties(&mut m, p, &inner);
     m
 }

@@ -279,10 +279,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         m.next(set(&r.next, mux(&go, e, r.q.expr())));
     }
     // The step's reads in flight: bit i set i + 1 edges after the step.
-    let pipe = m.reg("rd_pipe", l, 0, "the step's reads in flight, the oldest in the top bit");
-    let shifted = if l == 1 { go.expr() } else { cat(&[pipe.q.slice(l - 2, 0), go.expr()]) };
-    m.next(set(&pipe.next, shifted));
-    let ans = w(&mut m, "answer", 1, "the step's reads answer: the handler acts", pipe.q.bit(l - 1));
+    let (pipe, ans) = super::read_answer(&mut m, &go, l);
 
     // ------------------------------------------------------------ the handler
     let is_rto = r_rto.q.expr();
@@ -481,7 +478,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_retx_path"), gate(&push, r_path.q.expr(), pb));
     m.assign(sg("m_retx_psn"), gate(&push, a_psn.expr(), PSN));
     let inner = Inner {
-        pipe: pipe.q,
+        pipe,
         rec: [r_rto, r_conn, r_path, r_state, r_sport, r_gen, r_act, r_clr, r_ts].into_iter().map(|r| r.q).collect(),
         walk_psn: w_psn.q,
         walk_left: w_left.q,

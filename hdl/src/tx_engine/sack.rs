@@ -333,10 +333,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     let path = w(&mut m, "path", pb, "the SACK's path (path_id's low bits)", low(r_path.expr()));
 
     // The step's reads in flight: bit i set i + 1 edges after the step.
-    let pipe = m.reg("rd_pipe", l, 0, "the step's reads in flight, the oldest in the top bit");
-    let shifted = if l == 1 { go.expr() } else { cat(&[pipe.q.slice(l - 2, 0), go.expr()]) };
-    m.next(set(&pipe.next, shifted));
-    let ans = w(&mut m, "answer", 1, "the step's reads answer", pipe.q.bit(l - 1));
+    let (_, ans) = super::read_answer(&mut m, &go, l);
 
     // Each answered read as a net valid from the answer on: the port in
     // the answer's cycle, a register after.
