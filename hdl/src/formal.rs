@@ -301,6 +301,22 @@ pub fn table_rmw(
     stored
 }
 
+/// A ghost register `(name, width)`: `reset` in a reset, else `next` of
+/// itself (formal-only state that follows the block's ports).
+pub fn ghost(
+    m: &mut Module,
+    (name, width): (&str, u32),
+    comment: &str,
+    rst: &Signal,
+    next: impl FnOnce(&Signal) -> Expr,
+    reset: Expr,
+) -> Signal {
+    let s = m.formal_wire(name, width, comment);
+    let e = next(&s);
+    m.formal_seq(vec![if_else(rst, vec![set(&s, reset)], vec![set(&s, e)])]);
+    s
+}
+
 /// `!a || b`.
 pub fn implies(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
     a.into().logic_not().logic_or(b)

@@ -21,7 +21,7 @@ use mrnic_model::rx_ctl::{
     self as model, RxCtlParams, ECN_CE, NACK_ACCESS, NACK_BAD_HDR, NACK_NO_CONN, NACK_RNR, OPC_NACK, OPC_PROBE,
     OPC_SACK, OPC_SEND, OPC_SEND_IMM, OPC_WRITE_IMM,
 };
-use mrnic_model::sack_gen::{OP_DATA, OP_FLUSH, OP_OPEN};
+use mrnic_model::sack_gen::{OP_DATA, OP_FLUSH, OP_OPEN, OP_PROBE};
 use mrnic_proto::field::Field;
 use mrnic_proto::layouts::{common, data, nack, probe, sack};
 use mrnic_proto::Config;
@@ -866,9 +866,537 @@ fn build(p: &Params) -> Module {
             crate::formal::implies(&ps.shown.q, &x.on.q),
         );
     }
+    let cnack_pass = pass_of("m_cnack").expect("m_cnack passes").pass.clone();
+    let mut regs: Vec<(&str, Signal)> = vec![
+        ("state", st.q.clone()),
+        ("idx", idx.q.clone()),
+        ("code", code.q.clone()),
+        ("new", new.q.clone()),
+        ("answered", answered.q.clone()),
+        ("hold", hold.q.clone()),
+        ("csack_shown", csack_shown.q.clone()),
+        ("hdr_path", hq("path_id")),
+        ("hdr_ackreq", ackreq.clone()),
+        ("lkr_paths", lkq("paths")),
+        ("open_paths", open_q("paths")),
+        ("pay_drop", o("m_pay").field("drop").q.clone()),
+        ("pkt_op", o("m_pkt").field("op").q.clone()),
+        ("pkt_path", o("m_pkt").field("path_id").q.clone()),
+        ("pkt_bad", o("m_pkt").field("bad").q.clone()),
+    ];
+    for x in &offers {
+        regs.push((x.prefix, x.on.q.clone()));
+    }
+    properties(&mut m, p, &Inner { cnack_own: o("m_cnack").on.q.expr() & cnack_pass.expr().logic_not(), regs });
     m
 }
 
-/// How the properties of [`generate`]'s module are checked: a glue
-/// block's, [`crate::proof::handshake_tasks`].
-pub use crate::proof::handshake_tasks as formal_tasks;
+/// The internal signals [`properties`] reads: the registers its
+/// invariants tie the ghosts to, by short name (an output channel's entry
+/// by its port prefix: `m_pay` is `pay_on`).
+struct Inner {
+    /// The controller's own entry (not a part's) is on `m_cnack`.
+    cnack_own: Expr,
+    regs: Vec<(&'static str, Signal)>,
+}
+
+impl Inner {
+    fn r(&self, name: &str) -> Expr {
+        let f = self.regs.iter().find(|(n, _)| *n == name);
+        f.unwrap_or_else(|| panic!("rx_ctl: no register {name} for the properties")).1.expr()
+    }
+}
+
+/// The controller's safety properties: what a packet, an open and the
+/// SACK hold may do, stated on the ports with ghost registers that follow
+/// the handshakes (the latest header's story, cleared when the next header
+/// is taken), and the parts' obligations they rely on assumed (`asm_env_*`:
+/// each part answers only a request it was given, sack_gen calls no
+/// refused or answered beat new, probe_walk's beats are PROBE beats, and
+/// conn_table's and the open's path counts fit the config).
+fn properties(m: &mut Module, p: &RxCtlParams, inner: &Inner) {
+    use crate::formal::{ghost, implies, port};
+    let l = u64::from(p.read_latency);
+    let sg = |m: &Module, n: &str| port(m, n);
+    let rst = sg(m, "rst");
+    let hs = |m: &Module, ch: &str| sg(m, &format!("{ch}_valid")).expr() & sg(m, &format!("{ch}_ready"));
+    let hdr_hs = hs(m, "s_hdr");
+    let open_hs = hs(m, "s_open");
+    let pay_hs = hs(m, "m_pay");
+    let req_hs = hs(m, "m_req");
+    let pkt_hs = hs(m, "m_pkt");
+    let csack_hs = hs(m, "m_csack");
+    let pw = sg(m, "m_pkt_path_id").width();
+    let paths = 1u64 << pw;
+    let op = sg(m, "m_pkt_op");
+    let op_is = |v: u32| op.expr().eq(lit(op.width(), u64::from(v)));
+    let data_hs = pkt_hs.clone() & op_is(OP_DATA);
+    // A ghost flag of the latest header: cleared when a header is taken,
+    // then set by `set_when`.
+    let sticky = |m: &mut Module, name: &str, comment: &str, set_when: Expr| -> Signal {
+        ghost(m, (name, 1), comment, &rst, |g| mux(&hdr_hs, lit(1, 0), g.expr() | set_when), lit(1, 0))
+    };
+    // A value of the latest header (or open), loaded when `when`.
+    let keep = |m: &mut Module, name: &str, comment: &str, when: &Expr, e: Expr| -> Signal {
+        let w = e.width().expect("a sized value");
+        ghost(m, (name, w), comment, &rst, |g| mux(when, e, g), zeros(w))
+    };
+
+    // ------------------------------------------------ the parts' answers
+    // (request channel, answer channel, the answer refuses the packet)
+    let answers = [
+        ("m_lk", "s_lkr", sg(m, "s_lkr_ok").expr().logic_not()),
+        ("m_chk", "s_chkr", sg(m, "s_chkr_status").expr().reduce_or()),
+        ("m_mr", "s_mrr", sg(m, "s_mrr_status").expr().reduce_or()),
+        ("m_lookup", "s_match", sg(m, "s_match_code").expr().reduce_or()),
+    ];
+    let mut refusal = lit(1, 0);
+    let mut waits: Vec<(&str, &str, Signal)> = Vec::new();
+    for (req, ans, refuses) in answers {
+        let ans_v = sg(m, &format!("{ans}_valid"));
+        let asked = hs(m, req);
+        let out = ghost(
+            m,
+            (&format!("f_{req}_out"), 1),
+            &format!("a request on {req} was taken and {ans} has not answered it yet"),
+            &rst,
+            |g| mux(&asked, lit(1, 1), mux(&ans_v, lit(1, 0), g)),
+            lit(1, 0),
+        );
+        m.assume(
+            &format!("asm_env_{ans}_answers_a_request"),
+            &format!("{ans} answers only a request taken on {req} in an earlier cycle, once"),
+            implies(&ans_v, &out),
+        );
+        if req != "m_lk" {
+            refusal = refusal | (ans_v.expr() & refuses);
+        }
+        waits.push((req, ans, out));
+    }
+    let lk_bad = sticky(
+        m,
+        "f_lk_bad",
+        "conn_table refused the latest header (lookup not ok)",
+        sg(m, "s_lkr_valid").expr() & sg(m, "s_lkr_ok").expr().logic_not(),
+    );
+    let refused = sticky(m, "f_refused", "msg_check, mr_check or recv_match refused the latest header", refusal);
+    let walk_op = sg(m, "s_walk_op");
+    m.assume(
+        "asm_env_walk_is_probe",
+        "probe_walk's beats are PROBE beats",
+        implies(sg(m, "s_walk_valid"), walk_op.expr().eq(lit(walk_op.width(), u64::from(OP_PROBE)))),
+    );
+    let lpw = sg(m, "s_lkr_paths").width();
+    m.assume(
+        "asm_env_lkr_paths",
+        &format!("conn_table's path count of a connection is at most paths_per_conn = {paths}"),
+        implies(sg(m, "s_lkr_valid"), sg(m, "s_lkr_paths").expr().le(lit(lpw, paths))),
+    );
+    let opw = sg(m, "s_open_paths").width();
+    m.assume(
+        "asm_env_open_paths",
+        &format!("an open's path count is at most paths_per_conn = {paths}"),
+        implies(sg(m, "s_open_valid"), sg(m, "s_open_paths").expr().le(lit(opw, paths))),
+    );
+
+    // ------------------------------------------------ the packet's beat
+    let aw = 4;
+    let amax = lit(aw, (1 << aw) - 1);
+    let age = ghost(
+        m,
+        ("f_age", aw),
+        "cycles since the latest header's DATA beat was taken (0: none yet), saturating",
+        &rst,
+        |a| {
+            mux(
+                &hdr_hs,
+                lit(aw, 0),
+                mux(
+                    &data_hs,
+                    lit(aw, 1),
+                    mux(a.expr().ne(lit(aw, 0)) & a.expr().ne(amax.clone()), a.expr() + lit(aw, 1), a.expr()),
+                ),
+            )
+        },
+        lit(aw, 0),
+    );
+    let window = m.formal_wire("f_window", 1, "sack_gen's answer window of the beat: 1 to L + 1 cycles after it");
+    m.formal_assign(&window, age.expr().ne(lit(aw, 0)) & age.expr().le(lit(aw, l + 1)));
+    let beat_bad = keep(m, "f_beat_bad", "the beat's bad bit", &data_hs, sg(m, "m_pkt_bad").expr());
+    let taps = sg(m, "tap_stale_gen").expr() | &sg(m, "tap_psn_window") | &sg(m, "tap_duplicate");
+    let gnew_v = sg(m, "s_gnew_valid");
+    let gnew = sticky(m, "f_gnew", "sack_gen called the latest header's beat new", gnew_v.expr() & &window);
+    let ans = sticky(m, "f_ans", "sack_gen answered the beat (stale, window or duplicate)", taps.clone() & &window);
+    m.assume(
+        "asm_env_gnew_only_accepted",
+        "sack_gen's m_new comes only for a beat it accepted: not refused (bad), not answered stale, window or \
+         duplicate",
+        implies(
+            gnew_v.expr() & &window,
+            beat_bad.expr().logic_not() & ans.expr().logic_not() & taps.clone().logic_not(),
+        ),
+    );
+    m.assume(
+        "asm_env_no_answer_after_new",
+        "sack_gen does not answer a beat it called new",
+        implies(taps & &window, gnew.expr().logic_not()),
+    );
+
+    // ------------------------------------------------ what the packet did
+    let pkt = ghost(
+        m,
+        ("f_pkt", 1),
+        "a header was taken and its payload command (m_pay) not yet",
+        &rst,
+        |g| mux(&hdr_hs, lit(1, 1), mux(&pay_hs, lit(1, 0), g)),
+        lit(1, 0),
+    );
+    let req = sticky(m, "f_req", "the latest header's DMA request (m_req) was taken", req_hs.clone());
+    let idle = sticky(
+        m,
+        "f_idle",
+        "cpl_engine was idle in a cycle after the packet's m_req was taken",
+        req.expr() & &sg(m, "cpl_idle"),
+    );
+    let hdr_in = |m: &Module, n: &str| sg(m, &format!("s_hdr_{n}"));
+    let raw = hdr_in(m, "raw");
+    let (hi, lo) = data::ACKREQ.vector_range((raw.width() / 8) as usize);
+    let ackreq = keep(m, "f_ackreq", "the latest header's ACKREQ", &hdr_hs, raw.slice(hi as u32, lo as u32));
+    let hpath = keep(m, "f_hpath", "the latest header's path", &hdr_hs, zext(hdr_in(m, "path_id"), IDX_BITS));
+    let lk_taken = sg(m, "s_lkr_valid").expr();
+    let lpaths = keep(m, "f_lpaths", "the lookup's path count", &lk_taken, zext(sg(m, "s_lkr_paths"), IDX_BITS));
+    let flush_hs = pkt_hs.clone() & op_is(OP_FLUSH);
+    let flush_path = zext(sg(m, "m_pkt_path_id"), IDX_BITS);
+    // Events `inc` counted since the latest `clear`.
+    let count = |m: &mut Module, name: &str, comment: &str, clear: &Expr, inc: &Expr| -> Signal {
+        let w = IDX_BITS;
+        ghost(m, (name, w), comment, &rst, |g| mux(clear, zeros(w), mux(inc, g.expr() + lit(w, 1), g)), zeros(w))
+    };
+    let flushes = count(m, "f_flushes", "FLUSH beats taken for the latest header", &hdr_hs, &flush_hs);
+    let last_flush = keep(m, "f_last_flush", "the path of the latest FLUSH beat", &flush_hs, flush_path.clone());
+    let own_in = mux(hpath.expr().lt(&lpaths), lit(IDX_BITS, 1), lit(IDX_BITS, 0));
+    let flushes_due = m.formal_wire("f_flushes_due", IDX_BITS, "the other paths of the connection: one FLUSH each");
+    m.formal_assign(&flushes_due, lpaths.expr() - own_in);
+    // The open's beats.
+    let open_paths =
+        keep(m, "f_open_paths", "the latest open's path count", &open_hs, zext(sg(m, "s_open_paths"), IDX_BITS));
+    let open_beat_hs = pkt_hs.clone() & op_is(OP_OPEN);
+    let open_beats = count(m, "f_open_beats", "OPEN beats taken for the latest open", &open_hs, &open_beat_hs);
+    let own_hs = inner.cnack_own.clone() & &sg(m, "m_cnack_ready");
+    let nacked = sticky(m, "f_nacked", "the controller's own NACK for the latest header was taken", own_hs.clone());
+    let last_data = ghost(
+        m,
+        ("f_last_data", 1),
+        "the latest beat taken by sack_gen was a DATA beat",
+        &rst,
+        |g| mux(&pkt_hs, op_is(OP_DATA), g),
+        lit(1, 0),
+    );
+    let csack_v = sg(m, "m_csack_valid");
+    let csack_stalled = csack_v.expr() & sg(m, "m_csack_ready").expr().logic_not();
+    let old = ghost(
+        m,
+        ("f_old_sack", 1),
+        "a SACK presented (and stalled) when the latest DATA beat was taken is still on m_csack",
+        &rst,
+        |g| mux(&hdr_hs, lit(1, 0), mux(&data_hs, csack_stalled, g.expr() & csack_hs.clone().logic_not())),
+        lit(1, 0),
+    );
+
+    // ------------------------------------------------ one packet at a time
+    let done = m.formal_wire("f_done", 1, "the latest header and open are done with");
+    m.formal_assign(
+        &done,
+        pkt.expr().logic_not()
+            & sg(m, "m_req_valid").expr().logic_not()
+            & open_beats.expr().eq(&open_paths)
+            & implies(&req, idle.expr() & implies(&ackreq, flushes.expr().eq(&flushes_due))),
+    );
+    m.assert(
+        "a_hdr_after_packet",
+        "a header is taken only when the one before is done: its payload command taken, and a placed packet's DMA \
+         request taken, cpl_engine idle after it (the SACK hold released) and its FLUSH beats sent; and the open \
+         before it has sent its OPEN beats",
+        implies(&hdr_hs, &done),
+    );
+    m.assert(
+        "a_open_between_packets",
+        "an open is taken only between packets (the same rule as a header)",
+        implies(&open_hs, &done),
+    );
+    m.assert(
+        "a_pay_once_per_hdr",
+        "a payload command is taken only for a header taken and not yet commanded: exactly one per header",
+        implies(&pay_hs, &pkt),
+    );
+
+    // ------------------------------------------------ placement
+    let req_v = sg(m, "m_req_valid");
+    m.assert(
+        "a_req_only_new",
+        "a DMA request only for a packet whose beat sack_gen called new (s_gnew in its window)",
+        implies(&req_v, &gnew),
+    );
+    m.assert(
+        "a_req_not_refused",
+        "no DMA request for a packet conn_table, msg_check, mr_check or recv_match refused",
+        implies(&req_v, refused.expr().logic_not() & lk_bad.expr().logic_not()),
+    );
+    m.assert("a_req_once", "at most one DMA request per packet", implies(&req_v, req.expr().logic_not()));
+    let pay_v = sg(m, "m_pay_valid");
+    let drop = sg(m, "m_pay_drop");
+    m.assert(
+        "a_pay_refused_drops",
+        "a refused packet's payload is dropped",
+        implies(pay_v.expr() & (refused.expr() | &lk_bad), &drop),
+    );
+    m.assert(
+        "a_pay_kept_with_req",
+        "a payload is kept (drop = 0) only with or after the packet's DMA request",
+        implies(pay_v.expr() & drop.expr().logic_not(), req_v.expr() | &req),
+    );
+
+    // ------------------------------------------------ the SACK hold
+    m.assert(
+        "a_sack_held_until_idle",
+        "after a DATA beat, sack_gen's SACKs (other than one already presented) wait for the verdict, and a new \
+         packet's until cpl_engine was idle after its DMA request",
+        implies(
+            csack_v.expr() & &last_data & age.expr().ne(lit(aw, 0)) & old.expr().logic_not(),
+            age.expr().gt(lit(aw, l + 1)) & implies(&gnew, &idle),
+        ),
+    );
+    m.assert(
+        "a_sack_unheld_otherwise",
+        "sack_gen's SACKs after a PROBE, OPEN or FLUSH beat (or none) pass at once: only a DATA beat holds them",
+        implies(sg(m, "s_gsack_valid").expr() & last_data.expr().logic_not(), &csack_v),
+    );
+
+    // ------------------------------------------------ FLUSH and OPEN beats
+    let pkt_v = sg(m, "m_pkt_valid");
+    let flush_v = pkt_v.expr() & op_is(OP_FLUSH);
+    m.assert(
+        "a_flush_after_placed_ackreq",
+        "a FLUSH beat only after a placed packet with ACKREQ, its SACK hold released (cpl_engine idle after the \
+         request)",
+        implies(flush_v.clone(), req.expr() & &idle & &ackreq),
+    );
+    m.assert(
+        "a_flush_other_paths",
+        "a FLUSH beat names another path of the connection (not the packet's own, below its path count), in \
+         path order, each once",
+        implies(
+            flush_v,
+            flush_path.clone().ne(&hpath)
+                & flush_path.clone().lt(&lpaths)
+                & (flushes.expr().eq(zeros(IDX_BITS)) | flush_path.gt(&last_flush)),
+        ),
+    );
+    let open_v = pkt_v.expr() & op_is(OP_OPEN);
+    m.assert(
+        "a_open_beats_in_order",
+        "an OPEN beat names the open's next path, below its path count",
+        implies(open_v, zext(sg(m, "m_pkt_path_id"), IDX_BITS).eq(&open_beats) & open_beats.expr().lt(&open_paths)),
+    );
+
+    // ------------------------------------------------ the controller's NACKs
+    m.assert(
+        "a_own_nack_refused_once",
+        "the controller's own NACK only for a refused packet that sack_gen did not answer, at most one per packet",
+        implies(
+            inner.cnack_own.clone(),
+            (refused.expr() | &lk_bad) & ans.expr().logic_not() & nacked.expr().logic_not(),
+        ),
+    );
+
+    // ------------------------------------------------ invariants
+    // What the ghosts are in each step: the strengthening k-induction needs
+    // (a trace may stall any step for ever, so no bounded look-back
+    // reaches the header).
+    let r = |n: &str| inner.r(n);
+    let st = r("state");
+    let st_in = |ss: &[u64]| ss.iter().fold(lit(1, 0), |e, &x| e | st.clone().eq(lit(STATE_BITS, x)));
+    let before_beat = [LOOKUP, NC, ACK, PROBE, WALK, MSG_CHK, MR_CHK, MATCH, BEAT];
+    let placing = [ACCEPT, PLACE, HOLD, RELEASE, FLUSH];
+    let between = st_in(&[IDLE, OPEN]);
+    let mut in_pkt = before_beat.to_vec();
+    in_pkt.extend([VERDICT, ACCEPT]);
+    m.assert(
+        "a_inv_pkt",
+        "a header is in hand without its payload command taken exactly in the steps up to ACCEPT, or while the \
+         command is offered",
+        pkt.expr().eq(r("m_pay") | st_in(&in_pkt)),
+    );
+    for (req, ans, out) in waits {
+        let step = match req {
+            "m_lk" => LOOKUP,
+            "m_chk" => MSG_CHK,
+            "m_mr" => MR_CHK,
+            _ => MATCH,
+        };
+        m.assert(
+            &format!("a_inv_{req}_out"),
+            &format!("a {req} request waits for {ans} exactly in its step, once taken"),
+            out.expr().eq(st.clone().eq(lit(STATE_BITS, step)) & r(req).logic_not()),
+        );
+    }
+    let agew = |x: Expr| zext(x, IDX_BITS);
+    m.assert(
+        "a_inv_age",
+        "the beat's age: none before the beat, L + 2 - step_idx in the verdict, past the window after it",
+        implies(st_in(&before_beat), age.expr().eq(lit(aw, 0)))
+            & implies(
+                st.clone().eq(lit(STATE_BITS, VERDICT)),
+                (agew(age.expr()) + r("idx")).eq(lit(IDX_BITS, l + 2))
+                    & r("idx").ge(lit(IDX_BITS, 1))
+                    & r("idx").le(lit(IDX_BITS, l + 1)),
+            )
+            & implies(st_in(&placing), age.expr().gt(lit(aw, l + 1)))
+            & implies(
+                st_in(&before_beat).logic_not() & st.clone().ne(lit(STATE_BITS, VERDICT)),
+                age.expr().eq(lit(aw, 0)) | age.expr().gt(lit(aw, l + 1)),
+            ),
+    );
+    let coded = r("code").ne(lit(CODE_BITS, 0));
+    m.assert(
+        "a_inv_refused",
+        "the ghost refusal is the NACK code; the beat carried it as bad",
+        refused.expr().eq(coded.clone())
+            & implies(st_in(&[LOOKUP, NC, ACK, PROBE, WALK, MSG_CHK]), coded.clone().logic_not())
+            & implies(age.expr().ne(lit(aw, 0)), beat_bad.expr().eq(coded.clone()))
+            & implies(
+                st.clone().eq(lit(STATE_BITS, BEAT)) & r("m_pkt"),
+                r("pkt_bad").eq(coded.clone()) & r("pkt_op").eq(lit(op.width(), u64::from(OP_DATA))),
+            ),
+    );
+    m.assert(
+        "a_inv_lk_bad",
+        "a packet conn_table refused ends without a beat",
+        implies(&lk_bad, st_in(&[PAY, IDLE, OPEN]) & age.expr().eq(lit(aw, 0)) & refused.expr().logic_not()),
+    );
+    m.assert(
+        "a_inv_new",
+        "sack_gen's verdict registers are the ghosts'; a new packet is not refused and was not answered",
+        r("new").eq(&gnew)
+            & r("answered").eq(&ans)
+            & implies(age.expr().eq(lit(aw, 0)), gnew.expr().logic_not() & ans.expr().logic_not())
+            & implies(&gnew, refused.expr().logic_not() & lk_bad.expr().logic_not())
+            & implies(st_in(&placing), &gnew),
+    );
+    m.assert(
+        "a_inv_req",
+        "the DMA request is offered in PLACE and taken before HOLD; none before; cpl_engine's idle counts after it",
+        implies(st.clone().eq(lit(STATE_BITS, PLACE)), req.expr().ne(r("m_req")))
+            & implies(st_in(&[HOLD, RELEASE, FLUSH]), req.expr())
+            & implies(st_in(&[PLACE, HOLD, RELEASE, FLUSH, IDLE, OPEN]).logic_not(), req.expr().logic_not())
+            & implies(&req, &gnew)
+            & implies(&idle, &req),
+    );
+    m.assert(
+        "a_inv_hold",
+        "the SACK hold is on from the beat to the release; a SACK shown through it is the one shown at the beat",
+        st.clone().le(lit(STATE_BITS, PAY))
+            & r("hold").eq(st_in(&[VERDICT, ACCEPT, PLACE, HOLD]))
+            & implies(gnew.expr() & r("hold").logic_not(), &idle)
+            & implies(st_in(&[VERDICT, ACCEPT, PLACE, HOLD, RELEASE]), &last_data)
+            & implies(r("hold") & r("csack_shown"), &old)
+            & implies(st_in(&[RELEASE, FLUSH]), &idle)
+            & implies(between.clone() & &req, idle.expr() & implies(&ackreq, flushes.expr().eq(&flushes_due))),
+    );
+    let idx = r("idx");
+    let others_below = idx.clone() - mux(hpath.expr().lt(idx.clone()), lit(IDX_BITS, 1), lit(IDX_BITS, 0));
+    let in_flush = st.clone().eq(lit(STATE_BITS, FLUSH));
+    let pkt_on = r("m_pkt");
+    m.assert(
+        "a_inv_flush",
+        "the FLUSH step: step_idx is the path offered or just taken, every other path below it FLUSHed once",
+        hpath.expr().eq(zext(r("hdr_path"), IDX_BITS))
+            & lpaths.expr().eq(zext(r("lkr_paths"), IDX_BITS))
+            & lpaths.expr().le(lit(IDX_BITS, paths))
+            & ackreq.expr().eq(r("hdr_ackreq"))
+            & implies(st_in(&[FLUSH, IDLE, OPEN]).logic_not(), flushes.expr().eq(zeros(IDX_BITS)))
+            & implies(
+                in_flush.clone(),
+                ackreq.expr()
+                    & idx.clone().lt(&lpaths)
+                    & idx.clone().ne(&hpath)
+                    & flushes.expr().eq(others_below + mux(pkt_on.clone(), lit(IDX_BITS, 0), lit(IDX_BITS, 1)))
+                    & implies(
+                        pkt_on.clone(),
+                        r("pkt_op").eq(lit(op.width(), u64::from(OP_FLUSH)))
+                            & zext(r("pkt_path"), IDX_BITS).eq(idx.clone())
+                            & implies(flushes.expr().ne(zeros(IDX_BITS)), last_flush.expr().lt(idx.clone())),
+                    )
+                    & implies(pkt_on.clone().logic_not(), last_flush.expr().eq(idx.clone())),
+            ),
+    );
+    let in_open = st.clone().eq(lit(STATE_BITS, OPEN));
+    m.assert(
+        "a_inv_open",
+        "the OPEN step: step_idx is the next path, the beats before it taken or the last one offered",
+        open_paths.expr().eq(zext(r("open_paths"), IDX_BITS))
+            & open_paths.expr().le(lit(IDX_BITS, paths))
+            & implies(in_open.clone().logic_not(), open_beats.expr().eq(&open_paths))
+            & implies(
+                in_open,
+                (open_beats.expr() + zext(pkt_on.clone(), IDX_BITS)).eq(idx.clone())
+                    & idx.clone().le(&open_paths)
+                    & implies(
+                        pkt_on.clone(),
+                        r("pkt_op").eq(lit(op.width(), u64::from(OP_OPEN)))
+                            & zext(r("pkt_path"), IDX_BITS).eq(&open_beats),
+                    ),
+            ),
+    );
+    m.assert(
+        "a_inv_nack",
+        "the own NACK entry is a refused packet's, not answered by sack_gen, not yet sent; a dropped payload's \
+         command says drop",
+        implies(r("m_cnack"), (refused.expr() | &lk_bad) & ans.expr().logic_not() & nacked.expr().logic_not())
+            & implies(st_in(&[PAY, IDLE, OPEN]).logic_not(), nacked.expr().logic_not())
+            & implies(st.clone().eq(lit(STATE_BITS, PAY)) & r("m_pay"), r("pay_drop")),
+    );
+
+    // ------------------------------------------------ covers
+    m.cover(
+        "c_write_placed",
+        "a WRITE with payload reaches its DMA request",
+        req_hs.clone() & sg(m, "m_req_recv").expr().logic_not() & sg(m, "m_req_len").expr().reduce_or(),
+    );
+    let waited = sticky(
+        m,
+        "f_sack_waited",
+        "a SACK of sack_gen's was held back (not passed to m_csack) for the latest header",
+        sg(m, "s_gsack_valid").expr() & csack_v.expr().logic_not(),
+    );
+    m.cover(
+        "c_held_sack_released",
+        "a new packet's SACK, held back, leaves after cpl_engine was idle",
+        csack_hs & &waited & &last_data & &gnew & &idle & age.expr().ne(lit(aw, 0)),
+    );
+    m.cover("c_flush_beat", "a FLUSH beat of ack clocking is taken", flush_hs);
+    m.cover("c_own_nack", "the controller's own NACK for a refused packet is taken", own_hs);
+}
+
+/// The channel rules and where each entry can be on (the glue block's
+/// rules, [`crate::proof::handshake_tasks`]), as opposed to the safety
+/// properties of [`properties`].
+fn channel_rule(label: &str) -> bool {
+    label.starts_with("a_m_")
+        || label.starts_with("a_s_")
+        || label.ends_with("_on_in_step")
+        || label.ends_with("_shown_on")
+}
+
+/// How the properties of [`generate`]'s module are checked: the channel
+/// rules by 4-induction without the parts' obligations (`prove`, any
+/// neighbour), the safety properties by k-induction with them, leaning on
+/// the channel rules (`prove_pkt`), and the covers to 30 cycles.
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    use crate::proof::Mode;
+    let mut tasks = crate::proof::prove_split_and_cover(asserts, 4, 30, |l| !channel_rule(l));
+    tasks[0].without = &["asm_env_*"];
+    tasks[1].name = "prove_pkt";
+    tasks[1].mode = Mode::Prove(2);
+    tasks
+}

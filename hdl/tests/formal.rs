@@ -17,8 +17,11 @@
 //!   headers prove to leave in order, unchanged and only for packets not
 //!   dropped (its payload beats' rules are a bounded check in
 //!   `scripts/formal`), enable_gate's frames prove never cut, mr_check's verdicts prove
-//!   to be the reference's check of the latest registration and
-//!   msg_check's the model's verdict on the table the accepts made;
+//!   to be the reference's check of the latest registration,
+//!   msg_check's the model's verdict on the table the accepts made, and
+//!   rx_ctl's packet sequencing (one packet at a time, DMA requests only
+//!   for new packets, refused payloads dropped, the SACK hold, the FLUSH
+//!   beats, its own NACKs) proves by 2-induction (`prove_pkt`);
 //! - `dma_write_engine`'s inductive safety properties (a rejected placement
 //!   issues no AW and no W; the queue holds only checked placements) prove;
 //! - the same engine generated with `unsafe_skip_bounds_check` fails, with a

@@ -1885,6 +1885,33 @@ module rx_ctl (
   reg  [223:0] f_past_m_cnack_payload;   // m_cnack: payload last cycle
   reg          f_past_tap_st_stall;      // tap_st: valid and not ready last cycle
   reg  [30:0]  f_past_tap_st_payload;    // tap_st: payload last cycle
+  reg          f_m_lk_out;               // a request on m_lk was taken and s_lkr has not answered it yet
+  reg          f_m_chk_out;              // a request on m_chk was taken and s_chkr has not answered it yet
+  reg          f_m_mr_out;               // a request on m_mr was taken and s_mrr has not answered it yet
+  reg          f_m_lookup_out;           // a request on m_lookup was taken and s_match has not answered it yet
+  reg          f_lk_bad;                 // conn_table refused the latest header (lookup not ok)
+  reg          f_refused;                // msg_check, mr_check or recv_match refused the latest header
+  reg  [3:0]   f_age;                    // cycles since the latest header's DATA beat was taken (0: none yet), saturating
+  wire         f_window;                 // sack_gen's answer window of the beat: 1 to L + 1 cycles after it
+  reg          f_beat_bad;               // the beat's bad bit
+  reg          f_gnew;                   // sack_gen called the latest header's beat new
+  reg          f_ans;                    // sack_gen answered the beat (stale, window or duplicate)
+  reg          f_pkt;                    // a header was taken and its payload command (m_pay) not yet
+  reg          f_req;                    // the latest header's DMA request (m_req) was taken
+  reg          f_idle;                   // cpl_engine was idle in a cycle after the packet's m_req was taken
+  reg          f_ackreq;                 // the latest header's ACKREQ
+  reg  [8:0]   f_hpath;                  // the latest header's path
+  reg  [8:0]   f_lpaths;                 // the lookup's path count
+  reg  [8:0]   f_flushes;                // FLUSH beats taken for the latest header
+  reg  [8:0]   f_last_flush;             // the path of the latest FLUSH beat
+  wire [8:0]   f_flushes_due;            // the other paths of the connection: one FLUSH each
+  reg  [8:0]   f_open_paths;             // the latest open's path count
+  reg  [8:0]   f_open_beats;             // OPEN beats taken for the latest open
+  reg          f_nacked;                 // the controller's own NACK for the latest header was taken
+  reg          f_last_data;              // the latest beat taken by sack_gen was a DATA beat
+  reg          f_old_sack;               // a SACK presented (and stalled) when the latest DATA beat was taken is still on m_csack
+  wire         f_done;                   // the latest header and open are done with
+  reg          f_sack_waited;            // a SACK of sack_gen's was held back (not passed to m_csack) for the latest header
 
   always @(posedge clk) begin
     f_past_valid <= 1'b1;
@@ -2124,6 +2151,204 @@ module rx_ctl (
 
   always @(posedge clk) begin
     f_past_tap_st_payload <= {tap_st_conn, tap_st_stream, tap_st_clear, tap_st_completed_msn};
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_m_lk_out <= 1'b0;
+    end else begin
+      f_m_lk_out <= m_lk_valid & m_lk_ready ? 1'b1 : (s_lkr_valid ? 1'b0 : f_m_lk_out);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_m_chk_out <= 1'b0;
+    end else begin
+      f_m_chk_out <= m_chk_valid & m_chk_ready ? 1'b1 : (s_chkr_valid ? 1'b0 : f_m_chk_out);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_m_mr_out <= 1'b0;
+    end else begin
+      f_m_mr_out <= m_mr_valid & m_mr_ready ? 1'b1 : (s_mrr_valid ? 1'b0 : f_m_mr_out);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_m_lookup_out <= 1'b0;
+    end else begin
+      f_m_lookup_out <= m_lookup_valid & m_lookup_ready ? 1'b1 : (s_match_valid ? 1'b0 : f_m_lookup_out);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_lk_bad <= 1'b0;
+    end else begin
+      f_lk_bad <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_lk_bad | (s_lkr_valid & !s_lkr_ok);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_refused <= 1'b0;
+    end else begin
+      f_refused <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_refused | (((1'b0 | (s_chkr_valid & (|s_chkr_status))) | (s_mrr_valid & (|s_mrr_status))) | (s_match_valid & (|s_match_code)));
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_age <= 4'd0;
+    end else begin
+      f_age <= s_hdr_valid & s_hdr_ready ? 4'd0 : ((m_pkt_valid & m_pkt_ready) & (m_pkt_op == 2'd0) ? 4'd1 : ((f_age != 4'd0) & (f_age != 4'd15) ? f_age + 4'd1 : f_age));
+    end
+  end
+
+  assign f_window = (f_age != 4'd0) & (f_age <= 4'd2);
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_beat_bad <= 1'b0;
+    end else begin
+      f_beat_bad <= (m_pkt_valid & m_pkt_ready) & (m_pkt_op == 2'd0) ? m_pkt_bad : f_beat_bad;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_gnew <= 1'b0;
+    end else begin
+      f_gnew <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_gnew | (s_gnew_valid & f_window);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_ans <= 1'b0;
+    end else begin
+      f_ans <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_ans | (((tap_stale_gen | tap_psn_window) | tap_duplicate) & f_window);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_pkt <= 1'b0;
+    end else begin
+      f_pkt <= s_hdr_valid & s_hdr_ready ? 1'b1 : (m_pay_valid & m_pay_ready ? 1'b0 : f_pkt);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_req <= 1'b0;
+    end else begin
+      f_req <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_req | (m_req_valid & m_req_ready);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_idle <= 1'b0;
+    end else begin
+      f_idle <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_idle | (f_req & cpl_idle);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_ackreq <= 1'b0;
+    end else begin
+      f_ackreq <= s_hdr_valid & s_hdr_ready ? s_hdr_raw[404] : f_ackreq;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_hpath <= 9'd0;
+    end else begin
+      f_hpath <= s_hdr_valid & s_hdr_ready ? {1'b0, s_hdr_path_id} : f_hpath;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_lpaths <= 9'd0;
+    end else begin
+      f_lpaths <= s_lkr_valid ? {3'd0, s_lkr_paths} : f_lpaths;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_flushes <= 9'd0;
+    end else begin
+      f_flushes <= s_hdr_valid & s_hdr_ready ? 9'd0 : ((m_pkt_valid & m_pkt_ready) & (m_pkt_op == 2'd3) ? f_flushes + 9'd1 : f_flushes);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_last_flush <= 9'd0;
+    end else begin
+      f_last_flush <= (m_pkt_valid & m_pkt_ready) & (m_pkt_op == 2'd3) ? {7'd0, m_pkt_path_id} : f_last_flush;
+    end
+  end
+
+  assign f_flushes_due = f_lpaths - (f_hpath < f_lpaths ? 9'd1 : 9'd0);
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_open_paths <= 9'd0;
+    end else begin
+      f_open_paths <= s_open_valid & s_open_ready ? {1'b0, s_open_paths} : f_open_paths;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_open_beats <= 9'd0;
+    end else begin
+      f_open_beats <= s_open_valid & s_open_ready ? 9'd0 : ((m_pkt_valid & m_pkt_ready) & (m_pkt_op == 2'd2) ? f_open_beats + 9'd1 : f_open_beats);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_nacked <= 1'b0;
+    end else begin
+      f_nacked <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_nacked | ((cnack_on_reg & !cnack_pass) & m_cnack_ready);
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_last_data <= 1'b0;
+    end else begin
+      f_last_data <= m_pkt_valid & m_pkt_ready ? m_pkt_op == 2'd0 : f_last_data;
+    end
+  end
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_old_sack <= 1'b0;
+    end else begin
+      f_old_sack <= s_hdr_valid & s_hdr_ready ? 1'b0 : ((m_pkt_valid & m_pkt_ready) & (m_pkt_op == 2'd0) ? m_csack_valid & !m_csack_ready : f_old_sack & !(m_csack_valid & m_csack_ready));
+    end
+  end
+
+  assign f_done = ((!f_pkt & !m_req_valid) & (f_open_beats == f_open_paths)) & (!f_req || (f_idle & (!f_ackreq || (f_flushes == f_flushes_due))));
+
+  always @(posedge clk) begin
+    if (rst) begin
+      f_sack_waited <= 1'b0;
+    end else begin
+      f_sack_waited <= s_hdr_valid & s_hdr_ready ? 1'b0 : f_sack_waited | (s_gsack_valid & !m_csack_valid);
+    end
   end
 
   always @(posedge clk) begin
@@ -2415,6 +2640,129 @@ module rx_ctl (
 
       // m_nack: an own entry marked presented is still on
       a_nack_shown_on: assert (!nack_shown_reg || nack_on_reg);
+
+      // s_lkr answers only a request taken on m_lk in an earlier cycle, once
+      asm_env_s_lkr_answers_a_request: assume (!s_lkr_valid || f_m_lk_out);
+
+      // s_chkr answers only a request taken on m_chk in an earlier cycle, once
+      asm_env_s_chkr_answers_a_request: assume (!s_chkr_valid || f_m_chk_out);
+
+      // s_mrr answers only a request taken on m_mr in an earlier cycle, once
+      asm_env_s_mrr_answers_a_request: assume (!s_mrr_valid || f_m_mr_out);
+
+      // s_match answers only a request taken on m_lookup in an earlier cycle, once
+      asm_env_s_match_answers_a_request: assume (!s_match_valid || f_m_lookup_out);
+
+      // probe_walk's beats are PROBE beats
+      asm_env_walk_is_probe: assume (!s_walk_valid || (s_walk_op == 2'd1));
+
+      // conn_table's path count of a connection is at most paths_per_conn = 4
+      asm_env_lkr_paths: assume (!s_lkr_valid || (s_lkr_paths <= 6'd4));
+
+      // an open's path count is at most paths_per_conn = 4
+      asm_env_open_paths: assume (!s_open_valid || (s_open_paths <= 8'd4));
+
+      // sack_gen's m_new comes only for a beat it accepted: not refused (bad), not answered stale, window or duplicate
+      asm_env_gnew_only_accepted: assume (!(s_gnew_valid & f_window) || ((!f_beat_bad & !f_ans) & !((tap_stale_gen | tap_psn_window) | tap_duplicate)));
+
+      // sack_gen does not answer a beat it called new
+      asm_env_no_answer_after_new: assume (!(((tap_stale_gen | tap_psn_window) | tap_duplicate) & f_window) || !f_gnew);
+
+      // a header is taken only when the one before is done: its payload command taken, and a placed packet's DMA request taken, cpl_engine idle after it (the SACK hold released) and its FLUSH beats sent; and the open before it has sent its OPEN beats
+      a_hdr_after_packet: assert (!(s_hdr_valid & s_hdr_ready) || f_done);
+
+      // an open is taken only between packets (the same rule as a header)
+      a_open_between_packets: assert (!(s_open_valid & s_open_ready) || f_done);
+
+      // a payload command is taken only for a header taken and not yet commanded: exactly one per header
+      a_pay_once_per_hdr: assert (!(m_pay_valid & m_pay_ready) || f_pkt);
+
+      // a DMA request only for a packet whose beat sack_gen called new (s_gnew in its window)
+      a_req_only_new: assert (!m_req_valid || f_gnew);
+
+      // no DMA request for a packet conn_table, msg_check, mr_check or recv_match refused
+      a_req_not_refused: assert (!m_req_valid || (!f_refused & !f_lk_bad));
+
+      // at most one DMA request per packet
+      a_req_once: assert (!m_req_valid || !f_req);
+
+      // a refused packet's payload is dropped
+      a_pay_refused_drops: assert (!(m_pay_valid & (f_refused | f_lk_bad)) || m_pay_drop);
+
+      // a payload is kept (drop = 0) only with or after the packet's DMA request
+      a_pay_kept_with_req: assert (!(m_pay_valid & !m_pay_drop) || (m_req_valid | f_req));
+
+      // after a DATA beat, sack_gen's SACKs (other than one already presented) wait for the verdict, and a new packet's until cpl_engine was idle after its DMA request
+      a_sack_held_until_idle: assert (!(((m_csack_valid & f_last_data) & (f_age != 4'd0)) & !f_old_sack) || ((f_age > 4'd2) & (!f_gnew || f_idle)));
+
+      // sack_gen's SACKs after a PROBE, OPEN or FLUSH beat (or none) pass at once: only a DATA beat holds them
+      a_sack_unheld_otherwise: assert (!(s_gsack_valid & !f_last_data) || m_csack_valid);
+
+      // a FLUSH beat only after a placed packet with ACKREQ, its SACK hold released (cpl_engine idle after the request)
+      a_flush_after_placed_ackreq: assert (!(m_pkt_valid & (m_pkt_op == 2'd3)) || ((f_req & f_idle) & f_ackreq));
+
+      // a FLUSH beat names another path of the connection (not the packet's own, below its path count), in path order, each once
+      a_flush_other_paths: assert (!(m_pkt_valid & (m_pkt_op == 2'd3)) || ((({7'd0, m_pkt_path_id} != f_hpath) & ({7'd0, m_pkt_path_id} < f_lpaths)) & ((f_flushes == 9'd0) | ({7'd0, m_pkt_path_id} > f_last_flush))));
+
+      // an OPEN beat names the open's next path, below its path count
+      a_open_beats_in_order: assert (!(m_pkt_valid & (m_pkt_op == 2'd2)) || (({7'd0, m_pkt_path_id} == f_open_beats) & (f_open_beats < f_open_paths)));
+
+      // the controller's own NACK only for a refused packet that sack_gen did not answer, at most one per packet
+      a_own_nack_refused_once: assert (!(cnack_on_reg & !cnack_pass) || (((f_refused | f_lk_bad) & !f_ans) & !f_nacked));
+
+      // a header is in hand without its payload command taken exactly in the steps up to ACCEPT, or while the command is offered
+      a_inv_pkt: assert (f_pkt == (pay_on_reg | (((((((((((1'b0 | (state_reg == 5'd2)) | (state_reg == 5'd3)) | (state_reg == 5'd4)) | (state_reg == 5'd5)) | (state_reg == 5'd6)) | (state_reg == 5'd7)) | (state_reg == 5'd8)) | (state_reg == 5'd9)) | (state_reg == 5'd10)) | (state_reg == 5'd11)) | (state_reg == 5'd12))));
+
+      // a m_lk request waits for s_lkr exactly in its step, once taken
+      a_inv_m_lk_out: assert (f_m_lk_out == ((state_reg == 5'd2) & !lk_on_reg));
+
+      // a m_chk request waits for s_chkr exactly in its step, once taken
+      a_inv_m_chk_out: assert (f_m_chk_out == ((state_reg == 5'd7) & !chk_on_reg));
+
+      // a m_mr request waits for s_mrr exactly in its step, once taken
+      a_inv_m_mr_out: assert (f_m_mr_out == ((state_reg == 5'd8) & !mr_on_reg));
+
+      // a m_lookup request waits for s_match exactly in its step, once taken
+      a_inv_m_lookup_out: assert (f_m_lookup_out == ((state_reg == 5'd9) & !lookup_on_reg));
+
+      // the beat's age: none before the beat, L + 2 - step_idx in the verdict, past the window after it
+      a_inv_age: assert ((((!(((((((((1'b0 | (state_reg == 5'd2)) | (state_reg == 5'd3)) | (state_reg == 5'd4)) | (state_reg == 5'd5)) | (state_reg == 5'd6)) | (state_reg == 5'd7)) | (state_reg == 5'd8)) | (state_reg == 5'd9)) | (state_reg == 5'd10)) || (f_age == 4'd0)) & (!(state_reg == 5'd11) || (((({5'd0, f_age} + step_idx_reg) == 9'd3) & (step_idx_reg >= 9'd1)) & (step_idx_reg <= 9'd2)))) & (!(((((1'b0 | (state_reg == 5'd12)) | (state_reg == 5'd13)) | (state_reg == 5'd14)) | (state_reg == 5'd15)) | (state_reg == 5'd16)) || (f_age > 4'd2))) & (!(!(((((((((1'b0 | (state_reg == 5'd2)) | (state_reg == 5'd3)) | (state_reg == 5'd4)) | (state_reg == 5'd5)) | (state_reg == 5'd6)) | (state_reg == 5'd7)) | (state_reg == 5'd8)) | (state_reg == 5'd9)) | (state_reg == 5'd10)) & (state_reg != 5'd11)) || ((f_age == 4'd0) | (f_age > 4'd2))));
+
+      // the ghost refusal is the NACK code; the beat carried it as bad
+      a_inv_refused: assert ((((f_refused == (code_reg != 3'd0)) & (!((((((1'b0 | (state_reg == 5'd2)) | (state_reg == 5'd3)) | (state_reg == 5'd4)) | (state_reg == 5'd5)) | (state_reg == 5'd6)) | (state_reg == 5'd7)) || !(code_reg != 3'd0))) & (!(f_age != 4'd0) || (f_beat_bad == (code_reg != 3'd0)))) & (!((state_reg == 5'd10) & pkt_on_reg) || ((pkt_bad_reg == (code_reg != 3'd0)) & (pkt_op_reg == 2'd0))));
+
+      // a packet conn_table refused ends without a beat
+      a_inv_lk_bad: assert (!f_lk_bad || (((((1'b0 | (state_reg == 5'd17)) | (state_reg == 5'd0)) | (state_reg == 5'd1)) & (f_age == 4'd0)) & !f_refused));
+
+      // sack_gen's verdict registers are the ghosts'; a new packet is not refused and was not answered
+      a_inv_new: assert (((((new_reg == f_gnew) & (answered_reg == f_ans)) & (!(f_age == 4'd0) || (!f_gnew & !f_ans))) & (!f_gnew || (!f_refused & !f_lk_bad))) & (!(((((1'b0 | (state_reg == 5'd12)) | (state_reg == 5'd13)) | (state_reg == 5'd14)) | (state_reg == 5'd15)) | (state_reg == 5'd16)) || f_gnew));
+
+      // the DMA request is offered in PLACE and taken before HOLD; none before; cpl_engine's idle counts after it
+      a_inv_req: assert (((((!(state_reg == 5'd13) || (f_req != req_on_reg)) & (!(((1'b0 | (state_reg == 5'd14)) | (state_reg == 5'd15)) | (state_reg == 5'd16)) || f_req)) & (!(!((((((1'b0 | (state_reg == 5'd13)) | (state_reg == 5'd14)) | (state_reg == 5'd15)) | (state_reg == 5'd16)) | (state_reg == 5'd0)) | (state_reg == 5'd1))) || !f_req)) & (!f_req || f_gnew)) & (!f_idle || f_req));
+
+      // the SACK hold is on from the beat to the release; a SACK shown through it is the one shown at the beat
+      a_inv_hold: assert (((((((state_reg <= 5'd17) & (hold_reg == ((((1'b0 | (state_reg == 5'd11)) | (state_reg == 5'd12)) | (state_reg == 5'd13)) | (state_reg == 5'd14)))) & (!(f_gnew & !hold_reg) || f_idle)) & (!(((((1'b0 | (state_reg == 5'd11)) | (state_reg == 5'd12)) | (state_reg == 5'd13)) | (state_reg == 5'd14)) | (state_reg == 5'd15)) || f_last_data)) & (!(hold_reg & csack_shown_reg) || f_old_sack)) & (!((1'b0 | (state_reg == 5'd15)) | (state_reg == 5'd16)) || f_idle)) & (!(((1'b0 | (state_reg == 5'd0)) | (state_reg == 5'd1)) & f_req) || (f_idle & (!f_ackreq || (f_flushes == f_flushes_due)))));
+
+      // the FLUSH step: step_idx is the path offered or just taken, every other path below it FLUSHed once
+      a_inv_flush: assert ((((((f_hpath == {1'b0, hdr_path_id_reg}) & (f_lpaths == {3'd0, lkr_paths_reg})) & (f_lpaths <= 9'd4)) & (f_ackreq == hdr_ackreq)) & (!(!(((1'b0 | (state_reg == 5'd16)) | (state_reg == 5'd0)) | (state_reg == 5'd1))) || (f_flushes == 9'd0))) & (!(state_reg == 5'd16) || (((((f_ackreq & (step_idx_reg < f_lpaths)) & (step_idx_reg != f_hpath)) & (f_flushes == ((step_idx_reg - (f_hpath < step_idx_reg ? 9'd1 : 9'd0)) + (pkt_on_reg ? 9'd0 : 9'd1)))) & (!pkt_on_reg || (((pkt_op_reg == 2'd3) & ({7'd0, pkt_path_id_reg} == step_idx_reg)) & (!(f_flushes != 9'd0) || (f_last_flush < step_idx_reg))))) & (!(!pkt_on_reg) || (f_last_flush == step_idx_reg)))));
+
+      // the OPEN step: step_idx is the next path, the beats before it taken or the last one offered
+      a_inv_open: assert ((((f_open_paths == {1'b0, open_paths_reg}) & (f_open_paths <= 9'd4)) & (!(!(state_reg == 5'd1)) || (f_open_beats == f_open_paths))) & (!(state_reg == 5'd1) || ((((f_open_beats + {8'd0, pkt_on_reg}) == step_idx_reg) & (step_idx_reg <= f_open_paths)) & (!pkt_on_reg || ((pkt_op_reg == 2'd2) & ({7'd0, pkt_path_id_reg} == f_open_beats))))));
+
+      // the own NACK entry is a refused packet's, not answered by sack_gen, not yet sent; a dropped payload's command says drop
+      a_inv_nack: assert (((!cnack_on_reg || (((f_refused | f_lk_bad) & !f_ans) & !f_nacked)) & (!(!(((1'b0 | (state_reg == 5'd17)) | (state_reg == 5'd0)) | (state_reg == 5'd1))) || !f_nacked)) & (!((state_reg == 5'd17) & pay_on_reg) || pay_drop_reg));
+
+      // a WRITE with payload reaches its DMA request
+      c_write_placed: cover (((m_req_valid & m_req_ready) & !m_req_recv) & (|m_req_len));
+
+      // a new packet's SACK, held back, leaves after cpl_engine was idle
+      c_held_sack_released: cover ((((((m_csack_valid & m_csack_ready) & f_sack_waited) & f_last_data) & f_gnew) & f_idle) & (f_age != 4'd0));
+
+      // a FLUSH beat of ack clocking is taken
+      c_flush_beat: cover ((m_pkt_valid & m_pkt_ready) & (m_pkt_op == 2'd3));
+
+      // the controller's own NACK for a refused packet is taken
+      c_own_nack: cover ((cnack_on_reg & !cnack_pass) & m_cnack_ready);
     end
   end
 `endif

@@ -6,8 +6,8 @@
 //! invariants tying a handler's read pipe to them.
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
-use crate::formal::{implies, port};
-use crate::ir::{if_else, if_then, set, Module};
+use crate::formal::{ghost, implies, port};
+use crate::ir::{if_then, set, Module};
 
 /// The ghosts of the latest step ([`ghosts`]).
 pub(super) struct Step {
@@ -23,22 +23,6 @@ pub(super) struct Step {
     pub at_answer: Signal,
     /// `L`, the cycles from a step to its reads' answer.
     pub l: u32,
-}
-
-/// A ghost register `(name, width)`: `reset` in a reset, else `next` of
-/// itself.
-pub(super) fn ghost(
-    m: &mut Module,
-    (name, width): (&str, u32),
-    comment: &str,
-    rst: &Signal,
-    next: impl FnOnce(&Signal) -> Expr,
-    reset: Expr,
-) -> Signal {
-    let s = m.formal_wire(name, width, comment);
-    let e = next(&s);
-    m.formal_seq(vec![if_else(rst, vec![set(&s, reset)], vec![set(&s, e)])]);
-    s
 }
 
 /// The step's ghosts for a handler started by `go` whose count goes out on
