@@ -1143,6 +1143,12 @@ fn properties(m: &mut Module, p: &RxCtlParams, inner: &Inner) {
         implies(&req_v, refused.expr().logic_not() & lk_bad.expr().logic_not()),
     );
     m.assert("a_req_once", "at most one DMA request per packet", implies(&req_v, req.expr().logic_not()));
+    m.assert(
+        "a_beat_bad_is_refusal",
+        "a DATA beat tells sack_gen bad = 1 exactly when msg_check, mr_check or recv_match refused the packet (so \
+         sack_gen neither marks a refused packet received nor SACKs it)",
+        implies(sg(m, "m_pkt_valid").expr() & op_is(OP_DATA), sg(m, "m_pkt_bad").expr().eq(&refused)),
+    );
     let pay_v = sg(m, "m_pay_valid");
     let drop = sg(m, "m_pay_drop");
     m.assert(

@@ -2686,6 +2686,9 @@ module rx_ctl (
       // at most one DMA request per packet
       a_req_once: assert (!m_req_valid || !f_req);
 
+      // a DATA beat tells sack_gen bad = 1 exactly when msg_check, mr_check or recv_match refused the packet (so sack_gen neither marks a refused packet received nor SACKs it)
+      a_beat_bad_is_refusal: assert (!(m_pkt_valid & (m_pkt_op == 2'd0)) || (m_pkt_bad == f_refused));
+
       // a refused packet's payload is dropped
       a_pay_refused_drops: assert (!(m_pay_valid & (f_refused | f_lk_bad)) || m_pay_drop);
 
