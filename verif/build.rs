@@ -97,15 +97,8 @@ fn designs() -> Vec<Design> {
 /// `mrnic_core`'s receive side for a built-in config: every module of
 /// the part, and the ports of the model's netlist.
 fn rx_core(config: &'static str) -> Design {
-    let name = mrnic_model::mrnic_core::RX_NAME;
-    let cfg = match Config::builtin(config) {
-        Ok(c) => c,
-        Err(e) => return Design::new(name, config, None, || Err(format!("config {config}: {e}"))),
-    };
-    Design::new(name, config, Some(&cfg), || {
-        let v = mrnic_hdl::mrnic_core::rx_verilog(&cfg)?;
-        let p = mrnic_model::mrnic_core::rx_netlist(&cfg)?.ports;
-        Ok((v, p))
+    with_builtin(mrnic_model::mrnic_core::RX_NAME, config, |cfg| {
+        Ok((mrnic_hdl::mrnic_core::rx_verilog(cfg)?, mrnic_model::mrnic_core::rx_netlist(cfg)?.ports))
     })
 }
 
@@ -117,15 +110,20 @@ fn block<E1: std::fmt::Display, E2: std::fmt::Display>(
     verilog: fn(&Config) -> Result<String, E1>,
     ports: fn(&Config) -> Result<Vec<PortDef>, E2>,
 ) -> Design {
-    let cfg = match Config::builtin(config) {
-        Ok(c) => c,
-        Err(e) => return Design::new(name, config, None, || Err(format!("config {config}: {e}"))),
-    };
-    Design::new(name, config, Some(&cfg), || {
-        let v = verilog(&cfg).map_err(|e| e.to_string())?;
-        let p = ports(&cfg).map_err(|e| e.to_string())?;
+    with_builtin(name, config, |cfg| {
+        let v = verilog(cfg).map_err(|e| e.to_string())?;
+        let p = ports(cfg).map_err(|e| e.to_string())?;
         Ok((vec![(format!("{name}.v"), v)], p))
     })
+}
+
+/// A design of built-in config `config` made by `gen`; an unknown config
+/// is a failed design.
+fn with_builtin(name: &'static str, config: &'static str, gen: impl FnOnce(&Config) -> Generated) -> Design {
+    match Config::builtin(config) {
+        Ok(cfg) => Design::new(name, config, Some(&cfg), || gen(&cfg)),
+        Err(e) => Design::new(name, config, None, || Err(format!("config {config}: {e}"))),
+    }
 }
 
 /// A row of the table, before Verilating.

@@ -10,7 +10,10 @@ use std::collections::HashMap;
 use mrnic_model::block::Dir as ModelDir;
 use mrnic_model::netlist::{Drive, Netlist, NetlistError, Sink, Src};
 
-use crate::{cat, lit, Expr, Module, ModuleSig, Signal};
+use mrnic_proto::Config;
+
+use crate::gen::BLOCKS;
+use crate::{cat, lit, Expr, Header, Module, ModuleSig, Signal};
 
 /// True when `sig` starts with `clk`: every module but the combinational
 /// glue blocks ([`crate::ports::declare_combinational`]).
@@ -91,6 +94,30 @@ pub fn build<K>(net: &Netlist<K>, sigs: &[ModuleSig]) -> Result<Module, NetlistE
         m.wire_from(&sink, 1, "instance output bits the top leaves open", cat(&open).reduce_xor());
     }
     Ok(m)
+}
+
+/// `net` printed for `cfg`: its module (with `header`) and each block's
+/// generated module once, in the netlist's order, as `(file name, text)`,
+/// the top first. The children come from [`crate::gen::BLOCKS`] by kind.
+pub fn files<K: AsRef<str>>(net: &Netlist<K>, cfg: &Config, header: &Header) -> Result<Vec<(String, String)>, String> {
+    let mut kids = Vec::new();
+    for i in &net.insts {
+        let kind = i.kind.as_ref();
+        let row = BLOCKS.iter().find(|b| b.name == kind).ok_or_else(|| format!("no generator for `{kind}`"))?;
+        let m = (row.generate)(cfg).map_err(|e| e.to_string())?;
+        let text = m.to_verilog(&(row.header)(cfg)).map_err(|e| e.to_string())?;
+        kids.push((kind, m.signature(), text));
+    }
+    let sigs: Vec<ModuleSig> = kids.iter().map(|(_, s, _)| s.clone()).collect();
+    let top = build(net, &sigs).map_err(|e| e.to_string())?;
+    let mut out = vec![(format!("{}.v", net.name), top.to_verilog(header).map_err(|e| e.to_string())?)];
+    for (kind, _, text) in kids {
+        let f = format!("{kind}.v");
+        if !out.iter().any(|(n, _)| *n == f) {
+            out.push((f, text));
+        }
+    }
+    Ok(out)
 }
 
 /// The bits of instance outputs that no drive reads, as slices of their

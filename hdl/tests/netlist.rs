@@ -31,21 +31,6 @@ fn children(net: &Netlist<&'static str>, cfg: &Config) -> Vec<mrnic_hdl::Module>
         .collect()
 }
 
-/// The netlist and its children: (module name, Verilog), the top first.
-fn verilog(net: &Netlist<&'static str>, cfg: &Config) -> Vec<(String, String)> {
-    let kids = children(net, cfg);
-    let sigs: Vec<ModuleSig> = kids.iter().map(|m| m.signature()).collect();
-    let top = mrnic_hdl::netlist::build(net, &sigs).unwrap();
-    top.check().unwrap();
-    let header =
-        |what: &str| Header::new(&format!("mrnic-hdl {what}, config {}", cfg.name), "cargo test --test netlist");
-    let mut files = vec![(net.name.to_string(), top.to_verilog(&header(net.name)).unwrap())];
-    for (k, i) in kids.iter().zip(&net.insts) {
-        files.push((i.kind.to_string(), k.to_verilog(&header(i.kind)).unwrap()));
-    }
-    files
-}
-
 #[test]
 fn a_module_with_other_ports_is_refused() {
     let cfg = Config::builtin("small").unwrap();
@@ -60,12 +45,13 @@ fn a_module_with_other_ports_is_refused() {
 fn rx_front_lints_compiles_and_replays_the_model_netlist() {
     let cfg = Config::builtin("small").unwrap();
     let net = rx_front(&cfg).unwrap();
-    let modules = verilog(&net, &cfg);
+    let header = Header::new(&format!("mrnic-hdl rx_front, config {}", cfg.name), "cargo test --test netlist");
+    let modules = mrnic_hdl::netlist::files(&net, &cfg, &header).unwrap();
     if !have("verilator", "--version") || !have("iverilog", "-V") {
         return;
     }
     let dir = Scratch::new("netlist-rx_front");
-    let files: Vec<_> = modules.iter().map(|(name, text)| dir.file(&format!("{name}.v"), text)).collect();
+    let files: Vec<_> = modules.iter().map(|(name, text)| dir.file(name, text)).collect();
     let out = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", "rx_front"]).args(&files));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.trim().is_empty(), "{stderr}");

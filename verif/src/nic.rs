@@ -165,12 +165,11 @@ impl Top for Twin<Sim> {
     }
 }
 
-/// The edge of a netlist cut ([`mrnic_core::rx_netlist`]): the readies
-/// the rig plays tx_engine's part with (random backpressure) and the
-/// channels into it, counted.
+/// The edge of a netlist cut ([`mrnic_core::rx_netlist`]): the channels
+/// into tx_engine, whose readies the rig plays with random backpressure,
+/// and their transactions counted.
 #[derive(Debug, Clone, Default)]
 struct Cut {
-    readies: Vec<usize>,
     /// (valid, ready) of each `tx_engine_s_<x>` channel, its name.
     channels: Vec<(usize, usize)>,
     names: Vec<String>,
@@ -185,7 +184,6 @@ impl Cut {
                 continue;
             };
             if let Some(r) = port_index(ports, &format!("tx_engine_s_{x}_ready")) {
-                c.readies.push(r);
                 c.channels.push((v, r));
                 c.names.push(format!("s_{x}"));
                 c.taken.push(0);
@@ -400,7 +398,7 @@ impl NicRig {
             let v = !self.rng.percent([o, a, a, 0, o][k]) as u64;
             set_u64(&mut self.ins[i], 1, v);
         }
-        for &i in &self.cut.readies {
+        for &(_, i) in &self.cut.channels {
             let v = !self.rng.percent(o) as u64;
             set_u64(&mut self.ins[i], 1, v);
         }

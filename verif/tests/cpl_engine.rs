@@ -31,17 +31,11 @@ fn small_random_messages_idle_and_backpressure() {
 
 const STALLED_ANSWER: &str = "s_cons_: offered while the block is not ready";
 
-#[test]
-fn default_random_messages_idle_and_backpressure() {
-    // 65,536 stream words: the reset sweep takes the first 65,536 cycles,
-    // and mid-run resets are off (`blocks::sweep_resets`). Spread over
-    // that many queues, few messages of several packets complete: 600 k
-    // cycles see one or two.
-    let Some(cov) = session("ce_default_random", BLOCK, "default", 0xc91e_1001, cycles(600_000), |t| t) else {
-        return;
-    };
-    assert_covered(&cov, &[STALLED_ANSWER]);
-}
+// 65,536 stream words: the reset sweep takes the first 65,536 cycles,
+// and mid-run resets are off (`blocks::sweep_resets`). Spread over that
+// many queues, few messages of several packets complete: 600 k cycles see
+// one or two.
+default_random!("cpl_engine", 0xc91e_1001, cycles(600_000), [STALLED_ANSWER]);
 
 #[test]
 fn small_heavy_backpressure_on_every_output() {

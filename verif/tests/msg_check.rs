@@ -6,19 +6,6 @@ mod common;
 
 random_and_proptest!("msg_check", 0x91e0_0005);
 
-#[test]
-fn default_random() {
-    // 65,536 (connection, stream) words: the reset sweep takes the first
-    // 65,536 cycles, and mid-run resets are off (`blocks::sweep_resets`).
-    let Some(cov) = common::session(
-        "msg_check_default_random",
-        "msg_check",
-        "default",
-        0x91e0_1005,
-        common::cycles(200_000),
-        |t| t,
-    ) else {
-        return;
-    };
-    common::assert_covered(&cov, &[]);
-}
+// 65,536 (connection, stream) words: the reset sweep takes the first
+// 65,536 cycles, and mid-run resets are off (`blocks::sweep_resets`).
+default_random!("msg_check", 0x91e0_1005, common::cycles(200_000), []);

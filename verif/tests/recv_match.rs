@@ -32,12 +32,6 @@ fn small_proptest_seeds_and_rates() {
     proptest_sessions(BLOCK, "small");
 }
 
-#[test]
-fn default_random_requests_idle_and_backpressure() {
-    // 65,536 (connection, stream) rings: the reset sweep takes the first
-    // 65,536 cycles, and mid-run resets are off (`blocks::sweep_resets`).
-    let Some(cov) = session("rm_default_random", BLOCK, "default", 0x4ec0_1001, cycles(200_000), |t| t) else {
-        return;
-    };
-    assert_covered(&cov, &[]);
-}
+// 65,536 (connection, stream) rings: the reset sweep takes the first
+// 65,536 cycles, and mid-run resets are off (`blocks::sweep_resets`).
+default_random!("recv_match", 0x4ec0_1001, cycles(200_000), []);

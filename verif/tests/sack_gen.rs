@@ -62,12 +62,6 @@ fn small_full_bitmap_then_the_hole_filled() {
     assert!(last[10].0.iter().all(|&w| w == 0), "bitmap empty after the advance");
 }
 
-#[test]
-fn default_random_packets_idle_and_backpressure() {
-    // 65,536 (connection, path) entries: the reset sweep takes the first
-    // 65,536 cycles, and mid-run resets are off (`blocks::sweep_resets`).
-    let Some(cov) = session("sg_default_random", BLOCK, "default", 0x5ac0_1001, cycles(200_000), |t| t) else {
-        return;
-    };
-    assert_covered(&cov, &["SACK with a full 256-bit bitmap"]);
-}
+// 65,536 (connection, path) entries: the reset sweep takes the first
+// 65,536 cycles, and mid-run resets are off (`blocks::sweep_resets`).
+default_random!("sack_gen", 0x5ac0_1001, cycles(200_000), ["SACK with a full 256-bit bitmap"]);
