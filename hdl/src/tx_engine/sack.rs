@@ -78,6 +78,59 @@
 //! - Its writes are ports of the cycles above, every payload 0 without its
 //!   valid. Events go to the unit's pending events (they drain when it is
 //!   free), one a cycle.
+//!
+//! # Formal properties
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
+//! as the unit `tx_sack` ([`crate::proof::blocks`], [`formal_tasks`]), all
+//! by 2-induction (boolector), with tx_nack's and tx_rto's ghosts of the
+//! latest step (its record and `ts_now`, the cycles since it, tx_ack's
+//! count left, here raised by the unit's own hold as tx_ack raises it)
+//! and ghosts of its answer (the connection alive, the SACK live, a PROBE
+//! reply, `cum_acked` and `next_psn`), so that `k`, the offsets and the
+//! cycles of every action are counted from the answer by the ghosts. The
+//! rules are stated from this account and the model's `on_sack`
+//! (`sack_window`'s highest bitmap bit, `sack_acks`' offset test), over
+//! the ghosts and the inputs, not over the unit's registers:
+//! - `tx_ack`'s side, assumed: no step in a reset, a step only once
+//!   tx_ack's count (the hold included) has run out
+//!   (`asm_step_when_free`); a path holds at most `tx_ring_depth` packets
+//!   when the answer reads its span on a live connection
+//!   (`asm_span_within`; the unit counts the passes in the span's low
+//!   bits);
+//! - `m_busy` is 1 with the step and 0 otherwise; the reads and the
+//!   unstall go exactly with the step, for its connection and `path_id
+//!   mod PATHS`;
+//! - nothing acts but from the answer (`L` cycles after a step): in its
+//!   cycle, or for a live SACK through `k = L + 2 x span`; nothing for a
+//!   connection the answer reads closed or failed;
+//! - stale exactly at the answer of a live connection for a `path_id`
+//!   not below `npaths` or a SACK naming a psn never sent, and then
+//!   nothing else; the hold exactly for a live SACK, `2 + 2 x span`;
+//! - the ring reads one a cycle, pass 1 offset `k` at `k < span`, pass 2
+//!   offset `k - span - 1` after, psn `cum_acked + offset`; a slot emptied
+//!   (with its request's `acked` increment) exactly at pass 1's answer of
+//!   a slot holding a packet the SACK acknowledges; a loss only at pass
+//!   2's answer of a slot it does not, holding a packet neither queued
+//!   nor waiting, each with its retransmit push and no other push; no
+//!   slot both emptied and lost (one offset watched, any);
+//! - ACK_STEER and the mirror, context and `last_progress` writes exactly
+//!   at `k = L + span - 1`, PROBE_REPLY exactly for a reply at `k = L +
+//!   span`, SILENT exactly with an uncharged loss (its copy's path), the
+//!   continuation exactly once at `k = L + 2 x span`, each with the SACK's
+//!   connection (and path, stream, msn) and the step's `ts_now`; a plane's
+//!   mark taken exactly by a reply in the answer's cycle, every
+//!   connection unstalled exactly when it was marked;
+//! - every write, event and the continuation before tx_ack's count frees
+//!   the unit, every ring read `L` cycles before;
+//! - every payload 0 without its valid;
+//! - invariants tying the read pipe, the record, tx_ack's count, the
+//!   passes' count and run flag, the held answer and the watched slot to
+//!   the ghosts (`a_inv_*`), so the induction closes in 2 steps, not a
+//!   ring's two passes;
+//! - covers: a slot acknowledged, both stale kinds, a failed connection's
+//!   answer, a loss charged and one SILENT, a PROBE reply and its mark,
+//!   nothing outstanding, a loss after a slot emptied, and a second step
+//!   as soon as the unit is free after a live SACK.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::{self as tel, Consts, MIN_RTT_NONE};
@@ -90,7 +143,7 @@ use super::{
     conn_cc, gate, sack_fold, sack_window, stream_ptr_bits, AckedSlotNets, BeatSizes, CcAckIn, CcSizes, CcState,
     SackFoldNets, INFLIGHT_BITS,
 };
-use crate::expr::{cat, index_bits, lit, mux, repl, zext, Expr, Signal};
+use crate::expr::{cat, fit, index_bits, lit, mux, repl, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
 /// Module name.
@@ -333,7 +386,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     let path = w(&mut m, "path", pb, "the SACK's path (path_id's low bits)", low(r_path.expr()));
 
     // The step's reads in flight: bit i set i + 1 edges after the step.
-    let (_, ans) = super::read_answer(&mut m, &go, l);
+    let (pipe, ans) = super::read_answer(&mut m, &go, l);
 
     // Each answered read as a net valid from the answer on: the port in
     // the answer's cycle, a register after.
@@ -797,5 +850,689 @@ pub fn build(p: &TxEngineParams) -> Module {
     // The passes' registers.
     m.next(set(&run.next, active.expr().logic_and(done.expr().logic_not())));
     m.next(set(&kc.next, mux(&active, kk.expr() + lit(kb, 1), kc.q.expr())));
+    let inner = Inner {
+        pipe,
+        rec: vec![r_conn, r_path, r_cum, r_bitmap, r_ecn, r_echo, r_hint, r_sid, r_msn, r_dport, r_ts],
+        k: kk,
+        running,
+        next_psn,
+        cum,
+        reply,
+    };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers and held answers its formal properties tie to
+/// their ghosts (the invariants that let induction close).
+struct Inner {
+    /// The step's reads in flight.
+    pipe: Signal,
+    /// The record registers, in the ghosts' order.
+    rec: Vec<Signal>,
+    /// Cycles since the answer, as the passes count them.
+    k: Signal,
+    /// The passes run (from the cycle after the answer).
+    running: Signal,
+    /// The answer's `next_psn`, `cum_acked` and PROBE reply, as held.
+    next_psn: Signal,
+    cum: Signal,
+    reply: Signal,
+}
+
+/// The `tx_sack` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks, with boolector ([`crate::proof::boolector_tasks`]):
+/// every assertion by 2-induction, in two tasks: `prove` all but
+/// [`ACKS_RULES`] (the ghosts tied to the registers), `prove_acks` those,
+/// leaning on `prove`'s (with the rest of the rules assumed in its last
+/// step too; on their own in one task they took minutes, the solver
+/// relating the bitmap bit the spec picks to the one the unit does); and
+/// the covers to [`COVER_DEPTH`] cycles.
+pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
+    let acks = |a: &String| ACKS_RULES.contains(&a.as_str());
+    let mut tasks = crate::proof::boolector_tasks(2, COVER_DEPTH);
+    tasks[0].asserts = Some(asserts.iter().filter(|a| !acks(a)).cloned().collect());
+    let mut rules = tasks[0].clone();
+    rules.name = "prove_acks";
+    rules.asserts = Some(asserts.iter().filter(|a| acks(a)).cloned().collect());
+    rules.lean_on_proven = true;
+    tasks.insert(1, rules);
+    tasks
+}
+
+/// The rules over which slots the SACK acknowledges (the model's
+/// `sack_acks` against the unit's window), proven in `prove_acks`.
+pub const ACKS_RULES: [&str; 4] = ["a_clear_when", "a_lost_only", "a_not_cleared_and_lost", "a_inv_cleared"];
+
+/// The cover depth: the reset, a step, its answer `L` cycles later, two
+/// passes over two slots, and a second step as soon as tx_ack's count
+/// frees the unit after a one-slot SACK (`L + 5` cycles after the first).
+pub const COVER_DEPTH: u32 = 16;
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{implies, port};
+    use crate::ir::{if_else, if_then};
+    let (cb, l, np) = (p.conn_bits, p.read_latency, p.paths);
+    let pb = index_bits(np);
+    let bb = busy_bits(p);
+    let r = p.ring_depth;
+    let planes = p.cfg.transport.planes;
+    let sg = |m: &Module, nm: &str| port(m, nm);
+    let fw = |m: &mut Module, nm: &str, w: u32, c: &str, e: Expr| {
+        let s = m.formal_wire(nm, w, c);
+        m.formal_assign(&s, e);
+        s
+    };
+    let rst = sg(m, "rst");
+    let go = sg(m, "s_go_sack");
+
+    // ------------------------------------------------ tx_ack's side, assumed
+    m.assume(
+        "asm_no_step_in_reset",
+        "no step starts in a reset (tx_ack is reset with the unit)",
+        implies(&rst, go.expr().logic_not()),
+    );
+    // The age tells apart every cycle up to a live SACK's count's end
+    // (L + 3 + 2 x tx_ring_depth); tx_ack's count takes the unit's hold.
+    let hold = (sg(m, "m_hold_valid").expr(), sg(m, "m_hold_cnt").expr());
+    let most = 2 * u64::from(r) + 2 * u64::from(l) + 4;
+    let step = super::step::ghosts_held(m, go.expr(), bb, l, most, Some(hold));
+    let (age, agw, at_ans) = (step.age.clone(), step.agw, step.at_answer.clone());
+    let g = |m: &mut Module, nm: &str, w: u32, c: &str, port: &str| {
+        let e = sg(m, port).expr();
+        step.record(m, &go.expr(), (nm, w), c, e)
+    };
+    let f_conn = g(m, "f_conn", cb, "the latest step's connection", "s_sack_conn");
+    let f_path = g(m, "f_path_id", PATH_ID, "its path_id", "s_sack_path_id");
+    let f_cum_psn = g(m, "f_cum_psn", PSN, "its cumulative psn", "s_sack_cum_psn");
+    let f_bitmap = g(m, "f_bitmap", 256, "its bitmap", "s_sack_bitmap");
+    let f_ecn = g(m, "f_ecn_cnt", 8, "its CE count", "s_sack_ecn_cnt");
+    let f_echo = g(m, "f_echo_ts", 16, "its echoed tx_ts", "s_sack_echo_ts");
+    let f_hint = g(m, "f_rate_hint", 16, "its rate hint", "s_sack_rate_hint");
+    let f_sid = g(m, "f_stream_id", 8, "its stream_id", "s_sack_stream_id");
+    let f_msn = g(m, "f_completed_msn", PSN, "its completed msn", "s_sack_completed_msn");
+    let f_dport = g(m, "f_dport", 16, "the port it arrived at", "s_sack_dport");
+    let f_ts = g(m, "f_ts", 32, "ts_now at the step", "ts_now");
+
+    // ------------------------------------------------ the answer, from the spec (on_sack)
+    let alive_in = sg(m, "s_rd_open").expr().logic_and(sg(m, "s_rd_failed").expr().logic_not());
+    let span_in = sg(m, "s_pm_next_psn").expr() - sg(m, "s_pm_cum_acked").expr();
+    m.assume(
+        "asm_span_within",
+        &format!(
+            "a path holds at most tx_ring_depth = {r} packets (the decision sends only while the ring has a free \
+             slot): next_psn - cum_acked as the answer reads them, on a connection open and not failed; the unit \
+             counts the passes in the difference's low bits"
+        ),
+        implies(at_ans.expr().logic_and(alive_in.clone()), span_in.le(lit(PSN, u64::from(r)))),
+    );
+    // The ghosts of the answer: taken in its cycle, cleared by a step.
+    let f_alive = m.formal_wire("f_alive", 1, "the latest step's answer read its connection open and not failed");
+    let f_ok = m.formal_wire("f_ok", 1, "the latest step's SACK is live: its passes run");
+    let f_reply = m.formal_wire("f_reply", 1, "it answers its path's PROBE");
+    let f_cum = m.formal_wire("f_cum", PSN, "its path's cum_acked as the answer read it");
+    let f_next = m.formal_wire("f_next", PSN, "its path's next_psn as the answer read it");
+    let now = |m: &mut Module, nm: &str, w: u32, c: &str, at: Expr, reg: &Signal| {
+        let s = m.formal_wire(nm, w, c);
+        m.formal_assign(&s, mux(&at_ans, at, reg.expr()));
+        s
+    };
+    let cum_now = now(
+        m,
+        "f_cum_now",
+        PSN,
+        "cum_acked of the answer (its cycle included)",
+        sg(m, "s_pm_cum_acked").expr(),
+        &f_cum,
+    );
+    let next_now = now(m, "f_next_now", PSN, "next_psn of the answer", sg(m, "s_pm_next_psn").expr(), &f_next);
+    let span = fw(m, "f_span", PSN, "next_psn - cum_acked of the answer", next_now.expr() - cum_now.expr());
+    let rel = fw(
+        m,
+        "f_rel",
+        PSN,
+        "the cumulative psn's offset from cum_acked, 24-bit serial",
+        f_cum_psn.expr() - cum_now.expr(),
+    );
+    // Offsets as 26-bit two's complement: rel in [-2^23, 2^23), span below 2^24.
+    const W: u32 = 26;
+    let srel = fw(m, "f_srel", W, "rel, sign-extended", cat(&[repl(W - PSN, rel.bit(PSN - 1)), rel.expr()]));
+    let past = rel.bit(PSN - 1).logic_not().logic_and(rel.expr().gt(&span));
+    // The model's sack_window: the bitmap's highest bit b names offset
+    // rel + 1 + b, a psn never sent when at or past span.
+    let high = (0..256).fold(lit(8, 0), |acc, i| mux(f_bitmap.bit(i), lit(8, u64::from(i)), acc));
+    let high = fw(m, "f_bitmap_high", 8, "the bitmap's highest bit", high);
+    let top = srel.expr() + lit(W, 1) + zext(&high, W);
+    let top = fw(m, "f_top", W, "the offset of the highest psn the bitmap names", top);
+    // top >= span, signed (span is not negative).
+    let top_past = top.bit(W - 1).logic_not().logic_and(top.slice(W - 2, 0).ge(zext(&span, W - 1)));
+    let beyond = f_bitmap.expr().reduce_or().logic_and(top_past);
+    let win_stale =
+        fw(m, "f_window_stale", 1, "the SACK names a psn never sent (sack_window is None)", past.logic_or(beyond));
+    let path_ok = f_path.expr().lt(zext(sg(m, "s_rd_npaths"), PATH_ID));
+    let path_ok = fw(m, "f_path_ok", 1, "path_id is below the connection's npaths", path_ok);
+    let ok_in = fw(
+        m,
+        "f_ok_in",
+        1,
+        "the answer's cycle of a live SACK: connection open and not failed, path_id below npaths, not stale",
+        at_ans.expr().logic_and(alive_in.clone()).logic_and(&path_ok).logic_and(win_stale.expr().logic_not()),
+    );
+    let reply_in = ok_in
+        .expr()
+        .logic_and(sg(m, "s_pm_probe_pending"))
+        .logic_and(sg(m, "s_pm_probe_ts").expr().eq(&f_echo))
+        .logic_and(sg(m, "s_pm_sport").expr().eq(&f_dport));
+    let reply_in = fw(m, "f_reply_in", 1, "the answer's cycle of a live SACK that answers its path's PROBE", reply_in);
+    m.formal_seq(vec![if_else(
+        rst.expr().logic_or(&go),
+        vec![set(&f_alive, lit(1, 0)), set(&f_ok, lit(1, 0)), set(&f_reply, lit(1, 0))],
+        vec![if_then(
+            &at_ans,
+            vec![
+                set(&f_alive, at_ans.expr().logic_and(alive_in.clone())),
+                set(&f_ok, &ok_in),
+                set(&f_reply, &reply_in),
+                set(&f_cum, sg(m, "s_pm_cum_acked")),
+                set(&f_next, sg(m, "s_pm_next_psn")),
+            ],
+        )],
+    )]);
+    let alive_now = now(m, "f_alive_now", 1, "the answer read the connection alive", alive_in.clone(), &f_alive);
+    let ok_now = now(m, "f_ok_now", 1, "the SACK is live", ok_in.expr(), &f_ok);
+    let reply_now = now(m, "f_reply_now", 1, "the SACK answers the path's PROBE", reply_in.expr(), &f_reply);
+
+    // ------------------------------------------------ the cycles from the answer (k)
+    let al = |v: u64| lit(agw, v);
+    let ge_l = age.expr().ge(al(u64::from(l)));
+    let kg = fw(m, "f_k", agw, "cycles since the answer (while age >= L)", age.expr() - al(u64::from(l)));
+    let sa =
+        fw(m, "f_span_k", agw, "span in the count's bits (at most tx_ring_depth when live)", span.slice(agw - 1, 0));
+    let live_k = |m: &mut Module, nm: &str, c: &str, e: Expr| {
+        fw(m, nm, 1, c, ok_now.expr().logic_and(ge_l.clone()).logic_and(e))
+    };
+    let kl = al(u64::from(l));
+    let window = fw(
+        m,
+        "f_window",
+        1,
+        "the unit may act: the answer's cycle, or a live SACK's through k = L + 2 x span",
+        ge_l.clone().logic_and(
+            at_ans.expr().logic_or(ok_now.expr().logic_and(kg.expr().le(kl.clone() + sa.expr() + sa.expr()))),
+        ),
+    );
+    let rd1 = live_k(m, "f_read1", "pass 1 reads slot k at k < span", kg.expr().lt(&sa));
+    let off2 = fw(m, "f_read2_off", agw, "pass 2's read offset, k - span - 1", kg.expr() - sa.expr() - al(1));
+    let rd2 = live_k(
+        m,
+        "f_read2",
+        "pass 2 reads slot k - span - 1 at span < k <= 2 x span",
+        kg.expr().gt(&sa).logic_and(off2.expr().lt(&sa)),
+    );
+    let d1 = fw(m, "f_d1", agw, "pass 1's answered offset, k - L", kg.expr() - kl.clone());
+    let ans1 = live_k(
+        m,
+        "f_answer1",
+        "pass 1's slot d answers at k = L + d",
+        kg.expr().ge(kl.clone()).logic_and(d1.expr().lt(&sa)),
+    );
+    let d2 =
+        fw(m, "f_d2", agw, "pass 2's answered offset, k - L - span - 1", kg.expr() - kl.clone() - sa.expr() - al(1));
+    let ans2 = live_k(
+        m,
+        "f_answer2",
+        "pass 2's slot d answers at k = L + span + 1 + d",
+        kg.expr().gt(kl.clone() + sa.expr()).logic_and(d2.expr().lt(&sa)),
+    );
+    let end1 = live_k(
+        m,
+        "f_pass1_end",
+        "the first pass's end, k = L + span - 1",
+        kg.expr().eq(kl.clone() + sa.expr() - al(1)),
+    );
+    let reply_at = live_k(
+        m,
+        "f_reply_at",
+        "a reply's PROBE_REPLY, k = L + span",
+        reply_now.expr().logic_and(kg.expr().eq(kl.clone() + sa.expr())),
+    );
+    let cont_at =
+        live_k(m, "f_cont_at", "the continuation, k = L + 2 x span", kg.expr().eq(kl.clone() + sa.expr() + sa.expr()));
+
+    // The model's sack_acks: offset d is acknowledged before rel, or by
+    // bitmap bit d - rel - 1.
+    let acks_at = |m: &mut Module, nm: &str, d: Expr| {
+        let i =
+            fw(m, &format!("{nm}_i"), W, "the offset's bitmap index, d - rel - 1", d.clone() - srel.expr() - lit(W, 1));
+        // d is not negative: before rel only when rel is positive.
+        let before = srel.bit(W - 1).logic_not().logic_and(d.lt(&srel));
+        let in_map = i.bit(W - 1).logic_not().logic_and(i.slice(W - 2, 8).eq(lit(W - 9, 0)));
+        let e = before.logic_or(in_map.logic_and(f_bitmap.expr().bit_at(i.slice(7, 0))));
+        fw(m, nm, 1, "the SACK acknowledges the offset", e)
+    };
+    let acks1 = acks_at(m, "f_acks1", zext(&d1, W));
+    let acks2 = acks_at(m, "f_acks2", zext(&d2, W));
+    let path_low =
+        |m: &Module, port: &str| zext(sg(m, port), PATH_ID).eq(f_path.expr() & lit(PATH_ID, u64::from(np - 1)));
+    let psn_at = |d: Expr| cum_now.expr() + zext(d, PSN);
+
+    // ------------------------------------------------ the step
+    let v = |m: &Module, nm: &str| sg(m, nm);
+    m.assert(
+        "a_busy_count",
+        "m_busy is 1 in a step's cycle (from the record alone; tx_ack's hold raises the count at the answer), 0 \
+         otherwise",
+        v(m, "m_busy").expr().eq(mux(&go, lit(bb, 1), lit(bb, 0))),
+    );
+    m.assert(
+        "a_step_reads",
+        "the reads and the unstall are issued exactly with the step: the SACK's connection and path_id mod PATHS",
+        v(m, "m_rd_valid").expr().eq(&go).logic_and(v(m, "m_unstall_valid").expr().eq(&go)).logic_and(implies(
+            &go,
+            v(m, "m_rd_conn")
+                .expr()
+                .eq(sg(m, "s_sack_conn"))
+                .logic_and(v(m, "m_unstall_conn").expr().eq(sg(m, "s_sack_conn")))
+                .logic_and(
+                    zext(sg(m, "m_rd_path"), PATH_ID)
+                        .eq(sg(m, "s_sack_path_id").expr() & lit(PATH_ID, u64::from(np - 1))),
+                ),
+        )),
+    );
+
+    // ------------------------------------------------ when the handler acts
+    let acts = [
+        "m_stat_sack_stale",
+        "m_hold_valid",
+        "m_mark_clr_valid",
+        "m_unstall_all",
+        "m_ring_rd_valid",
+        "m_ring_clr_valid",
+        "m_wq_inc_valid",
+        "m_ring_lost_valid",
+        "m_retx_valid",
+        "m_pm_valid",
+        "m_ctx_valid",
+        "m_lp_valid",
+        "m_evt_valid",
+        "m_cont_valid",
+    ];
+    let any_of = |m: &Module, names: &[&str]| names.iter().fold(lit(1, 0), |a, n| a.logic_or(sg(m, n)));
+    let any = any_of(m, &acts);
+    m.assert(
+        "a_act_in_window",
+        &format!(
+            "nothing acts (stale count, hold, mark, ring read or write, push, mirror, context, last_progress, event, \
+             continuation) but from the answer, L = {l} cycles after a step: in the answer's cycle, or a live SACK's \
+             through k = L + 2 x span"
+        ),
+        implies(any.clone(), &window),
+    );
+    m.assert(
+        "a_dead_conn_quiet",
+        "nothing acts for a connection the answer reads closed or failed (not even the stale count)",
+        implies(any, &alive_now),
+    );
+    let stale = v(m, "m_stat_sack_stale");
+    m.assert(
+        "a_stale_when",
+        "a SACK is counted stale exactly at the answer of a connection open and not failed, for a path_id not below \
+         npaths or a SACK naming a psn never sent (its cumulative psn past next_psn, or a bitmap bit at or past it)",
+        stale
+            .expr()
+            .eq(at_ans.expr().logic_and(alive_in.clone()).logic_and(path_ok.expr().logic_not().logic_or(&win_stale))),
+    );
+    m.assert(
+        "a_stale_alone",
+        "a stale SACK does nothing else: no hold, no mark, no ring read or write, no event, no write, no continuation",
+        implies(&stale, any_of(m, &acts[1..]).logic_not()),
+    );
+    m.assert(
+        "a_hold_when",
+        "tx_ack's count is raised exactly at the answer of a live SACK, to its two passes' 2 + 2 x span",
+        v(m, "m_hold_valid").expr().eq(&ok_in).logic_and(implies(
+            v(m, "m_hold_valid"),
+            v(m, "m_hold_cnt").expr().eq(lit(bb, 2) + fit(sa.expr(), bb) + fit(sa.expr(), bb)),
+        )),
+    );
+
+    // ------------------------------------------------ the passes
+    let rd = v(m, "m_ring_rd_valid");
+    m.assert(
+        "a_ring_reads",
+        "a live SACK reads its path's slots one a cycle: pass 1 offset k at k < span, pass 2 offset k - span - 1 at \
+         span < k <= 2 x span, psn cum_acked + offset, on the SACK's connection and path_id mod PATHS",
+        rd.expr().eq(rd1.expr().logic_or(&rd2)).logic_and(implies(
+            &rd,
+            v(m, "m_ring_rd_conn")
+                .expr()
+                .eq(&f_conn)
+                .logic_and(path_low(m, "m_ring_rd_path"))
+                .logic_and(v(m, "m_ring_rd_psn").expr().eq(psn_at(mux(&rd1, &kg, &off2)))),
+        )),
+    );
+    let clr = v(m, "m_ring_clr_valid");
+    m.assert(
+        "a_clear_when",
+        "pass 1 empties a slot exactly when its answer (k = L + d) holds a packet the SACK acknowledges, naming psn \
+         cum_acked + d, and increments that packet's request's acked count with it",
+        clr.expr()
+            .eq(ans1.expr().logic_and(&acks1).logic_and(sg(m, "s_ring_valid")))
+            .logic_and(implies(&clr, v(m, "m_ring_clr_psn").expr().eq(psn_at(d1.expr()))))
+            .logic_and(v(m, "m_wq_inc_valid").expr().eq(&clr))
+            .logic_and(implies(
+                &clr,
+                v(m, "m_wq_inc_stream")
+                    .expr()
+                    .eq(sg(m, "s_ring_stream"))
+                    .logic_and(v(m, "m_wq_inc_wq").expr().eq(sg(m, "s_ring_wq"))),
+            )),
+    );
+    let lost = v(m, "m_ring_lost_valid");
+    m.assert(
+        "a_lost_only",
+        "a loss is marked only at a pass 2 answer (k = L + span + 1 + d) of a slot the SACK does not acknowledge, \
+         holding a packet neither queued nor waiting for an RNR back-off, naming psn cum_acked + d",
+        implies(
+            &lost,
+            ans2.expr()
+                .logic_and(acks2.expr().logic_not())
+                .logic_and(sg(m, "s_ring_valid"))
+                .logic_and(sg(m, "s_ring_queued").expr().logic_not())
+                .logic_and(sg(m, "s_ring_rnr_wait").expr().logic_not())
+                .logic_and(v(m, "m_ring_lost_psn").expr().eq(psn_at(d2.expr()))),
+        ),
+    );
+    let retx = v(m, "m_retx_valid");
+    m.assert(
+        "a_lost_with_push",
+        "each loss is pushed into the retransmit queue in its cycle, and nothing else is: the SACK's connection, \
+         path_id mod PATHS and the lost psn",
+        retx.expr().eq(&lost).logic_and(implies(
+            &retx,
+            v(m, "m_retx_conn")
+                .expr()
+                .eq(&f_conn)
+                .logic_and(path_low(m, "m_retx_path"))
+                .logic_and(v(m, "m_retx_psn").expr().eq(v(m, "m_ring_lost_psn"))),
+        )),
+    );
+    // One offset watched (any, fixed for the run): whether pass 1 emptied
+    // it for the latest step's SACK.
+    let watch = m.formal_anyconst("f_watch", PSN, "an offset from cum_acked, any");
+    let cleared = m.formal_wire("f_watch_cleared", 1, "pass 1 emptied the watched offset for the latest step");
+    let at_watch = |m: &Module, port: &str| sg(m, port).expr().eq(cum_now.expr() + watch.expr());
+    let clr_watch = clr.expr().logic_and(at_watch(m, "m_ring_clr_psn"));
+    m.formal_seq(vec![if_else(
+        rst.expr().logic_or(&go),
+        vec![set(&cleared, lit(1, 0))],
+        vec![if_then(clr_watch, vec![set(&cleared, lit(1, 1))])],
+    )]);
+    m.assert(
+        "a_not_cleared_and_lost",
+        "no slot is both emptied by pass 1 and marked lost by pass 2 of one SACK (any slot, watched)",
+        implies(lost.expr().logic_and(at_watch(m, "m_ring_lost_psn")), cleared.expr().logic_not()),
+    );
+
+    // ------------------------------------------------ events and writes at their cycles
+    let ev = v(m, "m_evt_valid");
+    let ek = v(m, "m_evt_kind");
+    let kind = |k: u8| ek.expr().eq(lit(tel::KIND_BITS, u64::from(k)));
+    let (steer_k, reply_k, silent_k) =
+        (kind(tel::kind::ACK_STEER), kind(tel::kind::PROBE_REPLY), kind(tel::kind::SILENT));
+    m.assert(
+        "a_steer_when",
+        "ACK_STEER exactly once per live SACK, at the first pass's end (k = L + span - 1)",
+        ev.expr().logic_and(steer_k.clone()).eq(&end1),
+    );
+    m.assert(
+        "a_reply_when",
+        "PROBE_REPLY exactly for a live SACK answering its path's PROBE (pending, its tx_ts echoed, at its sport), \
+         one cycle after the first pass's end (k = L + span)",
+        ev.expr().logic_and(reply_k.clone()).eq(&reply_at),
+    );
+    m.assert(
+        "a_silent_when",
+        "SILENT exactly with an uncharged loss, naming the lost copy's path",
+        ev.expr()
+            .logic_and(silent_k.clone())
+            .eq(lost.expr().logic_and(v(m, "m_ring_lost_charge").expr().logic_not()))
+            .logic_and(implies(
+                ev.expr().logic_and(silent_k.clone()),
+                v(m, "m_evt_path").expr().eq(sg(m, "s_ring_phys")),
+            )),
+    );
+    m.assert(
+        "a_evt_record",
+        "every event is ACK_STEER, PROBE_REPLY or SILENT, of the SACK's connection at the step's ts_now; ACK_STEER \
+         and PROBE_REPLY name path_id mod PATHS",
+        implies(
+            &ev,
+            v(m, "m_evt_conn")
+                .expr()
+                .eq(&f_conn)
+                .logic_and(v(m, "m_evt_now").expr().eq(&f_ts))
+                .logic_and(steer_k.clone().logic_or(reply_k.clone()).logic_or(silent_k))
+                .logic_and(implies(steer_k.logic_or(reply_k), path_low(m, "m_evt_path"))),
+        ),
+    );
+    let (pm, ctx, lpv) = (v(m, "m_pm_valid"), v(m, "m_ctx_valid"), v(m, "m_lp_valid"));
+    m.assert(
+        "a_writes_at_pass1_end",
+        "the mirror, context and last_progress writes exactly at the first pass's end, for the SACK's connection \
+         and path_id mod PATHS, last_progress at the step's ts_now; the mirror's probe_pending cleared exactly by \
+         a PROBE reply",
+        pm.expr().eq(&end1).logic_and(ctx.expr().eq(&end1)).logic_and(lpv.expr().eq(&end1)).logic_and(implies(
+            &end1,
+            v(m, "m_pm_conn")
+                .expr()
+                .eq(&f_conn)
+                .logic_and(path_low(m, "m_pm_path"))
+                .logic_and(v(m, "m_ctx_conn").expr().eq(&f_conn))
+                .logic_and(v(m, "m_lp_conn").expr().eq(&f_conn))
+                .logic_and(v(m, "m_lp_ts").expr().eq(&f_ts))
+                .logic_and(v(m, "m_pm_probe_clr").expr().eq(&reply_now)),
+        )),
+    );
+    let cont = v(m, "m_cont_valid");
+    m.assert(
+        "a_cont_once",
+        "the continuation exactly once per live SACK, at k = L + 2 x span, with the SACK's connection, stream_id \
+         and completed_msn",
+        cont.expr().eq(&cont_at).logic_and(implies(
+            &cont,
+            v(m, "m_cont_conn")
+                .expr()
+                .eq(&f_conn)
+                .logic_and(v(m, "m_cont_stream_id").expr().eq(&f_sid))
+                .logic_and(v(m, "m_cont_completed_msn").expr().eq(&f_msn)),
+        )),
+    );
+    let plane = sg(m, "s_pm_plane");
+    let plane_ok = if planes >= 1 << pt::PLANE.width {
+        lit(1, 1)
+    } else {
+        plane.expr().lt(lit(pt::PLANE.width, u64::from(planes)))
+    };
+    let ipb = index_bits(planes);
+    let pidx = if ipb >= pt::PLANE.width { plane.expr() } else { plane.slice(ipb - 1, 0) };
+    let marked = sg(m, "mark_valid").expr().bit_at(pidx);
+    let take = v(m, "m_mark_clr_valid");
+    m.assert(
+        "a_mark_take",
+        "a plane's mark is taken exactly by a live SACK answering its path's PROBE, in the answer's cycle, for the \
+         path's plane (one of the configured planes); every connection is unstalled exactly when that plane was \
+         marked",
+        take.expr()
+            .eq(reply_in.expr().logic_and(plane_ok))
+            .logic_and(implies(&take, v(m, "m_mark_clr_plane").expr().eq(&plane)))
+            .logic_and(v(m, "m_unstall_all").expr().eq(take.expr().logic_and(marked))),
+    );
+    let wait = step.wait.clone();
+    m.assert(
+        "a_before_free",
+        "every write, event and continuation comes before tx_ack's count frees the unit for its next step, and \
+         every ring read is answered before then: after the answer with more than L cycles of the count left, in \
+         the answer's cycle with a hold of at least L",
+        implies(any_of(m, &acts), wait.expr().ne(lit(bb, 0)))
+            .logic_and(implies(rd.expr().logic_and(at_ans.expr().logic_not()), wait.expr().gt(lit(bb, u64::from(l)))))
+            .logic_and(implies(
+                rd.expr().logic_and(&at_ans),
+                v(m, "m_hold_valid").expr().logic_and(v(m, "m_hold_cnt").expr().ge(lit(bb, u64::from(l)))),
+            )),
+    );
+
+    // ------------------------------------------------ payloads
+    for (valid, payload) in [
+        ("m_unstall_valid", &["m_unstall_conn"][..]),
+        ("m_rd_valid", &["m_rd_conn", "m_rd_path"]),
+        ("m_hold_valid", &["m_hold_cnt"]),
+        ("m_mark_clr_valid", &["m_mark_clr_plane"]),
+        ("m_ring_rd_valid", &["m_ring_rd_conn", "m_ring_rd_path", "m_ring_rd_psn"]),
+        ("m_ring_clr_valid", &["m_ring_clr_psn"]),
+        ("m_wq_inc_valid", &["m_wq_inc_stream", "m_wq_inc_wq"]),
+        ("m_ring_lost_valid", &["m_ring_lost_psn", "m_ring_lost_charge"]),
+        ("m_retx_valid", &["m_retx_conn", "m_retx_path", "m_retx_psn"]),
+        (
+            "m_pm_valid",
+            &[
+                "m_pm_conn",
+                "m_pm_path",
+                "m_pm_cum_acked",
+                "m_pm_acked_seq",
+                "m_pm_rtt_valid",
+                "m_pm_timed_out_clr",
+                "m_pm_probe_clr",
+            ],
+        ),
+        ("m_pm_rtt_valid", &["m_pm_srtt", "m_pm_rttvar", "m_pm_min_rtt"]),
+        (
+            "m_ctx_valid",
+            &[
+                "m_ctx_conn",
+                "m_ctx_rack_valid",
+                "m_ctx_rack_rtt",
+                "m_ctx_cwnd",
+                "m_ctx_acked_bytes",
+                "m_ctx_ecn_ewma",
+                "m_ctx_hold_until",
+                "m_ctx_srtt",
+                "m_ctx_min_rtt",
+                "m_ctx_rate_hint",
+                "m_ctx_cap",
+                "m_ctx_inflight",
+            ],
+        ),
+        ("m_ctx_rack_valid", &["m_ctx_rack_sent"]),
+        ("m_lp_valid", &["m_lp_conn", "m_lp_mask", "m_lp_ts"]),
+        (
+            "m_evt_valid",
+            &[
+                "m_evt_kind",
+                "m_evt_conn",
+                "m_evt_path",
+                "m_evt_now",
+                "m_evt_cum_acked",
+                "m_evt_acked_pkts",
+                "m_evt_acked_bytes",
+                "m_evt_ecn_cnt",
+                "m_evt_rtt_valid",
+                "m_evt_acked_seq",
+            ],
+        ),
+        ("m_evt_rtt_valid", &["m_evt_rtt"]),
+        ("m_cont_valid", &["m_cont_conn", "m_cont_wait", "m_cont_touched", "m_cont_stream_id", "m_cont_completed_msn"]),
+    ] {
+        crate::formal::quiet_without(m, valid, payload);
+    }
+
+    // ------------------------------------------------ invariants: the registers hold what the ghosts say
+    let ghosts = [&f_conn, &f_path, &f_cum_psn, &f_bitmap, &f_ecn, &f_echo, &f_hint, &f_sid, &f_msn, &f_dport, &f_ts];
+    step.read_invariants(m, &f.pipe, (&f.rec, &ghosts));
+    let left = |end: Expr| mux(age.expr().lt(end.clone()), fit(end - age.expr(), bb), lit(bb, 0));
+    m.assert(
+        "a_inv_wait",
+        "tx_ack's count left frees the unit L + 3 + 2 x span cycles after a live SACK's step (the hold), L + 2 \
+         after any other (1 + L loaded, the step's own cycle), and is 0 after a reset",
+        wait.expr().eq(mux(&f_ok, left(al(u64::from(l) + 3) + sa.expr() + sa.expr()), left(al(u64::from(l) + 2)))),
+    );
+    m.assert(
+        "a_inv_answer",
+        "a live SACK's ghosts are its answer's: taken after it, of a connection alive, a span within the ring; none \
+         before the answer",
+        implies(&f_ok, age.expr().gt(kl.clone()).logic_and(&f_alive).logic_and(span.expr().le(lit(PSN, u64::from(r)))))
+            .logic_and(implies(&f_reply, &f_ok))
+            .logic_and(implies(
+                age.expr().le(kl.clone()),
+                f_ok.expr().logic_not().logic_and(f_alive.expr().logic_not()),
+            )),
+    );
+    let kw = f.k.width().max(agw);
+    let running_want = f_ok.expr().logic_and(kg.expr().le(kl.clone() + sa.expr() + sa.expr()));
+    m.assert(
+        "a_inv_pass",
+        "the passes run exactly from the cycle after a live SACK's answer through k = L + 2 x span, their count \
+         is k, and the held answer is the ghosts'",
+        f.running
+            .expr()
+            .eq(running_want)
+            .logic_and(implies(window.expr().logic_and(ok_now.expr()), fit(f.k.expr(), kw).eq(fit(kg.expr(), kw))))
+            .logic_and(implies(
+                &f_ok,
+                f.next_psn.expr().eq(&f_next).logic_and(f.cum.expr().eq(&f_cum)).logic_and(f.reply.expr().eq(&f_reply)),
+            )),
+    );
+    let acks_w = acks_at(m, "f_acks_watch", zext(&watch, W));
+    m.assert(
+        "a_inv_cleared",
+        "pass 1 empties the watched offset only if the SACK acknowledges it, and not before the answer",
+        implies(&cleared, acks_w.expr().logic_and(age.expr().gt(kl.clone()))),
+    );
+
+    // ------------------------------------------------ covers
+    m.cover("c_acked", "a live SACK empties a slot it acknowledges", clr.expr());
+    m.cover(
+        "c_stale_path",
+        "a SACK of a path_id past npaths is stale",
+        stale.expr().logic_and(path_ok.expr().logic_not()).logic_and(sg(m, "s_rd_npaths").expr().ne(lit(pb + 1, 0))),
+    );
+    m.cover("c_stale_window", "a SACK naming a psn never sent is stale", stale.expr().logic_and(&path_ok));
+    m.cover(
+        "c_dead_conn",
+        "a SACK answered on a failed connection does nothing",
+        at_ans.expr().logic_and(sg(m, "s_rd_open")).logic_and(sg(m, "s_rd_failed")),
+    );
+    m.cover("c_lost_charged", "a loss, charged", lost.expr().logic_and(v(m, "m_ring_lost_charge")));
+    m.cover("c_lost_silent", "a loss, uncharged: a SILENT event", ev.expr().logic_and(kind(tel::kind::SILENT)));
+    m.cover("c_probe_reply", "a PROBE reply's event", ev.expr().logic_and(kind(tel::kind::PROBE_REPLY)));
+    m.cover(
+        "c_mark_taken",
+        "a PROBE reply takes a marked plane's mark and unstalls every connection",
+        v(m, "m_unstall_all").expr(),
+    );
+    m.cover(
+        "c_span_zero",
+        "the continuation of a SACK with nothing outstanding",
+        cont.expr().logic_and(sa.expr().eq(al(0))),
+    );
+    m.cover(
+        "c_cleared_then_lost",
+        "a loss after pass 1 emptied a slot of the same SACK",
+        lost.expr().logic_and(&cleared),
+    );
+    m.cover(
+        "c_back_to_back",
+        "a second step as soon as tx_ack's count frees the unit after a live SACK with a slot outstanding",
+        go.expr()
+            .logic_and(&f_ok)
+            .logic_and(sa.expr().ne(al(0)))
+            .logic_and(age.expr().eq(al(u64::from(l) + 3) + sa.expr() + sa.expr())),
+    );
 }

@@ -1,9 +1,10 @@
 //! The formal ghosts of a step of the acknowledgement unit's handlers,
-//! shared by the properties of `tx_rto` and `tx_nack`: tx_ack's count for
-//! the latest step (`f_wait`) with the assumption that a step starts only
-//! once it has run out (`asm_step_when_free`), the cycles since the step
-//! (`f_age`) and the cycle its reads answer (`f_at_answer`), and the
-//! invariants tying a handler's read pipe to them.
+//! shared by the properties of `tx_rto`, `tx_nack` and `tx_sack`: tx_ack's
+//! count for the latest step (`f_wait`, raised by a SACK's hold) with the
+//! assumption that a step starts only once it has run out
+//! (`asm_step_when_free`), the cycles since the step (`f_age`) and the
+//! cycle its reads answer (`f_at_answer`), and the invariants tying a
+//! handler's read pipe to them.
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::formal::{ghost, implies, port};
@@ -33,6 +34,13 @@ pub(super) struct Step {
 /// starts the next step only at 0 (`s_run` low and the holds only delay
 /// it).
 pub(super) fn ghosts(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -> Step {
+    ghosts_held(m, go, bb, l, most, None)
+}
+
+/// [`ghosts`] for a handler that also raises tx_ack's count after the
+/// turn: `hold` is (`s_hold_sack`, `s_hold_cnt`) as tx_ack takes them, the
+/// count becoming at least `s_hold_cnt` (ack.rs's `held`).
+pub(super) fn ghosts_held(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64, hold: Option<(Expr, Expr)>) -> Step {
     let rst = port(m, "rst");
     let busy = port(m, "m_busy");
     let wait = ghost(
@@ -41,11 +49,12 @@ pub(super) fn ghosts(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -> St
         "tx_ack's count left for the latest step: m_busy + L loaded at the step, down by one a cycle",
         &rst,
         |w| {
-            mux(
-                go.clone(),
-                busy.expr() + lit(bb, u64::from(l)),
-                mux(w.expr().ne(lit(bb, 0)), w.expr() - lit(bb, 1), lit(bb, 0)),
-            )
+            let down = mux(w.expr().ne(lit(bb, 0)), w.expr() - lit(bb, 1), lit(bb, 0));
+            let after = match hold {
+                Some((v, cnt)) => mux(v, mux(cnt.clone().gt(down.clone()), cnt, down.clone()), down),
+                None => down,
+            };
+            mux(go.clone(), busy.expr() + lit(bb, u64::from(l)), after)
         },
         lit(bb, 0),
     );
@@ -84,8 +93,27 @@ impl Step {
     /// `rec` hold the record's ghosts `want` (`a_inv_record`); tx_ack's
     /// count left is the latest step's `busy + L + 1` less its age
     /// (`a_inv_wait`; `busy` is the count the step set, `agw` bits wide).
-    pub fn invariants(&self, m: &mut Module, pipe: &Signal, (rec, want): (&[Signal], &[&Signal]), busy: Expr) {
+    pub fn invariants(&self, m: &mut Module, pipe: &Signal, rec: (&[Signal], &[&Signal]), busy: Expr) {
+        self.read_invariants(m, pipe, rec);
         let (age, agw, l) = (&self.age, self.agw, self.l);
+        let b_prev = busy + lit(agw, u64::from(l));
+        let bb = self.wait.width();
+        m.assert(
+            "a_inv_wait",
+            "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
+            self.wait.expr().eq(mux(
+                age.expr().le(b_prev.clone()),
+                zext(b_prev + lit(agw, 1) - age.expr(), bb),
+                lit(bb, 0),
+            )),
+        );
+    }
+
+    /// [`Self::invariants`] but tx_ack's count (`a_inv_pipe`,
+    /// `a_inv_record`), for a handler whose hold makes the count's
+    /// invariant its own.
+    pub fn read_invariants(&self, m: &mut Module, pipe: &Signal, (rec, want): (&[Signal], &[&Signal])) {
+        let (age, agw) = (&self.age, self.agw);
         let pipe_want =
             cat(&(0..pipe.width()).rev().map(|i| age.expr().eq(lit(agw, u64::from(i) + 1))).collect::<Vec<_>>());
         m.assert(
@@ -99,17 +127,6 @@ impl Step {
             "a_inv_record",
             "after a step the record registers hold its record",
             implies(age.expr().ne(self.sat.clone()), rec.eq(want)),
-        );
-        let b_prev = busy + lit(agw, u64::from(l));
-        let bb = self.wait.width();
-        m.assert(
-            "a_inv_wait",
-            "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
-            self.wait.expr().eq(mux(
-                age.expr().le(b_prev.clone()),
-                zext(b_prev + lit(agw, 1) - age.expr(), bb),
-                lit(bb, 0),
-            )),
         );
     }
 }
