@@ -195,7 +195,7 @@ impl Rig {
                 ("s_hold_pre", u64::from(t.hold_pre)),
                 ("s_hold_open", u64::from(t.hold_open)),
                 ("s_hold_fail", u64::from(t.hold_fail)),
-                ("s_hold_sack", u64::from(t.hold_sack.is_some())),
+                ("s_hold_sack", u64::from(t.hold_sack.is_some() || t.hold_stage)),
                 ("s_rnr_push", u64::from(t.rnr_push.is_some())),
             ]);
             // A live SACK's reads answered: its two passes' count, L
@@ -207,6 +207,12 @@ impl Rig {
                     assert_eq!(self.rows.len(), at + l, "a SACK's hold is L cycles after its step");
                     ins.push(("s_hold_cnt", fits(n)));
                     self.count("hold_sack");
+                }
+                // A SACK stage's walk: a hold of 2 each cycle it reads
+                // (architecture.md, tx_engine item 14).
+                None if t.hold_stage => {
+                    ins.push(("s_hold_cnt", 2));
+                    self.count("hold_stage");
                 }
                 None => junked.push("s_hold_cnt"),
             }
@@ -584,6 +590,7 @@ fn icarus_ack_control_is_the_models() {
             "hold_open",
             "hold_fail",
             "hold_sack",
+            "hold_stage",
             "scan_hit",
             "scan_held_by_hit",
         ],

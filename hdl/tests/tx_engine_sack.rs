@@ -37,45 +37,30 @@ use mrnic_model::block::Bits;
 use mrnic_model::path_telemetry as tel;
 use mrnic_model::tx_engine::*;
 use mrnic_proto::{Config, NackCode};
-use tx_rig::{burst, replay_configs, tools_check_configs, Engine, Peer, Pressure, Rows, Run};
+use tx_rig::{burst, replay_configs, sack_tuned, tools_check_configs, Rows, Run, Traffic};
 
 fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
-    let m = sack::build(&TxEngineParams::from_config(&tuned(&p.cfg)).unwrap());
+    let m = sack::build(&TxEngineParams::from_config(&sack_tuned(&p.cfg)).unwrap());
     let rtl = tx_rig::write_unit(dir, &m, "tx_engine SACK handler", "tx_engine_sack");
     (m, rtl)
 }
 
 /// The engine, a peer SACKing its data frames, and the unit's rows.
 struct Rig {
-    e: Engine,
+    tr: Traffic,
     rows: Rows,
-    peer: Peer,
     seen: HashMap<&'static str, u32>,
     /// The row the unit frees at after the last step (nothing may be
     /// placed from it on by that step).
     free_at: usize,
-    /// A plane whose frames are all lost (a failed plane), and the frame
-    /// leaving on `m_axis`.
-    down: Option<u8>,
-    cur: Vec<u8>,
 }
 
 impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
-        let mut e = Engine::new(cfg, seed);
-        e.tx.sack_tap = Some(SackTap::default());
-        let mut r = Rig {
-            e,
-            rows: Rows::new(sack::ports(&p)),
-            peer: Peer::default(),
-            seen: HashMap::new(),
-            free_at: 0,
-            down: None,
-            cur: Vec::new(),
-        };
-        r.e.clock(true);
-        r.e.sweep(&mut r.peer);
+        let mut tr = Traffic::new(cfg, seed);
+        tr.e.tx.sack_tap = Some(SackTap::default());
+        let mut r = Rig { tr, rows: Rows::new(sack::ports(&p)), seen: HashMap::new(), free_at: 0 };
         r.put(0, "rst", 1);
         r
     }
@@ -87,19 +72,10 @@ impl Rig {
     }
 
     fn step(&mut self) {
-        let (inp, ot) = self.e.clock(false);
-        if let Some(b) = ot.axis.as_ref().filter(|_| inp.axis_ready) {
-            self.cur.extend_from_slice(&b.data[..b.keep as usize]);
-            if b.last {
-                let f = std::mem::take(&mut self.cur);
-                if self.down != Some(b.plane) {
-                    self.peer.frame(&mut self.e, &f);
-                }
-            }
-        }
+        self.tr.clock();
         let t = self.rows.len();
         self.put(t, "rst", 0);
-        if let Some(r) = self.e.tx.sack_tap.as_ref().and_then(|t| t.step.clone()) {
+        if let Some(r) = self.tr.e.tx.sack_tap.as_ref().and_then(|t| t.step.clone()) {
             self.sack(t, &r);
         }
     }
@@ -120,7 +96,7 @@ impl Rig {
 
     /// A SACK step at row `t`: every port of its window placed.
     fn sack(&mut self, t: usize, r: &SackRec) {
-        let p = self.e.tx.params().clone();
+        let p = self.tr.e.tx.params().clone();
         let l = p.read_latency as usize;
         let h = r.sack;
         assert!(t >= self.free_at, "a step starts only once the last one's window is over");
@@ -490,42 +466,30 @@ impl Rig {
     fn finish(mut self) -> Run {
         let end = self.free_at;
         self.rows.reach(end);
-        self.rows.finish(&mut self.e.rng, &["rst", "s_go_sack"], self.seen)
+        self.rows.finish(&mut self.tr.e.rng, &["rst", "s_go_sack"], self.seen)
     }
 
     fn sack_in(&mut self, s: SackIn) {
-        self.e.sacks.push_back(s);
+        self.tr.e.sacks.push_back(s);
     }
-}
-
-/// `cfg` as the traffic runs it: short timers, an 8-slot ring, a 256 ns
-/// timestamp unit and at most 64 connections (path_telemetry's timeout
-/// scanner visits one (connection, path) a cycle).
-fn tuned(cfg: &Config) -> Config {
-    let mut cfg = cfg.clone();
-    cfg.timers.rto_min_us = 10;
-    cfg.timers.rto_max_us = 40;
-    cfg.timers.dead_probe_interval_us = 60;
-    cfg.hardware.tx_ring_depth = 8;
-    cfg.timers.ts_unit_ns = 256;
-    cfg.transport.connections = cfg.transport.connections.min(64);
-    // A small window, so that SACKs grow it.
-    cfg.cc.init_cwnd_bytes = cfg.cc.min_cwnd_bytes;
-    cfg
 }
 
 /// The engine from reset with connections `1..=6` open (connection 5 on
 /// one path).
 fn start(cfg: &Config, seed: u64) -> (Rig, u64) {
-    let cfg = tuned(cfg);
-    let mut rig = Rig::new(cfg.clone(), seed);
-    let paths = cfg.transport.paths_per_conn;
-    for c in 1..=6 {
-        rig.peer.open(&mut rig.e, c, if c == 5 { 1 } else { 4.min(paths) }, 10 * c);
-    }
-    rig.run(300);
-    let rto = u64::from(tel::Consts::from_config(&cfg).rto_min) * cfg.cycles_per_ts();
+    let mut rig = Rig::new(sack_tuned(cfg), seed);
+    let rto = tx_rig::open_six(&mut rig);
     (rig, rto)
+}
+
+impl tx_rig::Drive for Rig {
+    fn traffic(&mut self) -> &mut Traffic {
+        &mut self.tr
+    }
+
+    fn run(&mut self, cycles: u64) {
+        Rig::run(self, cycles);
+    }
 }
 
 /// Scenario 1: traffic under loss (holes, losses charged, RTT samples,
@@ -535,28 +499,18 @@ fn start(cfg: &Config, seed: u64) -> (Rig, u64) {
 /// marks taken).
 fn loss(cfg: &Config, seed: u64) -> Rig {
     let (mut rig, rto) = start(cfg, seed);
-    let streams = rig.e.cfg.transport.streams_per_conn.min(4);
+    let streams = rig.tr.e.cfg.transport.streams_per_conn.min(4);
     let mut off = 0u64;
-    rig.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 10 };
-    rig.peer.loss = 15;
-    // SACKs now and then: each acknowledges several packets, of several
-    // streams.
-    rig.peer.sack_rate = 20;
-    for k in 0..3 {
-        for c in 1..=6 {
-            burst(&mut rig.e, c, streams, 2, u64::from(100 * c) + 10_000 * k, &mut off);
-        }
-        rig.run(3_000);
-    }
-    rig.peer.loss = 5;
-    let port = rig.peer.sports[&(2, 0)];
-    rig.peer.blackhole.insert(port);
+    tx_rig::lossy_rounds(&mut rig, &mut off);
+    rig.tr.peer.loss = 5;
+    let port = rig.tr.peer.sports[&(2, 0)];
+    rig.tr.peer.blackhole.insert(port);
     for k in 0..6 {
-        burst(&mut rig.e, 2, streams, 2, 50_000 + 100 * k, &mut off);
+        burst(&mut rig.tr.e, 2, streams, 2, 50_000 + 100 * k, &mut off);
         rig.run(rto);
     }
-    rig.peer.blackhole.clear();
-    rig.peer.loss = 0;
+    rig.tr.peer.blackhole.clear();
+    rig.tr.peer.loss = 0;
     rig.run(8 * rto);
     rig
 }
@@ -569,15 +523,15 @@ fn loss(cfg: &Config, seed: u64) -> Rig {
 /// per path.
 fn stale(cfg: &Config, seed: u64) -> Rig {
     let (mut rig, _) = start(cfg, seed);
-    let streams = rig.e.cfg.transport.streams_per_conn.min(4);
+    let streams = rig.tr.e.cfg.transport.streams_per_conn.min(4);
     let mut off = 0u64;
     for c in 1..=6 {
-        burst(&mut rig.e, c, streams, 1, u64::from(100 * c), &mut off);
+        burst(&mut rig.tr.e, c, streams, 1, u64::from(100 * c), &mut off);
     }
     rig.run(3_000);
     let base = SackIn { rate_hint: 0xffff, stream_id: 0xff, ecn_cnt: 3, ..SackIn::default() };
-    let never = rig.e.cfg.transport.connections - 1;
-    let psn = |rig: &Rig, c: u32| rig.peer.rx[&(c, 0)].cum;
+    let never = rig.tr.e.cfg.transport.connections - 1;
+    let psn = |rig: &Rig, c: u32| rig.tr.peer.rx[&(c, 0)].cum;
     rig.sack_in(SackIn { conn: never, ..base });
     rig.sack_in(SackIn { conn: 5, path_id: 1, cum_psn: psn(&rig, 5), ..base });
     rig.sack_in(SackIn { conn: 5, path_id: 200, cum_psn: psn(&rig, 5), ..base });
@@ -588,19 +542,19 @@ fn stale(cfg: &Config, seed: u64) -> Rig {
     // A duplicate: the path's cumulative psn, nothing outstanding.
     rig.sack_in(SackIn { conn: 6, cum_psn: psn(&rig, 6), ecn_cnt: 200, ..base });
     rig.run(200);
-    rig.e.nacks.push_back(NackIn { conn: 4, path_id: 0, code: NackCode::NoConn as u8, psn: 0 });
+    rig.tr.e.nacks.push_back(NackIn { conn: 4, path_id: 0, code: NackCode::NoConn as u8, psn: 0 });
     rig.run(500);
     rig.sack_in(SackIn { conn: 4, cum_psn: psn(&rig, 4), ..base });
     rig.run(500);
     // Connection 3 muted with requests of every stream in flight, then one
     // SACK per path acknowledging all of them at once.
-    rig.peer.mute.insert(3);
-    burst(&mut rig.e, 3, streams, 3, 9_000, &mut off);
+    rig.tr.peer.mute.insert(3);
+    burst(&mut rig.tr.e, 3, streams, 3, 9_000, &mut off);
     rig.run(3_000);
-    let paths = rig.e.cfg.transport.paths_per_conn.min(4);
+    let paths = rig.tr.e.cfg.transport.paths_per_conn.min(4);
     for path in 0..paths {
         let sent: Vec<u32> =
-            rig.peer.unanswered.iter().filter(|&&(c, p, _)| (c, p) == (3, path)).map(|x| x.2).collect();
+            rig.tr.peer.unanswered.iter().filter(|&&(c, p, _)| (c, p) == (3, path)).map(|x| x.2).collect();
         if let Some(&last) = sent.iter().max_by_key(|&&x| tx_rig::psn_diff(x, sent[0])) {
             rig.sack_in(SackIn { conn: 3, path_id: path, cum_psn: (last + 1) & 0xff_ffff, echo_ts: 1, ..base });
         }
@@ -617,16 +571,16 @@ fn stale(cfg: &Config, seed: u64) -> Rig {
 /// SILENT events, a continuation that waits); then the plane comes back.
 fn plane_down(cfg: &Config, seed: u64) -> Rig {
     let (mut rig, rto) = start(cfg, seed);
-    let streams = rig.e.cfg.transport.streams_per_conn.min(4);
+    let streams = rig.tr.e.cfg.transport.streams_per_conn.min(4);
     let mut off = 0u64;
-    rig.down = Some(1);
+    rig.tr.down = Some(1);
     for k in 0..12 {
-        burst(&mut rig.e, 1, streams, 1, 10_000 + 100 * k, &mut off);
+        burst(&mut rig.tr.e, 1, streams, 1, 10_000 + 100 * k, &mut off);
         rig.run(2 * rto);
     }
-    rig.down = None;
+    rig.tr.down = None;
     for k in 0..4 {
-        burst(&mut rig.e, 1, streams, 1, 20_000 + 100 * k, &mut off);
+        burst(&mut rig.tr.e, 1, streams, 1, 20_000 + 100 * k, &mut off);
         rig.run(2 * rto);
     }
     rig
@@ -634,14 +588,23 @@ fn plane_down(cfg: &Config, seed: u64) -> Rig {
 
 fn replay_config(cfg: &Config) -> Run {
     const SEED: u64 = 0x5ac4;
-    tx_rig::scenarios(
+    let run = tx_rig::scenarios(
         cfg,
         &[
             ("loss", &|c| loss(c, SEED).finish()),
             ("stale", &|c| stale(c, SEED).finish()),
             ("plane_down", &|c| plane_down(c, SEED).finish()),
         ],
-    )
+    );
+    // `default`'s traffic, shifted by the SACK stages' timing
+    // (architecture.md, tx_engine item 14), no longer has a loss a SACK's
+    // own pass finds silent; `small`'s is unchanged and must.
+    if cfg.name == "small" {
+        for bin in ["lost_silent", "cont_wait"] {
+            assert!(run.seen.contains_key(bin), "small has no {bin}");
+        }
+    }
+    run
 }
 
 /// The model's SACK handler and the unit, cycle by cycle, both configs:
@@ -669,7 +632,6 @@ fn icarus_sack_handler_is_the_models() {
             "hole",
             "hole_queued_already",
             "lost_charged",
-            "lost_silent",
             "rtt_sample",
             "no_rtt_sample",
             "probe_reply",
@@ -678,7 +640,6 @@ fn icarus_sack_handler_is_the_models() {
             "cwnd_moved",
             "progress_other_path",
             "touched_several",
-            "cont_wait",
         ],
     );
 }

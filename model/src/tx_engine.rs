@@ -1583,15 +1583,55 @@ struct Conn {
     dead: u32,
 }
 
-/// A SACK's stages after its first pass ([`TxEngine::sack_stage`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SackStage {
+/// A SACK's stages after its first pass (the model's `sack_stage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SackStage {
     /// RACK across paths, from this path on.
     Overdue(u32),
     /// The tail timer.
     Tail,
-    /// completed_msn and the completion walk.
+    /// completed_msn and the completion walk (the default only for
+    /// [`StageRec`]'s).
+    #[default]
     Finish,
+}
+
+/// One path of a SACK stage's ring walk ([`stage_cycles`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StageWalk {
+    pub path: u32,
+    /// psns outstanding (`next_psn - cum_acked`).
+    pub span: u32,
+    /// Slots read up to and including the walk's break (all `span`
+    /// without one); 0 for a path after the stage stopped.
+    pub reads: u32,
+    /// RACK across paths: the offset of the first loss charged to no
+    /// one (a SILENT event), after which the stage stops.
+    pub silent_at: Option<u32>,
+}
+
+/// The cycles a SACK stage's RTL unit (`tx_stage`) issues ring reads, the
+/// count its walk holds the unit for (architecture.md, tx_engine item 14).
+/// `walk` lists the connection's paths the stage may read, in order, as
+/// the model walked them. From the cycle its context and mirrors answer
+/// the unit reads a slot a cycle, path after path; a slot's answer comes
+/// `L` cycles after its read, so a break is known `L - 1` reads late: the
+/// next path starts in the break's answer cycle, or after the path's last
+/// slot if that comes first. A silent loss stops the walk once known:
+/// reads of later paths issued before that are ignored but were issued.
+/// With `L = 1` this is exactly the slots read.
+pub fn stage_cycles(l: u32, walk: &[StageWalk]) -> u32 {
+    let mut c = 0;
+    for (i, w) in walk.iter().enumerate() {
+        let next = if w.reads < w.span { (c + w.span).min(c + w.reads - 1 + l) } else { c + w.span };
+        if let Some(d) = w.silent_at {
+            let known = c + d + l;
+            let later: u32 = walk[i + 1..].iter().map(|w| w.span).sum();
+            return next + known.saturating_sub(next).min(later);
+        }
+        c = next;
+    }
+    c
 }
 
 /// A SACK between its stages: what the later ones need of it.
@@ -2055,6 +2095,9 @@ pub struct AckTap {
     /// step, and its two passes raise the count to at least this
     /// (`2 + 2 x span`; architecture.md, tx_engine item 13).
     pub hold_sack: Option<u32>,
+    /// After the turn: a SACK stage's walk issues a ring read, holding
+    /// the count at least at 2 (item 14).
+    pub hold_stage: bool,
     /// The queues' lengths after the cycle.
     pub rnr_len: usize,
     pub wp_len: usize,
@@ -2313,6 +2356,92 @@ pub struct SackTap {
     pub progress: u32,
 }
 
+/// A path's mirror as a SACK stage reads it ([`StageRec::mirrors`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StageMirror {
+    pub next_psn: u32,
+    pub cum_acked: u32,
+    pub srtt: u32,
+    pub rttvar: u32,
+    pub probe_pending: bool,
+}
+
+/// One step of `sack_stage` ([`StageTap::step`]): the continuation it ran,
+/// what it read (as the tables stood before the step) and what the tables
+/// held after it.
+#[derive(Debug, Clone, Default)]
+pub struct StageRec {
+    pub ts: u32,
+    pub conn: u32,
+    /// The stage, and whether the continuation is the tail timer's.
+    pub stage: SackStage,
+    pub tail: bool,
+    pub touched: Vec<bool>,
+    pub stream_id: u32,
+    pub completed_msn: u32,
+    /// The connection has failed: the stage does nothing.
+    pub dead: bool,
+    /// The context as read.
+    pub npaths: u32,
+    pub rack_sent: Option<u32>,
+    pub rack_rtt: u32,
+    pub pend_streams: u32,
+    pub probe_q: u32,
+    pub last_progress: Vec<u32>,
+    /// Every path's mirror, and the record's stream's `remote_completed`
+    /// (0 for a stream_id past the streams).
+    pub mirrors: Vec<StageMirror>,
+    pub remote_completed: u32,
+    /// Per path, the ring slots from `cum_acked` to `next_psn` as read.
+    pub slots: Vec<Vec<Option<Slot>>>,
+    /// The walk ([`stage_cycles`]) and its cycles (the holds' count).
+    pub walk: Vec<StageWalk>,
+    pub cycles: u32,
+    /// After the step: the slots, the retransmit pushes (path, psn), the
+    /// events, the PROBEs queued, the tail timer armed (Some: the stage
+    /// armed it, to the inner value), the stream's `remote_completed` and
+    /// whether the window probe was cleared, whether a walk started, and
+    /// the continuation (stage, wait).
+    pub slots_after: Vec<Vec<Option<Slot>>>,
+    pub retx: Vec<(u32, u32)>,
+    pub events: Vec<tel::Event>,
+    pub probes: Vec<u32>,
+    pub tail_at: Option<Option<u32>>,
+    pub remote_completed_after: u32,
+    pub wprobe_cleared: bool,
+    pub walk_started: bool,
+    pub cont: Option<(SackStage, bool)>,
+}
+
+/// A continuation as it is made ([`StageTap::cont`]).
+#[derive(Debug, Clone, Default)]
+pub struct StageCont {
+    pub conn: u32,
+    /// The tail timer's, not a SACK's.
+    pub tail: bool,
+    pub wait: bool,
+    pub touched: Vec<bool>,
+    pub stream_id: u32,
+    pub completed_msn: u32,
+    /// The SACK's span (its passes' length).
+    pub span: u32,
+}
+
+/// What the acknowledgement unit's SACK stages read and wrote, recorded
+/// when [`TxEngine::stage_tap`] is `Some` (off by default), so their RTL
+/// unit can be replayed against this model cycle by cycle. Recording
+/// changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct StageTap {
+    /// A stage's step this cycle.
+    pub step: Option<StageRec>,
+    /// A SACK's step left a continuation (`tx_sack` hands it over at `t +
+    /// 2L + 2 x span`), or the tail timer's step started its stages.
+    pub cont: Option<StageCont>,
+    /// Connections failed this cycle.
+    pub fails: Vec<u32>,
+}
+
 /// What the acknowledgement unit's timeout and update handlers read and
 /// wrote in a step, recorded when [`TxEngine::rto_tap`] is `Some` (off by
 /// default) in the cycle the step starts, so their RTL unit can be
@@ -2554,6 +2683,16 @@ pub struct TxEngine {
     /// The SACK handler's tap ([`SackTap`], cleared every cycle); `None`
     /// (off) by default.
     pub sack_tap: Option<SackTap>,
+    /// The SACK stages' tap ([`StageTap`], cleared every cycle); `None`
+    /// (off) by default.
+    pub stage_tap: Option<StageTap>,
+    /// A SACK stage's ring walk in flight: (cycles until its reads answer,
+    /// the cycles it then issues ring reads, each holding the count at 2;
+    /// architecture.md, tx_engine item 14).
+    stage_hold: Option<(u32, u32)>,
+    /// The tail timer a stage armed, written when the unit's walk has its
+    /// last answer: (cycles until then, connection, deadline).
+    tail_wr: Option<(u32, u32, Option<u32>)>,
     /// A NACK whose reads are in flight.
     nack_ans: Option<NackAns>,
     /// A live SACK's count in flight: (cycles until its reads answer,
@@ -2644,6 +2783,9 @@ impl TxEngine {
             rto_tap: None,
             nack_tap: None,
             sack_tap: None,
+            stage_tap: None,
+            stage_hold: None,
+            tail_wr: None,
             nack_ans: None,
             sack_hold: None,
             p,
@@ -2816,6 +2958,9 @@ impl TxEngine {
         }
         if let Some(t) = self.sack_tap.as_mut() {
             *t = SackTap::default();
+        }
+        if let Some(t) = self.stage_tap.as_mut() {
+            *t = StageTap::default();
         }
         if let Some(t) = self.ack_tap.as_mut() {
             *t = AckTap {
@@ -3023,6 +3168,9 @@ impl TxEngine {
         // A live SACK's reads answer after the turn: its span is known and
         // its two passes raise the count (item 13).
         self.sack_tick();
+        // A SACK stage's walk holds the count while it reads, and its
+        // tail timer lands with its last answer (item 14).
+        self.stage_tick();
         if self.tail_hit.is_none() {
             let c = self.tail_scan;
             let due = self.tail_due(c, ts);
@@ -3267,7 +3415,9 @@ impl TxEngine {
         let rto_tap = self.rto_tap.take();
         let nack_tap = self.nack_tap.take();
         let sack_tap = self.sack_tap.take();
+        let stage_tap = self.stage_tap.take();
         *self = TxEngine::new(p);
+        self.stage_tap = stage_tap;
         self.nack_tap = nack_tap;
         self.sack_tap = sack_tap;
         self.output_tap = tap;
@@ -4065,23 +4215,28 @@ impl TxEngine {
             completed_msn: 0,
             tail: true,
         });
+        if let Some(t) = self.stage_tap.as_mut() {
+            t.cont = Some(StageCont { conn: c, tail: true, ..StageCont::default() });
+        }
         self.ack_busy = 1;
         true
     }
 
     /// The tail timer's PROBEs: every path with an overdue packet and no
-    /// PROBE pending or queued. Returns the ring slots read.
-    fn probe_tail(&mut self, c: u32, ts: u32) -> u32 {
-        let mut cost = 0;
+    /// PROBE pending or queued, with the walk that found them.
+    fn probe_tail(&mut self, c: u32, ts: u32) -> Vec<StageWalk> {
+        let mut walk = Vec::new();
         for p in 0..self.conns[c as usize].npaths {
             let m = self.paths[self.pidx(c, p)];
             if m.probe_pending || self.conns[c as usize].probe_q & 1 << p != 0 {
                 continue;
             }
+            let span = seq_diff(m.next_psn, m.cum_acked);
+            let mut w = StageWalk { path: p, span, ..StageWalk::default() };
             let wait = overdue_wait(&m, self.conns[c as usize].rack_rtt);
             let mut overdue = false;
-            for d in 0..seq_diff(m.next_psn, m.cum_acked) {
-                cost += 1;
+            for d in 0..span {
+                w.reads += 1;
                 let slot = self.ring[self.ridx(c, p, (m.cum_acked + d) & SEQ_MASK)];
                 if slot.is_some_and(|s| !s.queued && !s.rnr_wait && ts.wrapping_sub(s.sent) as i32 >= wait as i32) {
                     overdue = true;
@@ -4091,8 +4246,9 @@ impl TxEngine {
             if overdue {
                 self.queue_probe(c, p);
             }
+            walk.push(w);
         }
-        cost
+        walk
     }
 
     /// Records what a timeout's or an update's handler reads, before it
@@ -4438,6 +4594,17 @@ impl TxEngine {
             completed_msn: h.completed_msn,
             tail: false,
         });
+        if let Some(t) = self.stage_tap.as_mut() {
+            t.cont = Some(StageCont {
+                conn: c,
+                tail: false,
+                wait,
+                touched: self.sack_cont.as_ref().map(|k| k.touched.clone()).unwrap_or_default(),
+                stream_id: h.stream_id,
+                completed_msn: h.completed_msn,
+                span,
+            });
+        }
     }
 
     /// Slot `(path, psn)` is found lost: queued for retransmission, and
@@ -4475,57 +4642,127 @@ impl TxEngine {
         !silent.is_empty()
     }
 
-    /// A SACK's next stage (one per call, each holding the unit a cycle per
-    /// ring slot it reads): RACK across paths, path by path, stopping
-    /// after a path that showed silent losses; then the tail timer; then
-    /// the stream's completed_msn and the completion walk.
+    /// A SACK's next stage (one per call): RACK across paths, path by
+    /// path, stopping after a path that showed silent losses; then the
+    /// tail timer; then the stream's completed_msn and the completion
+    /// walk.
+    ///
+    /// The step's count is 1 (the step adds `L`); the stage's ring walk
+    /// then holds the unit a cycle per ring read its RTL issues
+    /// ([`stage_cycles`]: a cycle per slot up to each path's break, and
+    /// with `L = 2` the read already issued past a break or a stop), as
+    /// holds from the cycle its reads answer (architecture.md, tx_engine
+    /// item 14). Its writes stay in the step's cycle but the tail timer's,
+    /// which the scanner reads: that lands with the walk's last answer.
     fn sack_stage(&mut self, ts: u32) {
         let Some(mut k) = self.sack_cont.take() else { return };
         let c = k.conn;
         self.ack_busy = 1;
-        if self.conns[c as usize].failed.is_some() {
-            return;
-        }
-        k.wait = false;
-        match k.stage {
-            SackStage::Overdue(first) => {
-                let np = self.conns[c as usize].npaths;
-                let mut p = first;
-                if let Some(rack) = self.conns[c as usize].rack_sent {
-                    while p < np {
-                        let mut silent = Vec::new();
-                        self.ack_busy += self.overdue(c, p, rack, ts, &mut silent);
-                        p += 1;
-                        if self.silent_timeouts(c, &silent, ts) {
-                            k.wait = true;
-                            break;
+        let before = self.stage_tap.is_some().then(|| self.tap_stage_begin(&k, ts));
+        let mut walk = Vec::new();
+        let mut tail = None;
+        if self.conns[c as usize].failed.is_none() {
+            k.wait = false;
+            match k.stage {
+                SackStage::Overdue(first) => {
+                    let np = self.conns[c as usize].npaths;
+                    let mut p = first;
+                    if let Some(rack) = self.conns[c as usize].rack_sent {
+                        while p < np {
+                            let mut silent = Vec::new();
+                            walk.push(self.overdue(c, p, rack, ts, &mut silent));
+                            p += 1;
+                            if self.silent_timeouts(c, &silent, ts) {
+                                k.wait = true;
+                                break;
+                            }
+                        }
+                        // The RTL may have issued reads of the paths after
+                        // a stop before it knew of it.
+                        walk.extend((p..np).map(|q| StageWalk {
+                            path: q,
+                            span: self.span(c, q),
+                            ..StageWalk::default()
+                        }));
+                    }
+                    k.stage = if p < np && self.conns[c as usize].rack_sent.is_some() {
+                        SackStage::Overdue(p)
+                    } else {
+                        SackStage::Tail
+                    };
+                    self.sack_cont = Some(k.clone());
+                }
+                SackStage::Tail if k.tail => {
+                    walk = self.probe_tail(c, ts);
+                }
+                SackStage::Tail => {
+                    let (w, at) = self.arm_tail(c);
+                    walk = w;
+                    tail = Some(at);
+                    k.stage = SackStage::Finish;
+                    self.sack_cont = Some(k.clone());
+                }
+                SackStage::Finish => {
+                    if k.stream_id < self.p.streams {
+                        let si = self.sidx(c, k.stream_id);
+                        if seq_before(self.streams[si].remote_completed, k.completed_msn) {
+                            self.streams[si].remote_completed = k.completed_msn;
+                            self.conns[c as usize].window_probe_at = None;
                         }
                     }
+                    self.complete(c, k.touched.clone());
                 }
-                k.stage = if p < np && self.conns[c as usize].rack_sent.is_some() {
-                    SackStage::Overdue(p)
-                } else {
-                    SackStage::Tail
-                };
-                self.sack_cont = Some(k);
             }
-            SackStage::Tail if k.tail => {
-                self.ack_busy += self.probe_tail(c, ts);
-            }
-            SackStage::Tail => {
-                self.ack_busy += self.arm_tail(c);
-                k.stage = SackStage::Finish;
-                self.sack_cont = Some(k);
-            }
-            SackStage::Finish => {
-                if k.stream_id < self.p.streams {
-                    let si = self.sidx(c, k.stream_id);
-                    if seq_before(self.streams[si].remote_completed, k.completed_msn) {
-                        self.streams[si].remote_completed = k.completed_msn;
-                        self.conns[c as usize].window_probe_at = None;
-                    }
+        }
+        let l = self.p.read_latency;
+        let cycles = stage_cycles(l, &walk);
+        if cycles > 0 {
+            self.stage_hold = Some((l, cycles));
+        }
+        if let Some(at) = tail {
+            // The last answer: the last read's (issued at t + L + cycles - 1),
+            // or the context's with nothing to read.
+            let when = if cycles > 0 { 2 * l + cycles - 1 } else { l };
+            self.tail_wr = Some((when, c, at));
+        }
+        if let Some(b) = before {
+            self.tap_stage_end(b, walk, cycles, tail);
+        }
+    }
+
+    /// psns outstanding on path `p` of connection `c`.
+    fn span(&self, c: u32, p: u32) -> u32 {
+        let m = self.paths[self.pidx(c, p)];
+        seq_diff(m.next_psn, m.cum_acked)
+    }
+
+    /// A SACK stage's walk, each cycle after the unit's turn: `L` cycles
+    /// after the step its reads answer and it issues ring reads, one a
+    /// cycle, each raising the count to at least 2 (`tx_ack`'s
+    /// `s_hold_sack` with 2); the tail timer it armed lands with its last
+    /// answer, before the scanner compares.
+    fn stage_tick(&mut self) {
+        if let Some((wait, cycles)) = self.stage_hold.as_mut() {
+            if *wait > 0 {
+                *wait -= 1;
+            } else {
+                *cycles -= 1;
+                if *cycles == 0 {
+                    self.stage_hold = None;
                 }
-                self.complete(c, k.touched);
+                self.ack_busy = self.ack_busy.max(2);
+                if let Some(t) = self.ack_tap.as_mut() {
+                    t.hold_stage = true;
+                }
+            }
+        }
+        if let Some((wait, c, at)) = self.tail_wr.as_mut() {
+            if *wait > 0 {
+                *wait -= 1;
+            } else {
+                let (c, at) = (*c, *at);
+                self.tail_wr = None;
+                self.conns[c as usize].tail_at = at;
             }
         }
     }
@@ -4534,16 +4771,14 @@ impl TxEngine {
     /// body): a packet unacknowledged `overdue_wait` after it left, while
     /// a packet sent later on any path was acknowledged, is lost. First
     /// transmissions leave in psn order, so the walk stops at the first
-    /// one that is not. Returns the ring slots read.
-    fn overdue(&mut self, c: u32, p: u32, rack: u32, ts: u32, silent: &mut Vec<u32>) -> u32 {
+    /// one that is not.
+    fn overdue(&mut self, c: u32, p: u32, rack: u32, ts: u32, silent: &mut Vec<u32>) -> StageWalk {
         let m = self.paths[self.pidx(c, p)];
-        if m.next_psn == m.cum_acked {
-            return 0;
-        }
+        let span = seq_diff(m.next_psn, m.cum_acked);
+        let mut w = StageWalk { path: p, span, ..StageWalk::default() };
         let wait = overdue_wait(&m, self.conns[c as usize].rack_rtt);
-        let mut reads = 0;
-        for d in 0..seq_diff(m.next_psn, m.cum_acked) {
-            reads += 1;
+        for d in 0..span {
+            w.reads += 1;
             let psn = (m.cum_acked + d) & SEQ_MASK;
             let Some(s) = self.ring[self.ridx(c, p, psn)] else { continue };
             if s.queued || s.rnr_wait {
@@ -4551,30 +4786,35 @@ impl TxEngine {
             }
             let overdue = ts.wrapping_sub(s.sent) as i32 >= wait as i32;
             if seq32_after(rack, s.sent) && overdue {
+                let n = silent.len();
                 self.lost(c, p, psn, silent);
+                if silent.len() > n && w.silent_at.is_none() {
+                    w.silent_at = Some(d);
+                }
             } else if !s.resent {
                 break;
             }
         }
-        reads
+        w
     }
 
-    /// Arms the tail timer when nothing is left to cut and packets are
-    /// outstanding: at the earliest time one of them is overdue (the
-    /// reference's `arm_tail`). Returns the ring slots read.
-    fn arm_tail(&mut self, c: u32) -> u32 {
-        self.conns[c as usize].tail_at = None;
+    /// The tail timer when nothing is left to cut and packets are
+    /// outstanding: the earliest time one of them is overdue (the
+    /// reference's `arm_tail`), with the walk that found it.
+    fn arm_tail(&mut self, c: u32) -> (Vec<StageWalk>, Option<u32>) {
         if self.conns[c as usize].pend_streams > 0 {
-            return 0;
+            return (Vec::new(), None);
         }
         let rack_rtt = self.conns[c as usize].rack_rtt;
         let mut at: Option<u32> = None;
-        let mut reads = 0;
+        let mut walk = Vec::new();
         for p in 0..self.conns[c as usize].npaths {
             let m = self.paths[self.pidx(c, p)];
+            let span = seq_diff(m.next_psn, m.cum_acked);
+            let mut w = StageWalk { path: p, span, ..StageWalk::default() };
             let wait = overdue_wait(&m, rack_rtt);
-            for d in 0..seq_diff(m.next_psn, m.cum_acked) {
-                reads += 1;
+            for d in 0..span {
+                w.reads += 1;
                 let Some(s) = self.ring[self.ridx(c, p, (m.cum_acked + d) & SEQ_MASK)] else { continue };
                 if s.queued || s.rnr_wait {
                     continue;
@@ -4587,9 +4827,9 @@ impl TxEngine {
                     break;
                 }
             }
+            walk.push(w);
         }
-        self.conns[c as usize].tail_at = at;
-        reads
+        (walk, at)
     }
 
     /// Connection-level AIMD, RTT and cap (the reference's `conn_ack`).
@@ -4711,6 +4951,89 @@ impl TxEngine {
         r.cont = self.sack_cont.as_ref().map(|k| (k.wait, k.touched.clone(), k.stream_id, k.completed_msn));
         if let Some(t) = self.sack_tap.as_mut() {
             r.progress = t.progress;
+            t.step = Some(r);
+        }
+    }
+
+    /// What a SACK stage reads, before its step ([`StageRec`]), with the
+    /// event, retransmit and PROBE queues' lengths.
+    fn tap_stage_begin(&self, k: &SackCont, ts: u32) -> (StageRec, usize, usize, usize) {
+        let c = k.conn;
+        let kc = &self.conns[c as usize];
+        let mirrors: Vec<StageMirror> = (0..self.p.paths)
+            .map(|q| {
+                let m = self.paths[self.pidx(c, q)];
+                StageMirror {
+                    next_psn: m.next_psn,
+                    cum_acked: m.cum_acked,
+                    srtt: m.srtt,
+                    rttvar: m.rttvar,
+                    probe_pending: m.probe_pending,
+                }
+            })
+            .collect();
+        let rec = StageRec {
+            ts,
+            conn: c,
+            stage: k.stage,
+            tail: k.tail,
+            touched: k.touched.clone(),
+            stream_id: k.stream_id,
+            completed_msn: k.completed_msn,
+            dead: kc.failed.is_some(),
+            npaths: kc.npaths,
+            rack_sent: kc.rack_sent,
+            rack_rtt: kc.rack_rtt,
+            pend_streams: kc.pend_streams,
+            probe_q: kc.probe_q,
+            last_progress: (0..self.p.paths).map(|q| self.paths[self.pidx(c, q)].last_progress).collect(),
+            remote_completed: if k.stream_id < self.p.streams {
+                self.streams[self.sidx(c, k.stream_id)].remote_completed
+            } else {
+                0
+            },
+            slots: self.stage_slots(c, &mirrors),
+            mirrors,
+            ..StageRec::default()
+        };
+        (rec, self.pend_evt.len(), kc.retx.len(), kc.probes.len())
+    }
+
+    /// Per path, the slots from `cum_acked` to `next_psn` of `mirrors`.
+    fn stage_slots(&self, c: u32, mirrors: &[StageMirror]) -> Vec<Vec<Option<Slot>>> {
+        (0..self.p.paths)
+            .map(|q| {
+                let m = mirrors[q as usize];
+                (0..seq_diff(m.next_psn, m.cum_acked))
+                    .map(|d| self.ring[self.ridx(c, q, (m.cum_acked + d) & SEQ_MASK)])
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// What a SACK stage wrote ([`Self::tap_stage_begin`]).
+    fn tap_stage_end(
+        &mut self,
+        (mut r, evts, retx, probes): (StageRec, usize, usize, usize),
+        walk: Vec<StageWalk>,
+        cycles: u32,
+        tail: Option<Option<u32>>,
+    ) {
+        let c = r.conn;
+        let k = &self.conns[c as usize];
+        r.walk = walk;
+        r.cycles = cycles;
+        r.slots_after = self.stage_slots(c, &r.mirrors);
+        r.events = self.pend_evt.iter().skip(evts).copied().collect();
+        r.retx = k.retx.iter().skip(retx).copied().collect();
+        r.probes = k.probes.iter().skip(probes).copied().collect();
+        r.tail_at = tail;
+        r.remote_completed_after =
+            if r.stream_id < self.p.streams { self.streams[self.sidx(c, r.stream_id)].remote_completed } else { 0 };
+        r.wprobe_cleared = r.remote_completed_after != r.remote_completed;
+        r.walk_started = r.stage == SackStage::Finish && !r.dead && r.touched.iter().any(|&t| t);
+        r.cont = self.sack_cont.as_ref().map(|k| (k.stage, k.wait));
+        if let Some(t) = self.stage_tap.as_mut() {
             t.step = Some(r);
         }
     }
@@ -4888,6 +5211,9 @@ impl TxEngine {
             return;
         }
         self.conns[c as usize].failed = Some(st);
+        if let Some(t) = self.stage_tap.as_mut() {
+            t.fails.push(c);
+        }
         if let Some(t) = self.post_tap.as_mut() {
             debug_assert!(t.fail.is_none(), "one failure a cycle");
             t.fail = Some(c);

@@ -583,6 +583,96 @@ pub fn replay_configs(
     }
 }
 
+/// The engine and its peer as the acknowledgement unit's replays drive
+/// them (`tx_engine_sack.rs`, `tx_engine_stage.rs`): each frame leaving
+/// on `m_axis` goes to the peer unless its plane is down.
+pub struct Traffic {
+    pub e: Engine,
+    pub peer: Peer,
+    /// A plane whose frames are all lost (a failed plane).
+    pub down: Option<u8>,
+    cur: Vec<u8>,
+}
+
+impl Traffic {
+    /// From reset, the clear sweep run.
+    pub fn new(cfg: Config, seed: u64) -> Traffic {
+        let mut t = Traffic { e: Engine::new(cfg, seed), peer: Peer::default(), down: None, cur: Vec::new() };
+        t.e.clock(true);
+        t.e.sweep(&mut t.peer);
+        t
+    }
+
+    /// One clock, the frame leaving handed to the peer.
+    pub fn clock(&mut self) -> (Inputs, Outputs) {
+        let (inp, ot) = self.e.clock(false);
+        if let Some(b) = ot.axis.as_ref().filter(|_| inp.axis_ready) {
+            self.cur.extend_from_slice(&b.data[..b.keep as usize]);
+            if b.last {
+                let f = std::mem::take(&mut self.cur);
+                if self.down != Some(b.plane) {
+                    self.peer.frame(&mut self.e, &f);
+                }
+            }
+        }
+        (inp, ot)
+    }
+}
+
+/// A replay's rig around its [`Traffic`]: each clock records the unit's
+/// rows.
+pub trait Drive {
+    fn traffic(&mut self) -> &mut Traffic;
+    fn run(&mut self, cycles: u64);
+}
+
+/// Connections `1..=6` opened (connection 5 on one path) and 300 cycles
+/// run, as the SACK replays start; returns `rto_min` in cycles.
+pub fn open_six(d: &mut impl Drive) -> u64 {
+    let t = d.traffic();
+    let cfg = t.e.cfg.clone();
+    let paths = cfg.transport.paths_per_conn;
+    for c in 1..=6 {
+        t.peer.open(&mut t.e, c, if c == 5 { 1 } else { 4.min(paths) }, 10 * c);
+    }
+    d.run(300);
+    u64::from(tel::Consts::from_config(&cfg).rto_min) * cfg.cycles_per_ts()
+}
+
+/// Traffic under loss with SACKs now and then (each acknowledging
+/// several packets, of several streams): three rounds of bursts on
+/// connections `1..=6`, 3,000 cycles each, with backpressure.
+pub fn lossy_rounds(d: &mut impl Drive, off: &mut u64) {
+    let t = d.traffic();
+    let streams = t.e.cfg.transport.streams_per_conn.min(4);
+    t.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 10 };
+    t.peer.loss = 15;
+    t.peer.sack_rate = 20;
+    for k in 0..3 {
+        for c in 1..=6 {
+            burst(&mut d.traffic().e, c, streams, 2, u64::from(100 * c) + 10_000 * k, off);
+        }
+        d.run(3_000);
+    }
+}
+
+/// `cfg` as the acknowledgement unit's SACK traffic runs it: short
+/// timers, an 8-slot ring, a 256 ns timestamp unit, the smallest initial
+/// window (so that SACKs grow it) and at most 64 connections
+/// (path_telemetry's timeout scanner visits one (connection, path) a
+/// cycle).
+pub fn sack_tuned(cfg: &Config) -> Config {
+    let mut cfg = cfg.clone();
+    cfg.timers.rto_min_us = 10;
+    cfg.timers.rto_max_us = 40;
+    cfg.timers.dead_probe_interval_us = 60;
+    cfg.hardware.tx_ring_depth = 8;
+    cfg.timers.ts_unit_ns = 256;
+    cfg.transport.connections = cfg.transport.connections.min(64);
+    cfg.cc.init_cwnd_bytes = cfg.cc.min_cwnd_bytes;
+    cfg
+}
+
 /// psns are 24 bits and wrap (the protocol's serial arithmetic, as
 /// `seq_diff` in the reference and the model).
 pub const PSN_MASK: u32 = (1 << 24) - 1;
