@@ -126,7 +126,11 @@
 //! [`sack`] (`tx_sack`, its SACK handler's step: stale checks, both
 //! passes over the ring, events, mirror, context and `last_progress`
 //! writes, losses and the continuation, spread over the unit's busy
-//! window, `hdl/tests/tx_engine_sack.rs`),
+//! window, `hdl/tests/tx_engine_sack.rs`), [`stage`] (`tx_stage`, the
+//! SACK's later stages and its continuation: RACK across paths, the
+//! tail timer's arm and PROBEs, completed_msn and the completion walk's
+//! start, a ring read a cycle with the count held while the walk reads,
+//! `hdl/tests/tx_engine_stage.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
 //! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
 //! of new data and of retransmissions and RNR resends with the retry
@@ -168,6 +172,7 @@ pub mod post;
 pub mod rto;
 pub mod sack;
 pub mod sched;
+pub mod stage;
 mod step;
 pub mod walk;
 
