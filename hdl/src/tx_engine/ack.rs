@@ -37,7 +37,8 @@
 //!   answering `L` cycles after its step, to its two passes' `2 + 2 x
 //!   span` (`s_hold_sack` with the value on `s_hold_cnt`; the SACK's own
 //!   `s_busy` is 1, from the record alone: architecture.md, tx_engine
-//!   item 13).
+//!   item 13); the same hold carries a SACK stage's 2 in each cycle its
+//!   walk reads the ring (`tx_stage`'s `m_hold_*`, item 14).
 //! - **The RNR tag** a back-off started this cycle gets is `m_rnr_tag`; a
 //!   push (`s_rnr_push`, only when a NACK's reads answer, `L` cycles after
 //!   its step: `tx_nack`'s `m_rnr_valid`) moves it on (32 bits, wrapping,
