@@ -254,6 +254,16 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "CNT_RX_DISABLED",
         "frames discarded whole because CONTROL.enable was 0 when they began (enable_gate)",
     ),
+    (
+        "stat_tx_rnr_full",
+        "CNT_TX_RNR_FULL",
+        "RNR NACKs that started no back-off, the RNR FIFO full: resent by RACK or timeout (tx_engine stat_rnr_full)",
+    ),
+    (
+        "stat_tx_wprobe_full",
+        "CNT_TX_WPROBE_FULL",
+        "window probes not armed, their FIFO full: tried again after its next pop (tx_engine stat_wprobe_full)",
+    ),
 ];
 
 /// Byte offset of the first counter.

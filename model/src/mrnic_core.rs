@@ -115,6 +115,8 @@ const STATS: &[(&str, &str, &str)] = &[
     ("tx_engine", "stat_ring_full", "stat_tx_ring_full"),
     ("tx_engine", "stat_sack_stale", "stat_sack_stale"),
     ("tx_engine", "stat_nack_stale", "stat_nack_stale"),
+    ("tx_engine", "stat_rnr_full", "stat_tx_rnr_full"),
+    ("tx_engine", "stat_wprobe_full", "stat_tx_wprobe_full"),
     ("enable_gate", "stat_rx_disabled", "stat_rx_disabled"),
 ];
 

@@ -334,6 +334,15 @@ pub struct TxEngineParams {
     /// Work requests per (connection, stream).
     pub wq_depth: u32,
     pub read_latency: u32,
+    /// Entries of the RNR back-off FIFO: `max(conns, PATHS x
+    /// tx_ring_depth)`, a back-off for every connection at once or for
+    /// one connection's whole ring. A NACK that finds it full starts no
+    /// back-off (architecture.md, tx_engine item 3).
+    pub rnr_depth: u32,
+    /// Entries of the window-probe FIFO: `conns`, one live entry per
+    /// connection. A decision that finds it full arms no probe and waits
+    /// for the FIFO's next pop (architecture.md, tx_engine item 3).
+    pub wprobe_depth: u32,
     /// The whole config: the frame builder and the congestion arithmetic
     /// need most of it.
     pub cfg: Config,
@@ -366,6 +375,17 @@ impl TxEngineParams {
                 format!("stream and slot need {wr_bits} bits; the ring's wr_id has 16"),
             );
         }
+        let rnr_depth = t.connections.max(t.paths_per_conn * h.tx_ring_depth);
+        // A stale entry at the RNR FIFO's head must not match its slot's
+        // later back-off: the tags in the FIFO at once are consecutive,
+        // fewer than its depth, so the tag may not wrap within the depth.
+        if u64::from(rnr_depth) > 1u64 << RNR_TAG_BITS {
+            return bad(
+                "hardware.tx_ring_depth",
+                h.tx_ring_depth,
+                format!("the RNR FIFO's {rnr_depth} entries need more than {RNR_TAG_BITS} tag bits"),
+            );
+        }
         Ok(TxEngineParams {
             conns: t.connections,
             paths: t.paths_per_conn,
@@ -380,6 +400,8 @@ impl TxEngineParams {
             ring_depth: h.tx_ring_depth,
             wq_depth: h.tx_wq_depth,
             read_latency: h.table_read_latency,
+            rnr_depth,
+            wprobe_depth: t.connections,
             cfg: cfg.clone(),
         })
     }
@@ -602,6 +624,8 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         ("stat_ring_full", "a path was held back only by its full retransmit ring"),
         ("stat_sack_stale", "a SACK acknowledged a psn never sent, or named no path: dropped"),
         ("stat_nack_stale", "a NACK named a psn not outstanding: dropped"),
+        ("stat_rnr_full", "an RNR NACK started no back-off: the RNR FIFO was full"),
+        ("stat_wprobe_full", "a window probe was not armed: its FIFO was full"),
     ] {
         v.push(o(name, 1, STAT, c));
     }
@@ -613,6 +637,11 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
 /// RNR NACKs one packet may receive before its request fails (the
 /// reference NIC's default `rnr_retry`).
 pub const RNR_RETRY: u8 = 7;
+
+/// Bits of an RNR back-off's tag (its FIFO entry's and its ring slot's):
+/// at least log2 of [`TxEngineParams::rnr_depth`], checked by
+/// [`TxEngineParams::from_config`].
+pub const RNR_TAG_BITS: u32 = 32;
 /// Loss retransmissions of one packet before the connection fails: the
 /// ring's 4-bit `retx_count` (the reference NIC's default `retry_limit`).
 pub const RETRY_LIMIT: u8 = 15;
@@ -1049,6 +1078,8 @@ pub struct Stats {
     pub ring_full: bool,
     pub sack_stale: bool,
     pub nack_stale: bool,
+    pub rnr_full: bool,
+    pub wprobe_full: bool,
 }
 
 /// Outputs of one cycle, typed.
@@ -2130,6 +2161,8 @@ pub struct SchedRead {
     pub rr_stream: u32,
     /// A window probe is armed (`window_probe_at` set).
     pub wprobe_armed: bool,
+    /// The window-probe FIFO is full.
+    pub wp_full: bool,
     /// The retransmit queue's head (path, psn), and whether its ring slot
     /// is still queued for retransmission (else it is stale).
     pub retx: Option<(u32, u32)>,
@@ -2246,6 +2279,11 @@ pub struct NackAct {
     pub fail: Option<(Option<(u32, u32)>, u8)>,
     /// Counted as stale (`stat_nack_stale`).
     pub stale: bool,
+    /// The RNR FIFO was full as the step read it (it holds still until
+    /// the answer: only this unit pops it, and only a NACK pushes).
+    pub rnr_full: bool,
+    /// A back-off refused for it (`stat_rnr_full`).
+    pub rnr_refused: bool,
 }
 
 /// What the acknowledgement unit's NACK handler did, recorded when
@@ -2545,6 +2583,8 @@ pub struct SchedTap {
     pub stall: Option<(u32, bool)>,
     /// A window probe was armed (conn).
     pub wprobe: Option<u32>,
+    /// A window probe was due but its FIFO was full: none armed.
+    pub wprobe_full: bool,
     /// A path request was formed and its paths' credit clears taken:
     /// (conn, the clears).
     pub clr: Option<(u32, u32)>,
@@ -2591,6 +2631,10 @@ pub struct TxEngine {
     rnr_next_tag: u32,
     /// Window probes, in deadline order: (conn, at).
     wprobe: std::collections::VecDeque<(u32, u32)>,
+    /// A decision found the window-probe FIFO full since its last pop:
+    /// the next pop wakes every stalled connection (a flash clear, as a
+    /// plane mark's), the refused ones among them.
+    wprobe_refused: bool,
     /// Plane health, one register per plane for the whole NIC: avoided
     /// for new data and rerouted retransmissions until this timestamp.
     planes: Vec<Option<u32>>,
@@ -2741,6 +2785,7 @@ impl TxEngine {
             rnr: Default::default(),
             rnr_next_tag: 0,
             wprobe: Default::default(),
+            wprobe_refused: false,
             planes: vec![None; p.cfg.transport.planes as usize],
             port_ready: u32::MAX,
             sack_cont: None,
@@ -3343,6 +3388,7 @@ impl TxEngine {
             cap: k.cc.cap,
             rr_stream: k.rr_stream,
             wprobe_armed: k.window_probe_at.is_some(),
+            wp_full: self.wprobe.len() >= self.p.wprobe_depth as usize,
             retx,
             queued,
             paths,
@@ -3725,6 +3771,18 @@ impl TxEngine {
         let np = self.conns[c as usize].npaths;
         let quiet = (0..np).all(|p| v.paths[p as usize].inflight == 0 && !self.paths[self.pidx(c, p)].probe_pending);
         if blocked && quiet && self.conns[c as usize].window_probe_at.is_none() {
+            if self.wprobe.len() >= self.p.wprobe_depth as usize {
+                // Full (stale entries among them: a live one is at most
+                // one per connection): no probe is armed and the
+                // connection stalls like any other; the FIFO's next pop
+                // wakes it to try again.
+                self.stats.wprobe_full = true;
+                self.wprobe_refused = true;
+                if let Some(t) = self.sched_tap.as_mut() {
+                    t.wprobe_full = true;
+                }
+                return None;
+            }
             if let Some(t) = self.sched_tap.as_mut() {
                 t.wprobe = Some(c);
             }
@@ -4155,6 +4213,9 @@ impl TxEngine {
         } else if let Some(&(c, at)) = self.wprobe.front() {
             if tel::ts_reached(ts, at) {
                 self.wprobe.pop_front();
+                if std::mem::take(&mut self.wprobe_refused) {
+                    self.unstall_all();
+                }
                 self.tap_ack_go(AckGo::Wprobe);
                 let k = &self.conns[c as usize];
                 if k.window_probe_at == Some(at) && k.failed.is_none() {
@@ -5087,7 +5148,16 @@ impl TxEngine {
         // An RNR that starts a back-off takes the packet out of the path's
         // inflight (path_telemetry RNR); one for a packet already out is
         // a plain NACK.
-        let backs_off = h.code == mrnic_proto::NackCode::Rnr as u8 && !slot.rnr_resend && slot.rnr_count < RNR_RETRY;
+        // With the RNR FIFO full no back-off starts: the packet stays
+        // outstanding and in the path's inflight, as if the NACK were a
+        // plain one, and RACK or the path's timeout resends it (a NACK the
+        // fabric lost ends the same way). The RNR count stays, so the
+        // refusal does not bring the retry limit closer.
+        act.rnr_full = self.rnr.len() >= self.p.rnr_depth as usize;
+        let backs_off = h.code == mrnic_proto::NackCode::Rnr as u8
+            && !slot.rnr_resend
+            && slot.rnr_count < RNR_RETRY
+            && !act.rnr_full;
         let kind = if backs_off { tel::kind::RNR } else { tel::kind::NACK };
         self.pend_evt.push_back(tel::Event { kind, conn: c, path, now: ts, ..Default::default() });
         act.evt = Some(kind);
@@ -5104,6 +5174,11 @@ impl TxEngine {
                 if slot.rnr_count >= RNR_RETRY {
                     act.fail = Some((wr, status::RNR_RETRY_EXCEEDED));
                     self.fail(c, wr, status::RNR_RETRY_EXCEEDED);
+                    return act;
+                }
+                if act.rnr_full {
+                    self.stats.rnr_full = true;
+                    act.rnr_refused = true;
                     return act;
                 }
                 let until = ts.wrapping_add(self.k.rto_min);
@@ -5805,6 +5880,8 @@ impl TxEngine {
         out.u("stat_ring_full", s.ring_full as u64);
         out.u("stat_sack_stale", s.sack_stale as u64);
         out.u("stat_nack_stale", s.nack_stale as u64);
+        out.u("stat_rnr_full", s.rnr_full as u64);
+        out.u("stat_wprobe_full", s.wprobe_full as u64);
     }
 }
 

@@ -1641,3 +1641,143 @@ fn a_connection_whose_every_path_is_dead_fails_and_flushes_every_request_once() 
         );
     }
 }
+
+/// Timer FIFOs of 4 entries: 4 connections of one path and a ring of 4
+/// (`rnr_depth = max(4, 1 x 4)`, `wprobe_depth = 4`), and a message table
+/// of 1, so a second message waits for the first's completion.
+fn tiny_fifos() -> Config {
+    let mut cfg = small();
+    cfg.transport.connections = 4;
+    cfg.transport.paths_per_conn = 1;
+    cfg.hardware.tx_ring_depth = 4;
+    cfg.hardware.msg_table_depth = 1;
+    cfg
+}
+
+fn pulses(rig: &Rig, of: impl Fn(&Stats) -> bool) -> usize {
+    rig.stats.iter().filter(|(_, s)| of(s)).count()
+}
+
+fn rto_cycles(rig: &Rig) -> u64 {
+    rig.cfg.timers.rto_min_us as u64 * 1000 / rig.cfg.timers.ts_unit_ns as u64 * rig.cycles_per_ts
+}
+
+/// The RNR FIFO full: RNR NACKs past its depth start no back-off and are
+/// counted, once each; their packets stay outstanding, a SACK of a later
+/// packet resends them (as for a NACK lost on the wire), the back-offs
+/// resend theirs, and every message completes exactly once.
+#[test]
+fn rnr_nacks_past_the_fifo_depth_start_no_back_off_and_their_packets_are_resent() {
+    let mut rig = Rig::new(tiny_fifos(), 31);
+    let p = rig.tx.params().clone();
+    assert_eq!((p.rnr_depth, p.wprobe_depth), (4, 4));
+    rig.open(0, 1, 0);
+    rig.open(1, 1, 0);
+    let mtu = rig.cfg.transport.mtu;
+    // Told apart by their lengths: 4 packets on connection 0, 3 on 1.
+    let (len0, len1) = (4 * mtu, 3 * mtu - 5);
+    rig.wrs.push_back(wr(0, 0, op::SEND, 70, 0, len0));
+    rig.wrs.push_back(wr(1, 0, op::SEND, 71, 0x8000, len1));
+    assert!(rig.run_until(50_000, |r| r.frames.len() >= 7));
+    let rnr = |conn, psn| NackIn { conn, path_id: 0, code: NackCode::Rnr as u8, psn };
+    for psn in 0..4 {
+        rig.nacks.push_back(rnr(0, psn));
+    }
+    rig.nacks.push_back(rnr(1, 0));
+    rig.nacks.push_back(rnr(1, 1));
+    rig.run(200);
+    assert_eq!(pulses(&rig, |s| s.rnr_full), 2, "connection 1's two NACKs found the FIFO full");
+    // The peer acknowledges connection 1's third packet: the two before
+    // it are lost and resent at once.
+    let psns = |r: &Rig, len| -> Vec<u32> {
+        r.data_frames().iter().filter(|f| f.0.msg_len == len).map(|f| f.0.path_psn).collect()
+    };
+    let ts = rig.data_frames().iter().rfind(|f| f.0.msg_len == len1).unwrap().0.tx_ts;
+    rig.sacks.push_back(sack_for(1, 0, 0, &[2], ts));
+    assert!(rig.run_until(5_000, |r| r.frames.len() >= 9), "the SACK resends the refused packets");
+    assert_eq!(psns(&rig, len1), [0, 1, 2, 0, 1], "connection 1: the two refused packets resent, once each");
+    assert_eq!(psns(&rig, len0), [0, 1, 2, 3], "connection 0's back-offs still run");
+    // The back-offs end rto_min after their NACKs and resend the rest.
+    let rto = rto_cycles(&rig);
+    assert!(rig.run_until(2 * rto, |r| psns(r, len0).len() >= 8), "the back-offs resend");
+    assert_eq!(psns(&rig, len0), [0, 1, 2, 3, 0, 1, 2, 3]);
+    for (conn, len) in [(0, len0), (1, len1)] {
+        let ts = rig.data_frames().iter().rfind(|f| f.0.msg_len == len).unwrap().0.tx_ts;
+        rig.sacks.push_back(sack_for(conn, 0, len.div_ceil(mtu), &[], ts));
+    }
+    assert!(rig.run_until(20_000, |r| r.cqes.len() >= 2), "both messages complete");
+    rig.run(4 * rto);
+    let mut done: Vec<(u64, u8)> = rig.cqes.iter().map(|c| (c.wr_id, c.status)).collect();
+    done.sort_unstable();
+    assert_eq!(done, [(70, status::SUCCESS), (71, status::SUCCESS)], "each once, successful");
+    assert_eq!(pulses(&rig, |s| s.rnr_full), 2, "no later refusal");
+    assert_eq!(rig.data_frames().len(), 13, "nothing else resent");
+}
+
+/// The window-probe FIFO full of probes, one of them stale: a connection
+/// blocked on the peer's message table with nothing in flight arms no
+/// probe (counted once) and stalls; the FIFO's next pop wakes it, it arms
+/// one then, and its PROBE leaves.
+#[test]
+fn a_window_probe_refused_for_the_full_fifo_is_armed_after_the_next_pop() {
+    let mut rig = Rig::new(tiny_fifos(), 32);
+    let rto = rto_cycles(&rig);
+    for c in 0..4 {
+        rig.open(c, 1, 0);
+    }
+    // Connection 0 has three one-packet messages, the others two: with a
+    // message table of 1, the second waits for the first's completion.
+    for c in 0..4u32 {
+        for k in 0..if c == 0 { 3 } else { 2 } {
+            rig.wrs.push_back(wr(c, 0, op::SEND, u64::from(10 * c + k), u64::from(0x400 * (4 * c + k)), 100));
+        }
+    }
+    assert!(rig.run_until(20_000, |r| r.data_frames().len() >= 4), "each first message sent");
+    let probes = |r: &Rig| {
+        r.frames.iter().filter(|f| matches!(decode_frame(&f.bytes).map(|d| d.header), Ok(Header::Probe(_)))).count()
+    };
+    let ack = |conn, cum, completed, ts| SackIn { completed_msn: completed, ..sack_for(conn, 0, cum, &[], ts) };
+    let ts = rig.data_frames()[3].0.tx_ts;
+    // Every first packet acknowledged, no message completed: four
+    // connections blocked and quiet, four live probes fill the FIFO.
+    for c in 0..4 {
+        rig.sacks.push_back(ack(c, 1, 0, ts));
+    }
+    rig.run(2_000);
+    assert_eq!(pulses(&rig, |s| s.wprobe_full), 0, "four live probes fit");
+    // Connection 0's first message completes: its probe goes stale in
+    // the FIFO, its second message leaves, is acknowledged, and the third
+    // blocks it again with the FIFO still full.
+    rig.sacks.push_back(ack(0, 1, 1, ts));
+    assert!(rig.run_until(5_000, |r| r.data_frames().len() >= 5), "the second message leaves");
+    let ts = rig.data_frames()[4].0.tx_ts;
+    rig.sacks.push_back(ack(0, 2, 1, ts));
+    rig.run(2_000);
+    assert_eq!(pulses(&rig, |s| s.wprobe_full), 1, "connection 0's probe refused, once");
+    assert_eq!(probes(&rig), 0, "no probe due yet");
+    let refused = rig.cycle;
+    // The stale head pops at its deadline and wakes connection 0; the
+    // other three PROBEs leave at theirs, connection 0's rto_min later.
+    assert!(rig.run_until(4 * rto, |r| probes(r) >= 4), "connection 0's PROBE left after all");
+    let last = rig.frames.iter().rfind(|f| matches!(decode_frame(&f.bytes).map(|d| d.header), Ok(Header::Probe(_))));
+    assert!(last.unwrap().first > refused + rto / 2, "the fourth PROBE is the re-armed one");
+    assert_eq!(pulses(&rig, |s| s.wprobe_full), 1, "armed at the first try after the pop");
+    // Every message completes, exactly once.
+    for c in 0..4 {
+        rig.sacks.push_back(ack(c, if c == 0 { 2 } else { 1 }, if c == 0 { 2 } else { 1 }, 0));
+    }
+    assert!(rig.run_until(10_000, |r| r.data_frames().len() >= 9), "the waiting messages leave");
+    let frames = rig.data_frames();
+    for c in 0..4u32 {
+        let n = frames.iter().filter(|f| f.2.src_port == 49152 + c as u16).count() as u32;
+        let last = if c == 0 { 3 } else { 2 };
+        assert_eq!(n, last, "connection {c}: each message's one packet once");
+        rig.sacks.push_back(ack(c, last, last, 0));
+    }
+    assert!(rig.run_until(10_000, |r| r.cqes.len() >= 9));
+    rig.run(2 * rto);
+    let mut ids: Vec<u64> = rig.cqes.iter().map(|c| c.wr_id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [0, 1, 2, 10, 11, 20, 21, 30, 31]);
+    assert!(rig.cqes.iter().all(|c| c.status == status::SUCCESS));
+}

@@ -77,7 +77,9 @@ module csr #(
   input  wire              stat_ack_bad_src,       // one event this cycle, counted in CNT_ACK_BAD_SRC
   input  wire              stat_rx_probe_psn,      // one event this cycle, counted in CNT_RX_PROBE_PSN
   input  wire              stat_rx_probe_limited,  // one event this cycle, counted in CNT_RX_PROBE_LIMITED
-  input  wire              stat_rx_disabled        // one event this cycle, counted in CNT_RX_DISABLED
+  input  wire              stat_rx_disabled,       // one event this cycle, counted in CNT_RX_DISABLED
+  input  wire              stat_tx_rnr_full,       // one event this cycle, counted in CNT_TX_RNR_FULL
+  input  wire              stat_tx_wprobe_full     // one event this cycle, counted in CNT_TX_WPROBE_FULL
 );
 
   // Parameter rules. Verilog-2005 has no $error: a failing rule instantiates a
@@ -134,6 +136,8 @@ module csr #(
   reg  [31:0] cnt_rx_probe_psn_reg, cnt_rx_probe_psn_next;              // PROBEs with a psn outside their path's window, unanswered (sack_gen stat_probe_psn)
   reg  [31:0] cnt_rx_probe_limited_reg, cnt_rx_probe_limited_next;      // PROBEs past their path's answer budget, unanswered (sack_gen stat_probe_limited)
   reg  [31:0] cnt_rx_disabled_reg, cnt_rx_disabled_next;                // frames discarded whole because CONTROL.enable was 0 when they began (enable_gate)
+  reg  [31:0] cnt_tx_rnr_full_reg, cnt_tx_rnr_full_next;                // RNR NACKs that started no back-off, the RNR FIFO full: resent by RACK or timeout (tx_engine stat_rnr_full)
+  reg  [31:0] cnt_tx_wprobe_full_reg, cnt_tx_wprobe_full_next;          // window probes not armed, their FIFO full: tried again after its next pop (tx_engine stat_wprobe_full)
   reg         aw_full_reg, aw_full_next;                                // a write address is held
   reg  [7:0]  aw_addr_reg, aw_addr_next;                                // the held write address
   reg  [2:0]  aw_prot_reg, aw_prot_next;                                // the held write protection
@@ -197,6 +201,8 @@ module csr #(
   wire        wr_hit_cnt_rx_probe_psn;                                  // the held write address is CNT_RX_PROBE_PSN
   wire        wr_hit_cnt_rx_probe_limited;                              // the held write address is CNT_RX_PROBE_LIMITED
   wire        wr_hit_cnt_rx_disabled;                                   // the held write address is CNT_RX_DISABLED
+  wire        wr_hit_cnt_tx_rnr_full;                                   // the held write address is CNT_TX_RNR_FULL
+  wire        wr_hit_cnt_tx_wprobe_full;                                // the held write address is CNT_TX_WPROBE_FULL
   wire        wr_hit;                                                   // the held write address is mapped
   wire        wr_misaligned;                                            // the held write address is not 32-bit aligned
   wire [2:0]  wr_prot;                                                  // protection of the access
@@ -260,6 +266,10 @@ module csr #(
   wire [31:0] cnt_rx_probe_limited_kept;                                // the counter after the clear
   wire [31:0] cnt_rx_disabled_clr;                                      // bits cleared by a W1C write this cycle
   wire [31:0] cnt_rx_disabled_kept;                                     // the counter after the clear
+  wire [31:0] cnt_tx_rnr_full_clr;                                      // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_rnr_full_kept;                                     // the counter after the clear
+  wire [31:0] cnt_tx_wprobe_full_clr;                                   // bits cleared by a W1C write this cycle
+  wire [31:0] cnt_tx_wprobe_full_kept;                                  // the counter after the clear
   reg  [31:0] rd_value;                                                 // value of the register at s_axil_araddr
   reg         rd_hit;                                                   // s_axil_araddr is mapped
   wire        rd_misaligned;                                            // s_axil_araddr is not 32-bit aligned
@@ -327,7 +337,9 @@ module csr #(
   assign wr_hit_cnt_rx_probe_psn = aw_addr_reg == 8'd228;
   assign wr_hit_cnt_rx_probe_limited = aw_addr_reg == 8'd232;
   assign wr_hit_cnt_rx_disabled = aw_addr_reg == 8'd236;
-  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err, wr_hit_cnt_rx_stale_gen, wr_hit_cnt_rx_psn_window, wr_hit_cnt_rx_duplicate, wr_hit_cnt_sacks_sent, wr_hit_cnt_ack_no_conn, wr_hit_cnt_rx_bad_path, wr_hit_cnt_cpl_dma_err, wr_hit_cnt_cpl_order_err, wr_hit_cnt_cpl_msg_err, wr_hit_cnt_recv_completions, wr_hit_cnt_tx_data, wr_hit_cnt_tx_retx, wr_hit_cnt_tx_probe, wr_hit_cnt_tx_answer, wr_hit_cnt_tx_ring_full, wr_hit_cnt_sack_stale, wr_hit_cnt_nack_stale, wr_hit_cnt_rx_bad_src, wr_hit_cnt_ack_bad_src, wr_hit_cnt_rx_probe_psn, wr_hit_cnt_rx_probe_limited, wr_hit_cnt_rx_disabled};
+  assign wr_hit_cnt_tx_rnr_full = aw_addr_reg == 8'd240;
+  assign wr_hit_cnt_tx_wprobe_full = aw_addr_reg == 8'd244;
+  assign wr_hit = |{wr_hit_id, wr_hit_version, wr_hit_config_hash, wr_hit_sizes, wr_hit_scratch, wr_hit_control, wr_hit_udp_port, wr_hit_mr_key, wr_hit_mr_base_lo, wr_hit_mr_base_hi, wr_hit_mr_len_lo, wr_hit_mr_len_hi, wr_hit_mr_access, wr_hit_mr_commit, wr_hit_cnt_rx_bad_icrc, wr_hit_cnt_rx_decode_error, wr_hit_cnt_rx_no_conn, wr_hit_cnt_rx_bad_hdr, wr_hit_cnt_rx_access, wr_hit_cnt_dma_frame_err, wr_hit_cnt_rx_stale_gen, wr_hit_cnt_rx_psn_window, wr_hit_cnt_rx_duplicate, wr_hit_cnt_sacks_sent, wr_hit_cnt_ack_no_conn, wr_hit_cnt_rx_bad_path, wr_hit_cnt_cpl_dma_err, wr_hit_cnt_cpl_order_err, wr_hit_cnt_cpl_msg_err, wr_hit_cnt_recv_completions, wr_hit_cnt_tx_data, wr_hit_cnt_tx_retx, wr_hit_cnt_tx_probe, wr_hit_cnt_tx_answer, wr_hit_cnt_tx_ring_full, wr_hit_cnt_sack_stale, wr_hit_cnt_nack_stale, wr_hit_cnt_rx_bad_src, wr_hit_cnt_ack_bad_src, wr_hit_cnt_rx_probe_psn, wr_hit_cnt_rx_probe_limited, wr_hit_cnt_rx_disabled, wr_hit_cnt_tx_rnr_full, wr_hit_cnt_tx_wprobe_full};
   assign wr_misaligned = aw_addr_reg[1:0] != 2'd0;
   assign wr_prot = aw_prot_reg;
   assign wr_refused = ((control_priv_only_reg && !wr_prot[0]) || (control_secure_only_reg && wr_prot[1])) || (control_data_only_reg && wr_prot[2]);
@@ -444,6 +456,14 @@ module csr #(
   // Saturating: an event at the top is not counted.
   assign cnt_rx_disabled_clr = wr_ok && wr_hit_cnt_rx_disabled ? wr_bits : 32'd0;
   assign cnt_rx_disabled_kept = cnt_rx_disabled_reg & ~cnt_rx_disabled_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_tx_rnr_full_clr = wr_ok && wr_hit_cnt_tx_rnr_full ? wr_bits : 32'd0;
+  assign cnt_tx_rnr_full_kept = cnt_tx_rnr_full_reg & ~cnt_tx_rnr_full_clr;
+
+  // Saturating: an event at the top is not counted.
+  assign cnt_tx_wprobe_full_clr = wr_ok && wr_hit_cnt_tx_wprobe_full ? wr_bits : 32'd0;
+  assign cnt_tx_wprobe_full_kept = cnt_tx_wprobe_full_reg & ~cnt_tx_wprobe_full_clr;
 
   // Saturating: an event at the top is not counted.
   // A read executes at its handshake, on this cycle's register values.
@@ -619,6 +639,14 @@ module csr #(
         rd_value = cnt_rx_disabled_reg;
         rd_hit = 1'b1;
       end
+      8'd240: begin
+        rd_value = cnt_tx_rnr_full_reg;
+        rd_hit = 1'b1;
+      end
+      8'd244: begin
+        rd_value = cnt_tx_wprobe_full_reg;
+        rd_hit = 1'b1;
+      end
       default: rd_hit = 1'b0;
     endcase
   end
@@ -680,6 +708,8 @@ module csr #(
     cnt_rx_probe_psn_next = cnt_rx_probe_psn_reg;
     cnt_rx_probe_limited_next = cnt_rx_probe_limited_reg;
     cnt_rx_disabled_next = cnt_rx_disabled_reg;
+    cnt_tx_rnr_full_next = cnt_tx_rnr_full_reg;
+    cnt_tx_wprobe_full_next = cnt_tx_wprobe_full_reg;
     aw_full_next = aw_full_reg;
     aw_addr_next = aw_addr_reg;
     aw_prot_next = aw_prot_reg;
@@ -763,6 +793,8 @@ module csr #(
     cnt_rx_probe_psn_next = stat_rx_probe_psn && !(&cnt_rx_probe_psn_kept) ? cnt_rx_probe_psn_kept + 32'd1 : cnt_rx_probe_psn_kept;
     cnt_rx_probe_limited_next = stat_rx_probe_limited && !(&cnt_rx_probe_limited_kept) ? cnt_rx_probe_limited_kept + 32'd1 : cnt_rx_probe_limited_kept;
     cnt_rx_disabled_next = stat_rx_disabled && !(&cnt_rx_disabled_kept) ? cnt_rx_disabled_kept + 32'd1 : cnt_rx_disabled_kept;
+    cnt_tx_rnr_full_next = stat_tx_rnr_full && !(&cnt_tx_rnr_full_kept) ? cnt_tx_rnr_full_kept + 32'd1 : cnt_tx_rnr_full_kept;
+    cnt_tx_wprobe_full_next = stat_tx_wprobe_full && !(&cnt_tx_wprobe_full_kept) ? cnt_tx_wprobe_full_kept + 32'd1 : cnt_tx_wprobe_full_kept;
     if (b_valid_reg && s_axil_bready) begin
       b_valid_next = 1'b0;
     end
@@ -834,6 +866,8 @@ module csr #(
     cnt_rx_probe_psn_reg <= cnt_rx_probe_psn_next;
     cnt_rx_probe_limited_reg <= cnt_rx_probe_limited_next;
     cnt_rx_disabled_reg <= cnt_rx_disabled_next;
+    cnt_tx_rnr_full_reg <= cnt_tx_rnr_full_next;
+    cnt_tx_wprobe_full_reg <= cnt_tx_wprobe_full_next;
     aw_full_reg <= aw_full_next;
     aw_addr_reg <= aw_addr_next;
     aw_prot_reg <= aw_prot_next;
@@ -890,6 +924,8 @@ module csr #(
       cnt_rx_probe_psn_reg <= 32'd0;
       cnt_rx_probe_limited_reg <= 32'd0;
       cnt_rx_disabled_reg <= 32'd0;
+      cnt_tx_rnr_full_reg <= 32'd0;
+      cnt_tx_wprobe_full_reg <= 32'd0;
       aw_full_reg <= 1'b0;
       w_full_reg <= 1'b0;
       b_valid_reg <= 1'b0;

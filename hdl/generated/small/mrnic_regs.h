@@ -336,4 +336,18 @@
 #define MRNIC_CNT_RX_DISABLED_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
 #define MRNIC_CNT_RX_DISABLED_COUNT_MASK 0xffffffffu
 
+/* CNT_TX_RNR_FULL (W1C): RNR NACKs that started no back-off, the RNR FIFO full: resent by RACK or timeout (tx_engine stat_rnr_full) */
+#define MRNIC_CNT_TX_RNR_FULL_OFFSET 0x0f0u
+#define MRNIC_CNT_TX_RNR_FULL_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_TX_RNR_FULL_RESET 0x00000000u
+#define MRNIC_CNT_TX_RNR_FULL_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_TX_RNR_FULL_COUNT_MASK 0xffffffffu
+
+/* CNT_TX_WPROBE_FULL (W1C): window probes not armed, their FIFO full: tried again after its next pop (tx_engine stat_wprobe_full) */
+#define MRNIC_CNT_TX_WPROBE_FULL_OFFSET 0x0f4u
+#define MRNIC_CNT_TX_WPROBE_FULL_ACCESS MRNIC_ACCESS_W1C
+#define MRNIC_CNT_TX_WPROBE_FULL_RESET 0x00000000u
+#define MRNIC_CNT_TX_WPROBE_FULL_COUNT_SHIFT 0 /* events, saturating; write 1s to clear */
+#define MRNIC_CNT_TX_WPROBE_FULL_COUNT_MASK 0xffffffffu
+
 #endif /* MRNIC_REGS_H */
