@@ -155,6 +155,7 @@ impl Rig {
                 self.put(a, "s_pm_cum_acked", u64::from(r.cum_acked));
                 self.put(a, "s_pm_next_psn", u64::from(r.next_psn));
                 self.put(a, "s_ring_valid", u64::from(r.slot.is_some()));
+                self.put(a, "s_rnr_full", u64::from(act.rnr_full));
                 if let Some(s) = r.slot {
                     for (nm, v) in [
                         ("s_ring_stream", s.stream),
@@ -182,6 +183,9 @@ impl Rig {
         if act.stale {
             self.put(a, "m_stat_nack_stale", 1);
         }
+        if act.rnr_refused {
+            self.put(a, "m_stat_rnr_full", 1);
+        }
         let path = u64::from(n.path_id);
         if let Some(kind) = act.evt {
             for (nm, v) in [
@@ -198,6 +202,7 @@ impl Rig {
                 c if c == NackCode::Rnr as u8 => match (s.rnr_wait, s.rnr_count >= RNR_RETRY, act.rnr.is_some()) {
                     (true, _, _) => "rnr_while_waiting",
                     (false, true, _) => "rnr_past_retry",
+                    (false, false, false) if act.rnr_refused => "rnr_fifo_full",
                     (false, false, true) if s.rnr_resend => "rnr_backoff_before_resend",
                     (false, false, true) if s.rnr_count > 0 => "rnr_backoff_again",
                     (false, false, true) => "rnr_backoff",
@@ -414,9 +419,40 @@ fn rnr(cfg: &Config, seed: u64) -> Rig {
     rig
 }
 
+/// Scenario 3: more packets outstanding than the RNR FIFO holds, every
+/// one RNR NACKed at once: the FIFO fills, and the NACKs past its depth
+/// start no back-off (counted; a NACK event) until the first back-offs
+/// end and resend.
+fn rnr_full(cfg: &Config, seed: u64) -> Rig {
+    let (mut rig, rto) = start(cfg, seed);
+    let streams = rig.e.cfg.transport.streams_per_conn.min(4);
+    let mut off = 0;
+    for c in 1..=6 {
+        burst(&mut rig.e, c, streams, 4, u64::from(1000 * c), &mut off);
+    }
+    rig.run(6_000);
+    let mut all = rig.peer.unanswered.clone();
+    all.sort_unstable();
+    all.dedup();
+    let depth = rig.e.tx.params().rnr_depth as usize;
+    assert!(all.len() > depth, "{} packets outstanding for an RNR FIFO of {depth}", all.len());
+    for (c, p, psn) in all {
+        rig.nack(c, p, psn, NackCode::Rnr as u8);
+    }
+    rig.run(2 * rto);
+    rig
+}
+
 fn replay_config(cfg: &Config) -> Run {
     const SEED: u64 = 0x7ac4;
-    tx_rig::scenarios(cfg, &[("codes", &|c| codes(c, SEED).finish()), ("rnr", &|c| rnr(c, SEED).finish())])
+    tx_rig::scenarios(
+        cfg,
+        &[
+            ("codes", &|c| codes(c, SEED).finish()),
+            ("rnr", &|c| rnr(c, SEED).finish()),
+            ("rnr_full", &|c| rnr_full(c, SEED).finish()),
+        ],
+    )
 }
 
 /// The model's NACK handler and the unit, cycle by cycle, both configs:
@@ -444,6 +480,7 @@ fn icarus_nack_handler_is_the_models() {
             "rnr_backoff_again",
             "rnr_while_waiting",
             "rnr_past_retry",
+            "rnr_fifo_full",
             "evt_rnr",
         ],
     );

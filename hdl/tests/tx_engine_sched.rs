@@ -247,6 +247,7 @@ impl Rig {
                     ("s_ctx_cap", u64::from(r.cap)),
                     ("s_ctx_rr_stream", u64::from(r.rr_stream)),
                     ("s_ctx_wprobe_armed", u64::from(r.wprobe_armed)),
+                    ("s_wp_full", u64::from(r.wp_full)),
                     ("s_retx_valid", u64::from(r.retx.is_some())),
                 ]);
                 if r.port_ready & mask(planes) as u32 != mask(planes) as u32 {
@@ -283,7 +284,13 @@ impl Rig {
                     bins.push("decide_plane_marked");
                 }
             }
-            None => junked.extend(dec_names),
+            None => {
+                junked.extend(dec_names);
+                // Junk too, but not drawn from the engine's generator,
+                // which also drives the traffic's backpressure: a draw
+                // more would change the run this replay covers.
+                ins.push(("s_wp_full", (self.rows.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63));
+            }
         }
         if let Some(c) = t.pop {
             bins.push("pop");
@@ -310,6 +317,10 @@ impl Rig {
                 bins.push("clr_taken");
             }
             outs.extend([("m_clr_valid", 1), ("m_clr_conn", u64::from(c)), ("m_clr_mask", u64::from(clr))]);
+        }
+        if t.wprobe_full {
+            bins.push("wprobe_full");
+            outs.push(("m_stat_wprobe_full", 1));
         }
         if t.ring_full {
             bins.push("ring_full");

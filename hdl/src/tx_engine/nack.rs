@@ -23,13 +23,16 @@
 //!   unknown code. NO_CONN fails the connection (no culprit,
 //!   REMOTE_INVALID_REQUEST) before the psn is looked at. Else the path
 //!   delivered: a telemetry event (`m_evt_*`: RNR when it starts a
-//!   back-off, the slot neither an RNR resend nor at `RNR_RETRY`, else
-//!   NACK, at the step's `ts`), and the mirror's `timed_out` cleared with
-//!   it; then by code: RNR, unless the slot waits for a back-off already,
-//!   fails the connection at `RNR_RETRY` (culprit the slot's request,
-//!   RNR_RETRY_EXCEEDED) or starts a back-off (the slot written with
-//!   `rnr_count + 1`, `rnr_wait`, `rnr_resend`, not queued, tag
-//!   `s_rnr_tag`; the RNR queue's push with deadline `ts + rto_min`);
+//!   back-off, the slot neither an RNR resend nor at `RNR_RETRY` and the
+//!   RNR FIFO not full, else NACK, at the step's `ts`), and the mirror's
+//!   `timed_out` cleared with it; then by code: RNR, unless the slot waits
+//!   for a back-off already, fails the connection at `RNR_RETRY` (culprit
+//!   the slot's request, RNR_RETRY_EXCEEDED), starts a back-off (the slot
+//!   written with `rnr_count + 1`, `rnr_wait`, `rnr_resend`, not queued,
+//!   tag `s_rnr_tag`; the RNR queue's push with deadline `ts + rto_min`),
+//!   or, the FIFO full (`s_rnr_full`), starts none and counts it
+//!   (`m_stat_rnr_full`): the packet stays outstanding for RACK or the
+//!   path's timeout (architecture.md, tx_engine item 3);
 //!   ACCESS fails it (culprit the slot's request, REMOTE_ACCESS); BAD_HDR
 //!   queues a slot not queued yet, charged (the slot's write and the
 //!   retransmit queue's push).
@@ -78,8 +81,9 @@
 //!   PATHS` and psn;
 //! - nothing acts (event, slot write, push, stale count, failure) but
 //!   exactly `L` cycles after a step, and nothing for a connection closed
-//!   or failed; an answer does at most one of fail, back off, queue,
-//!   count stale; the slot is written exactly with its queue's push;
+//!   or failed; an answer does at most one of fail, back off, refuse a
+//!   back-off, queue, count stale; the slot is written exactly with its
+//!   queue's push;
 //! - stale exactly for a `path_id` not below `npaths`, a psn not in
 //!   `[cum_acked, next_psn)` (24-bit serial) or its slot empty (any code
 //!   but NO_CONN), or an unknown code on a packet; a stale NACK fails,
@@ -87,14 +91,16 @@
 //!   path delivered);
 //! - the event exactly for a live answer on a packet outstanding, naming
 //!   the NACK's connection and `path_id` at the step's `ts_now`, RNR
-//!   exactly when the RNR takes the packet out of the path's inflight;
+//!   exactly when the RNR takes the packet out of the path's inflight
+//!   (never with the RNR FIFO full);
 //! - the failure exactly for NO_CONN on one of the paths, ACCESS on a
 //!   packet, or RNR on a slot not waiting at `RNR_RETRY`, with the NACK's
 //!   connection, the code's status and (but for NO_CONN) the slot's
 //!   request as culprit; it never comes with a slot write, a push or a
 //!   stale count;
 //! - the RNR back-off exactly for a live RNR on a packet not waiting,
-//!   below `RNR_RETRY`: the slot written with `rnr_count + 1` (1 to
+//!   below `RNR_RETRY`, with the RNR FIFO not full (with it full, exactly
+//!   the count `m_stat_rnr_full`): the slot written with `rnr_count + 1` (1 to
 //!   `RNR_RETRY`, never wrapped to 0) and the tag, the push with the NACK's connection,
 //!   `path_id` and psn, the tag and the deadline the step's `ts_now +
 //!   rto_min`;
@@ -104,14 +110,14 @@
 //! - invariants tying the read pipe, the record registers and tx_ack's
 //!   count to the ghosts (`a_inv_*`), so the induction closes in 2 steps;
 //! - covers: each action (the four stale kinds, NO_CONN, ACCESS, RNR's
-//!   failure, a back-off with an RNR and with a NACK event, an RNR on a
-//!   waiting slot, BAD_HDR on a slot queued or not, a back-off across the
+//!   failure, a back-off with an RNR and with a NACK event, a back-off
+//!   refused for the full FIFO, an RNR on a waiting slot, BAD_HDR on a slot queued or not, a back-off across the
 //!   24-bit wrap), a failed connection's answer, and a second step as soon
 //!   as the unit is free.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::{self as tel, Consts};
-use mrnic_model::tx_engine::{status, TxEngineParams, RNR_RETRY};
+use mrnic_model::tx_engine::{status, TxEngineParams, RNR_RETRY, RNR_TAG_BITS};
 use mrnic_proto::NackCode;
 
 use super::ack::busy_bits;
@@ -173,7 +179,13 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_ring_rnr_resend", 1, RD, "its next send is an RNR resend"),
         i("s_ring_rnr_wait", 1, RD, "it waits for an RNR back-off"),
         i("s_ring_queued", 1, RD, "it is queued for retransmission"),
-        i("s_rnr_tag", 32, WR, "the tag a back-off started now gets (tx_ack m_rnr_tag)"),
+        i("s_rnr_tag", RNR_TAG_BITS, WR, "the tag a back-off started now gets (tx_ack m_rnr_tag)"),
+        i(
+            "s_rnr_full",
+            1,
+            WR,
+            "the RNR FIFO is full (as at the step: nothing pops or pushes it while the unit is busy)",
+        ),
         o("m_evt_valid", 1, WR, "a telemetry event is pending, and the path's timed_out is cleared"),
         o("m_evt_kind", tel::KIND_BITS, WR, "NACK, or RNR when a back-off starts"),
         o("m_evt_conn", cb, WR, "its connection"),
@@ -190,18 +202,19 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
             "a back-off: rnr_count, rnr_tag written, rnr_wait and rnr_resend set, queued cleared (else queued and charge set)",
         ),
         o("m_ring_wr_rnr_count", rc, WR, "the rnr_count written"),
-        o("m_ring_wr_rnr_tag", 32, WR, "the rnr_tag written"),
+        o("m_ring_wr_rnr_tag", RNR_TAG_BITS, WR, "the rnr_tag written"),
         o("m_rnr_valid", 1, WR, "an RNR back-off is pushed (tx_ack s_rnr_push)"),
         o("m_rnr_conn", cb, WR, "its connection"),
         o("m_rnr_path", pb, WR, "its path"),
         o("m_rnr_psn", PSN, WR, "its psn"),
         o("m_rnr_until", 32, WR, "its deadline, the step's ts + rto_min"),
-        o("m_rnr_tag", 32, WR, "its tag"),
+        o("m_rnr_tag", RNR_TAG_BITS, WR, "its tag"),
         o("m_retx_valid", 1, WR, "the slot is pushed into the retransmit queue (BAD_HDR)"),
         o("m_retx_conn", cb, WR, "its connection"),
         o("m_retx_path", pb, WR, "its path"),
         o("m_retx_psn", PSN, WR, "its psn"),
         o("m_stat_nack_stale", 1, WR, "a stale NACK (stat_nack_stale)"),
+        o("m_stat_rnr_full", 1, WR, "an RNR back-off refused for the full RNR FIFO (stat_rnr_full)"),
         o("m_fail_valid", 1, FAIL, "the NACK fails the connection"),
         o("m_fail_conn", cb, FAIL, "which connection"),
         o("m_fail_culprit_valid", 1, FAIL, "a request caused it (ACCESS, RNR past the retry limit)"),
@@ -322,7 +335,11 @@ pub fn build(p: &TxEngineParams) -> Module {
         "the slot's RNR count is below RNR_RETRY",
         count.clone().lt(lit(rc, u64::from(RNR_RETRY))),
     );
-    let backs_off = is(NackCode::Rnr).logic_and(sg("s_ring_rnr_resend").expr().logic_not()).logic_and(&below);
+    let full = sg("s_rnr_full");
+    let backs_off = is(NackCode::Rnr)
+        .logic_and(sg("s_ring_rnr_resend").expr().logic_not())
+        .logic_and(&below)
+        .logic_and(full.expr().logic_not());
     m.assign(sg("m_evt_valid"), &pkt);
     m.assign(
         sg("m_evt_kind"),
@@ -343,7 +360,15 @@ pub fn build(p: &TxEngineParams) -> Module {
 
     // ------------------------------------------------------------ the codes
     let rnr_free = pkt.expr().logic_and(is(NackCode::Rnr)).logic_and(sg("s_ring_rnr_wait").expr().logic_not());
-    let rnr_push = w(&mut m, "rnr_push", 1, "an RNR starts a back-off", rnr_free.clone().logic_and(&below));
+    let rnr_room = w(&mut m, "rnr_room", 1, "an RNR may start a back-off", rnr_free.clone().logic_and(&below));
+    let rnr_push = w(
+        &mut m,
+        "rnr_push",
+        1,
+        "an RNR starts a back-off: the RNR FIFO has room",
+        rnr_room.expr().logic_and(full.expr().logic_not()),
+    );
+    m.assign(sg("m_stat_rnr_full"), rnr_room.expr().logic_and(&full));
     let rnr_fail = w(
         &mut m,
         "rnr_fail",
@@ -367,13 +392,13 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_ring_wr_psn"), gate(&wr, r_psn.q.expr(), PSN));
     m.assign(sg("m_ring_wr_rnr"), &rnr_push);
     m.assign(sg("m_ring_wr_rnr_count"), gate(&rnr_push, count + lit(rc, 1), rc));
-    m.assign(sg("m_ring_wr_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), 32));
+    m.assign(sg("m_ring_wr_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), RNR_TAG_BITS));
     m.assign(sg("m_rnr_valid"), &rnr_push);
     m.assign(sg("m_rnr_conn"), gate(&rnr_push, r_conn.q.expr(), cb));
     m.assign(sg("m_rnr_path"), gate(&rnr_push, path.clone(), pb));
     m.assign(sg("m_rnr_psn"), gate(&rnr_push, r_psn.q.expr(), PSN));
     m.assign(sg("m_rnr_until"), gate(&rnr_push, r_ts.q.expr() + lit(32, u64::from(k.rto_min)), 32));
-    m.assign(sg("m_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), 32));
+    m.assign(sg("m_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), RNR_TAG_BITS));
     m.assign(sg("m_retx_valid"), &bad);
     m.assign(sg("m_retx_conn"), gate(&bad, r_conn.q.expr(), cb));
     m.assign(sg("m_retx_path"), gate(&bad, path, pb));
@@ -503,7 +528,10 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let count = sg(m, "s_ring_rnr_count");
     let below = count.expr().lt(lit(rc, u64::from(RNR_RETRY)));
     let rnr_free = pkt.expr().logic_and(is(NackCode::Rnr)).logic_and(sg(m, "s_ring_rnr_wait").expr().logic_not());
-    let backs_off = rnr_free.clone().logic_and(below.clone());
+    let full = sg(m, "s_rnr_full");
+    let room = rnr_free.clone().logic_and(below.clone());
+    let backs_off = room.clone().logic_and(full.expr().logic_not());
+    let refused = room.logic_and(&full);
     let rnr_fails = rnr_free.logic_and(below.clone().logic_not());
     let access = pkt.expr().logic_and(is(NackCode::Access));
     let bad_hdr = pkt.expr().logic_and(is(NackCode::BadHdr)).logic_and(sg(m, "s_ring_queued").expr().logic_not());
@@ -511,7 +539,8 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let (ev, wr, rnr, retx) =
         (sg(m, "m_evt_valid"), sg(m, "m_ring_wr_valid"), sg(m, "m_rnr_valid"), sg(m, "m_retx_valid"));
     let (stale, fv) = (sg(m, "m_stat_nack_stale"), sg(m, "m_fail_valid"));
-    let any = ev.expr().logic_or(&wr).logic_or(&rnr).logic_or(&retx).logic_or(&stale).logic_or(&fv);
+    let rfull = sg(m, "m_stat_rnr_full");
+    let any = ev.expr().logic_or(&wr).logic_or(&rnr).logic_or(&retx).logic_or(&stale).logic_or(&fv).logic_or(&rfull);
     let names = |m: &Module, conn: &str, path: &str, psn: &str| {
         sg(m, conn)
             .expr()
@@ -547,24 +576,24 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     m.assert(
         "a_act_at_answer",
         &format!(
-            "nothing acts (event, slot write, push, stale count, failure) but exactly L = {l} cycles after a step, \
-             when its reads answer"
+            "nothing acts (event, slot write, push, stale or full count, failure) but exactly L = {l} cycles after a \
+             step, when its reads answer"
         ),
         implies(any.clone(), &at_ans),
     );
     m.assert(
         "a_dead_conn_quiet",
         "nothing acts for a connection closed or failed as the answer reads it: no event, no slot write, no push, \
-         no stale count, no failure",
+         no stale or full count, no failure",
         implies(any, &live),
     );
     m.assert(
         "a_one_action",
-        "an answer does at most one of: fail the connection, start an RNR back-off, queue the slot for \
-         retransmission, count a stale NACK",
+        "an answer does at most one of: fail the connection, start an RNR back-off, refuse one for the full FIFO, \
+         queue the slot for retransmission, count a stale NACK",
         {
-            let v = cat(&[fv.expr(), rnr.expr(), retx.expr(), stale.expr()]);
-            (v.clone() & (v - lit(4, 1))).eq(lit(4, 0))
+            let v = cat(&[fv.expr(), rnr.expr(), rfull.expr(), retx.expr(), stale.expr()]);
+            (v.clone() & (v - lit(5, 1))).eq(lit(5, 0))
         },
     );
     m.assert(
@@ -598,7 +627,10 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
 
     // ------------------------------------------------ the event
     let kind = |k: u8| lit(tel::KIND_BITS, u64::from(k));
-    let takes_out = is(NackCode::Rnr).logic_and(sg(m, "s_ring_rnr_resend").expr().logic_not()).logic_and(below);
+    let takes_out = is(NackCode::Rnr)
+        .logic_and(sg(m, "s_ring_rnr_resend").expr().logic_not())
+        .logic_and(below)
+        .logic_and(full.expr().logic_not());
     m.assert(
         "a_evt_when",
         "the telemetry event (and the path's timed_out clear) exactly for a live answer on a packet outstanding",
@@ -607,7 +639,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     m.assert(
         "a_evt_record",
         "the event names the NACK's connection and path_id, at the step's ts_now; RNR exactly when an RNR takes the \
-         packet out of the path's inflight (not an RNR resend, below RNR_RETRY), else NACK",
+         packet out of the path's inflight (not an RNR resend, below RNR_RETRY, the RNR FIFO not full), else NACK",
         implies(
             &ev,
             sg(m, "m_evt_conn")
@@ -665,9 +697,15 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "a_rnr_when",
         &format!(
             "an RNR back-off starts exactly for a live RNR on a packet outstanding whose slot is not waiting for one \
-             already, with rnr_count below RNR_RETRY = {RNR_RETRY}"
+             already, with rnr_count below RNR_RETRY = {RNR_RETRY}, and the RNR FIFO not full"
         ),
         rnr.expr().eq(backs_off),
+    );
+    m.assert(
+        "a_rnr_full_when",
+        "a back-off is refused (counted on m_stat_rnr_full, nothing written or pushed, the event a NACK) exactly when \
+         one would start but the RNR FIFO is full",
+        rfull.expr().eq(refused),
     );
     let tag = sg(m, "s_rnr_tag");
     m.assert(
@@ -796,6 +834,11 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "c_rnr_waiting",
         "an RNR on a slot waiting for a back-off: an event and nothing else",
         ev.expr().logic_and(is(NackCode::Rnr)).logic_and(pushes_nothing.clone()).logic_and(fv.expr().logic_not()),
+    );
+    m.cover(
+        "c_rnr_full",
+        "an RNR finds the RNR FIFO full: a NACK event and the count, no back-off",
+        rfull.expr().logic_and(sg(m, "m_evt_kind").expr().eq(kind(tel::kind::NACK))),
     );
     m.cover("c_bad_hdr", "BAD_HDR queues the slot, charged", retx.expr());
     m.cover(

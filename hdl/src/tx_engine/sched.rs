@@ -44,7 +44,9 @@
 //!   again `L` cycles later. Else new data: the stream from `rr_stream`
 //!   whose head may go; none (a window probe armed, `m_wprobe_*`, when
 //!   every pending head waits for the peer's message table, nothing is in
-//!   flight or PROBEd and none is armed) or no path (`port_wait` when only
+//!   flight or PROBEd and none is armed, unless the window-probe FIFO is
+//!   full, `s_wp_full`: then counted on `m_stat_wprobe_full`, and the
+//!   engine wakes the connection at the FIFO's next pop) or no path (`port_wait` when only
 //!   full ports hold it) stalls the connection (`m_stall_*`);
 //!   `m_stat_ring_full` when a stream may send and a path is held by its
 //!   ring alone. A packet to send forms the path request and takes the
@@ -89,13 +91,14 @@
 //!   at or after `rr_conn` in cyclic order, and `rr_conn` is one past the
 //!   latest start's pick;
 //! - a window probe is armed only by a decision that stalls on new data,
-//!   never while one is armed; credit clears are taken exactly when a
+//!   never while one is armed or its FIFO is full, and refused (counted)
+//!   only by such a decision; credit clears are taken exactly when a
 //!   request is formed, only pending clears of the connection's paths, and
 //!   the request carries them; the ring-full count only from a decision
 //!   looking for new data;
 //! - helper invariants (`a_inv_*`) tie the ghosts to the state;
 //! - covers: a commit of each kind, a pop and the decision after it, a
-//!   stall, a window probe, a clear taken, ring full, a start that wraps,
+//!   stall, a window probe, one refused, a clear taken, ring full, a start that wraps,
 //!   a PROBE start, a no-path answer, each handshake's stall.
 //!
 //! What it leaves to the engine: the commit itself (the ring slot, the
@@ -104,7 +107,7 @@
 //! bits and the stores it reads. `m_trd_*`, `s_trd_ready` and `m_psel_*`
 //! come from registers; `s_psel_ready` from a register and
 //! `walk_running`; the pulses of the edge (`m_probe_*`, `m_pop_*`,
-//! `m_stall_*`, `m_wprobe_*`, `m_clr_*`, `m_stat_ring_full`,
+//! `m_stall_*`, `m_wprobe_*`, `m_clr_*`, `m_stat_ring_full`, `m_stat_wprobe_full`,
 //! `m_commit_*`) and `m_sched_idle` from the state and this cycle's
 //! inputs, as the model makes them within its clock.
 
@@ -175,6 +178,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_ctx_cap", 32, DEC, "its cap in bytes"),
         i("s_ctx_rr_stream", sb, DEC, "the stream its round robin starts from"),
         i("s_ctx_wprobe_armed", 1, DEC, "a window probe is armed"),
+        i("s_wp_full", 1, DEC, "the window-probe FIFO is full: no probe can be armed"),
         i("s_retx_valid", 1, DEC, "its retransmit queue has a head"),
         i("s_retx_path", pb, DEC, "the head's path"),
         i("s_retx_psn", 24, DEC, "the head's psn"),
@@ -203,6 +207,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_clr_conn", cb, OUT, "its connection"),
         o("m_clr_mask", n, OUT, "the paths whose clear bit the engine clears"),
         o("m_stat_ring_full", 1, OUT, "a stream may send and a path is held by its ring alone"),
+        o("m_stat_wprobe_full", 1, OUT, "a window probe was due but its FIFO was full (the connection stalls)"),
     ]);
     v.extend(shared(&[
         "m_psel_valid",
@@ -467,13 +472,22 @@ pub fn build(p: &TxEngineParams) -> Module {
         .reduce_and(),
     );
     let d_new = dec.expr().logic_and(&want_new);
-    let wprobe = w(
+    let wprobe_due = w(
         &mut m,
-        "wprobe_arm",
+        "wprobe_due",
         1,
         "every pending head waits for the peer's table, the connection is quiet and no probe is armed",
         d_new.clone().logic_and(&sp.blocked).logic_and(&quiet).logic_and(sg("s_ctx_wprobe_armed").expr().logic_not()),
     );
+    let wp_full = sg("s_wp_full");
+    let wprobe = w(
+        &mut m,
+        "wprobe_arm",
+        1,
+        "a window probe is armed: due, its FIFO not full",
+        wprobe_due.expr().logic_and(wp_full.expr().logic_not()),
+    );
+    m.assign(sg("m_stat_wprobe_full"), wprobe_due.expr().logic_and(&wp_full));
     let go = w(
         &mut m,
         "go",
@@ -878,13 +892,27 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     m.assert(
         "a_wprobe_stall",
         "a window probe is armed only by a decision that stalls on new data, for the deciding connection, and not \
-         while one is armed",
+         while one is armed or its FIFO is full",
         implies(
             sg(m, "m_wprobe_valid"),
             stv.expr()
                 .logic_and(f.retx_go.expr().logic_not())
                 .logic_and(sg(m, "m_wprobe_conn").expr().eq(&g_conn))
-                .logic_and(sg(m, "s_ctx_wprobe_armed").expr().logic_not()),
+                .logic_and(sg(m, "s_ctx_wprobe_armed").expr().logic_not())
+                .logic_and(sg(m, "s_wp_full").expr().logic_not()),
+        ),
+    );
+    m.assert(
+        "a_wprobe_full",
+        "a window probe refused for its full FIFO is counted only by a decision that stalls on new data, for no \
+         armed probe, and never with one armed",
+        implies(
+            sg(m, "m_stat_wprobe_full"),
+            stv.expr()
+                .logic_and(f.retx_go.expr().logic_not())
+                .logic_and(sg(m, "s_wp_full"))
+                .logic_and(sg(m, "s_ctx_wprobe_armed").expr().logic_not())
+                .logic_and(sg(m, "m_wprobe_valid").expr().logic_not()),
         ),
     );
     let np = sg(m, "s_ctx_npaths");
@@ -973,6 +1001,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     m.cover("c_decide_after_pop", "the decision after a pop acts", f.dec.expr().logic_and(&f.in_decide));
     m.cover("c_stall", "the connection stalls", sg(m, "m_stall_valid"));
     m.cover("c_wprobe", "a window probe is armed", sg(m, "m_wprobe_valid"));
+    m.cover("c_wprobe_full", "a window probe is refused for its full FIFO", sg(m, "m_stat_wprobe_full"));
     m.cover("c_clr", "a path request takes a credit clear", sg(m, "m_clr_mask").expr().ne(lit(n, 0)));
     m.cover("c_ring_full", "a stream may send and a path is held by its ring alone", sg(m, "m_stat_ring_full"));
     m.cover(
