@@ -34,7 +34,9 @@
 //!   PROBEs apart, until a SACK, a NACK, an update or timeout of one of its
 //!   paths, a new request or a packet queued for retransmission comes for
 //!   it, or a plane mark is cleared or expires (all connections), or, for
-//!   one that found a path only by full NIC ports, a port drains.
+//!   one that found a path only by full NIC ports, a port drains, or,
+//!   after a window probe was refused for its full FIFO, that FIFO pops
+//!   (all connections).
 //! - **Eligibility** (the reference's `selector::eligible`): new data needs
 //!   GOOD, `inflight << mtu_shift < cwnd`, `next_psn - cum_acked <
 //!   tx_ring_depth` (the ring has a free slot: `tx_ring_depth <= window`, so
