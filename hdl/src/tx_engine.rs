@@ -164,6 +164,16 @@ pub(crate) fn read_answer(m: &mut Module, go: &Signal, l: u32) -> (Signal, Signa
     (pipe.q, ans)
 }
 
+/// An answered read as a net valid from the answer on: `e` (the port) in
+/// the answer's cycle (`ans`), a register after, so the handler's later
+/// cycles see what the tables held at its step.
+pub(crate) fn held(m: &mut Module, ans: &Signal, name: &str, e: Expr, width: u32, comment: &str) -> Signal {
+    let r = m.reg_no_reset(&format!("{name}_r"), width, comment);
+    let v = m.wire_from(name, width, comment, mux(ans, e, r.q.expr()));
+    m.next(crate::ir::set(&r.next, v.expr()));
+    v
+}
+
 pub mod ack;
 pub mod commit;
 pub mod nack;
@@ -2014,7 +2024,7 @@ pub fn post_rule(m: &mut Module, name: &str, wq_depth: u32, a: &PostNets) -> Pos
 
 /// `a` is after `b` in 32-bit serial arithmetic (the model's
 /// `seq32_after`): their difference is positive as a signed number.
-fn seq32_after(m: &mut Module, name: &str, a: Expr, b: Expr) -> Expr {
+pub(crate) fn seq32_after(m: &mut Module, name: &str, a: Expr, b: Expr) -> Expr {
     let d = m.wire_from(name, 32, "serial difference", a - b);
     d.expr().ne(lit(32, 0)).logic_and(d.bit(31).logic_not())
 }

@@ -309,12 +309,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     ]
 }
 
-/// `a` after `b` in 32-bit serial arithmetic (the model's `seq32_after`).
-fn after(m: &mut Module, name: &str, a: Expr, b: Expr) -> Expr {
-    let d = m.wire_from(name, 32, "serial difference", a - b);
-    d.expr().ne(lit(32, 0)).logic_and(d.bit(31).logic_not())
-}
-
 /// The smaller of an unsigned value and a constant, in `w` bits (`e`
 /// zero-extended to `width` bits, at least `w`).
 fn min_lit(m: &mut Module, name: &str, e: Expr, width: u32, w: u32, most: u64) -> Signal {
@@ -388,14 +382,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     // The step's reads in flight: bit i set i + 1 edges after the step.
     let (pipe, ans) = super::read_answer(&mut m, &go, l);
 
-    // Each answered read as a net valid from the answer on: the port in
-    // the answer's cycle, a register after.
-    let held = |m: &mut Module, nm: &str, e: Expr, width: u32, c: &str| {
-        let r = m.reg_no_reset(&format!("{nm}_r"), width, c);
-        let v = m.wire_from(nm, width, c, mux(&ans, e, r.q.expr()));
-        m.next(set(&r.next, v.expr()));
-        v
-    };
+    let held = |m: &mut Module, nm: &str, e: Expr, width: u32, c: &str| super::held(m, &ans, nm, e, width, c);
     let hp = |m: &mut Module, nm: &str, port: &str, c: &str| {
         let width = sig[port].width();
         held(m, nm, sig[port].expr(), width, c)
@@ -688,7 +675,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_pm_cum_acked"), gate(&fin, new_base.expr(), PSN));
     // The fold starts at acked_seq and moves only forward, so this is the
     // model's "if later" in all but a 2^31 jump.
-    let newer = after(&mut m, "acked_seq_diff", f.max_seq.expr(), acked_seq.expr());
+    let newer = super::seq32_after(&mut m, "acked_seq_diff", f.max_seq.expr(), acked_seq.expr());
     let seq_new =
         w(&mut m, "acked_seq_new", 32, "the mirror's acked_seq after", mux(newer, f.max_seq.expr(), acked_seq.expr()));
     m.assign(sg("m_pm_acked_seq"), gate(&fin, seq_new.expr(), 32));
@@ -748,12 +735,12 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.next(set(&prog_r.next, mux(&fin, progress.expr(), prog_r.q.expr())));
     // lost_before: the new acked_seq, or a reply's probe_seq if later.
     let seq_r = m.reg_no_reset("lost_before_r", 32, "a packet sent before this is lost");
-    let later = after(&mut m, "probe_after", probe_seq.expr(), seq_new.expr());
+    let later = super::seq32_after(&mut m, "probe_after", probe_seq.expr(), seq_new.expr());
     let lost_before = mux(reply.expr().logic_and(later), probe_seq.expr(), seq_new.expr());
     m.next(set(&seq_r.next, mux(&fin, lost_before, seq_r.q.expr())));
 
     // ------------------------------------------------------------ pass 2
-    let gone = after(&mut m, "lost_diff", seq_r.q.expr(), sg("s_ring_tx_seq").expr());
+    let gone = super::seq32_after(&mut m, "lost_diff", seq_r.q.expr(), sg("s_ring_tx_seq").expr());
     let lost = w(
         &mut m,
         "lost",
@@ -783,7 +770,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         "last_progress of the lost copy's path, after the first pass",
         mux(wrote, r_ts.expr(), lp_phys),
     );
-    let charge = after(&mut m, "charge_diff", progress_at.expr(), sg("s_ring_sent").expr());
+    let charge = super::seq32_after(&mut m, "charge_diff", progress_at.expr(), sg("s_ring_sent").expr());
     let charge = w(&mut m, "charge", 1, "the loss is charged", charge);
     m.assign(sg("m_ring_lost_valid"), &lost);
     m.assign(sg("m_ring_lost_psn"), gate(&lost, ans_psn.expr(), PSN));

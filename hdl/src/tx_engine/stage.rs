@@ -175,12 +175,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     ]
 }
 
-/// `a` after `b` in 32-bit serial arithmetic (the model's `seq32_after`).
-fn after(m: &mut Module, name: &str, a: Expr, b: Expr) -> Expr {
-    let d = m.wire_from(name, 32, "serial difference", a - b);
-    d.expr().ne(lit(32, 0)).logic_and(d.bit(31).logic_not())
-}
-
 /// Field `q` of `n`-bit fields packed in `v`, for a path index `idx`.
 fn pick(v: &Signal, idx: Expr, n: u32, paths: u32, pb: u32) -> Expr {
     let mut e = v.slice(n - 1, 0);
@@ -287,12 +281,7 @@ pub fn build(p: &TxEngineParams) -> Module {
 
     // ------------------------------------------------------------ the answer
     let (_, ans) = super::read_answer(&mut m, &go, l);
-    let held = |m: &mut Module, nm: &str, e: Expr, width: u32, c: &str| {
-        let r = m.reg_no_reset(&format!("{nm}_r"), width, c);
-        let v = m.wire_from(nm, width, c, mux(&ans, e, r.q.expr()));
-        m.next(set(&r.next, v.expr()));
-        v
-    };
+    let held = |m: &mut Module, nm: &str, e: Expr, width: u32, c: &str| super::held(m, &ans, nm, e, width, c);
     let hp = |m: &mut Module, nm: &str, port: &str, c: &str| {
         let width = sig[port].width();
         held(m, nm, sig[port].expr(), width, c)
@@ -432,7 +421,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         "the packet is overdue (signed compare of its age with the wait)",
         (age.expr() ^ sign.clone()).ge(wait.expr() ^ sign),
     );
-    let rack_after = after(&mut m, "rack_diff", rack_sent.expr(), sent.expr());
+    let rack_after = super::seq32_after(&mut m, "rack_diff", rack_sent.expr(), sent.expr());
     let lost = w(
         &mut m,
         "lost",
@@ -451,7 +440,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     let phys = sg("s_ring_phys");
     let lp_phys =
         w(&mut m, "phys_progress", 32, "last_progress of the copy's path", pick(&lp, phys.expr(), 32, np, pb));
-    let charge = after(&mut m, "charge_diff", lp_phys.expr(), sent.expr());
+    let charge = super::seq32_after(&mut m, "charge_diff", lp_phys.expr(), sent.expr());
     let charge = w(&mut m, "charge", 1, "the loss is charged", charge);
     let silent =
         w(&mut m, "silent", 1, "an uncharged loss: a SILENT event", lost.expr().logic_and(charge.expr().logic_not()));
