@@ -174,6 +174,24 @@ pub(crate) fn held(m: &mut Module, ans: &Signal, name: &str, e: Expr, width: u32
     v
 }
 
+/// The psn width of the units' ports and records (the wire's, sack_gen's
+/// [`PSN_BITS`](mrnic_model::sack_gen::PSN_BITS)).
+pub(crate) const PSN: u32 = mrnic_model::sack_gen::PSN_BITS;
+
+/// The low `w` bits of field `i` of a vector of fields `stride` bits
+/// apart, field 0 lowest.
+pub(crate) fn field(v: &Signal, i: u32, stride: u32, w: u32) -> Expr {
+    v.slice(stride * i + w - 1, stride * i)
+}
+
+/// The low `w` bits of field `idx` of `n` fields `stride` bits apart in
+/// `v` (a mux chain: `n` is a stream or path count, at most 16).
+pub(crate) fn pick(v: &Signal, idx: &Expr, n: u32, stride: u32, w: u32) -> Expr {
+    let ib = index_bits(n);
+    (1..n)
+        .fold(field(v, 0, stride, w), |acc, k| mux(idx.clone().eq(lit(ib, u64::from(k))), field(v, k, stride, w), acc))
+}
+
 pub mod ack;
 pub mod commit;
 pub mod nack;

@@ -121,6 +121,7 @@ use mrnic_model::tx_engine::{status, TxEngineParams, RNR_RETRY, RNR_TAG_BITS};
 use mrnic_proto::NackCode;
 
 use super::ack::busy_bits;
+use super::PSN;
 use super::{gate, stream_ptr_bits};
 use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, Module};
@@ -133,9 +134,6 @@ const STEP: &str = "The step (tx_ack m_go_nack) and its record";
 const RD: &str = "The step's reads: issued with the step, answered L cycles later";
 const WR: &str = "The handler's writes, when its reads answer";
 const FAIL: &str = "The failure (tx_walk s_fail_*, tx_ack s_hold_fail)";
-
-/// psn width.
-const PSN: u32 = 24;
 
 /// Bits of a ring slot's RNR count: it counts to `RNR_RETRY`.
 pub const RNR_COUNT_BITS: u32 = u8::BITS - RNR_RETRY.leading_zeros();

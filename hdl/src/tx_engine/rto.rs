@@ -115,6 +115,7 @@ use mrnic_model::path_telemetry::{self as tel, Consts};
 use mrnic_model::tx_engine::{status, TxEngineParams};
 
 use super::ack::busy_bits;
+use super::PSN;
 use super::{gate, stream_ptr_bits};
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, Module};
@@ -128,9 +129,6 @@ const RD: &str = "The step's reads: issued with the step, answered L cycles late
 const WR: &str = "The handler's writes, when its reads answer";
 const WALK: &str = "The ALL_LOST walk over the path's unacked ring slots";
 const FAIL: &str = "Every path DEAD: the connection fails (tx_walk s_fail_*)";
-
-/// psn width.
-const PSN: u32 = 24;
 
 /// The actions the handlers take, the low bits of path_telemetry's `act`
 /// (PROBE, ALL_LOST); a slot written here pushes no RNR back-off, so the

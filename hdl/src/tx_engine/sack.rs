@@ -139,6 +139,7 @@ use mrnic_proto::tables::path as pt;
 
 use super::ack::busy_bits;
 use super::nack::RNR_COUNT_BITS;
+use super::PSN;
 use super::{
     conn_cc, gate, sack_fold, sack_window, stream_ptr_bits, AckedSlotNets, BeatSizes, CcAckIn, CcSizes, CcState,
     SackFoldNets, INFLIGHT_BITS,
@@ -157,8 +158,6 @@ const WR: &str = "The handler's writes";
 const EVT: &str = "Events, one a cycle, into the unit's pending events";
 const CONT: &str = "The SACK's continuation (sack_stage's)";
 
-/// psn width.
-const PSN: u32 = 24;
 /// The wire's `path_id` width.
 const PATH_ID: u32 = 8;
 

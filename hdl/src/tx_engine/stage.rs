@@ -61,6 +61,7 @@ use mrnic_proto::tables::path as pt;
 
 use super::ack::busy_bits;
 use super::gate;
+use super::PSN;
 use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
@@ -73,9 +74,6 @@ const STEP: &str = "The step (tx_ack m_go_stage)";
 const RD: &str = "The step's reads: issued with the step, answered L cycles later";
 const RING: &str = "The walk's ring reads, a slot a cycle, answered L cycles later";
 const WR: &str = "The stage's writes";
-
-/// psn width.
-const PSN: u32 = 24;
 
 /// Stage codes in the continuation.
 const ST_OVERDUE: u64 = 0;
@@ -173,15 +171,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_rc_stream", sb, WR, "the stream"),
         o("m_rc_msn", PSN, WR, "the new remote_completed"),
     ]
-}
-
-/// Field `q` of `n`-bit fields packed in `v`, for a path index `idx`.
-fn pick(v: &Signal, idx: Expr, n: u32, paths: u32, pb: u32) -> Expr {
-    let mut e = v.slice(n - 1, 0);
-    for q in 1..paths {
-        e = mux(idx.clone().eq(lit(pb, u64::from(q))), v.slice(n * q + n - 1, n * q), e);
-    }
-    e
 }
 
 /// The lowest set bit of `mask` above path `q` (any, with `q` None), and
@@ -397,8 +386,8 @@ pub fn build(p: &TxEngineParams) -> Module {
             .logic_and(sg("s_ring_queued").expr().logic_not())
             .logic_and(sg("s_ring_rnr_wait").expr().logic_not()),
     );
-    let a_srtt = w(&mut m, "a_srtt", 32, "its path's srtt", zext(pick(&srtt, a_p.expr(), sw, np, pb), 32));
-    let a_var = w(&mut m, "a_rttvar", 32, "its path's rttvar", zext(pick(&rttvar, a_p.expr(), vw, np, pb), 32));
+    let a_srtt = w(&mut m, "a_srtt", 32, "its path's srtt", zext(super::pick(&srtt, &a_p.expr(), np, sw, sw), 32));
+    let a_var = w(&mut m, "a_rttvar", 32, "its path's rttvar", zext(super::pick(&rttvar, &a_p.expr(), np, vw, vw), 32));
     let wait = w(
         &mut m,
         "overdue_wait",
@@ -439,7 +428,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     );
     let phys = sg("s_ring_phys");
     let lp_phys =
-        w(&mut m, "phys_progress", 32, "last_progress of the copy's path", pick(&lp, phys.expr(), 32, np, pb));
+        w(&mut m, "phys_progress", 32, "last_progress of the copy's path", super::pick(&lp, &phys.expr(), np, 32, 32));
     let charge = super::seq32_after(&mut m, "charge_diff", lp_phys.expr(), sent.expr());
     let charge = w(&mut m, "charge", 1, "the loss is charged", charge);
     let silent =
@@ -471,8 +460,8 @@ pub fn build(p: &TxEngineParams) -> Module {
         "a slot is read",
         active.expr().logic_and(&e_iv).logic_and(stop.expr().logic_and(e_ip.expr().gt(stop_p.expr())).logic_not()),
     );
-    let e_span = w(&mut m, "eff_span", db, "its path's span", pick(&span_v, e_ip.expr(), db, np, pb));
-    let e_cum = w(&mut m, "eff_cum", PSN, "its path's cumulative psn", pick(&cum, e_ip.expr(), PSN, np, pb));
+    let e_span = w(&mut m, "eff_span", db, "its path's span", super::pick(&span_v, &e_ip.expr(), np, db, db));
+    let e_cum = w(&mut m, "eff_cum", PSN, "its path's cumulative psn", super::pick(&cum, &e_ip.expr(), np, PSN, PSN));
     let last =
         w(&mut m, "last_of_path", 1, "the read is the path's last", (e_id.expr() + lit(db, 1)).eq(e_span.expr()));
     let (l_at, l_any) = first_above(&mask, Some(e_ip.expr()), np, pb);
@@ -511,8 +500,13 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.next(set(&act_r.next, active.expr().logic_and(fin.expr().logic_not())));
 
     // ------------------------------------------------------------ the writes
-    let a_psn =
-        w(&mut m, "a_psn", PSN, "the answered slot's psn", pick(&cum, a_p.expr(), PSN, np, pb) + zext(a_d.expr(), PSN));
+    let a_psn = w(
+        &mut m,
+        "a_psn",
+        PSN,
+        "the answered slot's psn",
+        super::pick(&cum, &a_p.expr(), np, PSN, PSN) + zext(a_d.expr(), PSN),
+    );
     m.assign(sg("m_ring_lost_valid"), &lost);
     m.assign(sg("m_ring_lost_path"), gate(&lost, a_p.expr(), pb));
     m.assign(sg("m_ring_lost_psn"), gate(&lost, a_psn.expr(), PSN));

@@ -183,20 +183,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     v
 }
 
-/// The low `w` bits of field `i` of a vector of fields `stride` bits
-/// apart, field 0 lowest.
-fn field(v: &Signal, i: u32, stride: u32, w: u32) -> Expr {
-    v.slice(stride * i + w - 1, stride * i)
-}
-
-/// The low `w` bits of field `idx` of `n` fields `stride` bits apart in
-/// `v` (a mux chain; `n` is at most the stream count, 16).
-fn pick(v: &Signal, idx: &Expr, n: u32, stride: u32, w: u32) -> Expr {
-    let ib = index_bits(n);
-    (1..n)
-        .fold(field(v, 0, stride, w), |acc, k| mux(idx.clone().eq(lit(ib, u64::from(k))), field(v, k, stride, w), acc))
-}
-
 /// A completion's fields, in FIFO entry order.
 const CQE_FIELDS: [&str; 8] = ["conn", "stream", "wr_id", "status", "opcode", "byte_len", "imm_valid", "imm"];
 
@@ -282,10 +268,15 @@ pub fn build(p: &TxEngineParams) -> Module {
             .logic_and(sg("ack_free"))
             .logic_and(after_pop.expr().lt(lit(nb, u64::from(qn)))),
     );
-    let head_s =
-        w(&mut m, "head_s", pb, "the looked-at stream's head", pick(&sg("s_sw_head"), &stream.q.expr(), s, pb, pb));
-    let pend_s = w(&mut m, "pend_s", pb, "its pend", pick(&sg("s_sw_pend"), &stream.q.expr(), s, pb, pb));
-    let tail_s = w(&mut m, "tail_s", pb, "its tail", pick(&sg("s_sw_tail"), &stream.q.expr(), s, pb, pb));
+    let head_s = w(
+        &mut m,
+        "head_s",
+        pb,
+        "the looked-at stream's head",
+        super::pick(&sg("s_sw_head"), &stream.q.expr(), s, pb, pb),
+    );
+    let pend_s = w(&mut m, "pend_s", pb, "its pend", super::pick(&sg("s_sw_pend"), &stream.q.expr(), s, pb, pb));
+    let tail_s = w(&mut m, "tail_s", pb, "its tail", super::pick(&sg("s_sw_tail"), &stream.q.expr(), s, pb, pb));
     let sz = WalkSizes::of(p);
     let d = walk_step(
         &mut m,
@@ -380,7 +371,7 @@ pub fn build(p: &TxEngineParams) -> Module {
             mux(
                 step.expr().logic_and(&d.advance),
                 slot_of(head_inc.expr()),
-                if p.wq_depth == 1 { lit(slb, 0) } else { pick(&sg("s_sw_head"), &rd_s.expr(), s, pb, slb) },
+                if p.wq_depth == 1 { lit(slb, 0) } else { super::pick(&sg("s_sw_head"), &rd_s.expr(), s, pb, slb) },
             ),
         ),
     );
