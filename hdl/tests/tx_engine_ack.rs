@@ -3,7 +3,7 @@
 //! against the cycle model, trace-driven: the model `TxEngine` runs real
 //! traffic, wired as its tests wire it (`tx_rig`: path_telemetry's RTOs and
 //! updates, path_selector, a peer that SACKs the data frames it sees),
-//! with its `ack_tap` on. Each cycle records what the unit's turn saw
+//! with its `taps.ack` on. Each cycle records what the unit's turn saw
 //! (the busy count and the holds from outside it, the events and walk
 //! waiting, the scheduler, the input registers, a SACK between stages and
 //! `tel_settled`, the timer queues' heads), the step it started with the
@@ -90,7 +90,7 @@ impl Rig {
         let defs = ack::ports(&p);
         let rto_min = Consts::from_config(&cfg).rto_min;
         let mut e = Engine::new(cfg, seed);
-        e.tx.ack_tap = Some(AckTap::default());
+        e.tx.taps.ack = Some(AckTap::default());
         let mut r = Rig {
             e,
             defs,
@@ -121,7 +121,7 @@ impl Rig {
     fn step(&mut self, rst: bool) {
         let (inp, ot) = self.e.clock(rst);
         self.frames(&inp, &ot);
-        let tap = self.e.tx.ack_tap.clone().expect("the tap is on");
+        let tap = self.e.tx.taps.ack.clone().expect("the tap is on");
         self.most = (self.most.0.max(tap.rnr_len), self.most.1.max(tap.wp_len));
         self.row(&inp, &tap);
     }

@@ -2,7 +2,7 @@
 //! a unit of the engine's generator) against the cycle model,
 //! trace-driven: the model `TxEngine` runs real traffic, wired as its tests
 //! wire it (`tx_rig`), with a peer that SACKs the data frames it sees and
-//! the model's `commit_tap` on. Each cycle records the decided packet, the
+//! the model's `taps.commit` on. Each cycle records the decided packet, the
 //! stores the commit read (as the model's commit found them: for new data
 //! what the cut reads, for a retransmission its ring slot and request) and
 //! what it wrote (ring slot, mirror, stream word, context, issued count,
@@ -79,7 +79,7 @@ impl Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let defs = commit::ports(&p);
         let mut e = Engine::new(cfg, seed);
-        e.tx.commit_tap = Some(CommitTap::default());
+        e.tx.taps.commit = Some(CommitTap::default());
         let mut r = Rig { e, defs, rows: Vec::new(), peer: Peer::default(), seen: HashMap::new() };
         r.step(true);
         r.e.sweep(&mut r.peer);
@@ -89,7 +89,7 @@ impl Rig {
     fn step(&mut self, rst: bool) {
         let (inp, ot) = self.e.clock(rst);
         self.peer.beat(&mut self.e, &inp, &ot);
-        let rec = self.e.tx.commit_tap.as_ref().expect("the tap is on").commit.clone();
+        let rec = self.e.tx.taps.commit.as_ref().expect("the tap is on").commit.clone();
         self.row(rec.as_ref());
     }
 

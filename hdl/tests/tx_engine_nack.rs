@@ -2,7 +2,7 @@
 //! (`mrnic_hdl::tx_engine::nack`, a clocked unit of the engine's
 //! generator) against the cycle model, trace-driven: the model `TxEngine`
 //! runs real traffic, wired as its tests wire it (`tx_rig`), with its
-//! `nack_tap` on. Each NACK step records its record, `ts_now` and the busy
+//! `taps.nack` on. Each NACK step records its record, `ts_now` and the busy
 //! count in the step's cycle, and what it read and did in the cycle its
 //! reads answer; the rows put them there (the step at `t`, the answer at
 //! `t + L`, which the test checks is where the model acted), and Icarus
@@ -63,7 +63,7 @@ impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let mut e = Engine::new(cfg, seed);
-        e.tx.nack_tap = Some(NackTap::default());
+        e.tx.taps.nack = Some(NackTap::default());
         let mut r = Rig {
             e,
             rows: Rows::new(nack::ports(&p)),
@@ -90,7 +90,7 @@ impl Rig {
         self.peer.beat(&mut self.e, &inp, &ot);
         let t = self.rows.len();
         self.put(t, "rst", 0);
-        let tap = self.e.tx.nack_tap.clone().expect("the tap is on");
+        let tap = self.e.tx.taps.nack.clone().expect("the tap is on");
         if let Some(a) = tap.ans {
             self.answer(t, &a);
         }

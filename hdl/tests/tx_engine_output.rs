@@ -4,7 +4,7 @@
 //! tests wire it (path_telemetry, path_selector, a host memory with
 //! random AR readiness, R gaps and a read error, random `m_axis`
 //! backpressure, answers from sack_gen incl. a direct NACK), with its
-//! `output_tap` on. Each cycle records what entered the output stage (the
+//! `taps.output` on. Each cycle records what entered the output stage (the
 //! frames and answers pushed, the walk's and the head connection's levels)
 //! and what the model showed on the unit's ports (AR, R ready, `m_axis`,
 //! the failed read reported, the queues' occupancy); Icarus replays the
@@ -59,7 +59,7 @@ impl Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let defs = output::ports(&p);
         let mut e = Engine::new(cfg, seed);
-        e.tx.output_tap = Some(OutputTap::default());
+        e.tx.taps.output = Some(OutputTap::default());
         let mut r = Rig { e, record: true, defs, rows: Vec::new(), rd_due: HashMap::new(), seen: HashMap::new() };
         // A reset cycle recorded, then the clear sweep, during which the
         // unit is idle (no frame, no answer, R not ready), not replayed:
@@ -77,7 +77,7 @@ impl Rig {
         let en = !self.e.tx.initializing();
         let (inp, ot) = self.e.clock(rst);
         if self.record {
-            let tap = self.e.tx.output_tap.clone().expect("the tap is on");
+            let tap = self.e.tx.taps.output.clone().expect("the tap is on");
             self.row(&inp, en, &ot, &tap);
         }
     }
@@ -364,7 +364,7 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     // Its failure clears its rings and walks its requests: the engine
     // decides nothing meanwhile.
     rig.run(20);
-    while rig.e.tx.output_tap.as_ref().is_some_and(|t| t.walk_busy) {
+    while rig.e.tx.taps.output.as_ref().is_some_and(|t| t.walk_busy) {
         rig.run(1);
     }
     // Connections 6 and 3 read small payloads from it, interleaved: one's

@@ -2,7 +2,7 @@
 //! clocked unit of the engine's generator) against the cycle model,
 //! trace-driven: the model `TxEngine` runs real traffic, wired as its
 //! tests wire it (`tx_rig`), with a peer that SACKs the data frames it
-//! sees and its `post_tap` on. Each cycle records what entered the unit
+//! sees and its `taps.post` on. Each cycle records what entered the unit
 //! (`s_wr`, the read's answer `L` cycles after the read: the connection's
 //! context and the stream's word as they were before the read's cycle's
 //! writes, the other units' writes to those fields, the flush room) and
@@ -67,7 +67,7 @@ impl Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let defs = post::ports(&p);
         let mut e = Engine::new(cfg, seed);
-        e.tx.post_tap = Some(PostTap::default());
+        e.tx.taps.post = Some(PostTap::default());
         let mut r = Rig {
             e,
             peer: Peer { window: true, ..Peer::default() },
@@ -91,7 +91,7 @@ impl Rig {
     fn step(&mut self, rst: bool) {
         let (inp, ot) = self.e.clock(rst);
         self.peer.beat(&mut self.e, &inp, &ot);
-        let tap = self.e.tx.post_tap.clone().expect("the tap is on");
+        let tap = self.e.tx.taps.post.clone().expect("the tap is on");
         self.row(&inp, &ot, &tap);
     }
 

@@ -1,7 +1,7 @@
 //! The acknowledgement unit's timeout and update handlers of `tx_engine`
 //! (`mrnic_hdl::tx_engine::rto`, a clocked unit of the engine's generator)
 //! against the cycle model, trace-driven: the model `TxEngine` runs real
-//! traffic, wired as its tests wire it (`tx_rig`), with its `rto_tap` on.
+//! traffic, wired as its tests wire it (`tx_rig`), with its `taps.rto` on.
 //! Each step of `on_rto` or `on_upd` records its record, what it read (the
 //! context, the path's mirror, the plane marks, the ring slots of its
 //! ALL_LOST walk) and what it wrote; the rows put the step's inputs and
@@ -79,7 +79,7 @@ impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let mut e = Engine::new(cfg, seed);
-        e.tx.rto_tap = Some(RtoTap::default());
+        e.tx.taps.rto = Some(RtoTap::default());
         let mut r = Rig {
             e,
             rows: Rows::new(rto::ports(&p)),
@@ -126,7 +126,7 @@ impl Rig {
         let t = self.at;
         self.at += 1;
         self.rows.reach(t);
-        let rec = self.e.tx.rto_tap.as_ref().expect("the tap is on").step.clone();
+        let rec = self.e.tx.taps.rto.as_ref().expect("the tap is on").step.clone();
         if let Some(r) = rec {
             self.place(t, &r);
         }

@@ -2,7 +2,7 @@
 //! (`mrnic_hdl::tx_engine::sack`, a clocked unit of the engine's
 //! generator) against the cycle model, trace-driven: the model `TxEngine`
 //! runs real traffic, wired as its tests wire it (`tx_rig`), with its
-//! `sack_tap` on. Each SACK step records its record, `ts_now`, the busy
+//! `taps.sack` on. Each SACK step records its record, `ts_now`, the busy
 //! count, what it read (context, mirror, `last_progress`, marks, the
 //! path's ring slots) and what the tables held after it; the rows put
 //! each read and write where the unit's timing places it (module doc of
@@ -59,7 +59,7 @@ impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let mut tr = Traffic::new(cfg, seed);
-        tr.e.tx.sack_tap = Some(SackTap::default());
+        tr.e.tx.taps.sack = Some(SackTap::default());
         let mut r = Rig { tr, rows: Rows::new(sack::ports(&p)), seen: HashMap::new(), free_at: 0 };
         r.put(0, "rst", 1);
         r
@@ -75,7 +75,7 @@ impl Rig {
         self.tr.clock();
         let t = self.rows.len();
         self.put(t, "rst", 0);
-        if let Some(r) = self.tr.e.tx.sack_tap.as_ref().and_then(|t| t.step.clone()) {
+        if let Some(r) = self.tr.e.tx.taps.sack.as_ref().and_then(|t| t.step.clone()) {
             self.sack(t, &r);
         }
     }

@@ -2,7 +2,7 @@
 //! a clocked unit of the engine's generator) against the cycle model,
 //! trace-driven: the model `TxEngine` runs real traffic, wired as its tests
 //! wire it (`tx_rig`), with a peer that SACKs the data frames it sees and
-//! the model's `sched_tap` on. Each cycle records what entered the
+//! the model's `taps.sched` on. Each cycle records what entered the
 //! scheduler (the start's levels and ready sets, the telemetry and path
 //! selector handshakes, the deciding connection's state as the decision
 //! read it) and what it showed or did (`m_trd_*`, `m_psel_*`, the pops,
@@ -96,7 +96,7 @@ impl Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let defs = sched::ports(&p);
         let mut e = Engine::new(cfg, seed);
-        e.tx.sched_tap = Some(SchedTap::default());
+        e.tx.taps.sched = Some(SchedTap::default());
         let mut r = Rig {
             e,
             defs,
@@ -124,7 +124,7 @@ impl Rig {
         }
         let (inp, ot) = self.e.clock(rst);
         self.peer.beat(&mut self.e, &inp, &ot);
-        let tap = self.e.tx.sched_tap.clone().expect("the tap is on");
+        let tap = self.e.tx.taps.sched.clone().expect("the tap is on");
         self.row(&inp, &ot, &tap);
     }
 

@@ -1,7 +1,7 @@
 //! The acknowledgement unit's SACK stages of `tx_engine`
 //! (`mrnic_hdl::tx_engine::stage`, a clocked unit of the engine's
 //! generator) against the cycle model, trace-driven: the model `TxEngine`
-//! runs real traffic (`tx_rig`) with its `stage_tap` on. Each stage's step
+//! runs real traffic (`tx_rig`) with its `taps.stage` on. Each stage's step
 //! records the continuation it ran, `ts_now`, what it read (context,
 //! every path's mirror and ring slots, `last_progress`, the stream's
 //! `remote_completed`), its walk and what the tables held after it; each
@@ -77,7 +77,7 @@ impl Rig {
     fn new(cfg: Config, seed: u64) -> Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let mut tr = Traffic::new(cfg, seed);
-        tr.e.tx.stage_tap = Some(StageTap::default());
+        tr.e.tx.taps.stage = Some(StageTap::default());
         let l = p.read_latency as usize;
         let mut r = Rig {
             tr,
@@ -102,7 +102,7 @@ impl Rig {
         self.tr.clock();
         let t = self.rows.len();
         self.put(t, "rst", 0);
-        let Some(tap) = self.tr.e.tx.stage_tap.clone() else { return };
+        let Some(tap) = self.tr.e.tx.taps.stage.clone() else { return };
         assert!(tap.fails.len() <= 1, "one failure a cycle");
         for &c in &tap.fails {
             // A continuation handed over later than its connection fails

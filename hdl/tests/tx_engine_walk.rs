@@ -2,7 +2,7 @@
 //! clocked unit of the engine's generator) against the cycle model,
 //! trace-driven: the model `TxEngine` runs real traffic, wired as its
 //! tests wire it (`tx_rig`), with a peer that SACKs the data frames it
-//! sees (a few lost, so bitmaps have holes) and its `walk_tap` on. Each
+//! sees (a few lost, so bitmaps have holes) and its `taps.walk` on. Each
 //! cycle records what entered the walk (its starts, the acknowledgement
 //! unit's level, the walking connection's words, the table reads' answers,
 //! the post's flushes) and what the model showed on the unit's ports (the
@@ -65,7 +65,7 @@ impl Rig {
         let p = TxEngineParams::from_config(&cfg).unwrap();
         let defs = walk::ports(&p);
         let mut e = Engine::new(cfg, seed);
-        e.tx.walk_tap = Some(WalkTap::default());
+        e.tx.taps.walk = Some(WalkTap::default());
         let mut r = Rig { e, defs, rows: Vec::new(), taps: Vec::new(), peer: Peer::default(), seen: HashMap::new() };
         // A reset cycle recorded, then the clear sweep, not replayed.
         r.step(true);
@@ -81,7 +81,7 @@ impl Rig {
     fn step(&mut self, rst: bool) {
         let (inp, ot) = self.e.clock(rst);
         self.peer.beat(&mut self.e, &inp, &ot);
-        let tap = self.e.tx.walk_tap.clone().expect("the tap is on");
+        let tap = self.e.tx.taps.walk.clone().expect("the tap is on");
         self.row(&inp, &ot, &tap);
         self.taps.push(tap);
     }
@@ -305,7 +305,7 @@ impl Rig {
     /// Runs until the walk is idle and the completions are taken.
     fn settle(&mut self, limit: u64) {
         for _ in 0..limit {
-            let t = self.e.tx.walk_tap.as_ref().expect("on");
+            let t = self.e.tx.taps.walk.as_ref().expect("on");
             if !t.running && !t.busy && self.e.tx.outputs().cqe.is_none() {
                 return;
             }

@@ -1898,7 +1898,7 @@ pub struct AnswerPush {
 }
 
 /// What entered and left the output stage in one cycle, recorded when
-/// [`TxEngine::output_tap`] is `Some` (off by default), so the output
+/// [`Taps::output`] is `Some` (off by default), so the output
 /// stage's RTL unit can be replayed against this model cycle by cycle.
 /// Recording changes nothing the engine does.
 #[derive(Debug, Clone, Default)]
@@ -1957,7 +1957,7 @@ pub struct WalkRdTap {
 pub type WalkWord = (u32, u32, u32);
 
 /// What entered and left the completion walk in one cycle, recorded when
-/// [`TxEngine::walk_tap`] is `Some` (off by default), so the walk's RTL
+/// [`Taps::walk`] is `Some` (off by default), so the walk's RTL
 /// unit can be replayed against this model cycle by cycle. Recording
 /// changes nothing the engine does.
 #[derive(Debug, Clone, Default)]
@@ -2013,7 +2013,7 @@ pub struct PostAct {
 }
 
 /// What entered and left the post pipeline in one cycle, recorded when
-/// [`TxEngine::post_tap`] is `Some` (off by default), so the post's RTL
+/// [`Taps::post`] is `Some` (off by default), so the post's RTL
 /// unit can be replayed against this model cycle by cycle: the read a
 /// request issues as it leaves the FIFO's head, the writes of the other
 /// units to the fields the post reads (in the order the cycle makes
@@ -2066,7 +2066,7 @@ pub enum AckGo {
 }
 
 /// What enters and leaves the acknowledgement unit's control in one clock
-/// ([`TxEngine::ack_tap`]), so that a clocked unit can be replayed against
+/// ([`Taps::ack`]), so that a clocked unit can be replayed against
 /// this model cycle by cycle: the busy count, what the unit's turn sees
 /// (in the order the cycle makes it), the step it starts, the pushes into
 /// its timer queues and the tail-timer scanner. Recording changes nothing
@@ -2177,7 +2177,7 @@ pub struct SchedRead {
 }
 
 /// What the commit read and wrote in one cycle, recorded when
-/// [`TxEngine::commit_tap`] is `Some` (off by default) in the cycle the
+/// [`Taps::commit`] is `Some` (off by default) in the cycle the
 /// commit happens, so its RTL unit can be replayed against this model
 /// cycle by cycle. Recording changes nothing the engine does.
 #[derive(Debug, Clone, Default)]
@@ -2289,7 +2289,7 @@ pub struct NackAct {
 }
 
 /// What the acknowledgement unit's NACK handler did, recorded when
-/// [`TxEngine::nack_tap`] is `Some` (off by default): the step's record
+/// [`Taps::nack`] is `Some` (off by default): the step's record
 /// in the cycle it starts, the actions in the cycle its reads answer, so
 /// its RTL unit can be replayed against this model cycle by cycle.
 /// Recording changes nothing the engine does.
@@ -2385,7 +2385,7 @@ pub struct SackRec {
 }
 
 /// What the acknowledgement unit's SACK handler read and wrote in a step,
-/// recorded when [`TxEngine::sack_tap`] is `Some` (off by default) in the
+/// recorded when [`Taps::sack`] is `Some` (off by default) in the
 /// cycle the step starts, so its RTL unit can be replayed against this
 /// model cycle by cycle. Recording changes nothing the engine does.
 #[derive(Debug, Clone, Default)]
@@ -2468,7 +2468,7 @@ pub struct StageCont {
 }
 
 /// What the acknowledgement unit's SACK stages read and wrote, recorded
-/// when [`TxEngine::stage_tap`] is `Some` (off by default), so their RTL
+/// when [`Taps::stage`] is `Some` (off by default), so their RTL
 /// unit can be replayed against this model cycle by cycle. Recording
 /// changes nothing the engine does.
 #[derive(Debug, Clone, Default)]
@@ -2483,7 +2483,7 @@ pub struct StageTap {
 }
 
 /// What the acknowledgement unit's timeout and update handlers read and
-/// wrote in a step, recorded when [`TxEngine::rto_tap`] is `Some` (off by
+/// wrote in a step, recorded when [`Taps::rto`] is `Some` (off by
 /// default) in the cycle the step starts, so their RTL unit can be
 /// replayed against this model cycle by cycle. Recording changes nothing
 /// the engine does.
@@ -2555,7 +2555,7 @@ pub struct SchedCommit {
 }
 
 /// What entered and left the scheduler's control in one cycle, recorded
-/// when [`TxEngine::sched_tap`] is `Some` (off by default), so its RTL
+/// when [`Taps::sched`] is `Some` (off by default), so its RTL
 /// unit can be replayed against this model cycle by cycle. Recording
 /// changes nothing the engine does.
 #[derive(Debug, Clone, Default)]
@@ -2594,6 +2594,50 @@ pub struct SchedTap {
     pub commit: Option<SchedCommit>,
     /// The scheduler is idle after the cycle's transition.
     pub idle_after: bool,
+}
+
+/// The taps of [`TxEngine`]: each records, when `Some`, what enters and
+/// leaves one clocked unit so that its RTL can be replayed against the
+/// model. They belong to the bench, not to the engine's state: a reset
+/// keeps them, and recording changes nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct Taps {
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// output stage ([`OutputTap`], overwritten every cycle); `None` (the
+    /// default) records nothing.
+    pub output: Option<OutputTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// completion walk ([`WalkTap`], overwritten every cycle); `None` (the
+    /// default) records nothing.
+    pub walk: Option<WalkTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// post pipeline ([`PostTap`], overwritten every cycle); `None` (the
+    /// default) records nothing.
+    pub post: Option<PostTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// acknowledgement unit's control ([`AckTap`], overwritten every
+    /// cycle); `None` (the default) records nothing.
+    pub ack: Option<AckTap>,
+    /// Set to `Some` to record, each clock, what enters and leaves the
+    /// scheduler's control ([`SchedTap`], overwritten every cycle); `None`
+    /// (the default) records nothing.
+    pub sched: Option<SchedTap>,
+    /// Set to `Some` to record what the commit read and wrote
+    /// ([`CommitTap`], cleared every cycle); `None` (the default) records
+    /// nothing.
+    pub commit: Option<CommitTap>,
+    /// Set to `Some` to record what the timeout and update handlers read
+    /// and wrote ([`RtoTap`], cleared every cycle); `None` (the default)
+    /// records nothing.
+    pub rto: Option<RtoTap>,
+    /// The NACK handler's tap ([`NackTap`]); `None` (off) by default.
+    pub nack: Option<NackTap>,
+    /// The SACK handler's tap ([`SackTap`], cleared every cycle); `None`
+    /// (off) by default.
+    pub sack: Option<SackTap>,
+    /// The SACK stages' tap ([`StageTap`], cleared every cycle); `None`
+    /// (off) by default.
+    pub stage: Option<StageTap>,
 }
 
 /// The cycle-accurate transmit engine. See the module docs.
@@ -2696,42 +2740,9 @@ pub struct TxEngine {
     /// Decisions started, whether or not they sent a packet
     /// (observability, as `sacks_started`).
     pub decisions: u64,
-    /// Set to `Some` to record, each clock, what enters and leaves the
-    /// output stage ([`OutputTap`], overwritten every cycle); `None` (the
-    /// default) records nothing.
-    pub output_tap: Option<OutputTap>,
-    /// Set to `Some` to record, each clock, what enters and leaves the
-    /// completion walk ([`WalkTap`], overwritten every cycle); `None` (the
-    /// default) records nothing.
-    pub walk_tap: Option<WalkTap>,
-    /// Set to `Some` to record, each clock, what enters and leaves the
-    /// post pipeline ([`PostTap`], overwritten every cycle); `None` (the
-    /// default) records nothing.
-    pub post_tap: Option<PostTap>,
-    /// Set to `Some` to record, each clock, what enters and leaves the
-    /// acknowledgement unit's control ([`AckTap`], overwritten every
-    /// cycle); `None` (the default) records nothing.
-    pub ack_tap: Option<AckTap>,
-    /// Set to `Some` to record, each clock, what enters and leaves the
-    /// scheduler's control ([`SchedTap`], overwritten every cycle); `None`
-    /// (the default) records nothing.
-    pub sched_tap: Option<SchedTap>,
-    /// Set to `Some` to record what the commit read and wrote
-    /// ([`CommitTap`], cleared every cycle); `None` (the default) records
-    /// nothing.
-    pub commit_tap: Option<CommitTap>,
-    /// Set to `Some` to record what the timeout and update handlers read
-    /// and wrote ([`RtoTap`], cleared every cycle); `None` (the default)
-    /// records nothing.
-    pub rto_tap: Option<RtoTap>,
-    /// The NACK handler's tap ([`NackTap`]); `None` (off) by default.
-    pub nack_tap: Option<NackTap>,
-    /// The SACK handler's tap ([`SackTap`], cleared every cycle); `None`
-    /// (off) by default.
-    pub sack_tap: Option<SackTap>,
-    /// The SACK stages' tap ([`StageTap`], cleared every cycle); `None`
-    /// (off) by default.
-    pub stage_tap: Option<StageTap>,
+    /// What the clocked units' replays record ([`Taps`]); all off by
+    /// default.
+    pub taps: Taps,
     /// A SACK stage's ring walk in flight: (cycles until its reads answer,
     /// the cycles it then issues ring reads, each holding the count at 2;
     /// architecture.md, tx_engine item 14).
@@ -2821,16 +2832,7 @@ impl TxEngine {
             sacks_started: 0,
             tails_fired: 0,
             decisions: 0,
-            output_tap: None,
-            walk_tap: None,
-            post_tap: None,
-            ack_tap: None,
-            sched_tap: None,
-            commit_tap: None,
-            rto_tap: None,
-            nack_tap: None,
-            sack_tap: None,
-            stage_tap: None,
+            taps: Taps::default(),
             stage_hold: None,
             tail_wr: None,
             nack_ans: None,
@@ -2907,7 +2909,7 @@ impl TxEngine {
     /// The decision found nothing to send: the connection leaves the
     /// ready set; `port_wait` if only full ports kept it.
     fn stall(&mut self, c: u32, port_wait: bool) {
-        if let Some(t) = self.sched_tap.as_mut() {
+        if let Some(t) = self.taps.sched.as_mut() {
             t.stall = Some((c, port_wait));
         }
         let k = &mut self.conns[c as usize];
@@ -2980,7 +2982,7 @@ impl TxEngine {
     pub fn clock(&mut self, inp: &Inputs) {
         let out = self.outputs();
         self.stats = Stats::default();
-        if let Some(t) = self.output_tap.as_mut() {
+        if let Some(t) = self.taps.output.as_mut() {
             *t = OutputTap {
                 frames: self.frames.len(),
                 answers: self.answers.len(),
@@ -2988,28 +2990,28 @@ impl TxEngine {
                 ..OutputTap::default()
             };
         }
-        if let Some(t) = self.walk_tap.as_mut() {
+        if let Some(t) = self.taps.walk.as_mut() {
             *t = WalkTap { running: self.walk.is_some(), ..WalkTap::default() };
         }
-        if let Some(t) = self.post_tap.as_mut() {
+        if let Some(t) = self.taps.post.as_mut() {
             *t = PostTap::default();
         }
-        if let Some(t) = self.commit_tap.as_mut() {
+        if let Some(t) = self.taps.commit.as_mut() {
             t.commit = None;
         }
-        if let Some(t) = self.rto_tap.as_mut() {
+        if let Some(t) = self.taps.rto.as_mut() {
             t.step = None;
         }
-        if let Some(t) = self.nack_tap.as_mut() {
+        if let Some(t) = self.taps.nack.as_mut() {
             *t = NackTap::default();
         }
-        if let Some(t) = self.sack_tap.as_mut() {
+        if let Some(t) = self.taps.sack.as_mut() {
             *t = SackTap::default();
         }
-        if let Some(t) = self.stage_tap.as_mut() {
+        if let Some(t) = self.taps.stage.as_mut() {
             *t = StageTap::default();
         }
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             *t = AckTap {
                 run: !inp.rst && !self.init,
                 busy: self.ack_busy,
@@ -3019,7 +3021,7 @@ impl TxEngine {
                 ..AckTap::default()
             };
         }
-        if self.sched_tap.is_some() {
+        if self.taps.sched.is_some() {
             self.tap_sched_begin();
         }
         if inp.rst {
@@ -3034,10 +3036,10 @@ impl TxEngine {
             return;
         }
         let ts = inp.ts_now;
-        if self.post_tap.is_some() {
+        if self.taps.post.is_some() {
             let head = self.wr_fifo.front().copied().or(inp.wr.filter(|_| out.wr_ready));
             let r = head.map(|w| self.post_read(w.conn, w.stream));
-            if let Some(t) = self.post_tap.as_mut() {
+            if let Some(t) = self.taps.post.as_mut() {
                 t.head_read = r;
             }
         }
@@ -3153,7 +3155,7 @@ impl TxEngine {
                     Some((c, path)) => {
                         debug_assert_eq!(c, conn, "the selector answers in order");
                         if let Some(path) = path {
-                            if self.sched_tap.is_some() {
+                            if self.taps.sched.is_some() {
                                 self.tap_commit(conn, plan, path, &full_after);
                             }
                             self.commit(conn, plan, path, &full_after, ts);
@@ -3164,9 +3166,9 @@ impl TxEngine {
                 }
             }
             Sched::Idle => {
-                if self.sched_tap.is_some() {
+                if self.taps.sched.is_some() {
                     let (ok, frames) = (self.start_ok(inp), self.frames.len());
-                    if let Some(t) = self.sched_tap.as_mut() {
+                    if let Some(t) = self.taps.sched.as_mut() {
                         (t.start_ok, t.frames) = (ok, frames);
                     }
                 }
@@ -3175,17 +3177,17 @@ impl TxEngine {
                 }
             }
         }
-        if let Some(t) = self.sched_tap.as_mut() {
+        if let Some(t) = self.taps.sched.as_mut() {
             t.idle_after = matches!(self.sched, Sched::Idle);
         }
 
         // Acknowledgement unit. The walk's reads answer whether or not the
         // unit is busy: their wait counts down every cycle.
         self.walk_wait = self.walk_wait.saturating_sub(1);
-        if let Some(t) = self.walk_tap.as_mut() {
+        if let Some(t) = self.taps.walk.as_mut() {
             t.ack_free = self.ack_busy == 0;
         }
-        if self.ack_tap.is_some() {
+        if self.taps.ack.is_some() {
             self.tap_ack_turn();
         }
         if self.ack_busy > 0 {
@@ -3206,7 +3208,7 @@ impl TxEngine {
 
         // The tail-timer scanner: one connection's deadline compared per
         // cycle; a hit waits for the acknowledgement unit.
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             t.phase = 2;
         }
         // A NACK's reads answer after the turn: its actions, a failure
@@ -3221,7 +3223,7 @@ impl TxEngine {
         if self.tail_hit.is_none() {
             let c = self.tail_scan;
             let due = self.tail_due(c, ts);
-            if let Some(t) = self.ack_tap.as_mut() {
+            if let Some(t) = self.taps.ack.as_mut() {
                 t.scan_due = Some(due);
             }
             if due {
@@ -3244,7 +3246,7 @@ impl TxEngine {
             } else if let Some(n) = self.cnack_reg.take() {
                 self.answers.push_back(self.nack_answer(&n));
             }
-            if let (Some(t), true) = (self.output_tap.as_mut(), self.answers.len() > out_answers) {
+            if let (Some(t), true) = (self.taps.output.as_mut(), self.answers.len() > out_answers) {
                 let a = self.answers.back().expect("just pushed");
                 t.answer = Some(AnswerPush { hdr: a.hdr.clone(), sport: a.sport, plane: a.plane, direct, to: a.to });
             }
@@ -3265,7 +3267,7 @@ impl TxEngine {
         // failure, a reopen, the previous post's `tail`) forwards the write
         // to the requests in flight whose connection or stream it names, so
         // no post acts on a stale `pend` (architecture.md, tx_engine item 7).
-        if let Some(t) = self.walk_tap.as_mut() {
+        if let Some(t) = self.taps.walk.as_mut() {
             t.room = self.cqe_fifo.len() < CQE_FIFO;
             t.busy = self.walk.is_some();
         }
@@ -3277,7 +3279,7 @@ impl TxEngine {
         if self.post_pipe.len() < self.p.read_latency as usize {
             if let Some(w) = self.wr_fifo.pop_front() {
                 self.post_pipe.push_back((w, self.p.read_latency));
-                if let Some(t) = self.post_tap.as_mut() {
+                if let Some(t) = self.taps.post.as_mut() {
                     t.rd = t.head_read;
                 }
             }
@@ -3287,17 +3289,17 @@ impl TxEngine {
         }
 
         // Output: the next frame starts right after the last beat.
-        if let Some(t) = self.output_tap.as_mut() {
+        if let Some(t) = self.taps.output.as_mut() {
             t.walk_busy = self.walk.is_some() || self.nack_ans.is_some();
             t.head_failed = self.frames.front().is_some_and(|f| self.conns[f.conn as usize].failed.is_some());
         }
         if frame_done {
             self.next_frame(inp);
         }
-        if self.walk_tap.is_some() {
+        if self.taps.walk.is_some() {
             self.tap_walk_end();
         }
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             (t.rnr_len, t.wp_len) = (self.rnr.len(), self.wprobe.len());
         }
     }
@@ -3305,7 +3307,7 @@ impl TxEngine {
     /// The acknowledgement tap's view at the unit's turn.
     fn tap_ack_turn(&mut self) {
         let cont = self.sack_cont.as_ref().map(|k| k.wait);
-        let t = self.ack_tap.as_mut().expect("checked by the caller");
+        let t = self.taps.ack.as_mut().expect("checked by the caller");
         t.phase = 1;
         t.free = self.ack_busy == 0;
         t.pend_evt = !self.pend_evt.is_empty();
@@ -3321,7 +3323,7 @@ impl TxEngine {
 
     /// Records the step the acknowledgement unit starts.
     fn tap_ack_go(&mut self, go: AckGo) {
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             t.go = Some(go);
         }
     }
@@ -3342,7 +3344,7 @@ impl TxEngine {
             issued: self.wq_issued[wi],
             acked: self.wq_acked[wi],
         };
-        let t = self.walk_tap.as_mut().expect("checked by the caller");
+        let t = self.taps.walk.as_mut().expect("checked by the caller");
         if t.words.is_none() {
             t.words = Some((c, words));
         }
@@ -3360,7 +3362,7 @@ impl TxEngine {
             Sched::Select { issued, .. } => (3, *issued, 0),
         };
         let walk_running = self.walk.is_some();
-        if let Some(t) = self.sched_tap.as_mut() {
+        if let Some(t) = self.taps.sched.as_mut() {
             *t = SchedTap { state, issued, wait, walk_running, ..SchedTap::default() };
         }
     }
@@ -3399,7 +3401,7 @@ impl TxEngine {
             port_ready: self.port_ready,
             ts,
         };
-        if let Some(t) = self.sched_tap.as_mut() {
+        if let Some(t) = self.taps.sched.as_mut() {
             t.read = Some(r);
         }
     }
@@ -3419,7 +3421,7 @@ impl TxEngine {
             },
             Plan::New { stream } => SchedCommit { conn: c, stream, phys, full_after: full, ..SchedCommit::default() },
         };
-        if let Some(t) = self.sched_tap.as_mut() {
+        if let Some(t) = self.taps.sched.as_mut() {
             t.commit = Some(x);
         }
     }
@@ -3453,28 +3455,9 @@ impl TxEngine {
     }
 
     fn reset(&mut self) {
-        let p = self.p.clone();
-        let tap = self.output_tap.take();
-        let walk_tap = self.walk_tap.take();
-        let post_tap = self.post_tap.take();
-        let ack_tap = self.ack_tap.take();
-        let sched_tap = self.sched_tap.take();
-        let commit_tap = self.commit_tap.take();
-        let rto_tap = self.rto_tap.take();
-        let nack_tap = self.nack_tap.take();
-        let sack_tap = self.sack_tap.take();
-        let stage_tap = self.stage_tap.take();
-        *self = TxEngine::new(p);
-        self.stage_tap = stage_tap;
-        self.nack_tap = nack_tap;
-        self.sack_tap = sack_tap;
-        self.output_tap = tap;
-        self.walk_tap = walk_tap;
-        self.post_tap = post_tap;
-        self.ack_tap = ack_tap;
-        self.sched_tap = sched_tap;
-        self.commit_tap = commit_tap;
-        self.rto_tap = rto_tap;
+        let taps = std::mem::take(&mut self.taps);
+        *self = TxEngine::new(self.p.clone());
+        self.taps = taps;
     }
 }
 
@@ -3699,7 +3682,7 @@ impl TxEngine {
     /// encoder then looks at the connections' PROBE bits alone.
     fn start(&mut self, ts: u32) -> bool {
         let probes_only = self.frames.len() >= FRAME_QUEUE;
-        if self.sched_tap.is_some() {
+        if self.taps.sched.is_some() {
             let words = (self.p.conns as usize).div_ceil(64);
             let (mut work, mut probe) = (vec![0u64; words], vec![0u64; words]);
             for c in 0..self.p.conns {
@@ -3707,7 +3690,7 @@ impl TxEngine {
                 work[w] |= u64::from(self.conn_has_work(c)) << b;
                 probe[w] |= u64::from(self.conns[c as usize].probe_q != 0) << b;
             }
-            if let Some(t) = self.sched_tap.as_mut() {
+            if let Some(t) = self.taps.sched.as_mut() {
                 t.ready = Some((work, probe));
             }
         }
@@ -3717,7 +3700,7 @@ impl TxEngine {
         };
         self.rr_conn = (c + 1) % self.p.conns;
         if let Some(path) = self.conns[c as usize].probes.pop_front() {
-            if let Some(t) = self.sched_tap.as_mut() {
+            if let Some(t) = self.taps.sched.as_mut() {
                 t.probe = Some(c);
             }
             self.conns[c as usize].probe_q &= !(1 << path);
@@ -3780,18 +3763,18 @@ impl TxEngine {
                 // wakes it to try again.
                 self.stats.wprobe_full = true;
                 self.wprobe_refused = true;
-                if let Some(t) = self.sched_tap.as_mut() {
+                if let Some(t) = self.taps.sched.as_mut() {
                     t.wprobe_full = true;
                 }
                 return None;
             }
-            if let Some(t) = self.sched_tap.as_mut() {
+            if let Some(t) = self.taps.sched.as_mut() {
                 t.wprobe = Some(c);
             }
             let at = ts.wrapping_add(self.k.rto_min);
             self.conns[c as usize].window_probe_at = Some(at);
             self.wprobe.push_back((c, at));
-            if let Some(t) = self.ack_tap.as_mut() {
+            if let Some(t) = self.taps.ack.as_mut() {
                 t.wp_push = Some((c, at));
             }
         }
@@ -3801,7 +3784,7 @@ impl TxEngine {
     /// The telemetry answer is in: choose what to send and form the path
     /// request (the reference's `TxConn::poll` after its PROBE step).
     fn decide(&mut self, c: u32, v: &TelView, ts: u32) {
-        if self.sched_tap.is_some() {
+        if self.taps.sched.is_some() {
             self.tap_decide(c, ts);
         }
         let np = self.conns[c as usize].npaths;
@@ -3847,7 +3830,7 @@ impl TxEngine {
                 }
                 _ => {
                     self.conns[c as usize].retx.pop_front();
-                    if let Some(t) = self.sched_tap.as_mut() {
+                    if let Some(t) = self.taps.sched.as_mut() {
                         t.pop = Some(c);
                     }
                     self.sched = Sched::Decide { conn: c, view: v.clone(), wait: self.p.read_latency - 1 };
@@ -3862,7 +3845,7 @@ impl TxEngine {
                 return;
             };
             self.stats.ring_full = ch.ring_held;
-            if let Some(t) = self.sched_tap.as_mut() {
+            if let Some(t) = self.taps.sched.as_mut() {
                 t.ring_full = ch.ring_held;
             }
             elig = ch.new_elig;
@@ -3882,7 +3865,7 @@ impl TxEngine {
                 clr |= 1 << p;
             }
         }
-        if let Some(t) = self.sched_tap.as_mut() {
+        if let Some(t) = self.taps.sched.as_mut() {
             t.clr = Some((c, clr));
         }
         let weight = v.paths.iter().map(|w| w.weight).collect();
@@ -3893,7 +3876,7 @@ impl TxEngine {
     /// The path decision is in: the packet is committed (ring, mirror,
     /// work request, telemetry event) and its frame queued.
     fn commit(&mut self, c: u32, plan: Plan, phys: u32, full_after: &[bool], ts: u32) {
-        if self.commit_tap.is_some() {
+        if self.taps.commit.is_some() {
             self.tap_commit_begin(c, plan, phys, full_after, ts);
         }
         if self.conns[c as usize].failed.is_some() {
@@ -3906,7 +3889,7 @@ impl TxEngine {
                 let mut slot = self.ring[ri].expect("a queued slot stays until acked; acks wait for the decision");
                 let charged = !slot.rnr_resend && slot.charge;
                 if charged && slot.retx_count >= RETRY_LIMIT {
-                    if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
+                    if let Some(r) = self.taps.commit.as_mut().and_then(|t| t.commit.as_mut()) {
                         r.fail = Some((slot.stream, slot.wq, status::TRANSPORT_RETRY_EXCEEDED));
                     }
                     self.fail(c, Some((slot.stream, slot.wq)), status::TRANSPORT_RETRY_EXCEEDED);
@@ -3935,7 +3918,7 @@ impl TxEngine {
                 self.paths[pi].tx_seq = self.paths[pi].tx_seq.wrapping_add(1);
                 self.evt_fifo.push_back(tel::Event { kind, conn: c, path, now: ts, ..Default::default() });
                 let addr = w.req.laddr.wrapping_add(slot.offset as u64);
-                if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
+                if let Some(r) = self.taps.commit.as_mut().and_then(|t| t.commit.as_mut()) {
                     r.slot_out = Some(slot);
                     r.tx_seq_out = self.paths[pi].tx_seq;
                     r.evt_kind = kind;
@@ -3991,7 +3974,7 @@ impl TxEngine {
                     sent: ts,
                     ..Default::default()
                 };
-                if let Some(r) = self.commit_tap.as_mut().and_then(|t| t.commit.as_mut()) {
+                if let Some(r) = self.taps.commit.as_mut().and_then(|t| t.commit.as_mut()) {
                     r.cut_in = a;
                     r.cut = Some(o);
                     (r.slot_out, r.tx_seq_out, r.evt_kind) = (Some(slot), o.tx_seq, tel::kind::SEND);
@@ -4006,7 +3989,7 @@ impl TxEngine {
                 let k = &mut self.conns[c as usize];
                 k.pend_streams = o.pend_streams;
                 k.cc.inflight_bytes = o.inflight;
-                if let Some(t) = self.post_tap.as_mut() {
+                if let Some(t) = self.taps.post.as_mut() {
                     t.cut = Some((c, stream, o.pend, o.pend_streams));
                 }
                 (k.since_ackreq, k.unreq_since, k.tail_at) = (o.since_ackreq, o.unreq_since, o.tail_at);
@@ -4072,7 +4055,7 @@ impl TxEngine {
                 (r.msn, r.rq_seq, r.issued) = (w.msn, w.rq_seq, self.wq_issued[wi]);
             }
         }
-        if let Some(t) = self.commit_tap.as_mut() {
+        if let Some(t) = self.taps.commit.as_mut() {
             t.commit = Some(r);
         }
     }
@@ -4107,7 +4090,7 @@ impl TxEngine {
     /// with `len` payload bytes to read from `addr`.
     fn push_frame(&mut self, c: u32, phys: u32, hdr: Vec<u8>, wr: Option<(u32, u32)>, addr: u64, len: u32) {
         let m = self.paths[self.pidx(c, phys)];
-        if let Some(t) = self.output_tap.as_mut() {
+        if let Some(t) = self.taps.output.as_mut() {
             let k = &self.conns[c as usize];
             t.frame = Some(FramePush {
                 hdr: hdr.clone(),
@@ -4157,7 +4140,7 @@ impl TxEngine {
     /// and the next step's reads see every write (no forwarding needed).
     fn ack_step(&mut self, ts: u32) {
         if self.ack_work(ts) {
-            if let Some(t) = self.ack_tap.as_mut() {
+            if let Some(t) = self.taps.ack.as_mut() {
                 t.handler_busy = self.ack_busy;
             }
             self.ack_busy = self.ack_busy.max(1) + self.p.read_latency;
@@ -4187,7 +4170,7 @@ impl TxEngine {
         } else if let Some(s) = self.sack_reg.take() {
             self.sacks_started += 1;
             self.tap_ack_go(AckGo::Sack);
-            let before = self.sack_tap.is_some().then(|| self.tap_sack_begin(&s, ts));
+            let before = self.taps.sack.is_some().then(|| self.tap_sack_begin(&s, ts));
             self.on_sack(&s, ts);
             if let Some(b) = before {
                 self.tap_sack_end(b);
@@ -4202,7 +4185,7 @@ impl TxEngine {
             self.tap_ack_go(AckGo::Rnr);
             let ri = self.ridx(c, path, psn);
             if let Some(s) = self.ring[ri].as_mut().filter(|s| s.rnr_wait && s.rnr_tag == tag) {
-                if let Some(t) = self.ack_tap.as_mut() {
+                if let Some(t) = self.taps.ack.as_mut() {
                     t.live = true;
                 }
                 s.rnr_wait = false;
@@ -4221,7 +4204,7 @@ impl TxEngine {
                 self.tap_ack_go(AckGo::Wprobe);
                 let k = &self.conns[c as usize];
                 if k.window_probe_at == Some(at) && k.failed.is_none() {
-                    if let Some(t) = self.ack_tap.as_mut() {
+                    if let Some(t) = self.taps.ack.as_mut() {
                         t.live = true;
                     }
                     self.conns[c as usize].window_probe_at = None;
@@ -4262,7 +4245,7 @@ impl TxEngine {
             return true;
         }
         self.tails_fired += 1;
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             t.live = true;
         }
         self.conns[c as usize].tail_at = None;
@@ -4278,7 +4261,7 @@ impl TxEngine {
             completed_msn: 0,
             tail: true,
         });
-        if let Some(t) = self.stage_tap.as_mut() {
+        if let Some(t) = self.taps.stage.as_mut() {
             t.cont = Some(StageCont { conn: c, tail: true, ..StageCont::default() });
         }
         self.ack_busy = 1;
@@ -4318,7 +4301,7 @@ impl TxEngine {
     /// runs ([`RtoTap`]).
     /// Returns the length of the connection's retransmit queue.
     fn tap_rto_begin(&mut self, rto: Option<tel::Rto>, upd: Option<tel::Upd>, ts: u32) -> usize {
-        if self.rto_tap.is_none() {
+        if self.taps.rto.is_none() {
             return 0;
         }
         let (c, path) = rto.map(|r| (r.conn, r.path)).or(upd.map(|u| (u.conn, u.path))).expect("a record");
@@ -4344,7 +4327,7 @@ impl TxEngine {
             ..RtoRec::default()
         };
         let queued = k.retx.len();
-        if let Some(t) = self.rto_tap.as_mut() {
+        if let Some(t) = self.taps.rto.as_mut() {
             t.step = Some(rec);
         }
         queued
@@ -4353,7 +4336,7 @@ impl TxEngine {
     /// Records what the handler wrote ([`Self::tap_rto_begin`]; `queued`
     /// its retransmit queue's length before).
     fn tap_rto_end(&mut self, queued: usize) {
-        let Some(mut r) = self.rto_tap.as_mut().and_then(|t| t.step.take()) else { return };
+        let Some(mut r) = self.taps.rto.as_mut().and_then(|t| t.step.take()) else { return };
         let (c, path) = r.rto.map(|x| (x.conn, x.path)).or(r.upd.as_ref().map(|u| (u.conn, u.path))).expect("a record");
         let k = &self.conns[c as usize];
         let m = self.paths[self.pidx(c, path)];
@@ -4383,7 +4366,7 @@ impl TxEngine {
             .zip(&r.marks)
             .position(|(a, b)| a != b)
             .map(|i| (i as u8, self.planes[i].expect("a mark is written, not cleared")));
-        if let Some(t) = self.rto_tap.as_mut() {
+        if let Some(t) = self.taps.rto.as_mut() {
             t.step = Some(r);
         }
     }
@@ -4610,7 +4593,7 @@ impl TxEngine {
             if delivered & 1 << p != 0 || (probe_reply && p == path) {
                 let i = self.pidx(c, p);
                 self.paths[i].last_progress = ts;
-                if let Some(t) = self.sack_tap.as_mut() {
+                if let Some(t) = self.taps.sack.as_mut() {
                     t.progress |= 1 << p;
                 }
             }
@@ -4657,7 +4640,7 @@ impl TxEngine {
             completed_msn: h.completed_msn,
             tail: false,
         });
-        if let Some(t) = self.stage_tap.as_mut() {
+        if let Some(t) = self.taps.stage.as_mut() {
             t.cont = Some(StageCont {
                 conn: c,
                 tail: false,
@@ -4721,7 +4704,7 @@ impl TxEngine {
         let Some(mut k) = self.sack_cont.take() else { return };
         let c = k.conn;
         self.ack_busy = 1;
-        let before = self.stage_tap.is_some().then(|| self.tap_stage_begin(&k, ts));
+        let before = self.taps.stage.is_some().then(|| self.tap_stage_begin(&k, ts));
         let mut walk = Vec::new();
         let mut tail = None;
         if self.conns[c as usize].failed.is_none() {
@@ -4814,7 +4797,7 @@ impl TxEngine {
                     self.stage_hold = None;
                 }
                 self.ack_busy = self.ack_busy.max(2);
-                if let Some(t) = self.ack_tap.as_mut() {
+                if let Some(t) = self.taps.ack.as_mut() {
                     t.hold_stage = true;
                 }
             }
@@ -4931,7 +4914,7 @@ impl TxEngine {
             slot: self.ring[self.ridx(c, path, h.psn)],
         };
         self.nack_ans = Some(NackAns { nack: *h, ts, read, wait: self.p.read_latency });
-        if let Some(t) = self.nack_tap.as_mut() {
+        if let Some(t) = self.taps.nack.as_mut() {
             t.step = Some((*h, ts, self.ack_busy));
         }
     }
@@ -4949,7 +4932,7 @@ impl TxEngine {
         }
         let a = self.nack_ans.take().expect("checked");
         let act = self.nack_act(&a);
-        if let Some(t) = self.nack_tap.as_mut() {
+        if let Some(t) = self.taps.nack.as_mut() {
             t.ans = Some(act);
         }
     }
@@ -5012,7 +4995,7 @@ impl TxEngine {
             })
             .collect();
         r.cont = self.sack_cont.as_ref().map(|k| (k.wait, k.touched.clone(), k.stream_id, k.completed_msn));
-        if let Some(t) = self.sack_tap.as_mut() {
+        if let Some(t) = self.taps.sack.as_mut() {
             r.progress = t.progress;
             t.step = Some(r);
         }
@@ -5096,7 +5079,7 @@ impl TxEngine {
         r.wprobe_cleared = r.remote_completed_after != r.remote_completed;
         r.walk_started = r.stage == SackStage::Finish && !r.dead && r.touched.iter().any(|&t| t);
         r.cont = self.sack_cont.as_ref().map(|k| (k.stage, k.wait));
-        if let Some(t) = self.stage_tap.as_mut() {
+        if let Some(t) = self.taps.stage.as_mut() {
             t.step = Some(r);
         }
     }
@@ -5114,7 +5097,7 @@ impl TxEngine {
         let count = *count;
         self.sack_hold = None;
         self.ack_busy = self.ack_busy.max(count);
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             t.hold_sack = Some(count);
         }
     }
@@ -5194,7 +5177,7 @@ impl TxEngine {
                 act.slot = Some(s);
                 act.rnr = Some((until, self.rnr_next_tag));
                 self.rnr.push_back((c, path, h.psn, until, self.rnr_next_tag));
-                if let Some(t) = self.ack_tap.as_mut() {
+                if let Some(t) = self.taps.ack.as_mut() {
                     t.rnr_push = Some((c, path, h.psn, until, self.rnr_next_tag));
                 }
                 self.rnr_next_tag = self.rnr_next_tag.wrapping_add(1);
@@ -5229,7 +5212,7 @@ impl TxEngine {
     fn complete(&mut self, c: u32, touched: Vec<bool>) {
         if let Some(first) = touched.iter().position(|&t| t) {
             self.walk = Some(Walk::Done { conn: c, touched, stream: first as u32 });
-            if let Some(t) = self.walk_tap.as_mut() {
+            if let Some(t) = self.taps.walk.as_mut() {
                 t.start = Some(WalkStart { walk: self.walk.clone().expect("just set"), read_failed: false });
             }
             // The first head's entry is read now.
@@ -5251,9 +5234,9 @@ impl TxEngine {
         let r =
             WalkRead { head: q.head, pend: q.pend, tail: q.tail, issued: self.wq_issued[wi], acked: self.wq_acked[wi] };
         let (next, act) = walk_next(&walk, &r, self.p.streams);
-        if self.walk_tap.is_some() {
+        if self.taps.walk.is_some() {
             let (words, req) = (self.walk_words(c), self.wq[wi].req);
-            if let Some(t) = self.walk_tap.as_mut() {
+            if let Some(t) = self.taps.walk.as_mut() {
                 t.words = Some((c, words));
                 t.step = Some(WalkStepTap { walk: walk.clone(), stream: s, slot, read: r, req });
             }
@@ -5269,7 +5252,7 @@ impl TxEngine {
             q.pend = q.tail;
             q.pend_sent = 0;
         }
-        if let Some(t) = self.post_tap.as_mut() {
+        if let Some(t) = self.taps.post.as_mut() {
             let q = &self.streams[si];
             t.sw_head = act.advance.then_some((c, s, q.head));
             t.sw_drain = act.drain.then_some((c, s, q.pend));
@@ -5288,10 +5271,10 @@ impl TxEngine {
             return;
         }
         self.conns[c as usize].failed = Some(st);
-        if let Some(t) = self.stage_tap.as_mut() {
+        if let Some(t) = self.taps.stage.as_mut() {
             t.fails.push(c);
         }
-        if let Some(t) = self.post_tap.as_mut() {
+        if let Some(t) = self.taps.post.as_mut() {
             debug_assert!(t.fail.is_none(), "one failure a cycle");
             t.fail = Some(c);
         }
@@ -5299,7 +5282,7 @@ impl TxEngine {
         // queues a request per cycle.
         debug_assert!(self.walk.is_none(), "a failure starts only with the walk idle");
         self.walk = Some(Walk::Fail { conn: c, culprit, culprit_pending: culprit.is_some(), st, stream: 0 });
-        if let Some(t) = self.walk_tap.as_mut() {
+        if let Some(t) = self.taps.walk.as_mut() {
             t.start = Some(WalkStart { walk: self.walk.clone().expect("just set"), read_failed: false });
         }
         // The culprit's entry (or the first stream's head) is read now.
@@ -5317,7 +5300,7 @@ impl TxEngine {
         k.cc.inflight_bytes = 0;
         // The connection's RNR entries find their slots empty at the head.
         self.ack_busy = self.ack_busy.max(self.p.paths * self.p.ring_depth);
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             // Before the turn the commit's; after it the output stage's, a
             // reopen's or a NACK's at its reads' answer (item 11).
             t.hold_pre |= t.phase == 0;
@@ -5367,7 +5350,7 @@ impl TxEngine {
                 cc,
                 ..Default::default()
             };
-            if let Some(t) = self.post_tap.as_mut() {
+            if let Some(t) = self.taps.post.as_mut() {
                 t.open = Some(c);
             }
             for s in 0..self.p.streams {
@@ -5403,7 +5386,7 @@ impl TxEngine {
             ..Default::default()
         });
         self.ack_busy = self.ack_busy.max(self.p.ring_depth);
-        if let Some(t) = self.ack_tap.as_mut() {
+        if let Some(t) = self.taps.ack.as_mut() {
             t.hold_open = true;
         }
         true
@@ -5428,12 +5411,12 @@ impl TxEngine {
             pend_streams: k.pend_streams,
         };
         let o = post_rule(self.p.wq_depth, &a);
-        if let Some(t) = self.post_tap.as_mut() {
+        if let Some(t) = self.taps.post.as_mut() {
             t.post = Some(PostAct { req: *w, read: a, out: o });
         }
         if o.flush {
             self.cqe_fifo.push_back(cqe(w.conn, w.stream, w, status::WR_FLUSH));
-            if let Some(t) = self.walk_tap.as_mut() {
+            if let Some(t) = self.taps.walk.as_mut() {
                 t.flush = self.cqe_fifo.back().copied();
             }
         }
@@ -5511,14 +5494,14 @@ impl TxEngine {
         if f.err {
             // The host refused the read: the request fails, nothing leaves.
             if self.conns[f.conn as usize].failed.is_none() {
-                if let Some(t) = self.output_tap.as_mut() {
+                if let Some(t) = self.taps.output.as_mut() {
                     t.fail = Some((f.conn, f.wr));
                 }
                 self.fail(f.conn, f.wr, status::LOCAL_PROTECTION);
-                if let Some(t) = self.post_tap.as_mut() {
+                if let Some(t) = self.taps.post.as_mut() {
                     t.rdfail = t.fail.take();
                 }
-                if let Some(s) = self.walk_tap.as_mut().and_then(|t| t.start.as_mut()) {
+                if let Some(s) = self.taps.walk.as_mut().and_then(|t| t.start.as_mut()) {
                     s.read_failed = true;
                 }
             }

@@ -1563,7 +1563,7 @@ fn a_connection_whose_every_path_is_dead_fails_and_flushes_every_request_once() 
         let npaths = 2;
         assert!(cfg.transport.paths_per_conn > npaths, "{name}: a path past npaths exists");
         let mut rig = Rig::new(cfg, 23);
-        rig.tx.rto_tap = Some(RtoTap::default());
+        rig.tx.taps.rto = Some(RtoTap::default());
         rig.open(1, npaths, 0);
         rig.open(2, npaths, 0);
         rig.run(300);
@@ -1581,7 +1581,7 @@ fn a_connection_whose_every_path_is_dead_fails_and_flushes_every_request_once() 
         let mut failed_at = None;
         for cycle in 0..3_000_000u64 {
             rig.step();
-            if let Some(r) = rig.tx.rto_tap.as_ref().and_then(|t| t.step.clone()) {
+            if let Some(r) = rig.tx.taps.rto.as_ref().and_then(|t| t.step.clone()) {
                 let (c, p, st) = match (r.rto, r.upd) {
                     (Some(x), _) => (x.conn, x.path, x.state),
                     (None, Some(u)) => (u.conn, u.path, u.state),
