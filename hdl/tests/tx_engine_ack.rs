@@ -309,7 +309,7 @@ impl Rig {
                 }
             }
         }
-        let v = port_row(&mut self.e.rng, &defs, &junked, ins.into_iter().chain(outs).collect());
+        let v = port_row(&mut self.e.junk, &defs, &junked, ins.into_iter().chain(outs).collect());
         self.rows.push(v);
     }
 

@@ -160,7 +160,7 @@ impl Rig {
         }
         let given: Vec<&str> = vals.iter().map(|(n, _)| *n).filter(|n| n.starts_with('s') || *n == "ts_now").collect();
         let junked: Vec<&str> = ins_all.into_iter().filter(|n| !given.contains(n)).collect();
-        let mut v = port_row(&mut self.e.rng, &defs, &junked, vals);
+        let mut v = port_row(&mut self.e.junk, &defs, &junked, vals);
         for (nm, b) in wide {
             let i = port_index(&defs, nm).unwrap_or_else(|| panic!("no port {nm}"));
             v[i] = b;
@@ -201,7 +201,7 @@ impl Rig {
         assert_eq!((a.ts, a.tx_seq, a.req_len), (r.ts, r.tx_seq, w.len), "the cut read the stores the commit read");
         // An unarmed tail timer's deadline is junk, which the unit carries
         // through while it stays unarmed.
-        let tail_in = a.tail_at.map(u64::from).unwrap_or_else(|| self.e.rng.next_u64() & mask(32));
+        let tail_in = a.tail_at.map(u64::from).unwrap_or_else(|| self.e.junk.next_u64() & mask(32));
         vals.push(("s_ctx_tail_at", tail_in));
         let tail_out = o.tail_at.map(u64::from).unwrap_or(tail_in);
         vals.extend([

@@ -281,7 +281,7 @@ impl Rig {
     /// The rows as port values: the values placed, 0 on every other
     /// output, junk on every other input but the step enable and `rst`.
     fn finish(mut self) -> Run {
-        self.rows.finish(&mut self.e.rng, &["rst", "s_go_nack"], self.seen)
+        self.rows.finish(&mut self.e.junk, &["rst", "s_go_nack"], self.seen)
     }
 
     fn nack(&mut self, conn: u32, path: u32, psn: u32, code: u8) {

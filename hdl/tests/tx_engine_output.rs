@@ -153,7 +153,7 @@ impl Rig {
                     "s_frame_stream",
                     "s_frame_slot",
                 ] {
-                    let b = junk(&mut self.e.rng, 64);
+                    let b = junk(&mut self.e.junk, 64);
                     ins.push((n.to_string(), b));
                 }
             }
@@ -183,24 +183,24 @@ impl Rig {
                     ins.extend([u("s_ans_dst_mac", a.to.0), u("s_ans_dst_ip", u64::from(a.to.1))]);
                 } else {
                     self.rd_due.insert(self.e.cycle + u64::from(p.read_latency), a.to);
-                    ins.extend([u("s_ans_dst_mac", self.e.rng.next_u64()), u("s_ans_dst_ip", self.e.rng.next_u64())]);
+                    ins.extend([u("s_ans_dst_mac", self.e.junk.next_u64()), u("s_ans_dst_ip", self.e.junk.next_u64())]);
                 }
             }
             None => {
                 // Offered to a full queue now and then: the unit must refuse.
-                let offer = tap.answers >= 2 && self.e.rng.below(2) == 0;
+                let offer = tap.answers >= 2 && self.e.junk.below(2) == 0;
                 ins.extend([
                     u("s_ans_valid", u64::from(offer)),
-                    u("s_ans_nack", self.e.rng.below(2)),
-                    u("s_ans_sport", self.e.rng.next_u64()),
-                    u("s_ans_direct", self.e.rng.below(2)),
-                    u("s_ans_dst_mac", self.e.rng.next_u64()),
+                    u("s_ans_nack", self.e.junk.below(2)),
+                    u("s_ans_sport", self.e.junk.next_u64()),
+                    u("s_ans_direct", self.e.junk.below(2)),
+                    u("s_ans_dst_mac", self.e.junk.next_u64()),
                 ]);
             }
         }
         match self.rd_due.remove(&self.e.cycle) {
             Some((mac, ip)) => ins.extend([u("s_ans_rd_mac", mac), u("s_ans_rd_ip", u64::from(ip))]),
-            None => ins.extend([u("s_ans_rd_mac", self.e.rng.next_u64()), u("s_ans_rd_ip", self.e.rng.next_u64())]),
+            None => ins.extend([u("s_ans_rd_mac", self.e.junk.next_u64()), u("s_ans_rd_ip", self.e.junk.next_u64())]),
         }
         match &inp.r {
             Some(b) => {
@@ -208,7 +208,7 @@ impl Rig {
                 ins.extend([u("m_axi_rvalid", 1), u("m_axi_rresp", u64::from(b.resp))]);
                 ins.push(("m_axi_rdata".into(), le_bits(p.data_bits, &b.data)));
             }
-            None => ins.extend([u("m_axi_rvalid", 0), u("m_axi_rresp", self.e.rng.below(4))]),
+            None => ins.extend([u("m_axi_rvalid", 0), u("m_axi_rresp", self.e.junk.below(4))]),
         }
         // Outputs.
         let ar = ot.ar.unwrap_or_default();

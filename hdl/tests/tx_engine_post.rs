@@ -312,7 +312,7 @@ impl Rig {
         }
         self.last_post = posted.map(|a| (a.req.conn, a.req.stream));
         self.reads.push(tap.rd);
-        let v = port_row(&mut self.e.rng, &defs, &junked, ins.into_iter().chain(outs).collect());
+        let v = port_row(&mut self.e.junk, &defs, &junked, ins.into_iter().chain(outs).collect());
         self.rows.push(v);
     }
 }

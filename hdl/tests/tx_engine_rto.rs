@@ -273,7 +273,7 @@ impl Rig {
         }
         let planes = r.marks.len() as u32;
         let mut mv = 0u64;
-        let mut mu = junk(&mut self.e.rng, 32 * planes);
+        let mut mu = junk(&mut self.e.junk, 32 * planes);
         for (i, mk) in r.marks.iter().enumerate() {
             if let Some(until) = mk {
                 mv |= 1 << i;
@@ -422,7 +422,7 @@ impl Rig {
     /// The rows as port values: the values placed, 0 on every other output,
     /// junk on every other input but the step enables (0) and `rst` (0).
     fn finish(mut self) -> Run {
-        self.rows.finish(&mut self.e.rng, &["rst", "s_go_rto", "s_go_upd"], self.seen)
+        self.rows.finish(&mut self.e.junk, &["rst", "s_go_rto", "s_go_upd"], self.seen)
     }
 
     fn nack(&mut self, conn: u32, path: u32, psn: u32, code: NackCode) {
@@ -473,9 +473,10 @@ fn start(cfg: &Config, seed: u64) -> (Rig, u64, u32) {
 /// failed, once a timeout has left a path of it SUSPECT (its timers run
 /// on), by
 /// a NO_CONN NACK while its timers run. Their paths time out, go SUSPECT
-/// (ALL_LOST) and DEAD, marking planes. Then a path opened on a connection
-/// that is not (an update on a closed connection), and the silent
-/// connections speak again: their PROBEs are answered (updates that
+/// (ALL_LOST) and DEAD, marking planes; connection 6 stays silent until a
+/// timeout finds every path of it DEAD and fails it. Then a path opened on
+/// a connection that is not (an update on a closed connection), and the
+/// silent connections speak again: their PROBEs are answered (updates that
 /// answer PROBE replies).
 fn silence(cfg: &Config, seed: u64) -> Rig {
     let (mut rig, rto, _) = start(cfg, seed);
@@ -504,6 +505,15 @@ fn silence(cfg: &Config, seed: u64) -> Rig {
     }
     rig.nack(4, 0, 0, NackCode::NoConn);
     rig.run(8 * rto);
+    // Connection 6 stays silent until its last path is DEAD and a timeout
+    // fails it (how long depends on the back-offs the losses left).
+    for _ in 0..64 * rto {
+        if rig.e.tx.failed(6).is_some() {
+            break;
+        }
+        rig.step();
+    }
+    assert!(rig.e.tx.failed(6).is_some(), "connection 6 failed with every path DEAD");
     rig.e.opens.push_back(Open {
         conn: 9,
         path: 1,

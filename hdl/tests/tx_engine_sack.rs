@@ -466,7 +466,7 @@ impl Rig {
     fn finish(mut self) -> Run {
         let end = self.free_at;
         self.rows.reach(end);
-        self.rows.finish(&mut self.tr.e.rng, &["rst", "s_go_sack"], self.seen)
+        self.rows.finish(&mut self.tr.e.junk, &["rst", "s_go_sack"], self.seen)
     }
 
     fn sack_in(&mut self, s: SackIn) {

@@ -139,7 +139,7 @@ impl Rig {
         let (n, s) = (p.paths, p.streams);
         let planes = self.e.cfg.transport.planes;
         let qb = stream_ptr_bits(p.wq_depth);
-        let rng = &mut self.e.rng;
+        let rng = &mut self.e.junk;
         let mut ins: Vec<(&str, u64)> = vec![("rst", u64::from(inp.rst))];
         let mut outs: Vec<(&str, u64)> = Vec::new();
         let mut wide: Vec<(&str, Bits)> = Vec::new();
@@ -286,10 +286,7 @@ impl Rig {
             }
             None => {
                 junked.extend(dec_names);
-                // Junk too, but not drawn from the engine's generator,
-                // which also drives the traffic's backpressure: a draw
-                // more would change the run this replay covers.
-                ins.push(("s_wp_full", (self.rows.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63));
+                junked.push("s_wp_full");
             }
         }
         if let Some(c) = t.pop {
@@ -417,7 +414,7 @@ impl Rig {
         }
         // `junked` names a port also given a value when a field inside it
         // is junk: the value is set last.
-        let mut v = port_row(&mut self.e.rng, &defs, &junked, ins.into_iter().chain(outs).collect());
+        let mut v = port_row(&mut self.e.junk, &defs, &junked, ins.into_iter().chain(outs).collect());
         for (nm, b) in wide {
             let i = port_index(&defs, nm).unwrap_or_else(|| panic!("no port {nm}"));
             v[i] = b;

@@ -197,7 +197,7 @@ impl Rig {
         }
         // The answer.
         let db = mrnic_hdl::expr::index_bits(p.ring_depth) + 1;
-        let mut vecs = Vecs::new(&mut self.tr.e.rng, np, db);
+        let mut vecs = Vecs::new(&mut self.tr.e.junk, np, db);
         let below = |q: u32| q < r.npaths;
         match kind {
             "overdue" => {
@@ -491,7 +491,7 @@ impl Rig {
             }
         }
         let zero = ["rst", "s_go_stage", "s_cont_valid", "s_tail_valid", "s_fail_valid"];
-        self.rows.finish(&mut self.tr.e.rng, &zero, self.seen)
+        self.rows.finish(&mut self.tr.e.junk, &zero, self.seen)
     }
 }
 

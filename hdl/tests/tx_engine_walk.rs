@@ -174,9 +174,9 @@ impl Rig {
             Walk::Done { stream, .. } | Walk::Fail { stream, .. } => stream,
         });
         let words = tap.words.as_ref().filter(|_| tap.running || tap.step.is_some() || done);
-        let mut heads = junk(&mut self.e.rng, pb * p.streams);
-        let mut pends = junk(&mut self.e.rng, pb * p.streams);
-        let mut tails = junk(&mut self.e.rng, pb * p.streams);
+        let mut heads = junk(&mut self.e.junk, pb * p.streams);
+        let mut pends = junk(&mut self.e.junk, pb * p.streams);
+        let mut tails = junk(&mut self.e.junk, pb * p.streams);
         if let Some((_, ws)) = words {
             for (i, &(h, pe, t)) in ws.iter().enumerate() {
                 let at = pb * i as u32;
@@ -254,7 +254,7 @@ impl Rig {
                     ("s_flush_wr_id", c.wr_id),
                     ("s_flush_op", op),
                     ("s_flush_len", u64::from(c.byte_len)),
-                    ("s_flush_imm", u64::from(c.imm.unwrap_or(self.e.rng.next_u64() as u32))),
+                    ("s_flush_imm", u64::from(c.imm.unwrap_or(self.e.junk.next_u64() as u32))),
                 ]);
             }
             None => {
@@ -288,7 +288,7 @@ impl Rig {
                 ("m_cqe_imm", u64::from(c.imm.unwrap_or(0))),
             ]);
         }
-        let mut v = port_row(&mut self.e.rng, &defs, &junked, ins.into_iter().chain(outs).collect());
+        let mut v = port_row(&mut self.e.junk, &defs, &junked, ins.into_iter().chain(outs).collect());
         for (n, b) in wide {
             let i = port_index(&defs, n).unwrap_or_else(|| panic!("no port {n}"));
             v[i] = b;
@@ -350,8 +350,9 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     burst(&mut rig.e, 4, 2, 2, 200, &mut off);
     rig.run(3_000);
     rig.peer.loss = 0;
-    // Completions held: the FIFO fills and the walk waits for room.
-    rig.e.press = Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 85 };
+    // Completions held (none taken): the FIFO fills and the walk waits
+    // for room, on every config's FIFO depth.
+    rig.e.press = Pressure { axis: 0, ar: 0, r_gap: 0, cqe: 100 };
     burst(&mut rig.e, 3, streams, 2, 300, &mut off);
     rig.run(2_000);
     rig.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 30 };

@@ -157,7 +157,11 @@ pub struct Engine {
     /// on both sides, so the neighbours see what the engine sees).
     pub trd_hold: u64,
     pub psel_hold: u64,
+    /// The traffic's and the fabric's draws.
     pub rng: Rng,
+    /// The replays' filler (values a unit must ignore): its own stream, so
+    /// that a unit gaining a port does not change the traffic it is fed.
+    pub junk: Rng,
     pub cycle: u64,
 }
 
@@ -187,6 +191,7 @@ impl Engine {
             trd_hold: 0,
             psel_hold: 0,
             rng,
+            junk: Rng::new(seed ^ 0x6a75_6e6b),
             cycle: 0,
         }
     }
