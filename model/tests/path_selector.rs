@@ -452,10 +452,15 @@ fn params_from_the_builtin_configs_and_refusals() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// With a fixed eligible set and weights, after t decisions from zero
-    /// credits path i was chosen within one of t * w_i / W times (the SWRR
-    /// credit identity c_i = t w_i - W count_i with |c_i| < W), and so over
-    /// any window within two.
+    /// With a fixed eligible set E and weights, after t decisions from zero
+    /// credits path i's lag c_i = t w_i - W count_i (its credit) stays in
+    /// (-W, (|E| - 1) W): it is never picked a whole pick ahead of its
+    /// weighted share, and falls fewer than |E| - 1 picks behind; so over
+    /// any window it is fewer than |E| picks away. The bound the RTL's
+    /// fairness task proves (hdl path_selector, `a_fair_bounds*`). SWRR
+    /// does lag a whole pick and more: weights [1, 98, 228, 1, 65, 1, 176, 4]
+    /// on paths {0, 1, 2, 4, 6, 7} leave path 6 exactly W behind after 221
+    /// decisions (the regressions file keeps that case).
     #[test]
     fn share_tracks_weight(paths_log in 0u32..=5, elig_seed in any::<u32>(), w in prop::collection::vec(1u8..=255, 32), t in 1usize..600) {
         let paths = 1usize << paths_log;
@@ -463,6 +468,7 @@ proptest! {
         if elig == 0 { elig = 1; }
         let w = &w[..paths];
         let total: i64 = (0..paths).filter(|&i| elig >> i & 1 == 1).map(|i| w[i] as i64).sum();
+        let n_elig = i64::from(elig.count_ones());
         let mut c = vec![0; paths];
         let mut count = vec![0i64; paths];
         let mut at_half = vec![0i64; paths];
@@ -473,13 +479,14 @@ proptest! {
             if step == t / 2 { at_half.clone_from(&count); }
             for i in 0..paths {
                 let ideal = if elig >> i & 1 == 1 { step as i64 * w[i] as i64 } else { 0 };
-                prop_assert!((count[i] * total - ideal).abs() < total, "path {} after {} steps: {} picks, weight {}/{}", i, step, count[i], w[i], total);
+                let lag = ideal - count[i] * total;
+                prop_assert!(-total < lag && lag < (n_elig - 1).max(1) * total, "path {} after {} steps: {} picks, weight {}/{}", i, step, count[i], w[i], total);
             }
         }
         let window = (t - t / 2) as i64;
         for i in 0..paths {
             let ideal = if elig >> i & 1 == 1 { window * w[i] as i64 } else { 0 };
-            prop_assert!(((count[i] - at_half[i]) * total - ideal).abs() < 2 * total);
+            prop_assert!(((count[i] - at_half[i]) * total - ideal).abs() < n_elig.max(2) * total);
         }
     }
 
