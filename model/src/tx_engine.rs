@@ -341,6 +341,14 @@ pub struct TxEngineParams {
     /// one connection's whole ring. A NACK that finds it full starts no
     /// back-off (architecture.md, tx_engine item 3).
     pub rnr_depth: u32,
+    /// Bits of an RNR back-off's tag (its FIFO entry's and its ring
+    /// slot's): `log2(rnr_depth)` rounded up. The tags handed out while
+    /// one entry waits in the FIFO are the entries behind it, fewer than
+    /// `rnr_depth`, so a later back-off of the same slot never gets the
+    /// waiting entry's tag back, and a stale entry is told from a live
+    /// one by the tag alone. (32 bits took 20 more per ring slot on
+    /// `default`, about 80 Mbit of ring memory, for nothing.)
+    pub rnr_tag_bits: u32,
     /// Entries of the window-probe FIFO: `conns`, one live entry per
     /// connection. A decision that finds it full arms no probe and waits
     /// for the FIFO's next pop (architecture.md, tx_engine item 3).
@@ -378,16 +386,6 @@ impl TxEngineParams {
             );
         }
         let rnr_depth = t.connections.max(t.paths_per_conn * h.tx_ring_depth);
-        // A stale entry at the RNR FIFO's head must not match its slot's
-        // later back-off: the tags in the FIFO at once are consecutive,
-        // fewer than its depth, so the tag may not wrap within the depth.
-        if u64::from(rnr_depth) > 1u64 << RNR_TAG_BITS {
-            return bad(
-                "hardware.tx_ring_depth",
-                h.tx_ring_depth,
-                format!("the RNR FIFO's {rnr_depth} entries need more than {RNR_TAG_BITS} tag bits"),
-            );
-        }
         Ok(TxEngineParams {
             conns: t.connections,
             paths: t.paths_per_conn,
@@ -403,6 +401,7 @@ impl TxEngineParams {
             wq_depth: h.tx_wq_depth,
             read_latency: h.table_read_latency,
             rnr_depth,
+            rnr_tag_bits: Config::index_bits(rnr_depth).max(1),
             wprobe_depth: t.connections,
             cfg: cfg.clone(),
         })
@@ -640,10 +639,6 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
 /// reference NIC's default `rnr_retry`).
 pub const RNR_RETRY: u8 = 7;
 
-/// Bits of an RNR back-off's tag (its FIFO entry's and its ring slot's):
-/// at least log2 of [`TxEngineParams::rnr_depth`], checked by
-/// [`TxEngineParams::from_config`].
-pub const RNR_TAG_BITS: u32 = 32;
 /// Loss retransmissions of one packet before the connection fails: the
 /// ring's 4-bit `retx_count` (the reference NIC's default `retry_limit`).
 pub const RETRY_LIMIT: u8 = 15;
@@ -5180,7 +5175,8 @@ impl TxEngine {
                 if let Some(t) = self.taps.ack.as_mut() {
                     t.rnr_push = Some((c, path, h.psn, until, self.rnr_next_tag));
                 }
-                self.rnr_next_tag = self.rnr_next_tag.wrapping_add(1);
+                // Wraps at rnr_tag_bits, as the RTL's counter does.
+                self.rnr_next_tag = ((u64::from(self.rnr_next_tag) + 1) & ((1u64 << self.p.rnr_tag_bits) - 1)) as u32;
             }
             c_ if c_ == mrnic_proto::NackCode::Access as u8 => {
                 act.fail = Some((wr, status::REMOTE_ACCESS));

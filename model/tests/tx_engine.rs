@@ -1714,6 +1714,61 @@ fn rnr_nacks_past_the_fifo_depth_start_no_back_off_and_their_packets_are_resent(
     assert_eq!(rig.data_frames().len(), 13, "nothing else resent");
 }
 
+/// RNR tags are `log2(rnr_depth)` bits and wrap (2 bits here): after the
+/// counter has gone round, a stale entry is still told from its slot's
+/// later back-off two tags on, which a 1-bit tag would confuse with it.
+#[test]
+fn rnr_tags_wrap_and_a_stale_entry_two_tags_back_is_still_skipped() {
+    let mut rig = Rig::new(tiny_fifos(), 33);
+    assert_eq!(rig.tx.params().rnr_tag_bits, 2);
+    rig.open(0, 1, 0);
+    rig.open(1, 1, 0);
+    let mtu = rig.cfg.transport.mtu;
+    let rto = rto_cycles(&rig);
+    let rnr = |conn, psn| NackIn { conn, path_id: 0, code: NackCode::Rnr as u8, psn };
+    // Told apart by their lengths.
+    let (len0, len1) = (4 * mtu, 2 * mtu - 7);
+    let psns = |r: &Rig, conn: u32| -> Vec<u32> {
+        let len = if conn == 0 { len0 } else { len1 };
+        r.data_frames().iter().filter(|f| f.0.msg_len == len).map(|f| f.0.path_psn).collect()
+    };
+    // Four back-offs on connection 0 (tags 0..=3) take the counter round.
+    rig.wrs.push_back(wr(0, 0, op::SEND, 80, 0, len0));
+    assert!(rig.run_until(50_000, |r| r.frames.len() >= 4));
+    for psn in 0..4 {
+        rig.nacks.push_back(rnr(0, psn));
+    }
+    assert!(rig.run_until(2 * rto, |r| psns(r, 0).len() >= 8), "the four back-offs resend");
+    let ts = rig.data_frames()[7].0.tx_ts;
+    rig.sacks.push_back(sack_for(0, 0, 4, &[], ts));
+    assert!(rig.run_until(20_000, |r| !r.cqes.is_empty()));
+    // Connection 1's psn 0 backs off (tag 0, wrapped), is resent by a
+    // BAD_HDR NACK, its psn 1 backs off (tag 1) and psn 0 again (tag 2):
+    // the FIFO's head (tag 0) is stale.
+    rig.wrs.push_back(wr(1, 0, op::SEND, 81, 0x4000, len1));
+    assert!(rig.run_until(50_000, |r| psns(r, 1).len() >= 2));
+    let first = rig.cycle;
+    rig.nacks.push_back(rnr(1, 0));
+    rig.run(200);
+    rig.nacks.push_back(NackIn { code: NackCode::BadHdr as u8, ..rnr(1, 0) });
+    assert!(rig.run_until(2_000, |r| psns(r, 1).len() >= 3), "the BAD_HDR NACK resends psn 0");
+    rig.nacks.push_back(rnr(1, 1));
+    rig.run(rto / 2 - (rig.cycle - first));
+    rig.nacks.push_back(rnr(1, 0));
+    // Past the stale entry's deadline and psn 1's: only psn 1 leaves.
+    rig.run(rto * 3 / 4);
+    assert_eq!(psns(&rig, 1), [0, 1, 0, 1], "the stale head resends nothing; psn 1's back-off resends it");
+    assert!(rig.run_until(rto, |r| psns(r, 1).len() >= 5), "the live re-arm resends psn 0");
+    assert_eq!(psns(&rig, 1)[4], 0);
+    let ts = rig.data_frames().last().unwrap().0.tx_ts;
+    rig.sacks.push_back(sack_for(1, 0, 2, &[], ts));
+    assert!(rig.run_until(20_000, |r| r.cqes.len() >= 2));
+    rig.run(2 * rto);
+    let done: Vec<(u64, u8)> = rig.cqes.iter().map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(done, [(80, status::SUCCESS), (81, status::SUCCESS)], "each once, successful");
+    assert_eq!(psns(&rig, 1).len(), 5, "nothing else resent");
+}
+
 /// The window-probe FIFO full of probes, one of them stale: a connection
 /// blocked on the peer's message table with nothing in flight arms no
 /// probe (counted once) and stalls; the FIFO's next pop wakes it, it arms

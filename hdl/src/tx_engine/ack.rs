@@ -41,8 +41,8 @@
 //!   walk reads the ring (`tx_stage`'s `m_hold_*`, item 14).
 //! - **The RNR tag** a back-off started this cycle gets is `m_rnr_tag`; a
 //!   push (`s_rnr_push`, only when a NACK's reads answer, `L` cycles after
-//!   its step: `tx_nack`'s `m_rnr_valid`) moves it on (`RNR_TAG_BITS`,
-//!   wrapping, as the model's; a refused back-off takes no tag). `m_timer_at` is `ts_now + rto_min`, the deadline a
+//!   its step: `tx_nack`'s `m_rnr_valid`) moves it on (`rnr_tag_bits`
+//!   wide, wrapping, as the model's; a refused back-off takes no tag). `m_timer_at` is `ts_now + rto_min`, the deadline a
 //!   window probe's push writes this cycle (an RNR push's counts from its
 //!   NACK's step, `tx_nack`'s `m_rnr_until`).
 //! - **The tail scanner** compares one connection per cycle
@@ -94,7 +94,7 @@
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::Consts;
-use mrnic_model::tx_engine::{TxEngineParams, RNR_TAG_BITS};
+use mrnic_model::tx_engine::TxEngineParams;
 
 use crate::expr::{cat, lit, mux, Expr, Signal};
 use crate::ir::{set, Module};
@@ -168,7 +168,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_hold_fail", 1, HOLD, "after the turn, a failure: count at least PATHS x tx_ring_depth"),
         i("s_hold_sack", 1, HOLD, "after the turn, a live SACK's reads answered: count at least s_hold_cnt"),
         i("s_hold_cnt", bb, HOLD, "its two passes' count, 2 + 2 x span (tx_sack m_hold_cnt)"),
-        o("m_rnr_tag", RNR_TAG_BITS, TIMERS, "the tag an RNR back-off started this cycle gets"),
+        o("m_rnr_tag", p.rnr_tag_bits, TIMERS, "the tag an RNR back-off started this cycle gets"),
         i("s_rnr_push", 1, TIMERS, "a NACK's answer pushes an RNR back-off (tag m_rnr_tag; tx_nack m_rnr_valid)"),
         o("m_timer_at", 32, TIMERS, "ts_now + rto_min: the deadline a window probe's push writes"),
         o("m_tail_scan", cb, TIMERS, "the connection the scanner compares this cycle"),
@@ -208,7 +208,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     let hit_v = m.reg("tail_hit_valid", 1, 0, "a due tail timer waits");
     let hit_c = m.reg("tail_hit_conn", cb, 0, "its connection");
     let scan = m.reg("tail_scan", cb, 0, "the connection the scanner compares next");
-    let tag = m.reg("rnr_tag", RNR_TAG_BITS, 0, "the next RNR tag");
+    let tag = m.reg("rnr_tag", p.rnr_tag_bits, 0, "the next RNR tag");
     let run = sg("s_run").expr();
 
     // ------------------------------------------------------------ the turn
@@ -302,7 +302,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     // ------------------------------------------------------------ RNR tag, deadlines
     m.assign(sg("m_rnr_tag"), &tag.q);
     let push = run.clone().logic_and(sg("s_rnr_push"));
-    m.next(set(&tag.next, mux(push, tag.q.expr() + lit(RNR_TAG_BITS, 1), tag.q.expr())));
+    m.next(set(&tag.next, mux(push, tag.q.expr() + lit(p.rnr_tag_bits, 1), tag.q.expr())));
     m.assign(sg("m_timer_at"), ts.expr() + lit(32, u64::from(k.rto_min)));
 
     // ------------------------------------------------------------ the tail scanner
@@ -681,7 +681,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     m.assert(
         "a_rnr_tag",
         "the RNR tag moves on by one with each push and holds otherwise",
-        implies(&p_ran, f.tag.expr().eq(mux(&p_push, p_tag.expr() + lit(RNR_TAG_BITS, 1), p_tag.expr()))),
+        implies(&p_ran, f.tag.expr().eq(mux(&p_push, p_tag.expr() + lit(p.rnr_tag_bits, 1), p_tag.expr()))),
     );
 
     // ------------------------------------------------ covers

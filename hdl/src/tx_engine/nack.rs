@@ -117,7 +117,7 @@
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry::{self as tel, Consts};
-use mrnic_model::tx_engine::{status, TxEngineParams, RNR_RETRY, RNR_TAG_BITS};
+use mrnic_model::tx_engine::{status, TxEngineParams, RNR_RETRY};
 use mrnic_proto::NackCode;
 
 use super::ack::busy_bits;
@@ -177,7 +177,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_ring_rnr_resend", 1, RD, "its next send is an RNR resend"),
         i("s_ring_rnr_wait", 1, RD, "it waits for an RNR back-off"),
         i("s_ring_queued", 1, RD, "it is queued for retransmission"),
-        i("s_rnr_tag", RNR_TAG_BITS, WR, "the tag a back-off started now gets (tx_ack m_rnr_tag)"),
+        i("s_rnr_tag", p.rnr_tag_bits, WR, "the tag a back-off started now gets (tx_ack m_rnr_tag)"),
         i(
             "s_rnr_full",
             1,
@@ -200,13 +200,13 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
             "a back-off: rnr_count, rnr_tag written, rnr_wait and rnr_resend set, queued cleared (else queued and charge set)",
         ),
         o("m_ring_wr_rnr_count", rc, WR, "the rnr_count written"),
-        o("m_ring_wr_rnr_tag", RNR_TAG_BITS, WR, "the rnr_tag written"),
+        o("m_ring_wr_rnr_tag", p.rnr_tag_bits, WR, "the rnr_tag written"),
         o("m_rnr_valid", 1, WR, "an RNR back-off is pushed (tx_ack s_rnr_push)"),
         o("m_rnr_conn", cb, WR, "its connection"),
         o("m_rnr_path", pb, WR, "its path"),
         o("m_rnr_psn", PSN, WR, "its psn"),
         o("m_rnr_until", 32, WR, "its deadline, the step's ts + rto_min"),
-        o("m_rnr_tag", RNR_TAG_BITS, WR, "its tag"),
+        o("m_rnr_tag", p.rnr_tag_bits, WR, "its tag"),
         o("m_retx_valid", 1, WR, "the slot is pushed into the retransmit queue (BAD_HDR)"),
         o("m_retx_conn", cb, WR, "its connection"),
         o("m_retx_path", pb, WR, "its path"),
@@ -390,13 +390,13 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_ring_wr_psn"), gate(&wr, r_psn.q.expr(), PSN));
     m.assign(sg("m_ring_wr_rnr"), &rnr_push);
     m.assign(sg("m_ring_wr_rnr_count"), gate(&rnr_push, count + lit(rc, 1), rc));
-    m.assign(sg("m_ring_wr_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), RNR_TAG_BITS));
+    m.assign(sg("m_ring_wr_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), p.rnr_tag_bits));
     m.assign(sg("m_rnr_valid"), &rnr_push);
     m.assign(sg("m_rnr_conn"), gate(&rnr_push, r_conn.q.expr(), cb));
     m.assign(sg("m_rnr_path"), gate(&rnr_push, path.clone(), pb));
     m.assign(sg("m_rnr_psn"), gate(&rnr_push, r_psn.q.expr(), PSN));
     m.assign(sg("m_rnr_until"), gate(&rnr_push, r_ts.q.expr() + lit(32, u64::from(k.rto_min)), 32));
-    m.assign(sg("m_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), RNR_TAG_BITS));
+    m.assign(sg("m_rnr_tag"), gate(&rnr_push, sg("s_rnr_tag").expr(), p.rnr_tag_bits));
     m.assign(sg("m_retx_valid"), &bad);
     m.assign(sg("m_retx_conn"), gate(&bad, r_conn.q.expr(), cb));
     m.assign(sg("m_retx_path"), gate(&bad, path, pb));
