@@ -174,8 +174,8 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
 /// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk`,
 /// post pipeline `tx_post`, scheduler control `tx_sched`,
 /// acknowledgement unit `tx_ack`, commit `tx_commit`, timeout and
-/// update handlers `tx_rto`, NACK handler `tx_nack` and SACK handler
-/// `tx_sack`), proven on their own ports.
+/// update handlers `tx_rto`, NACK handler `tx_nack`, SACK handler
+/// `tx_sack` and SACK stages `tx_stage`), proven on their own ports.
 /// A new block adds one line here (its module and its `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
@@ -237,6 +237,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         one(crate::tx_engine::rto::NAME, crate::tx_engine::rto::generate, crate::tx_engine::rto::formal_tasks)?,
         one(crate::tx_engine::nack::NAME, crate::tx_engine::nack::generate, crate::tx_engine::nack::formal_tasks)?,
         one(crate::tx_engine::sack::NAME, crate::tx_engine::sack::generate, crate::tx_engine::sack::formal_tasks)?,
+        one(crate::tx_engine::stage::NAME, crate::tx_engine::stage::generate, crate::tx_engine::stage::formal_tasks)?,
     ])
 }
 

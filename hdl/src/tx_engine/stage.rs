@@ -52,6 +52,57 @@
 //! - Every payload is 0 without its valid; SILENT events go to the
 //!   unit's pending events, one a cycle.
 //!
+//! # Formal properties
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
+//! as the unit `tx_stage` ([`crate::proof::blocks`], [`formal_tasks`]), all
+//! by 2-induction (boolector), with the step's ghosts the other handlers
+//! share (tx_ack's count left, here raised by the walk's holds, the cycles
+//! since the step, the record) and ghosts of the model's `sack_stage`:
+//! the continuation (`sack_cont`: loaded from the ports, ended or moved on
+//! at a step's end), the answer as read, the paths each stage walks, the
+//! reads in flight, the broken paths, the stop, the arm's earliest time.
+//! The walk itself is stated from this account over those ghosts and the
+//! inputs: the read of each cycle follows the read before (or, at the
+//! answer, the first walked path), so the rules hold for walks of any
+//! length without unrolling them.
+//! - `tx_ack`'s side, assumed: no step in a reset, a step only once
+//!   tx_ack's count (the holds included) has run out
+//!   (`asm_step_when_free`) and only for a waiting continuation
+//!   (`asm_step_with_cont`); a continuation loaded only in another step,
+//!   with none waiting, one at a time (`asm_load_when_idle`);
+//! - `m_busy` is 1 with the step and 0 otherwise; the step's reads exactly
+//!   with it, for the continuation's connection and stream; the
+//!   completion walk exactly with a live finish's step with streams
+//!   touched; `remote_completed` exactly at a live finish's answer, by
+//!   the model's stream and serial tests;
+//! - nothing acts but in the walk, from the answer to its end, and only
+//!   for a continuation alive at the step; answers of a broken path or
+//!   past a stop write, push, queue and raise nothing;
+//! - the ring reads: a hold of 2 with each and none else; each of the
+//!   connection, on a walked path below `npaths`, below its `next_psn`;
+//!   none of a path after a stop, from the cycle the silent loss is
+//!   found; exactly the model's walk order (a slot a cycle from each
+//!   path's `cum_acked`, the next walked path's first after a path's last
+//!   slot or in the cycle an answer breaks the path being read);
+//! - a RACK loss exactly at a counted answer sent before RACK's newest
+//!   acknowledged send and overdue (`overdue_wait`, signed), with its
+//!   path, psn and charge; its push, and no other; SILENT exactly with an
+//!   uncharged loss (its copy's path, the step's `ts_now`); a PROBE
+//!   exactly at the PROBE stage's first overdue counted slot of a path;
+//!   the tail timer exactly at the arm's end with the earliest overdue
+//!   time; the continuation the model's at every step's end;
+//! - every action and the step's end before tx_ack's count frees the
+//!   unit; every payload 0 without its valid;
+//! - invariants tying the read pipe, the record, the count, the
+//!   continuation, the held answer, the reads in flight, the broken
+//!   paths, the stop, the arm's time and the next read to the ghosts
+//!   (`a_inv_*`);
+//! - covers: a loss charged and a SILENT one, a stop keeping a path
+//!   unread and RACK going on after it, a break moving the reads on, an
+//!   answer ignored, the arm armed, a PROBE, the finish's walk and
+//!   `remote_completed`, a failed connection's step, and a step as soon as
+//!   the count frees the unit after a walk.
+//!
 //! [`stage_cycles`]: mrnic_model::tx_engine::stage_cycles
 
 use mrnic_model::block::PortDef;
@@ -62,7 +113,7 @@ use mrnic_proto::tables::path as pt;
 use super::ack::busy_bits;
 use super::gate;
 use super::PSN;
-use crate::expr::{cat, index_bits, lit, mux, zext, Expr, Signal};
+use crate::expr::{cat, fit, index_bits, lit, mux, repl, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
 /// Module name.
@@ -269,7 +320,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_done_touched"), gate(&done, c_touched.q.expr(), streams));
 
     // ------------------------------------------------------------ the answer
-    let (_, ans) = super::read_answer(&mut m, &go, l);
+    let (rd_pipe, ans) = super::read_answer(&mut m, &go, l);
     let held = |m: &mut Module, nm: &str, e: Expr, width: u32, c: &str| super::held(m, &ans, nm, e, width, c);
     let hp = |m: &mut Module, nm: &str, port: &str, c: &str| {
         let width = sig[port].width();
@@ -610,5 +661,864 @@ pub fn build(p: &TxEngineParams) -> Module {
         &c_dead.next,
         mux(load, fails_now(l_conn.expr()), c_dead.q.expr().logic_or(fails_now(c_conn.q.expr()))),
     ));
+    let inner = Inner {
+        pipe: rd_pipe,
+        rec: vec![k_ov, k_arm, k_probe, k_fin, r_ts],
+        cont: [c_valid.q, c_conn.q, c_stage.q, c_first.q, c_wait.q, c_tail.q, c_touched.q, c_sid.q, c_msn.q, c_dead.q],
+        active: act_r.q,
+        pipe_v: pv.q,
+        pipe_path: pp.q,
+        pipe_d: pd.q,
+        pos: [iv_r.q, ip_r.q, id_r.q],
+        broken: dead_r.q,
+        stop: [stop_r.q, stop_pr.q],
+        tail: [at_vr.q, at_r.q],
+        held: [rack_sent, rack_rtt, lp, cum, srtt, rttvar, mask, span_v, np_held],
+    };
+    properties(&mut m, p, &inner);
     m
+}
+
+/// The unit's registers and held answers its formal properties tie to
+/// their ghosts (the invariants that let induction close).
+struct Inner {
+    /// The step's reads in flight.
+    pipe: Signal,
+    /// The step's record: RACK, the arm, the PROBEs, the finish, `ts_now`.
+    rec: Vec<Signal>,
+    /// The continuation: valid, connection, stage, first path, wait, tail,
+    /// touched, stream_id, completed_msn, dead.
+    cont: [Signal; 10],
+    /// The walk runs (after the answer's cycle).
+    active: Signal,
+    /// The ring reads in flight: valid, path, offset.
+    pipe_v: Signal,
+    pipe_path: Signal,
+    pipe_d: Signal,
+    /// The next read: a path left, its path, its offset.
+    pos: [Signal; 3],
+    /// The paths whose walk broke.
+    broken: Signal,
+    /// A silent loss was found, and its path.
+    stop: [Signal; 2],
+    /// The arm's earliest overdue time so far: found, and the time.
+    tail: [Signal; 2],
+    /// The held answer: RACK's send and RTT, last_progress, cum_acked,
+    /// srtt, rttvar, the paths walked, their spans, npaths.
+    held: [Signal; 9],
+}
+
+/// The `tx_stage` module for `cfg`'s engine parameters, for the proofs
+/// ([`crate::proof::blocks`]).
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
+
+/// The unit's proof tasks, with boolector ([`crate::proof::boolector_tasks`]):
+/// every assertion by 2-induction, and the covers to [`COVER_DEPTH`] cycles.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::boolector_tasks(2, COVER_DEPTH)
+}
+
+/// The cover depth: the reset, a tail timer's continuation loaded, its
+/// RACK step and, as soon as tx_ack's count frees the unit, its PROBE
+/// step's walk over a path (`L = 2`: two steps of `2 L + 3` cycles).
+pub const COVER_DEPTH: u32 = 18;
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use super::{field, pick};
+    use crate::formal::{implies, port, quiet_without};
+    use crate::ir::{if_else, if_then};
+    let (cb, l, np, streams) = (p.conn_bits, p.read_latency, p.paths, p.streams);
+    let pb = index_bits(np);
+    let bb = busy_bits(p);
+    let db = d_bits(p);
+    let (sw, vw) = (pt::SRTT.width, pt::RTTVAR.width);
+    let sg = |m: &Module, nm: &str| port(m, nm);
+    let fw = |m: &mut Module, nm: &str, w: u32, c: &str, e: Expr| {
+        let s = m.formal_wire(nm, w, c);
+        m.formal_assign(&s, e);
+        s
+    };
+    let rst = sg(m, "rst");
+    let go = sg(m, "s_go_stage");
+    let rd = sg(m, "m_ring_rd_valid");
+    let (load_s, load_t) = (sg(m, "s_cont_valid"), sg(m, "s_tail_valid"));
+
+    // ------------------------------------------------ tx_ack's side, assumed
+    m.assume(
+        "asm_no_step_in_reset",
+        "no step starts in a reset (tx_ack is reset with the unit)",
+        implies(&rst, go.expr().logic_not()),
+    );
+    // The age tells apart the cycles up to the answer and the count's end
+    // without reads (L + 2); the walk, as long as the spans, has ghosts of
+    // its own.
+    let most = u64::from(l) + 3;
+    let hold = (sg(m, "m_hold_valid").expr(), sg(m, "m_hold_cnt").expr());
+    let step = super::step::ghosts_held(m, go.expr(), bb, l, most, Some(hold));
+    let (age, agw, at_ans, wait) = (step.age.clone(), step.agw, step.at_answer.clone(), step.wait.clone());
+    m.assume(
+        "asm_step_with_cont",
+        "tx_ack starts a stage only for a continuation that waits (its s_cont_valid is m_cont_valid)",
+        implies(&go, sg(m, "m_cont_valid")),
+    );
+    m.assume(
+        "asm_load_when_idle",
+        "a continuation is loaded (a SACK's end, a tail timer's step) only in another step, so with tx_ack's \
+         count for the latest stage run out and no step of this unit, one at a time, and only with none waiting \
+         (a waiting continuation's stage comes before a SACK and the tail timer's hit)",
+        implies(
+            load_s.expr().logic_or(&load_t),
+            wait.expr()
+                .eq(lit(bb, 0))
+                .logic_and(go.expr().logic_not())
+                .logic_and(sg(m, "m_cont_valid").expr().logic_not())
+                .logic_and(load_s.expr().logic_and(&load_t).logic_not()),
+        ),
+    );
+
+    // ------------------------------------------------ ghosts: the continuation (the model's sack_cont)
+    let gc = |m: &mut Module, nm: &str, w: u32, c: &str| m.formal_wire(nm, w, c);
+    let f_cv = gc(m, "f_cv", 1, "a continuation waits");
+    let f_cconn = gc(m, "f_cconn", cb, "its connection");
+    let f_cstage = gc(m, "f_cstage", 2, "its next stage");
+    let f_cfirst = gc(m, "f_cfirst", pb, "RACK across paths: its first path");
+    let f_cwait = gc(m, "f_cwait", 1, "its stage waits for path_telemetry");
+    let f_ctail = gc(m, "f_ctail", 1, "the tail timer's, not a SACK's");
+    let f_ctouched = gc(m, "f_ctouched", streams, "a SACK's touched streams");
+    let f_csid = gc(m, "f_csid", 8, "a SACK's stream_id");
+    let f_cmsn = gc(m, "f_cmsn", PSN, "a SACK's completed_msn");
+    let f_cdead = gc(m, "f_cdead", 1, "its connection failed since it was loaded");
+    let rec = |m: &mut Module, nm: &str, c: &str, e: Expr| step.record(m, &go.expr(), (nm, 1), c, e);
+    let alive = f_cdead.expr().logic_not();
+    let is = |s: u64| f_cstage.expr().eq(lit(2, s));
+    let f_kov = rec(m, "f_kov", "the latest step is RACK across paths", alive.clone().logic_and(is(ST_OVERDUE)));
+    let f_karm = rec(
+        m,
+        "f_karm",
+        "it is the tail timer's arm",
+        alive.clone().logic_and(is(ST_TAIL)).logic_and(f_ctail.expr().logic_not()),
+    );
+    let f_kprobe =
+        rec(m, "f_kprobe", "it is the tail timer's PROBEs", alive.clone().logic_and(is(ST_TAIL)).logic_and(&f_ctail));
+    let f_kfin = rec(m, "f_kfin", "it is the finish", alive.clone().logic_and(is(ST_FINISH)));
+    let f_ts = step.record(m, &go.expr(), ("f_ts", 32), "ts_now at the step", sg(m, "ts_now").expr());
+    let f_live = fw(
+        m,
+        "f_live",
+        1,
+        "the latest step has a stage to do (its connection alive)",
+        f_kov.expr().logic_or(&f_karm).logic_or(&f_kprobe).logic_or(&f_kfin),
+    );
+
+    // ------------------------------------------------ ghosts: the answer, held from its cycle
+    let held_port = |m: &mut Module, nm: &str, port: &str| {
+        let s = sg(m, port);
+        let r = m.formal_wire(&format!("{nm}_r"), s.width(), &format!("{port} as the latest answer read it"));
+        m.formal_seq(vec![if_then(&at_ans, vec![set(&r, &s)])]);
+        fw(m, nm, s.width(), &format!("{port} of the latest answer, its cycle included"), mux(&at_ans, &s, &r))
+    };
+    let [g_np, g_rack_v, g_rack_sent, g_rack_rtt, g_pend, g_pq, g_lp, g_next, g_cum, g_srtt, g_var, g_pp] = [
+        ("f_npaths", "s_rd_npaths"),
+        ("f_rack_valid", "s_rd_rack_valid"),
+        ("f_rack_sent", "s_rd_rack_sent"),
+        ("f_rack_rtt", "s_rd_rack_rtt"),
+        ("f_pend", "s_rd_pend"),
+        ("f_probe_q", "s_rd_probe_q"),
+        ("f_lp", "s_lp"),
+        ("f_next", "s_pm_next_psn"),
+        ("f_cum", "s_pm_cum_acked"),
+        ("f_srtt", "s_pm_srtt"),
+        ("f_rttvar", "s_pm_rttvar"),
+        ("f_probe_pending", "s_pm_probe_pending"),
+    ]
+    .map(|(nm, port)| held_port(m, nm, port));
+    // The model's walks: each path's span and whether the stage walks it.
+    let spans: Vec<Expr> = (0..np).map(|q| field(&g_next, q, db, db) - field(&g_cum, q, PSN, db)).collect();
+    let g_span = fw(
+        m,
+        "f_spans",
+        np * db,
+        "each path's next_psn - cum_acked, the low bits (the port's)",
+        cat(&spans.iter().rev().cloned().collect::<Vec<_>>()),
+    );
+    let walks: Vec<Expr> = (0..np)
+        .map(|q| {
+            let below = lit(pb + 1, u64::from(q)).lt(&g_np).logic_and(spans[q as usize].clone().ne(lit(db, 0)));
+            let rack =
+                f_kov.expr().logic_and(&g_rack_v).logic_and(zext(&f_cfirst, pb + 1).le(lit(pb + 1, u64::from(q))));
+            let arm = f_karm.expr().logic_and(g_pend.expr().logic_not());
+            let probe = f_kprobe.expr().logic_and(g_pp.bit(q).logic_not()).logic_and(g_pq.bit(q).logic_not());
+            below.logic_and(rack.logic_or(arm).logic_or(probe))
+        })
+        .collect();
+    let g_mask = fw(
+        m,
+        "f_mask",
+        np,
+        "the paths the stage walks: below npaths with packets outstanding; RACK from the first path with a RACK \
+         send, the arm with nothing to cut, the PROBEs with no PROBE pending or queued",
+        cat(&walks.into_iter().rev().collect::<Vec<_>>()),
+    );
+
+    // ------------------------------------------------ ghosts: the walk
+    let f_walk = m.formal_wire("f_walk", 1, "the latest step's walk runs (after its answer's cycle, to its end)");
+    let walk_now =
+        fw(m, "f_walk_now", 1, "the walk runs this cycle: the answer's, or after", at_ans.expr().logic_or(&f_walk));
+    let f_pr_v = m.formal_wire("f_pr_v", 1, "a ring read was issued the cycle before, in the walk");
+    let f_pr_p = m.formal_wire("f_pr_path", pb, "its path");
+    let f_pr_d = m.formal_wire("f_pr_d", db, "its offset from the path's cum_acked");
+    let (f_pr2_v, f_pr2_p, f_pr2_d) = if l == 1 {
+        (f_pr_v.clone(), f_pr_p.clone(), f_pr_d.clone())
+    } else {
+        (
+            m.formal_wire("f_pr2_v", 1, "a ring read was issued two cycles before, in the walk"),
+            m.formal_wire("f_pr2_path", pb, "its path"),
+            m.formal_wire("f_pr2_d", db, "its offset"),
+        )
+    };
+    let f_broken = m.formal_wire("f_broken", np, "the paths whose walk broke, as answered");
+    let f_stop = m.formal_wire("f_stop", 1, "RACK found a silent loss in an earlier cycle");
+    let f_stop_p = m.formal_wire("f_stop_path", pb, "the path of the first");
+    let f_tv = m.formal_wire("f_tail_v", 1, "the arm found an overdue time in an earlier cycle");
+    let f_tat = m.formal_wire("f_tail_at", 32, "the earliest");
+    // The answered read and the slot.
+    let a_v = fw(m, "f_a_valid", 1, "a ring read answers (L cycles after it)", f_pr2_v.expr());
+    let a_p = f_pr2_p.clone();
+    let a_live = fw(
+        m,
+        "f_a_live",
+        1,
+        "the answer counts: its path's walk has not broken, nor is it past a stop",
+        a_v.expr()
+            .logic_and(f_broken.expr().bit_at(&a_p).logic_not())
+            .logic_and(f_stop.expr().logic_and(a_p.expr().gt(&f_stop_p)).logic_not()),
+    );
+    let slot = fw(
+        m,
+        "f_slot",
+        1,
+        "the counted answer's slot holds a packet neither queued nor waiting for an RNR back-off",
+        a_live
+            .expr()
+            .logic_and(sg(m, "s_ring_valid"))
+            .logic_and(sg(m, "s_ring_queued").expr().logic_not())
+            .logic_and(sg(m, "s_ring_rnr_wait").expr().logic_not()),
+    );
+    let a_psn =
+        fw(m, "f_a_psn", PSN, "the answered slot's psn", pick(&g_cum, &a_p.expr(), np, PSN, PSN) + zext(&f_pr2_d, PSN));
+    // The model's overdue_wait, its overdue test (signed, 33 bits) and RACK.
+    let srtt = zext(pick(&g_srtt, &a_p.expr(), np, sw, sw), 32);
+    let var4 = zext(pick(&g_var, &a_p.expr(), np, vw, vw), 32) << lit(2, 2);
+    let half = srtt.clone() >> lit(1, 1);
+    let base = mux(g_rack_rtt.expr().gt(srtt.clone()), g_rack_rtt.expr(), srtt);
+    let o_wait = fw(m, "f_owait", 32, "the path's overdue_wait", base + mux(half.clone().lt(var4.clone()), var4, half));
+    let sent = sg(m, "s_ring_sent");
+    let o_age = fw(m, "f_oage", 32, "ts - sent", f_ts.expr() - sent.expr());
+    let overdue = fw(
+        m,
+        "f_overdue",
+        1,
+        "the slot is overdue: its age at least overdue_wait, both signed",
+        mux(o_age.bit(31).eq(o_wait.bit(31)), o_age.expr().ge(&o_wait), o_wait.bit(31)),
+    );
+    let after = |m: &mut Module, nm: &str, a: Expr, b: Expr| {
+        let d = fw(m, nm, 32, "a serial difference", a - b);
+        d.expr().ne(lit(32, 0)).logic_and(d.bit(31).logic_not())
+    };
+    let rack_after = after(m, "f_rack_diff", g_rack_sent.expr(), sent.expr());
+    let lost_s = fw(
+        m,
+        "f_lost",
+        1,
+        "RACK: a counted slot sent before RACK's newest acknowledged send and overdue is lost",
+        f_kov.expr().logic_and(&slot).logic_and(rack_after).logic_and(&overdue),
+    );
+    let phys = sg(m, "s_ring_phys");
+    let charge_after = after(m, "f_charge_diff", pick(&g_lp, &phys.expr(), np, 32, 32), sent.expr());
+    let charge_s =
+        fw(m, "f_charge", 1, "the loss is charged: its copy's path made progress after it left", charge_after);
+    let silent_s = fw(m, "f_silent", 1, "an uncharged loss", lost_s.expr().logic_and(charge_s.expr().logic_not()));
+    let brk_s = fw(
+        m,
+        "f_brk",
+        1,
+        "the answer breaks its path's walk: RACK's and the arm's at a first transmission not lost, the PROBEs' at \
+         an overdue slot",
+        slot.expr().logic_and(mux(
+            &f_kprobe,
+            overdue.expr(),
+            sg(m, "s_ring_resent").expr().logic_not().logic_and(lost_s.expr().logic_not()),
+        )),
+    );
+    let stop_now = fw(m, "f_stop_now", 1, "a silent loss is known", f_stop.expr().logic_or(&silent_s));
+    let stop_p_now = fw(m, "f_stop_path_now", pb, "its path", mux(&f_stop, &f_stop_p, &a_p));
+    // The read this cycle: the next slot after the read before, the next
+    // walked path's first after a path's last or its break.
+    let (m_at, m_any) = first_above(&g_mask, None, np, pb);
+    let (pa_at, pa_any) = first_above(&g_mask, Some(f_pr_p.expr()), np, pb);
+    let pr_last = (f_pr_d.expr() + lit(db, 1)).eq(pick(&g_span, &f_pr_p.expr(), np, db, db));
+    let cur_v = fw(
+        m,
+        "f_cur_v",
+        1,
+        "the walk has a slot to read next (before this cycle's break)",
+        at_ans.expr().logic_and(m_any).logic_or(f_walk.expr().logic_and(&f_pr_v).logic_and(mux(
+            pr_last.clone(),
+            pa_any,
+            lit(1, 1),
+        ))),
+    );
+    let cur_p = fw(m, "f_cur_path", pb, "its path", mux(&at_ans, m_at, mux(pr_last.clone(), pa_at, f_pr_p.expr())));
+    let cur_d = fw(
+        m,
+        "f_cur_d",
+        db,
+        "its offset",
+        mux(at_ans.expr().logic_or(pr_last), lit(db, 0), f_pr_d.expr() + lit(db, 1)),
+    );
+    let moves = fw(
+        m,
+        "f_moves",
+        1,
+        "this cycle's answer breaks the path being read",
+        brk_s.expr().logic_and(&cur_v).logic_and(a_p.expr().eq(&cur_p)),
+    );
+    let (nx_at, nx_any) = first_above(&g_mask, Some(cur_p.expr()), np, pb);
+    let want_v = fw(m, "f_want_v", 1, "a slot is left to read", mux(&moves, nx_any, cur_v.expr()));
+    let want_p = fw(m, "f_want_path", pb, "its path", mux(&moves, nx_at, cur_p.expr()));
+    let want_d = fw(m, "f_want_d", db, "its offset", mux(&moves, lit(db, 0), cur_d.expr()));
+    let want = fw(
+        m,
+        "f_want",
+        1,
+        "the walk reads a slot this cycle: one is left, not past a stop",
+        walk_now
+            .expr()
+            .logic_and(&want_v)
+            .logic_and(stop_now.expr().logic_and(want_p.expr().gt(&stop_p_now)).logic_not()),
+    );
+    // The end: the last read's answer (nothing read now, nothing in flight).
+    let in_flight = if l == 1 { lit(1, 0) } else { f_walk.expr().logic_and(&f_pr_v) };
+    let end = fw(
+        m,
+        "f_end",
+        1,
+        "the walk ends: its last read's answer, or the step's answer with nothing to read",
+        walk_now.expr().logic_and(rd.expr().logic_not()).logic_and(in_flight.logic_not()),
+    );
+    // The arm's earliest overdue time, in the walk's order.
+    let t_cand = fw(m, "f_tail_cand", 32, "the counted slot's overdue time", sent.expr() + o_wait.expr());
+    let t_diff =
+        fw(m, "f_tail_diff", 32, "its serial difference from the earliest so far", t_cand.expr() - f_tat.expr());
+    let takes = fw(
+        m,
+        "f_tail_takes",
+        1,
+        "the counted slot's overdue time is the earliest so far",
+        f_karm.expr().logic_and(&slot).logic_and(f_tv.expr().logic_not().logic_or(t_diff.expr().ge(lit(32, 1 << 31)))),
+    );
+    let tv_now = fw(m, "f_tail_v_now", 1, "the arm found an overdue time", f_tv.expr().logic_or(&takes));
+    let tat_now = fw(m, "f_tail_at_now", 32, "the earliest", mux(&takes, &t_cand, &f_tat));
+    // The count: 0, or 1 .. 3 cycles since the latest ring read (3 saturating).
+    let f_since =
+        m.formal_wire("f_since_rd", 2, "cycles since the step's latest ring read, saturating at 3; 0 before one");
+    let hot = cat(&(0..np).rev().map(|q| a_p.expr().eq(lit(pb, u64::from(q)))).collect::<Vec<_>>());
+    let mut walk_upd = vec![
+        set(&f_walk, walk_now.expr().logic_and(end.expr().logic_not())),
+        set(&f_pr_v, &rd),
+        set(&f_pr_p, &want_p),
+        set(&f_pr_d, &want_d),
+        set(&f_broken, f_broken.expr() | (repl(np, &brk_s) & hot)),
+        set(&f_stop, &stop_now),
+        set(&f_stop_p, &stop_p_now),
+        set(&f_tv, &tv_now),
+        set(&f_tat, &tat_now),
+        set(
+            &f_since,
+            mux(
+                &rd,
+                lit(2, 1),
+                mux(
+                    f_since.expr().eq(lit(2, 0)).logic_or(f_since.expr().eq(lit(2, 3))),
+                    f_since.expr(),
+                    f_since.expr() + lit(2, 1),
+                ),
+            ),
+        ),
+    ];
+    let mut walk_clr = vec![
+        set(&f_walk, lit(1, 0)),
+        set(&f_pr_v, lit(1, 0)),
+        set(&f_broken, lit(np, 0)),
+        set(&f_stop, lit(1, 0)),
+        set(&f_tv, lit(1, 0)),
+        set(&f_since, lit(2, 0)),
+    ];
+    if l == 2 {
+        walk_upd.extend([set(&f_pr2_v, &f_pr_v), set(&f_pr2_p, &f_pr_p), set(&f_pr2_d, &f_pr_d)]);
+        walk_clr.push(set(&f_pr2_v, lit(1, 0)));
+    }
+    m.formal_seq(vec![if_else(rst.expr().logic_or(&go), walk_clr, walk_upd)]);
+
+    // The continuation's next: RACK again from the path after a stop, else
+    // the tail timer; the arm: the finish; the rest end it.
+    let stop_next = fw(m, "f_stop_next", pb + 1, "the path after the stop", zext(&stop_p_now, pb + 1) + lit(pb + 1, 1));
+    let again = stop_now.expr().logic_and(stop_next.expr().lt(&g_np));
+    let fails = |c: Expr| sg(m, "s_fail_valid").expr().logic_and(sg(m, "s_fail_conn").expr().eq(c));
+    let l_conn = mux(&load_s, sg(m, "s_cont_conn"), sg(m, "s_tail_conn"));
+    let fail_l = fails(l_conn.clone());
+    let fail_c = fails(f_cconn.expr());
+    m.formal_seq(vec![if_else(
+        &rst,
+        vec![set(&f_cv, lit(1, 0))],
+        vec![if_else(
+            load_s.expr().logic_or(&load_t),
+            vec![
+                set(&f_cv, lit(1, 1)),
+                set(&f_cconn, l_conn),
+                set(&f_cstage, lit(2, ST_OVERDUE)),
+                set(&f_cfirst, lit(pb, 0)),
+                set(&f_cwait, load_s.expr().logic_and(sg(m, "s_cont_wait"))),
+                set(&f_ctail, &load_t),
+                // A tail timer's has no SACK: the model's empty streams, no stream.
+                set(&f_ctouched, mux(&load_s, sg(m, "s_cont_touched"), lit(streams, 0))),
+                set(&f_csid, mux(&load_s, sg(m, "s_cont_stream_id"), lit(8, 0xff))),
+                set(&f_cmsn, mux(&load_s, sg(m, "s_cont_completed_msn"), lit(PSN, 0))),
+                set(&f_cdead, fail_l),
+            ],
+            vec![
+                if_then(fail_c, vec![set(&f_cdead, lit(1, 1))]),
+                if_then(
+                    &end,
+                    vec![if_else(
+                        f_kov.expr().logic_or(&f_karm),
+                        vec![
+                            set(
+                                &f_cstage,
+                                mux(
+                                    &f_karm,
+                                    lit(2, ST_FINISH),
+                                    mux(again.clone(), lit(2, ST_OVERDUE), lit(2, ST_TAIL)),
+                                ),
+                            ),
+                            set(&f_cfirst, stop_next.slice(pb - 1, 0)),
+                            set(&f_cwait, f_kov.expr().logic_and(&stop_now)),
+                        ],
+                        vec![set(&f_cv, lit(1, 0))],
+                    )],
+                ),
+            ],
+        )],
+    )]);
+
+    // ------------------------------------------------ the step
+    let v = |m: &Module, nm: &str| sg(m, nm);
+    m.assert(
+        "a_busy_count",
+        "m_busy is 1 in a step's cycle (the walk's holds raise tx_ack's count later), 0 otherwise",
+        v(m, "m_busy").expr().eq(mux(&go, lit(bb, 1), lit(bb, 0))),
+    );
+    m.assert(
+        "a_step_reads",
+        "the context, mirrors and stream word are read exactly with the step, of the continuation's connection and \
+         its stream_id's stream",
+        v(m, "m_rd_valid").expr().eq(&go).logic_and(implies(
+            &go,
+            v(m, "m_rd_conn")
+                .expr()
+                .eq(&f_cconn)
+                .logic_and(v(m, "m_rd_stream").expr().eq(f_csid.slice(p.stream_bits - 1, 0))),
+        )),
+    );
+    let done = v(m, "m_done_valid");
+    m.assert(
+        "a_done_when",
+        "the completion walk starts exactly with the step of a live continuation's finish with streams touched, \
+         with its connection and streams",
+        done.expr()
+            .eq(go.expr().logic_and(alive.clone()).logic_and(is(ST_FINISH)).logic_and(f_ctouched.expr().reduce_or()))
+            .logic_and(implies(
+                &done,
+                v(m, "m_done_conn").expr().eq(&f_cconn).logic_and(v(m, "m_done_touched").expr().eq(&f_ctouched)),
+            )),
+    );
+    let rc = v(m, "m_rc_valid");
+    let rc_d = f_cmsn.expr() - sg(m, "s_rd_remote_completed").expr();
+    m.assert(
+        "a_rc_when",
+        "the stream's remote_completed moves on exactly at the finish's answer, for a stream_id below the streams \
+         whose remote_completed is before completed_msn (24-bit serial), to completed_msn",
+        rc.expr()
+            .eq(at_ans
+                .expr()
+                .logic_and(&f_kfin)
+                .logic_and(f_csid.expr().lt(lit(8, u64::from(streams))))
+                .logic_and(rc_d.clone().ne(lit(PSN, 0)))
+                .logic_and(rc_d.lt(lit(PSN, 1 << (PSN - 1)))))
+            .logic_and(implies(
+                &rc,
+                v(m, "m_rc_conn")
+                    .expr()
+                    .eq(&f_cconn)
+                    .logic_and(v(m, "m_rc_stream").expr().eq(f_csid.slice(p.stream_bits - 1, 0)))
+                    .logic_and(v(m, "m_rc_msn").expr().eq(&f_cmsn)),
+            )),
+    );
+
+    // ------------------------------------------------ when the unit acts
+    let acts = [
+        "m_hold_valid",
+        "m_ring_rd_valid",
+        "m_ring_lost_valid",
+        "m_retx_valid",
+        "m_evt_valid",
+        "m_probe_valid",
+        "m_tail_valid",
+        "m_rc_valid",
+    ];
+    let any_of = |m: &Module, names: &[&str]| names.iter().fold(lit(1, 0), |a, n| a.logic_or(sg(m, n)));
+    let any = any_of(m, &acts);
+    m.assert(
+        "a_act_in_window",
+        &format!(
+            "nothing acts (hold, ring read, loss, push, event, PROBE, tail timer, remote_completed) but in the \
+             step's walk, from its answer (L = {l} cycles after it) to its end, and only for a continuation alive \
+             at the step"
+        ),
+        implies(any.clone(), walk_now.expr().logic_and(&f_live)),
+    );
+    let ev = v(m, "m_evt_valid");
+    let lost = v(m, "m_ring_lost_valid");
+    let probe = v(m, "m_probe_valid");
+    m.assert(
+        "a_answers_ignored",
+        "an answer of a path whose walk broke, or past a stop, writes, pushes, queues and raises nothing",
+        implies(
+            a_v.expr().logic_and(a_live.expr().logic_not()),
+            lost.expr().logic_or(v(m, "m_retx_valid")).logic_or(&ev).logic_or(&probe).logic_not(),
+        ),
+    );
+    m.assert(
+        "a_ring_hold",
+        "each ring read holds tx_ack's count at 2 in its cycle, and nothing else does",
+        v(m, "m_hold_valid").expr().eq(&rd).logic_and(implies(&rd, v(m, "m_hold_cnt").expr().eq(lit(bb, 2)))),
+    );
+    let rd_path = v(m, "m_ring_rd_path");
+    let rd_off = fw(
+        m,
+        "f_rd_off",
+        PSN,
+        "the read's offset from its path's cum_acked",
+        v(m, "m_ring_rd_psn").expr() - pick(&g_cum, &rd_path.expr(), np, PSN, PSN),
+    );
+    m.assert(
+        "a_ring_in_paths",
+        "a ring read is of the continuation's connection, a path below npaths the stage walks, at a psn below \
+         the path's next_psn",
+        implies(
+            &rd,
+            v(m, "m_ring_rd_conn")
+                .expr()
+                .eq(&f_cconn)
+                .logic_and(zext(&rd_path, pb + 1).lt(&g_np))
+                .logic_and(g_mask.expr().bit_at(&rd_path))
+                .logic_and(rd_off.expr().lt(zext(pick(&g_span, &rd_path.expr(), np, db, db), PSN))),
+        ),
+    );
+    m.assert(
+        "a_no_read_past_stop",
+        "no ring read of a path after one where RACK found a silent loss, from the cycle it is found",
+        implies(rd.expr().logic_and(&stop_now), rd_path.expr().le(&stop_p_now)),
+    );
+    m.assert(
+        "a_ring_reads",
+        "the walk reads a slot a cycle from the answer, path after walked path from each one's cum_acked, the \
+         next path's first in the cycle an answer breaks the path being read, and stops at the last or at a path \
+         after a stop",
+        rd.expr().eq(&want).logic_and(implies(
+            &rd,
+            rd_path.expr().eq(&want_p).logic_and(v(m, "m_ring_rd_psn").expr().eq(pick(
+                &g_cum,
+                &want_p.expr(),
+                np,
+                PSN,
+                PSN,
+            ) + zext(&want_d, PSN))),
+        )),
+    );
+    m.assert(
+        "a_lost_when",
+        "a slot is written lost exactly when RACK's counted answer finds it sent before RACK's newest \
+         acknowledged send and overdue, with its path, psn and charge",
+        lost.expr().eq(&lost_s).logic_and(implies(
+            &lost,
+            v(m, "m_ring_lost_path")
+                .expr()
+                .eq(&a_p)
+                .logic_and(v(m, "m_ring_lost_psn").expr().eq(&a_psn))
+                .logic_and(v(m, "m_ring_lost_charge").expr().eq(&charge_s)),
+        )),
+    );
+    m.assert(
+        "a_lost_push",
+        "each loss is pushed into the retransmit queue in its cycle, and nothing else is: the connection, path and \
+         psn",
+        v(m, "m_retx_valid").expr().eq(&lost).logic_and(implies(
+            &lost,
+            v(m, "m_retx_conn")
+                .expr()
+                .eq(&f_cconn)
+                .logic_and(v(m, "m_retx_path").expr().eq(v(m, "m_ring_lost_path")))
+                .logic_and(v(m, "m_retx_psn").expr().eq(v(m, "m_ring_lost_psn"))),
+        )),
+    );
+    m.assert(
+        "a_silent_when",
+        "a SILENT event exactly with an uncharged loss, of the connection, the lost copy's path and the step's \
+         ts_now",
+        ev.expr().eq(lost.expr().logic_and(v(m, "m_ring_lost_charge").expr().logic_not())).logic_and(implies(
+            &ev,
+            v(m, "m_evt_kind")
+                .expr()
+                .eq(lit(tel::KIND_BITS, u64::from(tel::kind::SILENT)))
+                .logic_and(v(m, "m_evt_conn").expr().eq(&f_cconn))
+                .logic_and(v(m, "m_evt_path").expr().eq(&phys))
+                .logic_and(v(m, "m_evt_now").expr().eq(&f_ts)),
+        )),
+    );
+    m.assert(
+        "a_probe_when",
+        "a PROBE is queued exactly when the PROBE stage's counted answer finds an overdue slot, for its path",
+        probe.expr().eq(f_kprobe.expr().logic_and(&slot).logic_and(&overdue)).logic_and(implies(
+            &probe,
+            v(m, "m_probe_conn").expr().eq(&f_cconn).logic_and(v(m, "m_probe_path").expr().eq(&a_p)),
+        )),
+    );
+    let tail = v(m, "m_tail_valid");
+    m.assert(
+        "a_tail_when",
+        "the tail timer is written exactly at the arm's end, armed with the earliest overdue time of the slots \
+         counted (32-bit serial order, the walk's order on ties), cleared without one",
+        tail.expr().eq(end.expr().logic_and(&f_karm)).logic_and(implies(
+            &tail,
+            v(m, "m_tail_conn")
+                .expr()
+                .eq(&f_cconn)
+                .logic_and(v(m, "m_tail_armed").expr().eq(&tv_now))
+                .logic_and(implies(&tv_now, v(m, "m_tail_at").expr().eq(&tat_now))),
+        )),
+    );
+    m.assert(
+        "a_cont",
+        "the continuation is the model's: loaded by a SACK's end or the tail timer's step at RACK from path 0; at \
+         a step's end RACK goes on after a stop, else to the tail timer, the arm to the finish, and the PROBEs, \
+         the finish and a failed connection's step end it; it waits only after RACK's silent losses (or a SACK's)",
+        v(m, "m_cont_valid").expr().eq(&f_cv).logic_and(v(m, "m_cont_wait").expr().eq(f_cv.expr().logic_and(&f_cwait))),
+    );
+    m.assert(
+        "a_before_free",
+        "every action and the step's end come before tx_ack's count frees the unit for its next step",
+        implies(any.logic_or(&end), wait.expr().ne(lit(bb, 0))),
+    );
+
+    // ------------------------------------------------ payloads
+    for (valid, payload) in [
+        ("m_rd_valid", &["m_rd_conn", "m_rd_stream"][..]),
+        ("m_done_valid", &["m_done_conn", "m_done_touched"]),
+        ("m_hold_valid", &["m_hold_cnt"]),
+        ("m_ring_rd_valid", &["m_ring_rd_conn", "m_ring_rd_path", "m_ring_rd_psn"]),
+        ("m_ring_lost_valid", &["m_ring_lost_path", "m_ring_lost_psn", "m_ring_lost_charge"]),
+        ("m_retx_valid", &["m_retx_conn", "m_retx_path", "m_retx_psn"]),
+        ("m_evt_valid", &["m_evt_kind", "m_evt_conn", "m_evt_path", "m_evt_now"]),
+        ("m_probe_valid", &["m_probe_conn", "m_probe_path"]),
+        ("m_tail_valid", &["m_tail_conn", "m_tail_armed"]),
+        ("m_tail_armed", &["m_tail_at"]),
+        ("m_rc_valid", &["m_rc_conn", "m_rc_stream", "m_rc_msn"]),
+        ("m_cont_valid", &["m_cont_wait"]),
+    ] {
+        quiet_without(m, valid, payload);
+    }
+
+    // ------------------------------------------------ invariants: the registers hold what the ghosts say
+    let kinds = [&f_kov, &f_karm, &f_kprobe, &f_kfin, &f_ts];
+    step.read_invariants(m, &f.pipe, (&f.rec, &kinds));
+    let rec_ok = f.rec.iter().zip(kinds).fold(lit(1, 1), |a, (r, g)| a.logic_and(r.expr().eq(g)));
+    m.assert(
+        "a_inv_record_walk",
+        "in the walk, however long, the record registers hold the step's record",
+        implies(&f_walk, rec_ok),
+    );
+    let al = |x: u64| lit(agw, x);
+    let left = fw(
+        m,
+        "f_left",
+        agw,
+        "L + 2 less the cycles since the step, 0 after",
+        mux(age.expr().le(al(u64::from(l) + 2)), al(u64::from(l) + 2) - age.expr(), al(0)),
+    );
+    m.assert(
+        "a_inv_wait",
+        "tx_ack's count left is 3 less the cycles since the step's latest ring read after one, else L + 2 less \
+         the cycles since the step (1 + L loaded, its own cycle), and 0 after a reset",
+        fit(wait.expr(), bb.max(agw)).eq(fit(
+            mux(f_since.expr().eq(lit(2, 0)), left.expr(), zext(lit(2, 3) - f_since.expr(), agw)),
+            bb.max(agw),
+        )),
+    );
+    let [c_valid, c_conn, c_stage, c_first, c_wait, c_tail, c_touched, c_sid, c_msn, c_dead] = &f.cont;
+    m.assert(
+        "a_inv_cont",
+        "the continuation's registers hold the ghost's (the first path only for RACK); a tail timer's never \
+         reaches the finish",
+        c_valid.expr().eq(&f_cv).logic_and(implies(
+            &f_cv,
+            c_conn
+                .expr()
+                .eq(&f_cconn)
+                .logic_and(c_stage.expr().eq(&f_cstage))
+                .logic_and(f_cstage.expr().ne(lit(2, 3)))
+                .logic_and(c_wait.expr().eq(&f_cwait))
+                .logic_and(c_tail.expr().eq(&f_ctail))
+                .logic_and(c_dead.expr().eq(&f_cdead))
+                .logic_and(implies(is(ST_OVERDUE), c_first.expr().eq(&f_cfirst)))
+                .logic_and(implies(&f_ctail, is(ST_FINISH).logic_not()))
+                .logic_and(c_touched.expr().eq(&f_ctouched))
+                .logic_and(c_sid.expr().eq(&f_csid))
+                .logic_and(c_msn.expr().eq(&f_cmsn)),
+        )),
+    );
+    let held_want = [&g_rack_sent, &g_rack_rtt, &g_lp, &g_cum, &g_srtt, &g_var, &g_mask, &g_span, &g_np];
+    let held_ok = f.held.iter().zip(held_want).fold(lit(1, 1), |a, (u, g)| a.logic_and(u.expr().eq(g)));
+    let bits = |s: &Signal, w: u32, i: u32| s.slice(w * (i + 1) - 1, w * i);
+    let pipe_ok = if l == 1 {
+        f.pipe_v
+            .expr()
+            .eq(&f_pr_v)
+            .logic_and(implies(&f_pr_v, f.pipe_path.expr().eq(&f_pr_p).logic_and(f.pipe_d.expr().eq(&f_pr_d))))
+    } else {
+        f.pipe_v
+            .expr()
+            .eq(cat(&[f_pr2_v.expr(), f_pr_v.expr()]))
+            .logic_and(implies(
+                &f_pr_v,
+                bits(&f.pipe_path, pb, 0).eq(&f_pr_p).logic_and(bits(&f.pipe_d, db, 0).eq(&f_pr_d)),
+            ))
+            .logic_and(implies(
+                &f_pr2_v,
+                bits(&f.pipe_path, pb, 1).eq(&f_pr2_p).logic_and(bits(&f.pipe_d, db, 1).eq(&f_pr2_d)),
+            ))
+    };
+    let [iv, ip, id] = &f.pos;
+    let blocked = iv.expr().logic_not().logic_or(f_stop.expr().logic_and(ip.expr().gt(&f_stop_p)));
+    let kinds_n = [&f_kov, &f_karm, &f_kprobe, &f_kfin].iter().fold(lit(3, 0), |a, k| a + zext(k.expr(), 3));
+    m.assert(
+        "a_inv_kind",
+        "after a step, it is at most one stage, and until its end the continuation's (its connection alive then)",
+        implies(age.expr().ne(step.sat.clone()).logic_or(&f_walk), kinds_n.le(lit(3, 1))).logic_and(implies(
+            age.expr().le(al(u64::from(l))).logic_or(&f_walk),
+            f_cv.expr()
+                .logic_and(implies(&f_kov, is(ST_OVERDUE)))
+                .logic_and(implies(&f_karm, is(ST_TAIL).logic_and(f_ctail.expr().logic_not())))
+                .logic_and(implies(&f_kprobe, is(ST_TAIL).logic_and(&f_ctail)))
+                .logic_and(implies(&f_kfin, is(ST_FINISH)))
+                .logic_and(implies(f_live.expr().logic_not(), &f_cdead)),
+        )),
+    );
+    m.assert(
+        "a_inv_walk",
+        "the walk runs exactly while the ghosts' does, after the answer of the latest step, its reads 1 or 2 \
+         cycles before; no reads in flight outside it, nor of a dead step's",
+        f.active
+            .expr()
+            .eq(&f_walk)
+            .logic_and(implies(
+                &f_walk,
+                age.expr()
+                    .gt(al(u64::from(l)))
+                    .logic_and(f_since.expr().ne(lit(2, 0)))
+                    .logic_and(f_since.expr().ne(lit(2, 3))),
+            ))
+            .logic_and(implies(&f_pr_v, f_since.expr().eq(lit(2, 1))))
+            .logic_and(implies(
+                f_walk.expr().logic_not(),
+                f_pr_v.expr().logic_not().logic_and(f_pr2_v.expr().logic_not()),
+            ))
+            .logic_and(implies(f_walk.expr().logic_not(), f.pipe_v.expr().eq(lit(l, 0))))
+            .logic_and(implies(
+                age.expr().le(al(u64::from(l))),
+                f_since
+                    .expr()
+                    .eq(lit(2, 0))
+                    .logic_and(f_broken.expr().eq(lit(np, 0)))
+                    .logic_and(f_stop.expr().logic_not())
+                    .logic_and(f_tv.expr().logic_not()),
+            ))
+            .logic_and(implies(f_walk.expr().logic_and(f_live.expr().logic_not()), f_pr_v.expr().logic_not())),
+    );
+    m.assert("a_inv_held", "in the walk the held answer is the ghosts'", implies(&f_walk, held_ok));
+    m.assert("a_inv_reads", "in the walk the ring reads in flight are the ghosts'", implies(&f_walk, pipe_ok));
+    m.assert(
+        "a_inv_found",
+        "in the walk the broken paths, the stop and the arm's earliest time are the ghosts'",
+        implies(
+            &f_walk,
+            f.broken
+                .expr()
+                .eq(&f_broken)
+                .logic_and(f.stop[0].expr().eq(&f_stop))
+                .logic_and(implies(&f_stop, f.stop[1].expr().eq(&f_stop_p)))
+                .logic_and(f.tail[0].expr().eq(&f_tv))
+                .logic_and(implies(&f_tv, f.tail[1].expr().eq(&f_tat))),
+        ),
+    );
+    m.assert(
+        "a_inv_pos",
+        "in the walk the next read follows the read before, and with none the walk reads no more",
+        implies(
+            &f_walk,
+            mux(
+                &f_pr_v,
+                iv.expr().eq(&cur_v).logic_and(implies(&cur_v, ip.expr().eq(&cur_p).logic_and(id.expr().eq(&cur_d)))),
+                blocked,
+            ),
+        ),
+    );
+
+    // ------------------------------------------------ covers
+    m.cover("c_lost_charged", "RACK finds a loss, charged", lost.expr().logic_and(v(m, "m_ring_lost_charge")));
+    m.cover("c_lost_silent", "RACK finds a loss charged to no one: a SILENT event", ev.expr());
+    m.cover(
+        "c_stop",
+        "a stop keeps a later walked path unread",
+        walk_now.expr().logic_and(&want_v).logic_and(stop_now.expr()).logic_and(want_p.expr().gt(&stop_p_now)),
+    );
+    m.cover(
+        "c_again",
+        "RACK goes on after a stop: the continuation's next stage is RACK from the path after it",
+        end.expr().logic_and(&f_kov).logic_and(again),
+    );
+    m.cover("c_break_moves", "a break moves the reads on to the next walked path", moves.expr().logic_and(&rd));
+    if l > 1 {
+        // With L = 1 an answer comes before the next read: a break or a
+        // stop is known before any read it would void.
+        m.cover(
+            "c_ignored",
+            "an answer after its path's walk broke, or past a stop, is ignored",
+            a_v.expr().logic_and(a_live.expr().logic_not()),
+        );
+    }
+    m.cover("c_arm", "the arm writes the tail timer armed", tail.expr().logic_and(v(m, "m_tail_armed")));
+    m.cover("c_probe", "the tail timer's PROBE stage queues a PROBE", probe.expr());
+    m.cover("c_finish", "the finish starts the completion walk", done.expr());
+    m.cover("c_remote_completed", "the finish moves a stream's remote_completed on", rc.expr());
+    m.cover("c_dead", "a step of a failed connection's continuation", go.expr().logic_and(&f_cdead));
+    m.cover(
+        "c_back_to_back",
+        "a step as soon as tx_ack's count frees the unit after a walk that read the ring",
+        go.expr().logic_and(f_since.expr().eq(lit(2, 3))).logic_and(f.pipe.expr().eq(lit(l, 0))),
+    );
 }
