@@ -53,6 +53,10 @@
 //!   count rules prove by k-induction (boolector; its rules over which
 //!   slots the SACK acknowledges run from `scripts/formal`).
 //!
+//! `tx_stage`'s (tx_engine's SACK stages) rules prove by 2-induction too,
+//! but its `prove` takes about a minute on `small` (4.6 minutes on
+//! `default`), so it runs from `scripts/formal` only (`--only tx_stage`).
+//!
 //! The engine runs on `small` with a 2-entry MR table, so that the table's
 //! clear sweep (one cycle per entry after reset) leaves the counterexample
 //! a few cycles deep; `scripts/formal` runs the full `small`.

@@ -99,7 +99,7 @@
 //!   (`a_inv_*`);
 //! - covers: a loss charged and a SILENT one, a stop keeping a path
 //!   unread and RACK going on after it, a break moving the reads on, an
-//!   answer ignored, the arm armed, a PROBE, the finish's walk and
+//!   answer ignored (with `L = 2`: with 1 none is), the arm armed, a PROBE, the finish's walk and
 //!   `remote_completed`, a failed connection's step, and a step as soon as
 //!   the count frees the unit after a walk.
 //!
