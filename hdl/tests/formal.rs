@@ -54,7 +54,7 @@
 //!   slots the SACK acknowledges run from `scripts/formal`).
 //!
 //! `tx_stage`'s (tx_engine's SACK stages) rules prove by 2-induction too,
-//! but its `prove` takes about a minute on `small` (4.6 minutes on
+//! but its `prove` takes 1-1.5 minutes on `small` (4.6-6.3 minutes on
 //! `default`), so it runs from `scripts/formal` only (`--only tx_stage`).
 //!
 //! The engine runs on `small` with a 2-entry MR table, so that the table's
