@@ -1,4 +1,4 @@
-//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK[_TASK]] [--connections N] [--solver NAME] [--write-only]`:
+//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK|BLOCK_TASK] [--connections N] [--solver NAME] [--write-only]`:
 //! generates every block with its formal properties for a built-in config,
 //! writes one SymbiYosys task per block and mode under `DIR/<config>/`, runs
 //! them and prints a table of results per property (`--write-only`: writes
@@ -7,6 +7,8 @@
 //! `--solver yices|z3|boolector` runs every task on that solver instead of
 //! its own: a second solver's verdict on the same proofs (yices 2.6.5 gave
 //! inconsistent models on tx_output, docs/verification.md).
+//! `--only` names a block (all its tasks) or one task (`tx_sack_prove`),
+//! exactly: as a prefix, `tx_sack_prove` also ran `tx_sack_prove_acks`.
 //! `scripts/formal` installs the tools and runs this.
 
 use std::path::PathBuf;
@@ -41,7 +43,7 @@ fn main() -> ExitCode {
             },
             _ => {
                 eprintln!(
-                    "usage: formal [--config small|default] [--out DIR] [--only BLOCK[_TASK]] [--connections N] \
+                    "usage: formal [--config small|default] [--out DIR] [--only BLOCK|BLOCK_TASK] [--connections N] \
                      [--solver yices|z3|boolector] [--write-only]"
                 );
                 return ExitCode::from(2);
@@ -74,12 +76,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let ids = |b: &mrnic_hdl::proof::BlockProof| -> Vec<String> {
+        b.tasks.iter().map(|t| format!("{}_{}", b.module.name(), t.name)).collect()
+    };
+    if let Some(o) = &only {
+        if !blocks.iter().any(|b| b.module.name() == o || ids(b).contains(o)) {
+            let all: Vec<String> = blocks.iter().flat_map(ids).collect();
+            eprintln!("formal: --only {o}: no block or task of that name; the tasks: {}", all.join(" "));
+            return ExitCode::from(2);
+        }
+    }
     let mut outcomes = Vec::new();
     for b in &blocks {
         for t in &b.tasks {
             let t = &mrnic_hdl::proof::Task { solver: solver.or(t.solver), ..t.clone() };
             let id = format!("{}_{}", b.module.name(), t.name);
-            if only.as_ref().is_some_and(|o| !id.starts_with(o.as_str())) {
+            if only.as_ref().is_some_and(|o| o != b.module.name() && *o != id) {
                 continue;
             }
             // A cover task may run on a proof configuration (Task::connections).
