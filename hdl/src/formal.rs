@@ -317,6 +317,12 @@ pub fn ghost(
     s
 }
 
+/// Any of the 1-bit ports `names` is high: "this unit acts" over its
+/// valids.
+pub fn any_port(m: &Module, names: &[&str]) -> Expr {
+    names.iter().fold(lit(1, 0), |a, n| a.logic_or(port(m, n)))
+}
+
 /// `!a || b`.
 pub fn implies(a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
     a.into().logic_not().logic_or(b)

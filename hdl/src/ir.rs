@@ -610,6 +610,15 @@ impl Module {
         self.net(name, size.into(), NetKind::Formal, comment).1
     }
 
+    /// A formal-only wire driven by `e` ([`Module::formal_wire`] and
+    /// [`Module::formal_assign`] in one), as [`Module::wire_from`] is for
+    /// design wires.
+    pub fn formal_wire_from(&mut self, name: &str, size: impl Into<Size>, comment: &str, e: impl Into<Expr>) -> Signal {
+        let s = self.formal_wire(name, size, comment);
+        self.formal_assign(&s, e);
+        s
+    }
+
     /// A formal-only register with an initial value (`reg x = v;`), for
     /// ghost state that must be known from the first cycle.
     pub fn formal_reg_init(&mut self, name: &str, size: impl Into<Size>, init: u64, comment: &str) -> Signal {

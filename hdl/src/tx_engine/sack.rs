@@ -911,11 +911,6 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let r = p.ring_depth;
     let planes = p.cfg.transport.planes;
     let sg = |m: &Module, nm: &str| port(m, nm);
-    let fw = |m: &mut Module, nm: &str, w: u32, c: &str, e: Expr| {
-        let s = m.formal_wire(nm, w, c);
-        m.formal_assign(&s, e);
-        s
-    };
     let rst = sg(m, "rst");
     let go = sg(m, "s_go_sack");
 
@@ -979,9 +974,9 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         &f_cum,
     );
     let next_now = now(m, "f_next_now", PSN, "next_psn of the answer", sg(m, "s_pm_next_psn").expr(), &f_next);
-    let span = fw(m, "f_span", PSN, "next_psn - cum_acked of the answer", next_now.expr() - cum_now.expr());
-    let rel = fw(
-        m,
+    let span =
+        m.formal_wire_from("f_span", PSN, "next_psn - cum_acked of the answer", next_now.expr() - cum_now.expr());
+    let rel = m.formal_wire_from(
         "f_rel",
         PSN,
         "the cumulative psn's offset from cum_acked, 24-bit serial",
@@ -989,23 +984,27 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
     // Offsets as 26-bit two's complement: rel in [-2^23, 2^23), span below 2^24.
     const W: u32 = 26;
-    let srel = fw(m, "f_srel", W, "rel, sign-extended", cat(&[repl(W - PSN, rel.bit(PSN - 1)), rel.expr()]));
+    let srel =
+        m.formal_wire_from("f_srel", W, "rel, sign-extended", cat(&[repl(W - PSN, rel.bit(PSN - 1)), rel.expr()]));
     let past = rel.bit(PSN - 1).logic_not().logic_and(rel.expr().gt(&span));
     // The model's sack_window: the bitmap's highest bit b names offset
     // rel + 1 + b, a psn never sent when at or past span.
     let high = (0..256).fold(lit(8, 0), |acc, i| mux(f_bitmap.bit(i), lit(8, u64::from(i)), acc));
-    let high = fw(m, "f_bitmap_high", 8, "the bitmap's highest bit", high);
+    let high = m.formal_wire_from("f_bitmap_high", 8, "the bitmap's highest bit", high);
     let top = srel.expr() + lit(W, 1) + zext(&high, W);
-    let top = fw(m, "f_top", W, "the offset of the highest psn the bitmap names", top);
+    let top = m.formal_wire_from("f_top", W, "the offset of the highest psn the bitmap names", top);
     // top >= span, signed (span is not negative).
     let top_past = top.bit(W - 1).logic_not().logic_and(top.slice(W - 2, 0).ge(zext(&span, W - 1)));
     let beyond = f_bitmap.expr().reduce_or().logic_and(top_past);
-    let win_stale =
-        fw(m, "f_window_stale", 1, "the SACK names a psn never sent (sack_window is None)", past.logic_or(beyond));
+    let win_stale = m.formal_wire_from(
+        "f_window_stale",
+        1,
+        "the SACK names a psn never sent (sack_window is None)",
+        past.logic_or(beyond),
+    );
     let path_ok = f_path.expr().lt(zext(sg(m, "s_rd_npaths"), PATH_ID));
-    let path_ok = fw(m, "f_path_ok", 1, "path_id is below the connection's npaths", path_ok);
-    let ok_in = fw(
-        m,
+    let path_ok = m.formal_wire_from("f_path_ok", 1, "path_id is below the connection's npaths", path_ok);
+    let ok_in = m.formal_wire_from(
         "f_ok_in",
         1,
         "the answer's cycle of a live SACK: connection open and not failed, path_id below npaths, not stale",
@@ -1016,7 +1015,12 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         .logic_and(sg(m, "s_pm_probe_pending"))
         .logic_and(sg(m, "s_pm_probe_ts").expr().eq(&f_echo))
         .logic_and(sg(m, "s_pm_sport").expr().eq(&f_dport));
-    let reply_in = fw(m, "f_reply_in", 1, "the answer's cycle of a live SACK that answers its path's PROBE", reply_in);
+    let reply_in = m.formal_wire_from(
+        "f_reply_in",
+        1,
+        "the answer's cycle of a live SACK that answers its path's PROBE",
+        reply_in,
+    );
     m.formal_seq(vec![if_else(
         rst.expr().logic_or(&go),
         vec![set(&f_alive, lit(1, 0)), set(&f_ok, lit(1, 0)), set(&f_reply, lit(1, 0))],
@@ -1038,15 +1042,18 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     // ------------------------------------------------ the cycles from the answer (k)
     let al = |v: u64| lit(agw, v);
     let ge_l = age.expr().ge(al(u64::from(l)));
-    let kg = fw(m, "f_k", agw, "cycles since the answer (while age >= L)", age.expr() - al(u64::from(l)));
-    let sa =
-        fw(m, "f_span_k", agw, "span in the count's bits (at most tx_ring_depth when live)", span.slice(agw - 1, 0));
+    let kg = m.formal_wire_from("f_k", agw, "cycles since the answer (while age >= L)", age.expr() - al(u64::from(l)));
+    let sa = m.formal_wire_from(
+        "f_span_k",
+        agw,
+        "span in the count's bits (at most tx_ring_depth when live)",
+        span.slice(agw - 1, 0),
+    );
     let live_k = |m: &mut Module, nm: &str, c: &str, e: Expr| {
-        fw(m, nm, 1, c, ok_now.expr().logic_and(ge_l.clone()).logic_and(e))
+        m.formal_wire_from(nm, 1, c, ok_now.expr().logic_and(ge_l.clone()).logic_and(e))
     };
     let kl = al(u64::from(l));
-    let window = fw(
-        m,
+    let window = m.formal_wire_from(
         "f_window",
         1,
         "the unit may act: the answer's cycle, or a live SACK's through k = L + 2 x span",
@@ -1055,22 +1062,27 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         ),
     );
     let rd1 = live_k(m, "f_read1", "pass 1 reads slot k at k < span", kg.expr().lt(&sa));
-    let off2 = fw(m, "f_read2_off", agw, "pass 2's read offset, k - span - 1", kg.expr() - sa.expr() - al(1));
+    let off2 =
+        m.formal_wire_from("f_read2_off", agw, "pass 2's read offset, k - span - 1", kg.expr() - sa.expr() - al(1));
     let rd2 = live_k(
         m,
         "f_read2",
         "pass 2 reads slot k - span - 1 at span < k <= 2 x span",
         kg.expr().gt(&sa).logic_and(off2.expr().lt(&sa)),
     );
-    let d1 = fw(m, "f_d1", agw, "pass 1's answered offset, k - L", kg.expr() - kl.clone());
+    let d1 = m.formal_wire_from("f_d1", agw, "pass 1's answered offset, k - L", kg.expr() - kl.clone());
     let ans1 = live_k(
         m,
         "f_answer1",
         "pass 1's slot d answers at k = L + d",
         kg.expr().ge(kl.clone()).logic_and(d1.expr().lt(&sa)),
     );
-    let d2 =
-        fw(m, "f_d2", agw, "pass 2's answered offset, k - L - span - 1", kg.expr() - kl.clone() - sa.expr() - al(1));
+    let d2 = m.formal_wire_from(
+        "f_d2",
+        agw,
+        "pass 2's answered offset, k - L - span - 1",
+        kg.expr() - kl.clone() - sa.expr() - al(1),
+    );
     let ans2 = live_k(
         m,
         "f_answer2",
@@ -1095,13 +1107,17 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     // The model's sack_acks: offset d is acknowledged before rel, or by
     // bitmap bit d - rel - 1.
     let acks_at = |m: &mut Module, nm: &str, d: Expr| {
-        let i =
-            fw(m, &format!("{nm}_i"), W, "the offset's bitmap index, d - rel - 1", d.clone() - srel.expr() - lit(W, 1));
+        let i = m.formal_wire_from(
+            &format!("{nm}_i"),
+            W,
+            "the offset's bitmap index, d - rel - 1",
+            d.clone() - srel.expr() - lit(W, 1),
+        );
         // d is not negative: before rel only when rel is positive.
         let before = srel.bit(W - 1).logic_not().logic_and(d.lt(&srel));
         let in_map = i.bit(W - 1).logic_not().logic_and(i.slice(W - 2, 8).eq(lit(W - 9, 0)));
         let e = before.logic_or(in_map.logic_and(f_bitmap.expr().bit_at(i.slice(7, 0))));
-        fw(m, nm, 1, "the SACK acknowledges the offset", e)
+        m.formal_wire_from(nm, 1, "the SACK acknowledges the offset", e)
     };
     let acks1 = acks_at(m, "f_acks1", zext(&d1, W));
     let acks2 = acks_at(m, "f_acks2", zext(&d2, W));
@@ -1110,22 +1126,21 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let psn_at = |d: Expr| cum_now.expr() + zext(d, PSN);
 
     // ------------------------------------------------ the step
-    let v = |m: &Module, nm: &str| sg(m, nm);
     m.assert(
         "a_busy_count",
         "m_busy is 1 in a step's cycle (from the record alone; tx_ack's hold raises the count at the answer), 0 \
          otherwise",
-        v(m, "m_busy").expr().eq(mux(&go, lit(bb, 1), lit(bb, 0))),
+        sg(m, "m_busy").expr().eq(mux(&go, lit(bb, 1), lit(bb, 0))),
     );
     m.assert(
         "a_step_reads",
         "the reads and the unstall are issued exactly with the step: the SACK's connection and path_id mod PATHS",
-        v(m, "m_rd_valid").expr().eq(&go).logic_and(v(m, "m_unstall_valid").expr().eq(&go)).logic_and(implies(
+        sg(m, "m_rd_valid").expr().eq(&go).logic_and(sg(m, "m_unstall_valid").expr().eq(&go)).logic_and(implies(
             &go,
-            v(m, "m_rd_conn")
+            sg(m, "m_rd_conn")
                 .expr()
                 .eq(sg(m, "s_sack_conn"))
-                .logic_and(v(m, "m_unstall_conn").expr().eq(sg(m, "s_sack_conn")))
+                .logic_and(sg(m, "m_unstall_conn").expr().eq(sg(m, "s_sack_conn")))
                 .logic_and(
                     zext(sg(m, "m_rd_path"), PATH_ID)
                         .eq(sg(m, "s_sack_path_id").expr() & lit(PATH_ID, u64::from(np - 1))),
@@ -1150,8 +1165,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "m_evt_valid",
         "m_cont_valid",
     ];
-    let any_of = |m: &Module, names: &[&str]| names.iter().fold(lit(1, 0), |a, n| a.logic_or(sg(m, n)));
-    let any = any_of(m, &acts);
+    let any = crate::formal::any_port(m, &acts);
     m.assert(
         "a_act_in_window",
         &format!(
@@ -1166,7 +1180,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "nothing acts for a connection the answer reads closed or failed (not even the stale count)",
         implies(any, &alive_now),
     );
-    let stale = v(m, "m_stat_sack_stale");
+    let stale = sg(m, "m_stat_sack_stale");
     m.assert(
         "a_stale_when",
         "a SACK is counted stale exactly at the answer of a connection open and not failed, for a path_id not below \
@@ -1178,50 +1192,50 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     m.assert(
         "a_stale_alone",
         "a stale SACK does nothing else: no hold, no mark, no ring read or write, no event, no write, no continuation",
-        implies(&stale, any_of(m, &acts[1..]).logic_not()),
+        implies(&stale, crate::formal::any_port(m, &acts[1..]).logic_not()),
     );
     m.assert(
         "a_hold_when",
         "tx_ack's count is raised exactly at the answer of a live SACK, to its two passes' 2 + 2 x span",
-        v(m, "m_hold_valid").expr().eq(&ok_in).logic_and(implies(
-            v(m, "m_hold_valid"),
-            v(m, "m_hold_cnt").expr().eq(lit(bb, 2) + fit(sa.expr(), bb) + fit(sa.expr(), bb)),
+        sg(m, "m_hold_valid").expr().eq(&ok_in).logic_and(implies(
+            sg(m, "m_hold_valid"),
+            sg(m, "m_hold_cnt").expr().eq(lit(bb, 2) + fit(sa.expr(), bb) + fit(sa.expr(), bb)),
         )),
     );
 
     // ------------------------------------------------ the passes
-    let rd = v(m, "m_ring_rd_valid");
+    let rd = sg(m, "m_ring_rd_valid");
     m.assert(
         "a_ring_reads",
         "a live SACK reads its path's slots one a cycle: pass 1 offset k at k < span, pass 2 offset k - span - 1 at \
          span < k <= 2 x span, psn cum_acked + offset, on the SACK's connection and path_id mod PATHS",
         rd.expr().eq(rd1.expr().logic_or(&rd2)).logic_and(implies(
             &rd,
-            v(m, "m_ring_rd_conn")
+            sg(m, "m_ring_rd_conn")
                 .expr()
                 .eq(&f_conn)
                 .logic_and(path_low(m, "m_ring_rd_path"))
-                .logic_and(v(m, "m_ring_rd_psn").expr().eq(psn_at(mux(&rd1, &kg, &off2)))),
+                .logic_and(sg(m, "m_ring_rd_psn").expr().eq(psn_at(mux(&rd1, &kg, &off2)))),
         )),
     );
-    let clr = v(m, "m_ring_clr_valid");
+    let clr = sg(m, "m_ring_clr_valid");
     m.assert(
         "a_clear_when",
         "pass 1 empties a slot exactly when its answer (k = L + d) holds a packet the SACK acknowledges, naming psn \
          cum_acked + d, and increments that packet's request's acked count with it",
         clr.expr()
             .eq(ans1.expr().logic_and(&acks1).logic_and(sg(m, "s_ring_valid")))
-            .logic_and(implies(&clr, v(m, "m_ring_clr_psn").expr().eq(psn_at(d1.expr()))))
-            .logic_and(v(m, "m_wq_inc_valid").expr().eq(&clr))
+            .logic_and(implies(&clr, sg(m, "m_ring_clr_psn").expr().eq(psn_at(d1.expr()))))
+            .logic_and(sg(m, "m_wq_inc_valid").expr().eq(&clr))
             .logic_and(implies(
                 &clr,
-                v(m, "m_wq_inc_stream")
+                sg(m, "m_wq_inc_stream")
                     .expr()
                     .eq(sg(m, "s_ring_stream"))
-                    .logic_and(v(m, "m_wq_inc_wq").expr().eq(sg(m, "s_ring_wq"))),
+                    .logic_and(sg(m, "m_wq_inc_wq").expr().eq(sg(m, "s_ring_wq"))),
             )),
     );
-    let lost = v(m, "m_ring_lost_valid");
+    let lost = sg(m, "m_ring_lost_valid");
     m.assert(
         "a_lost_only",
         "a loss is marked only at a pass 2 answer (k = L + span + 1 + d) of a slot the SACK does not acknowledge, \
@@ -1233,21 +1247,21 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
                 .logic_and(sg(m, "s_ring_valid"))
                 .logic_and(sg(m, "s_ring_queued").expr().logic_not())
                 .logic_and(sg(m, "s_ring_rnr_wait").expr().logic_not())
-                .logic_and(v(m, "m_ring_lost_psn").expr().eq(psn_at(d2.expr()))),
+                .logic_and(sg(m, "m_ring_lost_psn").expr().eq(psn_at(d2.expr()))),
         ),
     );
-    let retx = v(m, "m_retx_valid");
+    let retx = sg(m, "m_retx_valid");
     m.assert(
         "a_lost_with_push",
         "each loss is pushed into the retransmit queue in its cycle, and nothing else is: the SACK's connection, \
          path_id mod PATHS and the lost psn",
         retx.expr().eq(&lost).logic_and(implies(
             &retx,
-            v(m, "m_retx_conn")
+            sg(m, "m_retx_conn")
                 .expr()
                 .eq(&f_conn)
                 .logic_and(path_low(m, "m_retx_path"))
-                .logic_and(v(m, "m_retx_psn").expr().eq(v(m, "m_ring_lost_psn"))),
+                .logic_and(sg(m, "m_retx_psn").expr().eq(sg(m, "m_ring_lost_psn"))),
         )),
     );
     // One offset watched (any, fixed for the run): whether pass 1 emptied
@@ -1268,8 +1282,8 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
 
     // ------------------------------------------------ events and writes at their cycles
-    let ev = v(m, "m_evt_valid");
-    let ek = v(m, "m_evt_kind");
+    let ev = sg(m, "m_evt_valid");
+    let ek = sg(m, "m_evt_kind");
     let kind = |k: u8| ek.expr().eq(lit(tel::KIND_BITS, u64::from(k)));
     let (steer_k, reply_k, silent_k) =
         (kind(tel::kind::ACK_STEER), kind(tel::kind::PROBE_REPLY), kind(tel::kind::SILENT));
@@ -1289,10 +1303,10 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "SILENT exactly with an uncharged loss, naming the lost copy's path",
         ev.expr()
             .logic_and(silent_k.clone())
-            .eq(lost.expr().logic_and(v(m, "m_ring_lost_charge").expr().logic_not()))
+            .eq(lost.expr().logic_and(sg(m, "m_ring_lost_charge").expr().logic_not()))
             .logic_and(implies(
                 ev.expr().logic_and(silent_k.clone()),
-                v(m, "m_evt_path").expr().eq(sg(m, "s_ring_phys")),
+                sg(m, "m_evt_path").expr().eq(sg(m, "s_ring_phys")),
             )),
     );
     m.assert(
@@ -1301,15 +1315,15 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
          and PROBE_REPLY name path_id mod PATHS",
         implies(
             &ev,
-            v(m, "m_evt_conn")
+            sg(m, "m_evt_conn")
                 .expr()
                 .eq(&f_conn)
-                .logic_and(v(m, "m_evt_now").expr().eq(&f_ts))
+                .logic_and(sg(m, "m_evt_now").expr().eq(&f_ts))
                 .logic_and(steer_k.clone().logic_or(reply_k.clone()).logic_or(silent_k))
                 .logic_and(implies(steer_k.logic_or(reply_k), path_low(m, "m_evt_path"))),
         ),
     );
-    let (pm, ctx, lpv) = (v(m, "m_pm_valid"), v(m, "m_ctx_valid"), v(m, "m_lp_valid"));
+    let (pm, ctx, lpv) = (sg(m, "m_pm_valid"), sg(m, "m_ctx_valid"), sg(m, "m_lp_valid"));
     m.assert(
         "a_writes_at_pass1_end",
         "the mirror, context and last_progress writes exactly at the first pass's end, for the SACK's connection \
@@ -1317,28 +1331,28 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
          a PROBE reply",
         pm.expr().eq(&end1).logic_and(ctx.expr().eq(&end1)).logic_and(lpv.expr().eq(&end1)).logic_and(implies(
             &end1,
-            v(m, "m_pm_conn")
+            sg(m, "m_pm_conn")
                 .expr()
                 .eq(&f_conn)
                 .logic_and(path_low(m, "m_pm_path"))
-                .logic_and(v(m, "m_ctx_conn").expr().eq(&f_conn))
-                .logic_and(v(m, "m_lp_conn").expr().eq(&f_conn))
-                .logic_and(v(m, "m_lp_ts").expr().eq(&f_ts))
-                .logic_and(v(m, "m_pm_probe_clr").expr().eq(&reply_now)),
+                .logic_and(sg(m, "m_ctx_conn").expr().eq(&f_conn))
+                .logic_and(sg(m, "m_lp_conn").expr().eq(&f_conn))
+                .logic_and(sg(m, "m_lp_ts").expr().eq(&f_ts))
+                .logic_and(sg(m, "m_pm_probe_clr").expr().eq(&reply_now)),
         )),
     );
-    let cont = v(m, "m_cont_valid");
+    let cont = sg(m, "m_cont_valid");
     m.assert(
         "a_cont_once",
         "the continuation exactly once per live SACK, at k = L + 2 x span, with the SACK's connection, stream_id \
          and completed_msn",
         cont.expr().eq(&cont_at).logic_and(implies(
             &cont,
-            v(m, "m_cont_conn")
+            sg(m, "m_cont_conn")
                 .expr()
                 .eq(&f_conn)
-                .logic_and(v(m, "m_cont_stream_id").expr().eq(&f_sid))
-                .logic_and(v(m, "m_cont_completed_msn").expr().eq(&f_msn)),
+                .logic_and(sg(m, "m_cont_stream_id").expr().eq(&f_sid))
+                .logic_and(sg(m, "m_cont_completed_msn").expr().eq(&f_msn)),
         )),
     );
     let plane = sg(m, "s_pm_plane");
@@ -1350,7 +1364,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let ipb = index_bits(planes);
     let pidx = if ipb >= pt::PLANE.width { plane.expr() } else { plane.slice(ipb - 1, 0) };
     let marked = sg(m, "mark_valid").expr().bit_at(pidx);
-    let take = v(m, "m_mark_clr_valid");
+    let take = sg(m, "m_mark_clr_valid");
     m.assert(
         "a_mark_take",
         "a plane's mark is taken exactly by a live SACK answering its path's PROBE, in the answer's cycle, for the \
@@ -1358,8 +1372,8 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
          marked",
         take.expr()
             .eq(reply_in.expr().logic_and(plane_ok))
-            .logic_and(implies(&take, v(m, "m_mark_clr_plane").expr().eq(&plane)))
-            .logic_and(v(m, "m_unstall_all").expr().eq(take.expr().logic_and(marked))),
+            .logic_and(implies(&take, sg(m, "m_mark_clr_plane").expr().eq(&plane)))
+            .logic_and(sg(m, "m_unstall_all").expr().eq(take.expr().logic_and(marked))),
     );
     let wait = step.wait.clone();
     m.assert(
@@ -1367,11 +1381,11 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "every write, event and continuation comes before tx_ack's count frees the unit for its next step, and \
          every ring read is answered before then: after the answer with more than L cycles of the count left, in \
          the answer's cycle with a hold of at least L",
-        implies(any_of(m, &acts), wait.expr().ne(lit(bb, 0)))
+        implies(crate::formal::any_port(m, &acts), wait.expr().ne(lit(bb, 0)))
             .logic_and(implies(rd.expr().logic_and(at_ans.expr().logic_not()), wait.expr().gt(lit(bb, u64::from(l)))))
             .logic_and(implies(
                 rd.expr().logic_and(&at_ans),
-                v(m, "m_hold_valid").expr().logic_and(v(m, "m_hold_cnt").expr().ge(lit(bb, u64::from(l)))),
+                sg(m, "m_hold_valid").expr().logic_and(sg(m, "m_hold_cnt").expr().ge(lit(bb, u64::from(l)))),
             )),
     );
 
@@ -1495,13 +1509,13 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "a SACK answered on a failed connection does nothing",
         at_ans.expr().logic_and(sg(m, "s_rd_open")).logic_and(sg(m, "s_rd_failed")),
     );
-    m.cover("c_lost_charged", "a loss, charged", lost.expr().logic_and(v(m, "m_ring_lost_charge")));
+    m.cover("c_lost_charged", "a loss, charged", lost.expr().logic_and(sg(m, "m_ring_lost_charge")));
     m.cover("c_lost_silent", "a loss, uncharged: a SILENT event", ev.expr().logic_and(kind(tel::kind::SILENT)));
     m.cover("c_probe_reply", "a PROBE reply's event", ev.expr().logic_and(kind(tel::kind::PROBE_REPLY)));
     m.cover(
         "c_mark_taken",
         "a PROBE reply takes a marked plane's mark and unstalls every connection",
-        v(m, "m_unstall_all").expr(),
+        sg(m, "m_unstall_all").expr(),
     );
     m.cover(
         "c_span_zero",

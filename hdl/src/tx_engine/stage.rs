@@ -737,11 +737,6 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let db = d_bits(p);
     let (sw, vw) = (pt::SRTT.width, pt::RTTVAR.width);
     let sg = |m: &Module, nm: &str| port(m, nm);
-    let fw = |m: &mut Module, nm: &str, w: u32, c: &str, e: Expr| {
-        let s = m.formal_wire(nm, w, c);
-        m.formal_assign(&s, e);
-        s
-    };
     let rst = sg(m, "rst");
     let go = sg(m, "s_go_stage");
     let rd = sg(m, "m_ring_rd_valid");
@@ -806,8 +801,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         rec(m, "f_kprobe", "it is the tail timer's PROBEs", alive.clone().logic_and(is(ST_TAIL)).logic_and(&f_ctail));
     let f_kfin = rec(m, "f_kfin", "it is the finish", alive.clone().logic_and(is(ST_FINISH)));
     let f_ts = step.record(m, &go.expr(), ("f_ts", 32), "ts_now at the step", sg(m, "ts_now").expr());
-    let f_live = fw(
-        m,
+    let f_live = m.formal_wire_from(
         "f_live",
         1,
         "the latest step has a stage to do (its connection alive)",
@@ -819,7 +813,12 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         let s = sg(m, port);
         let r = m.formal_wire(&format!("{nm}_r"), s.width(), &format!("{port} as the latest answer read it"));
         m.formal_seq(vec![if_then(&at_ans, vec![set(&r, &s)])]);
-        fw(m, nm, s.width(), &format!("{port} of the latest answer, its cycle included"), mux(&at_ans, &s, &r))
+        m.formal_wire_from(
+            nm,
+            s.width(),
+            &format!("{port} of the latest answer, its cycle included"),
+            mux(&at_ans, &s, &r),
+        )
     };
     let [g_np, g_rack_v, g_rack_sent, g_rack_rtt, g_pend, g_pq, g_lp, g_next, g_cum, g_srtt, g_var, g_pp] = [
         ("f_npaths", "s_rd_npaths"),
@@ -838,8 +837,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     .map(|(nm, port)| held_port(m, nm, port));
     // The model's walks: each path's span and whether the stage walks it.
     let spans: Vec<Expr> = (0..np).map(|q| field(&g_next, q, db, db) - field(&g_cum, q, PSN, db)).collect();
-    let g_span = fw(
-        m,
+    let g_span = m.formal_wire_from(
         "f_spans",
         np * db,
         "each path's next_psn - cum_acked, the low bits (the port's)",
@@ -855,8 +853,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
             below.logic_and(rack.logic_or(arm).logic_or(probe))
         })
         .collect();
-    let g_mask = fw(
-        m,
+    let g_mask = m.formal_wire_from(
         "f_mask",
         np,
         "the paths the stage walks: below npaths with packets outstanding; RACK from the first path with a RACK \
@@ -866,8 +863,12 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
 
     // ------------------------------------------------ ghosts: the walk
     let f_walk = m.formal_wire("f_walk", 1, "the latest step's walk runs (after its answer's cycle, to its end)");
-    let walk_now =
-        fw(m, "f_walk_now", 1, "the walk runs this cycle: the answer's, or after", at_ans.expr().logic_or(&f_walk));
+    let walk_now = m.formal_wire_from(
+        "f_walk_now",
+        1,
+        "the walk runs this cycle: the answer's, or after",
+        at_ans.expr().logic_or(&f_walk),
+    );
     let f_pr_v = m.formal_wire("f_pr_v", 1, "a ring read was issued the cycle before, in the walk");
     let f_pr_p = m.formal_wire("f_pr_path", pb, "its path");
     let f_pr_d = m.formal_wire("f_pr_d", db, "its offset from the path's cum_acked");
@@ -886,10 +887,9 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     let f_tv = m.formal_wire("f_tail_v", 1, "the arm found an overdue time in an earlier cycle");
     let f_tat = m.formal_wire("f_tail_at", 32, "the earliest");
     // The answered read and the slot.
-    let a_v = fw(m, "f_a_valid", 1, "a ring read answers (L cycles after it)", f_pr2_v.expr());
+    let a_v = m.formal_wire_from("f_a_valid", 1, "a ring read answers (L cycles after it)", f_pr2_v.expr());
     let a_p = f_pr2_p.clone();
-    let a_live = fw(
-        m,
+    let a_live = m.formal_wire_from(
         "f_a_live",
         1,
         "the answer counts: its path's walk has not broken, nor is it past a stop",
@@ -897,8 +897,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
             .logic_and(f_broken.expr().bit_at(&a_p).logic_not())
             .logic_and(f_stop.expr().logic_and(a_p.expr().gt(&f_stop_p)).logic_not()),
     );
-    let slot = fw(
-        m,
+    let slot = m.formal_wire_from(
         "f_slot",
         1,
         "the counted answer's slot holds a packet neither queued nor waiting for an RNR back-off",
@@ -908,30 +907,37 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
             .logic_and(sg(m, "s_ring_queued").expr().logic_not())
             .logic_and(sg(m, "s_ring_rnr_wait").expr().logic_not()),
     );
-    let a_psn =
-        fw(m, "f_a_psn", PSN, "the answered slot's psn", pick(&g_cum, &a_p.expr(), np, PSN, PSN) + zext(&f_pr2_d, PSN));
+    let a_psn = m.formal_wire_from(
+        "f_a_psn",
+        PSN,
+        "the answered slot's psn",
+        pick(&g_cum, &a_p.expr(), np, PSN, PSN) + zext(&f_pr2_d, PSN),
+    );
     // The model's overdue_wait, its overdue test (signed, 33 bits) and RACK.
     let srtt = zext(pick(&g_srtt, &a_p.expr(), np, sw, sw), 32);
     let var4 = zext(pick(&g_var, &a_p.expr(), np, vw, vw), 32) << lit(2, 2);
     let half = srtt.clone() >> lit(1, 1);
     let base = mux(g_rack_rtt.expr().gt(srtt.clone()), g_rack_rtt.expr(), srtt);
-    let o_wait = fw(m, "f_owait", 32, "the path's overdue_wait", base + mux(half.clone().lt(var4.clone()), var4, half));
+    let o_wait = m.formal_wire_from(
+        "f_owait",
+        32,
+        "the path's overdue_wait",
+        base + mux(half.clone().lt(var4.clone()), var4, half),
+    );
     let sent = sg(m, "s_ring_sent");
-    let o_age = fw(m, "f_oage", 32, "ts - sent", f_ts.expr() - sent.expr());
-    let overdue = fw(
-        m,
+    let o_age = m.formal_wire_from("f_oage", 32, "ts - sent", f_ts.expr() - sent.expr());
+    let overdue = m.formal_wire_from(
         "f_overdue",
         1,
         "the slot is overdue: its age at least overdue_wait, both signed",
         mux(o_age.bit(31).eq(o_wait.bit(31)), o_age.expr().ge(&o_wait), o_wait.bit(31)),
     );
     let after = |m: &mut Module, nm: &str, a: Expr, b: Expr| {
-        let d = fw(m, nm, 32, "a serial difference", a - b);
+        let d = m.formal_wire_from(nm, 32, "a serial difference", a - b);
         d.expr().ne(lit(32, 0)).logic_and(d.bit(31).logic_not())
     };
     let rack_after = after(m, "f_rack_diff", g_rack_sent.expr(), sent.expr());
-    let lost_s = fw(
-        m,
+    let lost_s = m.formal_wire_from(
         "f_lost",
         1,
         "RACK: a counted slot sent before RACK's newest acknowledged send and overdue is lost",
@@ -939,11 +945,15 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
     let phys = sg(m, "s_ring_phys");
     let charge_after = after(m, "f_charge_diff", pick(&g_lp, &phys.expr(), np, 32, 32), sent.expr());
-    let charge_s =
-        fw(m, "f_charge", 1, "the loss is charged: its copy's path made progress after it left", charge_after);
-    let silent_s = fw(m, "f_silent", 1, "an uncharged loss", lost_s.expr().logic_and(charge_s.expr().logic_not()));
-    let brk_s = fw(
-        m,
+    let charge_s = m.formal_wire_from(
+        "f_charge",
+        1,
+        "the loss is charged: its copy's path made progress after it left",
+        charge_after,
+    );
+    let silent_s =
+        m.formal_wire_from("f_silent", 1, "an uncharged loss", lost_s.expr().logic_and(charge_s.expr().logic_not()));
+    let brk_s = m.formal_wire_from(
         "f_brk",
         1,
         "the answer breaks its path's walk: RACK's and the arm's at a first transmission not lost, the PROBEs' at \
@@ -954,15 +964,14 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
             sg(m, "s_ring_resent").expr().logic_not().logic_and(lost_s.expr().logic_not()),
         )),
     );
-    let stop_now = fw(m, "f_stop_now", 1, "a silent loss is known", f_stop.expr().logic_or(&silent_s));
-    let stop_p_now = fw(m, "f_stop_path_now", pb, "its path", mux(&f_stop, &f_stop_p, &a_p));
+    let stop_now = m.formal_wire_from("f_stop_now", 1, "a silent loss is known", f_stop.expr().logic_or(&silent_s));
+    let stop_p_now = m.formal_wire_from("f_stop_path_now", pb, "its path", mux(&f_stop, &f_stop_p, &a_p));
     // The read this cycle: the next slot after the read before, the next
     // walked path's first after a path's last or its break.
     let (m_at, m_any) = first_above(&g_mask, None, np, pb);
     let (pa_at, pa_any) = first_above(&g_mask, Some(f_pr_p.expr()), np, pb);
     let pr_last = (f_pr_d.expr() + lit(db, 1)).eq(pick(&g_span, &f_pr_p.expr(), np, db, db));
-    let cur_v = fw(
-        m,
+    let cur_v = m.formal_wire_from(
         "f_cur_v",
         1,
         "the walk has a slot to read next (before this cycle's break)",
@@ -972,27 +981,29 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
             lit(1, 1),
         ))),
     );
-    let cur_p = fw(m, "f_cur_path", pb, "its path", mux(&at_ans, m_at, mux(pr_last.clone(), pa_at, f_pr_p.expr())));
-    let cur_d = fw(
-        m,
+    let cur_p = m.formal_wire_from(
+        "f_cur_path",
+        pb,
+        "its path",
+        mux(&at_ans, m_at, mux(pr_last.clone(), pa_at, f_pr_p.expr())),
+    );
+    let cur_d = m.formal_wire_from(
         "f_cur_d",
         db,
         "its offset",
         mux(at_ans.expr().logic_or(pr_last), lit(db, 0), f_pr_d.expr() + lit(db, 1)),
     );
-    let moves = fw(
-        m,
+    let moves = m.formal_wire_from(
         "f_moves",
         1,
         "this cycle's answer breaks the path being read",
         brk_s.expr().logic_and(&cur_v).logic_and(a_p.expr().eq(&cur_p)),
     );
     let (nx_at, nx_any) = first_above(&g_mask, Some(cur_p.expr()), np, pb);
-    let want_v = fw(m, "f_want_v", 1, "a slot is left to read", mux(&moves, nx_any, cur_v.expr()));
-    let want_p = fw(m, "f_want_path", pb, "its path", mux(&moves, nx_at, cur_p.expr()));
-    let want_d = fw(m, "f_want_d", db, "its offset", mux(&moves, lit(db, 0), cur_d.expr()));
-    let want = fw(
-        m,
+    let want_v = m.formal_wire_from("f_want_v", 1, "a slot is left to read", mux(&moves, nx_any, cur_v.expr()));
+    let want_p = m.formal_wire_from("f_want_path", pb, "its path", mux(&moves, nx_at, cur_p.expr()));
+    let want_d = m.formal_wire_from("f_want_d", db, "its offset", mux(&moves, lit(db, 0), cur_d.expr()));
+    let want = m.formal_wire_from(
         "f_want",
         1,
         "the walk reads a slot this cycle: one is left, not past a stop",
@@ -1003,26 +1014,28 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
     // The end: the last read's answer (nothing read now, nothing in flight).
     let in_flight = if l == 1 { lit(1, 0) } else { f_walk.expr().logic_and(&f_pr_v) };
-    let end = fw(
-        m,
+    let end = m.formal_wire_from(
         "f_end",
         1,
         "the walk ends: its last read's answer, or the step's answer with nothing to read",
         walk_now.expr().logic_and(rd.expr().logic_not()).logic_and(in_flight.logic_not()),
     );
     // The arm's earliest overdue time, in the walk's order.
-    let t_cand = fw(m, "f_tail_cand", 32, "the counted slot's overdue time", sent.expr() + o_wait.expr());
-    let t_diff =
-        fw(m, "f_tail_diff", 32, "its serial difference from the earliest so far", t_cand.expr() - f_tat.expr());
-    let takes = fw(
-        m,
+    let t_cand = m.formal_wire_from("f_tail_cand", 32, "the counted slot's overdue time", sent.expr() + o_wait.expr());
+    let t_diff = m.formal_wire_from(
+        "f_tail_diff",
+        32,
+        "its serial difference from the earliest so far",
+        t_cand.expr() - f_tat.expr(),
+    );
+    let takes = m.formal_wire_from(
         "f_tail_takes",
         1,
         "the counted slot's overdue time is the earliest so far",
         f_karm.expr().logic_and(&slot).logic_and(f_tv.expr().logic_not().logic_or(t_diff.expr().ge(lit(32, 1 << 31)))),
     );
-    let tv_now = fw(m, "f_tail_v_now", 1, "the arm found an overdue time", f_tv.expr().logic_or(&takes));
-    let tat_now = fw(m, "f_tail_at_now", 32, "the earliest", mux(&takes, &t_cand, &f_tat));
+    let tv_now = m.formal_wire_from("f_tail_v_now", 1, "the arm found an overdue time", f_tv.expr().logic_or(&takes));
+    let tat_now = m.formal_wire_from("f_tail_at_now", 32, "the earliest", mux(&takes, &t_cand, &f_tat));
     // The count: 0, or 1 .. 3 cycles since the latest ring read (3 saturating).
     let f_since =
         m.formal_wire("f_since_rd", 2, "cycles since the step's latest ring read, saturating at 3; 0 before one");
@@ -1066,7 +1079,12 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
 
     // The continuation's next: RACK again from the path after a stop, else
     // the tail timer; the arm: the finish; the rest end it.
-    let stop_next = fw(m, "f_stop_next", pb + 1, "the path after the stop", zext(&stop_p_now, pb + 1) + lit(pb + 1, 1));
+    let stop_next = m.formal_wire_from(
+        "f_stop_next",
+        pb + 1,
+        "the path after the stop",
+        zext(&stop_p_now, pb + 1) + lit(pb + 1, 1),
+    );
     let again = stop_now.expr().logic_and(stop_next.expr().lt(&g_np));
     let fails = |c: Expr| sg(m, "s_fail_valid").expr().logic_and(sg(m, "s_fail_conn").expr().eq(c));
     let l_conn = mux(&load_s, sg(m, "s_cont_conn"), sg(m, "s_tail_conn"));
@@ -1116,25 +1134,24 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     )]);
 
     // ------------------------------------------------ the step
-    let v = |m: &Module, nm: &str| sg(m, nm);
     m.assert(
         "a_busy_count",
         "m_busy is 1 in a step's cycle (the walk's holds raise tx_ack's count later), 0 otherwise",
-        v(m, "m_busy").expr().eq(mux(&go, lit(bb, 1), lit(bb, 0))),
+        sg(m, "m_busy").expr().eq(mux(&go, lit(bb, 1), lit(bb, 0))),
     );
     m.assert(
         "a_step_reads",
         "the context, mirrors and stream word are read exactly with the step, of the continuation's connection and \
          its stream_id's stream",
-        v(m, "m_rd_valid").expr().eq(&go).logic_and(implies(
+        sg(m, "m_rd_valid").expr().eq(&go).logic_and(implies(
             &go,
-            v(m, "m_rd_conn")
+            sg(m, "m_rd_conn")
                 .expr()
                 .eq(&f_cconn)
-                .logic_and(v(m, "m_rd_stream").expr().eq(f_csid.slice(p.stream_bits - 1, 0))),
+                .logic_and(sg(m, "m_rd_stream").expr().eq(f_csid.slice(p.stream_bits - 1, 0))),
         )),
     );
-    let done = v(m, "m_done_valid");
+    let done = sg(m, "m_done_valid");
     m.assert(
         "a_done_when",
         "the completion walk starts exactly with the step of a live continuation's finish with streams touched, \
@@ -1143,10 +1160,10 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
             .eq(go.expr().logic_and(alive.clone()).logic_and(is(ST_FINISH)).logic_and(f_ctouched.expr().reduce_or()))
             .logic_and(implies(
                 &done,
-                v(m, "m_done_conn").expr().eq(&f_cconn).logic_and(v(m, "m_done_touched").expr().eq(&f_ctouched)),
+                sg(m, "m_done_conn").expr().eq(&f_cconn).logic_and(sg(m, "m_done_touched").expr().eq(&f_ctouched)),
             )),
     );
-    let rc = v(m, "m_rc_valid");
+    let rc = sg(m, "m_rc_valid");
     let rc_d = f_cmsn.expr() - sg(m, "s_rd_remote_completed").expr();
     m.assert(
         "a_rc_when",
@@ -1161,11 +1178,11 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
                 .logic_and(rc_d.lt(lit(PSN, 1 << (PSN - 1)))))
             .logic_and(implies(
                 &rc,
-                v(m, "m_rc_conn")
+                sg(m, "m_rc_conn")
                     .expr()
                     .eq(&f_cconn)
-                    .logic_and(v(m, "m_rc_stream").expr().eq(f_csid.slice(p.stream_bits - 1, 0)))
-                    .logic_and(v(m, "m_rc_msn").expr().eq(&f_cmsn)),
+                    .logic_and(sg(m, "m_rc_stream").expr().eq(f_csid.slice(p.stream_bits - 1, 0)))
+                    .logic_and(sg(m, "m_rc_msn").expr().eq(&f_cmsn)),
             )),
     );
 
@@ -1180,8 +1197,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "m_tail_valid",
         "m_rc_valid",
     ];
-    let any_of = |m: &Module, names: &[&str]| names.iter().fold(lit(1, 0), |a, n| a.logic_or(sg(m, n)));
-    let any = any_of(m, &acts);
+    let any = crate::formal::any_port(m, &acts);
     m.assert(
         "a_act_in_window",
         &format!(
@@ -1191,29 +1207,28 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         ),
         implies(any.clone(), walk_now.expr().logic_and(&f_live)),
     );
-    let ev = v(m, "m_evt_valid");
-    let lost = v(m, "m_ring_lost_valid");
-    let probe = v(m, "m_probe_valid");
+    let ev = sg(m, "m_evt_valid");
+    let lost = sg(m, "m_ring_lost_valid");
+    let probe = sg(m, "m_probe_valid");
     m.assert(
         "a_answers_ignored",
         "an answer of a path whose walk broke, or past a stop, writes, pushes, queues and raises nothing",
         implies(
             a_v.expr().logic_and(a_live.expr().logic_not()),
-            lost.expr().logic_or(v(m, "m_retx_valid")).logic_or(&ev).logic_or(&probe).logic_not(),
+            lost.expr().logic_or(sg(m, "m_retx_valid")).logic_or(&ev).logic_or(&probe).logic_not(),
         ),
     );
     m.assert(
         "a_ring_hold",
         "each ring read holds tx_ack's count at 2 in its cycle, and nothing else does",
-        v(m, "m_hold_valid").expr().eq(&rd).logic_and(implies(&rd, v(m, "m_hold_cnt").expr().eq(lit(bb, 2)))),
+        sg(m, "m_hold_valid").expr().eq(&rd).logic_and(implies(&rd, sg(m, "m_hold_cnt").expr().eq(lit(bb, 2)))),
     );
-    let rd_path = v(m, "m_ring_rd_path");
-    let rd_off = fw(
-        m,
+    let rd_path = sg(m, "m_ring_rd_path");
+    let rd_off = m.formal_wire_from(
         "f_rd_off",
         PSN,
         "the read's offset from its path's cum_acked",
-        v(m, "m_ring_rd_psn").expr() - pick(&g_cum, &rd_path.expr(), np, PSN, PSN),
+        sg(m, "m_ring_rd_psn").expr() - pick(&g_cum, &rd_path.expr(), np, PSN, PSN),
     );
     m.assert(
         "a_ring_in_paths",
@@ -1221,7 +1236,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
          the path's next_psn",
         implies(
             &rd,
-            v(m, "m_ring_rd_conn")
+            sg(m, "m_ring_rd_conn")
                 .expr()
                 .eq(&f_cconn)
                 .logic_and(zext(&rd_path, pb + 1).lt(&g_np))
@@ -1241,7 +1256,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
          after a stop",
         rd.expr().eq(&want).logic_and(implies(
             &rd,
-            rd_path.expr().eq(&want_p).logic_and(v(m, "m_ring_rd_psn").expr().eq(pick(
+            rd_path.expr().eq(&want_p).logic_and(sg(m, "m_ring_rd_psn").expr().eq(pick(
                 &g_cum,
                 &want_p.expr(),
                 np,
@@ -1256,38 +1271,38 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
          acknowledged send and overdue, with its path, psn and charge",
         lost.expr().eq(&lost_s).logic_and(implies(
             &lost,
-            v(m, "m_ring_lost_path")
+            sg(m, "m_ring_lost_path")
                 .expr()
                 .eq(&a_p)
-                .logic_and(v(m, "m_ring_lost_psn").expr().eq(&a_psn))
-                .logic_and(v(m, "m_ring_lost_charge").expr().eq(&charge_s)),
+                .logic_and(sg(m, "m_ring_lost_psn").expr().eq(&a_psn))
+                .logic_and(sg(m, "m_ring_lost_charge").expr().eq(&charge_s)),
         )),
     );
     m.assert(
         "a_lost_push",
         "each loss is pushed into the retransmit queue in its cycle, and nothing else is: the connection, path and \
          psn",
-        v(m, "m_retx_valid").expr().eq(&lost).logic_and(implies(
+        sg(m, "m_retx_valid").expr().eq(&lost).logic_and(implies(
             &lost,
-            v(m, "m_retx_conn")
+            sg(m, "m_retx_conn")
                 .expr()
                 .eq(&f_cconn)
-                .logic_and(v(m, "m_retx_path").expr().eq(v(m, "m_ring_lost_path")))
-                .logic_and(v(m, "m_retx_psn").expr().eq(v(m, "m_ring_lost_psn"))),
+                .logic_and(sg(m, "m_retx_path").expr().eq(sg(m, "m_ring_lost_path")))
+                .logic_and(sg(m, "m_retx_psn").expr().eq(sg(m, "m_ring_lost_psn"))),
         )),
     );
     m.assert(
         "a_silent_when",
         "a SILENT event exactly with an uncharged loss, of the connection, the lost copy's path and the step's \
          ts_now",
-        ev.expr().eq(lost.expr().logic_and(v(m, "m_ring_lost_charge").expr().logic_not())).logic_and(implies(
+        ev.expr().eq(lost.expr().logic_and(sg(m, "m_ring_lost_charge").expr().logic_not())).logic_and(implies(
             &ev,
-            v(m, "m_evt_kind")
+            sg(m, "m_evt_kind")
                 .expr()
                 .eq(lit(tel::KIND_BITS, u64::from(tel::kind::SILENT)))
-                .logic_and(v(m, "m_evt_conn").expr().eq(&f_cconn))
-                .logic_and(v(m, "m_evt_path").expr().eq(&phys))
-                .logic_and(v(m, "m_evt_now").expr().eq(&f_ts)),
+                .logic_and(sg(m, "m_evt_conn").expr().eq(&f_cconn))
+                .logic_and(sg(m, "m_evt_path").expr().eq(&phys))
+                .logic_and(sg(m, "m_evt_now").expr().eq(&f_ts)),
         )),
     );
     m.assert(
@@ -1295,21 +1310,21 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "a PROBE is queued exactly when the PROBE stage's counted answer finds an overdue slot, for its path",
         probe.expr().eq(f_kprobe.expr().logic_and(&slot).logic_and(&overdue)).logic_and(implies(
             &probe,
-            v(m, "m_probe_conn").expr().eq(&f_cconn).logic_and(v(m, "m_probe_path").expr().eq(&a_p)),
+            sg(m, "m_probe_conn").expr().eq(&f_cconn).logic_and(sg(m, "m_probe_path").expr().eq(&a_p)),
         )),
     );
-    let tail = v(m, "m_tail_valid");
+    let tail = sg(m, "m_tail_valid");
     m.assert(
         "a_tail_when",
         "the tail timer is written exactly at the arm's end, armed with the earliest overdue time of the slots \
          counted (32-bit serial order, the walk's order on ties), cleared without one",
         tail.expr().eq(end.expr().logic_and(&f_karm)).logic_and(implies(
             &tail,
-            v(m, "m_tail_conn")
+            sg(m, "m_tail_conn")
                 .expr()
                 .eq(&f_cconn)
-                .logic_and(v(m, "m_tail_armed").expr().eq(&tv_now))
-                .logic_and(implies(&tv_now, v(m, "m_tail_at").expr().eq(&tat_now))),
+                .logic_and(sg(m, "m_tail_armed").expr().eq(&tv_now))
+                .logic_and(implies(&tv_now, sg(m, "m_tail_at").expr().eq(&tat_now))),
         )),
     );
     m.assert(
@@ -1317,7 +1332,10 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         "the continuation is the model's: loaded by a SACK's end or the tail timer's step at RACK from path 0; at \
          a step's end RACK goes on after a stop, else to the tail timer, the arm to the finish, and the PROBEs, \
          the finish and a failed connection's step end it; it waits only after RACK's silent losses (or a SACK's)",
-        v(m, "m_cont_valid").expr().eq(&f_cv).logic_and(v(m, "m_cont_wait").expr().eq(f_cv.expr().logic_and(&f_cwait))),
+        sg(m, "m_cont_valid")
+            .expr()
+            .eq(&f_cv)
+            .logic_and(sg(m, "m_cont_wait").expr().eq(f_cv.expr().logic_and(&f_cwait))),
     );
     m.assert(
         "a_before_free",
@@ -1353,8 +1371,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
         implies(&f_walk, rec_ok),
     );
     let al = |x: u64| lit(agw, x);
-    let left = fw(
-        m,
+    let left = m.formal_wire_from(
         "f_left",
         agw,
         "L + 2 less the cycles since the step, 0 after",
@@ -1489,7 +1506,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
 
     // ------------------------------------------------ covers
-    m.cover("c_lost_charged", "RACK finds a loss, charged", lost.expr().logic_and(v(m, "m_ring_lost_charge")));
+    m.cover("c_lost_charged", "RACK finds a loss, charged", lost.expr().logic_and(sg(m, "m_ring_lost_charge")));
     m.cover("c_lost_silent", "RACK finds a loss charged to no one: a SILENT event", ev.expr());
     m.cover(
         "c_stop",
@@ -1511,7 +1528,7 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
             a_v.expr().logic_and(a_live.expr().logic_not()),
         );
     }
-    m.cover("c_arm", "the arm writes the tail timer armed", tail.expr().logic_and(v(m, "m_tail_armed")));
+    m.cover("c_arm", "the arm writes the tail timer armed", tail.expr().logic_and(sg(m, "m_tail_armed")));
     m.cover("c_probe", "the tail timer's PROBE stage queues a PROBE", probe.expr());
     m.cover("c_finish", "the finish starts the completion walk", done.expr());
     m.cover("c_remote_completed", "the finish moves a stream's remote_completed on", rc.expr());
