@@ -131,6 +131,10 @@
 //! tail timer's arm and PROBEs, completed_msn and the completion walk's
 //! start, a ring read a cycle with the count held while the walk reads,
 //! `hdl/tests/tx_engine_stage.rs`),
+//! [`timer`] (`tx_timer`, the RNR and window-probe queues in memories
+//! and the unit's RNR, window-probe and tail-timer steps, acting when
+//! their reads answer, replayed on the acknowledgement control's traffic
+//! in `hdl/tests/tx_engine_ack.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
 //! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
 //! of new data and of retransmissions and RNR resends with the retry
@@ -202,6 +206,7 @@ pub mod sack;
 pub mod sched;
 pub mod stage;
 mod step;
+pub mod timer;
 pub mod walk;
 
 /// The engine's ports named `names`, one definition for the engine and

@@ -1151,7 +1151,7 @@ impl StreamQ {
 /// wr_id = {stream, work-queue slot}, offset) plus the sender's
 /// bookkeeping (length, tx_seq, RNR state, queued). Public so the commit's
 /// tap can record a slot as read and as written back ([`CommitRec`]).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Slot {
     pub stream: u32,
     pub wq: u32,
@@ -2105,9 +2105,6 @@ pub struct AckTap {
     /// unit adds the read latency).
     pub go: Option<AckGo>,
     pub handler_busy: u32,
-    /// The unit's own steps: the RNR head's tag still matched its slot,
-    /// the window probe was still armed, the tail timer still due.
-    pub live: bool,
     /// A NACK started an RNR back-off (conn, path, psn, until, tag); the
     /// decision armed a window probe (conn, at).
     pub rnr_push: Option<(u32, u32, u32, u32, u32)>,
@@ -2293,6 +2290,69 @@ pub struct NackTap {
     /// A step: the record, `ts_now` and the busy count the handler set.
     pub step: Option<(NackIn, u32, u32)>,
     pub ans: Option<NackAct>,
+}
+
+/// What one of the acknowledgement unit's own steps read (the timer
+/// queues' heads and the tail-timer hit), as its reads answer `L` cycles
+/// after the step; the tables as they stood at the step, since nothing
+/// writes them in between (`TxEngine::timer_tick`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerRead {
+    /// The RNR queue's head and the ring slot it names.
+    Rnr { conn: u32, path: u32, psn: u32, tag: u32, slot: Option<Slot> },
+    /// The window-probe queue's head and its connection: the deadline
+    /// armed in the context, whether it failed, its paths, the context's
+    /// DEAD bits and the paths' PROBE state (`probe_pending` in the
+    /// mirrors, `probe_q` in the context), a bit per path.
+    Wprobe { conn: u32, at: u32, armed: Option<u32>, failed: bool, npaths: u32, dead: u32, pending: u32, probe_q: u32 },
+    /// The tail-timer hit and its connection's context, with the step's
+    /// `ts_now` (the deadline is compared with it).
+    Tail { conn: u32, ts: u32, open: bool, failed: bool, tail_at: Option<u32> },
+}
+
+/// What a timer step did when its reads answered ([`TimerTap::ans`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimerAct {
+    pub read: TimerRead,
+    /// The entry or hit was still live (the RNR tag matched a waiting
+    /// slot; the probe was still armed on a live connection; the tail
+    /// timer still due); a stale one does nothing.
+    pub live: bool,
+    /// RNR: the slot's wait ended and, when it was not queued already, it
+    /// was queued and pushed into the retransmit queue.
+    pub retx: bool,
+    /// Window probe: the path PROBEd (the first path not DEAD, when its
+    /// PROBE is neither pending nor queued).
+    pub probe: Option<u32>,
+}
+
+/// The timer queues (RNR back-offs and window probes) and the unit's
+/// steps that serve them and the tail timer, recorded when [`Taps::timer`]
+/// is `Some` (off by default, cleared every cycle), so that their RTL unit
+/// can be replayed against this model cycle by cycle. Recording changes
+/// nothing the engine does.
+#[derive(Debug, Clone, Default)]
+pub struct TimerTap {
+    /// At the start of the cycle: the queues' lengths and heads (the RNR
+    /// head's deadline, the window probe's).
+    pub rnr_len: usize,
+    pub wp_len: usize,
+    pub rnr_head: Option<(u32, u32, u32, u32, u32)>,
+    pub wp_head: Option<(u32, u32)>,
+    /// Pushes: an RNR back-off (conn, path, psn, until, tag) from the NACK
+    /// handler; a window probe armed (conn, at) by a decision, or refused
+    /// for the full queue.
+    pub rnr_push: Option<(u32, u32, u32, u32, u32)>,
+    pub wp_push: Option<(u32, u32)>,
+    pub wp_refused: bool,
+    /// A step: which, with the hit's connection for the tail step, and
+    /// `ts_now`.
+    pub go: Option<(AckGo, u32, u32)>,
+    /// A window-probe pop woke every stalled connection (a probe had been
+    /// refused since the last pop).
+    pub unstall_all: bool,
+    /// The step's reads answered.
+    pub ans: Option<TimerAct>,
 }
 
 /// A path's mirror as the SACK handler reads and writes it
@@ -2633,6 +2693,9 @@ pub struct Taps {
     /// The SACK stages' tap ([`StageTap`], cleared every cycle); `None`
     /// (off) by default.
     pub stage: Option<StageTap>,
+    /// The timer queues' and their steps' tap ([`TimerTap`], cleared
+    /// every cycle); `None` (off) by default.
+    pub timer: Option<TimerTap>,
 }
 
 /// The cycle-accurate transmit engine. See the module docs.
@@ -2747,6 +2810,9 @@ pub struct TxEngine {
     tail_wr: Option<(u32, u32, Option<u32>)>,
     /// A NACK whose reads are in flight.
     nack_ans: Option<NackAns>,
+    /// An RNR, window-probe or tail step whose reads are in flight, with
+    /// the cycles left until they answer.
+    timer_ans: Option<(TimerRead, u32)>,
     /// A live SACK's count in flight: (cycles until its reads answer,
     /// the count its two passes hold the unit from then,
     /// `2 + 2 x span`; architecture.md, tx_engine item 13).
@@ -2831,6 +2897,7 @@ impl TxEngine {
             stage_hold: None,
             tail_wr: None,
             nack_ans: None,
+            timer_ans: None,
             sack_hold: None,
             p,
         };
@@ -3005,6 +3072,15 @@ impl TxEngine {
         }
         if let Some(t) = self.taps.stage.as_mut() {
             *t = StageTap::default();
+        }
+        if let Some(t) = self.taps.timer.as_mut() {
+            *t = TimerTap {
+                rnr_len: self.rnr.len(),
+                wp_len: self.wprobe.len(),
+                rnr_head: self.rnr.front().copied(),
+                wp_head: self.wprobe.front().copied(),
+                ..TimerTap::default()
+            };
         }
         if let Some(t) = self.taps.ack.as_mut() {
             *t = AckTap {
@@ -3209,6 +3285,8 @@ impl TxEngine {
         // A NACK's reads answer after the turn: its actions, a failure
         // among them (a hold after the turn, as the output stage's).
         self.nack_tick();
+        // So do the timer steps' (RNR, window probe, tail timer).
+        self.timer_tick();
         // A live SACK's reads answer after the turn: its span is known and
         // its two passes raise the count (item 13).
         self.sack_tick();
@@ -3285,7 +3363,7 @@ impl TxEngine {
 
         // Output: the next frame starts right after the last beat.
         if let Some(t) = self.taps.output.as_mut() {
-            t.walk_busy = self.walk.is_some() || self.nack_ans.is_some();
+            t.walk_busy = self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some();
             t.head_failed = self.frames.front().is_some_and(|f| self.conns[f.conn as usize].failed.is_some());
         }
         if frame_done {
@@ -3761,6 +3839,9 @@ impl TxEngine {
                 if let Some(t) = self.taps.sched.as_mut() {
                     t.wprobe_full = true;
                 }
+                if let Some(t) = self.taps.timer.as_mut() {
+                    t.wp_refused = true;
+                }
                 return None;
             }
             if let Some(t) = self.taps.sched.as_mut() {
@@ -3770,6 +3851,9 @@ impl TxEngine {
             self.conns[c as usize].window_probe_at = Some(at);
             self.wprobe.push_back((c, at));
             if let Some(t) = self.taps.ack.as_mut() {
+                t.wp_push = Some((c, at));
+            }
+            if let Some(t) = self.taps.timer.as_mut() {
                 t.wp_push = Some((c, at));
             }
         }
@@ -4176,41 +4260,40 @@ impl TxEngine {
         } else if let Some(&(c, path, psn, _, tag)) =
             self.rnr.front().filter(|&&(_, _, _, until, _)| tel::ts_reached(ts, until))
         {
+            // The slot's wait ends when the ring's read answers, `L` cycles
+            // on (timer_tick), as every step's reads do (item 10).
             self.rnr.pop_front();
             self.tap_ack_go(AckGo::Rnr);
-            let ri = self.ridx(c, path, psn);
-            if let Some(s) = self.ring[ri].as_mut().filter(|s| s.rnr_wait && s.rnr_tag == tag) {
-                if let Some(t) = self.taps.ack.as_mut() {
-                    t.live = true;
-                }
-                s.rnr_wait = false;
-                if !s.queued {
-                    s.queued = true;
-                    self.queue_retx(c, path, psn);
-                }
-            }
+            self.tap_timer_go(AckGo::Rnr, c, ts);
+            let slot = self.ring[self.ridx(c, path, psn)];
+            self.timer_ans = Some((TimerRead::Rnr { conn: c, path, psn, tag, slot }, self.p.read_latency));
             self.ack_busy = 1;
         } else if let Some(&(c, at)) = self.wprobe.front() {
             if tel::ts_reached(ts, at) {
                 self.wprobe.pop_front();
                 if std::mem::take(&mut self.wprobe_refused) {
                     self.unstall_all();
+                    if let Some(t) = self.taps.timer.as_mut() {
+                        t.unstall_all = true;
+                    }
                 }
                 self.tap_ack_go(AckGo::Wprobe);
+                self.tap_timer_go(AckGo::Wprobe, c, ts);
                 let k = &self.conns[c as usize];
-                if k.window_probe_at == Some(at) && k.failed.is_none() {
-                    if let Some(t) = self.taps.ack.as_mut() {
-                        t.live = true;
-                    }
-                    self.conns[c as usize].window_probe_at = None;
-                    let np = self.conns[c as usize].npaths;
-                    if let Some(p) = (0..np).find(|&p| self.paths[self.pidx(c, p)].state != tel::DEAD) {
-                        let pi = self.pidx(c, p);
-                        if !self.paths[pi].probe_pending {
-                            self.queue_probe(c, p);
-                        }
-                    }
-                }
+                let bits = |f: &dyn Fn(&PathM) -> bool| {
+                    (0..self.p.paths).fold(0, |a, p| a | u32::from(f(&self.paths[self.pidx(c, p)])) << p)
+                };
+                let read = TimerRead::Wprobe {
+                    conn: c,
+                    at,
+                    armed: k.window_probe_at,
+                    failed: k.failed.is_some(),
+                    npaths: k.npaths,
+                    dead: k.dead,
+                    pending: bits(&|m| m.probe_pending),
+                    probe_q: k.probe_q,
+                };
+                self.timer_ans = Some((read, self.p.read_latency));
                 self.ack_busy = 1;
                 return true;
             }
@@ -4227,40 +4310,101 @@ impl TxEngine {
         k.open && k.failed.is_none() && k.tail_at.is_some_and(|t| tel::ts_reached(ts, t))
     }
 
-    /// The tail timer the scanner found, if still due: nothing is left to
-    /// cut, so no later packet will show the outstanding ones lost; every
-    /// path with an overdue packet is PROBEd (a tail loss probe: its SACK
-    /// shows exactly what is missing). One ring read per slot looked at.
+    /// The tail timer the scanner found: its connection's context is read,
+    /// and `L` cycles on ([`Self::timer_tick`]) the stages start if the
+    /// timer is still due.
     fn tail_work(&mut self, ts: u32) -> bool {
         let Some(c) = self.tail_hit.take() else { return false };
         self.tap_ack_go(AckGo::Tail);
-        if !self.tail_due(c, ts) {
-            // Re-armed or cleared since the scanner saw it.
-            self.ack_busy = 1;
-            return true;
-        }
-        self.tails_fired += 1;
-        if let Some(t) = self.taps.ack.as_mut() {
-            t.live = true;
-        }
-        self.conns[c as usize].tail_at = None;
-        // RACK's reordering timer first (RFC 8985): a packet overdue while
-        // a later one was acknowledged is lost now; the stages then PROBE
-        // the paths whose overdue packets have no such evidence.
-        self.sack_cont = Some(SackCont {
-            conn: c,
-            stage: SackStage::Overdue(0),
-            wait: false,
-            touched: Vec::new(),
-            stream_id: u32::MAX,
-            completed_msn: 0,
-            tail: true,
-        });
-        if let Some(t) = self.taps.stage.as_mut() {
-            t.cont = Some(StageCont { conn: c, tail: true, ..StageCont::default() });
-        }
+        self.tap_timer_go(AckGo::Tail, c, ts);
+        let k = &self.conns[c as usize];
+        let read = TimerRead::Tail { conn: c, ts, open: k.open, failed: k.failed.is_some(), tail_at: k.tail_at };
+        self.timer_ans = Some((read, self.p.read_latency));
         self.ack_busy = 1;
         true
+    }
+
+    fn tap_timer_go(&mut self, go: AckGo, c: u32, ts: u32) {
+        if let Some(t) = self.taps.timer.as_mut() {
+            t.go = Some((go, c, ts));
+        }
+    }
+
+    /// A timer step's reads have answered; called each cycle after the
+    /// unit's turn, it acts `L` cycles after the step on what the step
+    /// read. Nothing writes that in between: the unit is busy, so no other
+    /// step, decision, commit or reopen runs, and the output stage's
+    /// failure waits for the answer as it waits for a NACK's (the debug
+    /// checks below hold the model to it).
+    fn timer_tick(&mut self) {
+        let Some((_, wait)) = self.timer_ans.as_mut() else { return };
+        if *wait > 0 {
+            *wait -= 1;
+            return;
+        }
+        let (read, _) = self.timer_ans.take().expect("checked");
+        let mut act = TimerAct { read, live: false, retx: false, probe: None };
+        match read {
+            TimerRead::Rnr { conn: c, path, psn, tag, slot } => {
+                let ri = self.ridx(c, path, psn);
+                debug_assert_eq!(self.ring[ri], slot, "nothing writes the slot while the RNR step reads it");
+                if let Some(mut s) = slot.filter(|s| s.rnr_wait && s.rnr_tag == tag) {
+                    act.live = true;
+                    s.rnr_wait = false;
+                    if !s.queued {
+                        s.queued = true;
+                        act.retx = true;
+                        self.queue_retx(c, path, psn);
+                    }
+                    self.ring[ri] = Some(s);
+                }
+            }
+            TimerRead::Wprobe { conn: c, at, armed, failed, npaths, dead, pending, probe_q } => {
+                debug_assert_eq!(self.conns[c as usize].window_probe_at, armed, "the window probe's deadline as read");
+                if armed == Some(at) && !failed {
+                    act.live = true;
+                    self.conns[c as usize].window_probe_at = None;
+                    let all = u32::MAX.checked_shr(32 - npaths).unwrap_or(0);
+                    let first = (!dead & all != 0).then(|| (!dead & all).trailing_zeros());
+                    debug_assert_eq!(
+                        first,
+                        (0..npaths).find(|&p| self.paths[self.pidx(c, p)].state != tel::DEAD),
+                        "the context's DEAD bits are the mirrors' states"
+                    );
+                    if let Some(p) = first.filter(|&p| (pending | probe_q) & 1 << p == 0) {
+                        act.probe = Some(p);
+                        self.queue_probe(c, p);
+                    }
+                }
+            }
+            TimerRead::Tail { conn: c, ts, open, failed, tail_at } => {
+                // Re-armed or cleared since the scanner saw it: nothing.
+                if open && !failed && tail_at.is_some_and(|t| tel::ts_reached(ts, t)) {
+                    act.live = true;
+                    self.tails_fired += 1;
+                    self.conns[c as usize].tail_at = None;
+                    // RACK's reordering timer first (RFC 8985): a packet
+                    // overdue while a later one was acknowledged is lost
+                    // now; the stages then PROBE the paths whose overdue
+                    // packets have no such evidence.
+                    self.sack_cont = Some(SackCont {
+                        conn: c,
+                        stage: SackStage::Overdue(0),
+                        wait: false,
+                        touched: Vec::new(),
+                        stream_id: u32::MAX,
+                        completed_msn: 0,
+                        tail: true,
+                    });
+                    if let Some(t) = self.taps.stage.as_mut() {
+                        t.cont = Some(StageCont { conn: c, tail: true, ..StageCont::default() });
+                    }
+                }
+            }
+        }
+        if let Some(t) = self.taps.timer.as_mut() {
+            t.ans = Some(act);
+        }
     }
 
     /// The tail timer's PROBEs: every path with an overdue packet and no
@@ -5175,6 +5319,9 @@ impl TxEngine {
                 if let Some(t) = self.taps.ack.as_mut() {
                     t.rnr_push = Some((c, path, h.psn, until, self.rnr_next_tag));
                 }
+                if let Some(t) = self.taps.timer.as_mut() {
+                    t.rnr_push = Some((c, path, h.psn, until, self.rnr_next_tag));
+                }
                 // Wraps at rnr_tag_bits, as the RTL's counter does.
                 self.rnr_next_tag = ((u64::from(self.rnr_next_tag) + 1) & ((1u64 << self.p.rnr_tag_bits) - 1)) as u32;
             }
@@ -5481,7 +5628,7 @@ impl TxEngine {
             return;
         }
         if self.frames.front().is_some_and(|f| f.err && self.conns[f.conn as usize].failed.is_none())
-            && (self.walk.is_some() || self.nack_ans.is_some())
+            && (self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some())
         {
             // Its failure needs the completion walk, busy: the output waits.
             return;

@@ -181,7 +181,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
 
 /// `now` at or after `deadline`, 32-bit wrapping (`ts_reached`): the
 /// difference, as a signed number, is not negative.
-fn reached(now: Expr, deadline: Expr) -> Expr {
+pub(crate) fn reached(now: Expr, deadline: Expr) -> Expr {
     (now - deadline).lt(lit(32, 1 << 31))
 }
 
