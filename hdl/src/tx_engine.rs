@@ -133,8 +133,7 @@
 //! `hdl/tests/tx_engine_stage.rs`),
 //! [`timer`] (`tx_timer`, the RNR and window-probe queues in memories
 //! and the unit's RNR, window-probe and tail-timer steps, acting when
-//! their reads answer, replayed on the acknowledgement control's traffic
-//! in `hdl/tests/tx_engine_ack.rs`),
+//! their reads answer, `hdl/tests/tx_engine_timer.rs`),
 //! [`sched`] (`tx_sched`, the scheduler's control,
 //! `hdl/tests/tx_engine_sched.rs`) and [`commit`] (`tx_commit`, the commit
 //! of new data and of retransmissions and RNR resends with the retry

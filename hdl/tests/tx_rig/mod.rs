@@ -540,6 +540,231 @@ impl Rows {
     }
 }
 
+/// `tx_timer`'s rows (`tx_engine_timer.rs`, `tx_engine_ack.rs`), filled
+/// each cycle from the model's [`TimerTap`] after a reset row: the queues'
+/// pushes and state, a step with its reads, and the answer of the step
+/// `L` cycles back with its writes; with the coverage bins reached.
+pub struct TimerRows {
+    pub rows: Rows,
+    pub seen: HashMap<&'static str, u32>,
+    /// The row of the step whose reads are in flight.
+    step: Option<usize>,
+    p: TxEngineParams,
+}
+
+impl TimerRows {
+    pub fn new(p: &TxEngineParams) -> TimerRows {
+        let mut rows = Rows::new(mrnic_hdl::tx_engine::timer::ports(p));
+        rows.put(0, "rst", 1);
+        TimerRows { rows, seen: HashMap::new(), step: None, p: p.clone() }
+    }
+
+    /// The rows as port values: 0 on the unit's valid inputs outside the
+    /// cycles that set them, junk on every other input not placed.
+    pub fn finish(self, rng: &mut Rng) -> Run {
+        let zero = ["rst", "s_rnr_valid", "s_wp_valid", "s_wp_refused", "s_go_rnr", "s_go_wp", "s_go_tail"];
+        self.rows.finish(rng, &zero, self.seen)
+    }
+
+    /// The bins reached, sorted, for a run's log line.
+    pub fn bins(&self) -> String {
+        let mut v: Vec<_> = self.seen.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        v.sort();
+        v.join(", ")
+    }
+
+    fn tcount(&mut self, what: &'static str) {
+        *self.seen.entry(what).or_default() += 1;
+    }
+
+    /// `tx_timer`'s row of this cycle: the queues' pushes and state as
+    /// the model's were at the start of the cycle, a step with its reads,
+    /// and the answer of the step `L` cycles back with its writes.
+    pub fn cycle(&mut self, t: &TimerTap) {
+        let p = self.p.clone();
+        let at = self.rows.len();
+        let put = |r: &mut Rows, v: Vec<(&str, u64)>| {
+            for (n, x) in v {
+                r.put(at, n, x);
+            }
+        };
+        put(
+            &mut self.rows,
+            vec![
+                ("rst", 0),
+                ("m_rnr_full", u64::from(t.rnr_len >= p.rnr_depth as usize)),
+                ("m_rnr_head_valid", u64::from(t.rnr_head.is_some())),
+                ("m_rnr_head_until", u64::from(t.rnr_head.map_or(0, |h| h.3))),
+                ("m_wp_full", u64::from(t.wp_len >= p.wprobe_depth as usize)),
+                ("m_wp_head_valid", u64::from(t.wp_head.is_some())),
+                ("m_wp_head_at", u64::from(t.wp_head.map_or(0, |h| h.1))),
+                ("m_unstall_all", u64::from(t.unstall_all)),
+            ],
+        );
+        if t.rnr_len > 1 {
+            self.tcount("rnr_stored");
+        }
+        if t.rnr_len >= p.rnr_depth as usize {
+            self.tcount("rnr_full");
+        }
+        if t.wp_len > 1 {
+            self.tcount("wp_stored");
+        }
+        if t.wp_len >= p.wprobe_depth as usize {
+            self.tcount("wp_full");
+        }
+        if t.unstall_all {
+            self.tcount("unstall_all");
+        }
+        if let Some((c, path, psn, until, tag)) = t.rnr_push {
+            let v = [("s_rnr_valid", 1), ("s_rnr_conn", c), ("s_rnr_path", path), ("s_rnr_psn", psn)];
+            put(&mut self.rows, v.iter().map(|&(n, x)| (n, u64::from(x))).collect());
+            put(&mut self.rows, vec![("s_rnr_until", u64::from(until)), ("s_rnr_tag", u64::from(tag))]);
+            self.tcount(if t.rnr_len == 0 { "rnr_push_empty" } else { "rnr_push_behind" });
+        }
+        if let Some((c, wat)) = t.wp_push {
+            put(&mut self.rows, vec![("s_wp_valid", 1), ("s_wp_conn", u64::from(c)), ("s_wp_at", u64::from(wat))]);
+            self.tcount("wp_push");
+        }
+        if t.wp_refused {
+            put(&mut self.rows, vec![("s_wp_refused", 1)]);
+            self.tcount("wp_refused");
+        }
+        if let Some((go, c, ts)) = t.go {
+            assert!(self.step.is_none(), "a step starts only after the last one's answer");
+            self.step = Some(at);
+            put(&mut self.rows, vec![("ts_now", u64::from(ts))]);
+            match go {
+                AckGo::Rnr => {
+                    let (hc, hp, hpsn, _, _) = t.rnr_head.expect("the RNR step pops the head");
+                    assert_eq!(hc, c, "the step's connection is the head's");
+                    put(
+                        &mut self.rows,
+                        vec![
+                            ("s_go_rnr", 1),
+                            ("m_ring_rd_valid", 1),
+                            ("m_ring_rd_conn", u64::from(hc)),
+                            ("m_ring_rd_path", u64::from(hp)),
+                            ("m_ring_rd_psn", u64::from(hpsn)),
+                        ],
+                    );
+                    if t.rnr_len > 1 {
+                        self.tcount("rnr_pop_stored");
+                    }
+                }
+                AckGo::Wprobe => {
+                    assert_eq!(t.wp_head.map(|h| h.0), Some(c), "the step's connection is the head's");
+                    put(&mut self.rows, vec![("s_go_wp", 1), ("m_rd_valid", 1), ("m_rd_conn", u64::from(c))]);
+                }
+                AckGo::Tail => {
+                    put(
+                        &mut self.rows,
+                        vec![
+                            ("s_go_tail", 1),
+                            ("s_tail_conn", u64::from(c)),
+                            ("m_rd_valid", 1),
+                            ("m_rd_conn", u64::from(c)),
+                        ],
+                    );
+                }
+                _ => unreachable!("the timer tap records only the unit's own steps"),
+            }
+        }
+        let Some(a) = t.ans else { return };
+        let step = self.step.take().expect("an answer follows a step");
+        assert_eq!(at, step + p.read_latency as usize, "the model acts L cycles after the step");
+        let pm = mask(p.paths);
+        match a.read {
+            TimerRead::Rnr { conn, path, psn, tag: _, slot } => {
+                put(&mut self.rows, vec![("s_ring_valid", u64::from(slot.is_some()))]);
+                if let Some(s) = slot {
+                    put(
+                        &mut self.rows,
+                        vec![
+                            ("s_ring_rnr_wait", u64::from(s.rnr_wait)),
+                            ("s_ring_rnr_tag", u64::from(s.rnr_tag)),
+                            ("s_ring_queued", u64::from(s.queued)),
+                        ],
+                    );
+                }
+                let (c, pa, ps) = (u64::from(conn), u64::from(path), u64::from(psn));
+                if a.live {
+                    put(
+                        &mut self.rows,
+                        vec![
+                            ("m_ring_wr_valid", 1),
+                            ("m_ring_wr_conn", c),
+                            ("m_ring_wr_path", pa),
+                            ("m_ring_wr_psn", ps),
+                        ],
+                    );
+                }
+                if a.retx {
+                    put(
+                        &mut self.rows,
+                        vec![("m_retx_valid", 1), ("m_retx_conn", c), ("m_retx_path", pa), ("m_retx_psn", ps)],
+                    );
+                }
+                self.tcount(match (a.live, a.retx, slot.is_some()) {
+                    (true, true, _) => "rnr_live_retx",
+                    (true, false, _) => "rnr_live_queued_already",
+                    (false, _, true) if slot.is_some_and(|s| s.rnr_wait) => "rnr_stale_tag",
+                    (false, _, true) => "rnr_stale_slot",
+                    (false, _, false) => "rnr_stale_empty",
+                });
+            }
+            TimerRead::Wprobe { conn, at: _, armed, failed, npaths, dead, pending, probe_q } => {
+                put(
+                    &mut self.rows,
+                    vec![
+                        ("s_rd_wp_valid", u64::from(armed.is_some())),
+                        ("s_rd_wp_at", u64::from(armed.unwrap_or(0))),
+                        ("s_rd_failed", u64::from(failed)),
+                        ("s_rd_npaths", u64::from(npaths)),
+                        ("s_rd_dead", u64::from(dead) & pm),
+                        ("s_rd_probe_q", u64::from(probe_q) & pm),
+                        ("s_pm_probe_pending", u64::from(pending) & pm),
+                    ],
+                );
+                if a.live {
+                    put(&mut self.rows, vec![("m_wp_clr_valid", 1), ("m_wp_clr_conn", u64::from(conn))]);
+                }
+                if let Some(path) = a.probe {
+                    put(
+                        &mut self.rows,
+                        vec![
+                            ("m_probe_valid", 1),
+                            ("m_probe_conn", u64::from(conn)),
+                            ("m_probe_path", u64::from(path)),
+                        ],
+                    );
+                }
+                self.tcount(match (a.live, a.probe) {
+                    (true, Some(0)) => "wp_probe_path0",
+                    (true, Some(_)) => "wp_probe_past_dead",
+                    (true, None) => "wp_live_no_probe",
+                    (false, _) => "wp_stale",
+                });
+            }
+            TimerRead::Tail { conn, ts: _, open, failed, tail_at } => {
+                put(
+                    &mut self.rows,
+                    vec![
+                        ("s_rd_open", u64::from(open)),
+                        ("s_rd_failed", u64::from(failed)),
+                        ("s_rd_tail_valid", u64::from(tail_at.is_some())),
+                        ("s_rd_tail_at", u64::from(tail_at.unwrap_or(0))),
+                    ],
+                );
+                if a.live {
+                    put(&mut self.rows, vec![("m_tail_valid", 1), ("m_tail_conn", u64::from(conn))]);
+                }
+                self.tcount(if a.live { "tail_live" } else { "tail_stale" });
+            }
+        }
+    }
+}
+
 /// A named scenario: the run of a config's traffic from reset.
 pub type Scenario<'a> = (&'a str, &'a dyn Fn(&Config) -> Run);
 
