@@ -131,6 +131,8 @@
 //! tail timer's arm and PROBEs, completed_msn and the completion walk's
 //! start, a ring read a cycle with the count held while the walk reads,
 //! `hdl/tests/tx_engine_stage.rs`),
+//! [`probe`] (`tx_probe`, the scheduler's PROBE send, acting when its
+//! reads answer, `hdl/tests/tx_engine_probe.rs`),
 //! [`timer`] (`tx_timer`, the RNR and window-probe queues in memories
 //! and the unit's RNR, window-probe and tail-timer steps, acting when
 //! their reads answer, `hdl/tests/tx_engine_timer.rs`),
@@ -200,6 +202,7 @@ pub mod commit;
 pub mod nack;
 pub mod output;
 pub mod post;
+pub mod probe;
 pub mod rto;
 pub mod sack;
 pub mod sched;

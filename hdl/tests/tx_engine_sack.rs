@@ -591,14 +591,19 @@ fn replay_config(cfg: &Config) -> Run {
     let run = tx_rig::scenarios(
         cfg,
         &[
-            ("loss", &|c| loss(c, SEED).finish()),
+            // Its own seed: whether a rerouted copy is lost on a silent
+            // route (lost_silent) depends on the timing, and the PROBE
+            // send's (architecture.md, tx_engine item 16) took it from
+            // the old one's; this one reaches it twice on `small`.
+            ("loss", &|c| loss(c, SEED ^ 3).finish()),
             ("stale", &|c| stale(c, SEED).finish()),
             ("plane_down", &|c| plane_down(c, SEED).finish()),
         ],
     );
     // `default`'s traffic, shifted by the SACK stages' timing
     // (architecture.md, tx_engine item 14), no longer has a loss a SACK's
-    // own pass finds silent; `small`'s is unchanged and must.
+    // own pass finds silent (a rerouted copy lost on a silent route);
+    // `small`'s must.
     if cfg.name == "small" {
         for bin in ["lost_silent", "cont_wait"] {
             assert!(run.seen.contains_key(bin), "small has no {bin}");

@@ -2292,6 +2292,38 @@ pub struct NackTap {
     pub ans: Option<NackAct>,
 }
 
+/// The PROBE send ([`Taps::probe`], cleared every cycle): the start that
+/// chose the connection, and `L` cycles later what its reads answered
+/// (the connection's PROBE queue head, its context's peer, the path's
+/// mirror) and the PROBE sent.
+#[derive(Debug, Clone, Default)]
+pub struct ProbeTap {
+    /// The start: (conn, `ts_now`).
+    pub start: Option<(u32, u32)>,
+    pub sent: Option<ProbeSent>,
+}
+
+/// A PROBE sent ([`ProbeTap::sent`]): the reads, as the start's cycle
+/// left the tables, and the header.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProbeSent {
+    pub conn: u32,
+    /// The PROBE queue's head: the path PROBEd.
+    pub path: u32,
+    pub ts: u32,
+    pub remote_id: u32,
+    pub dst_mac: u64,
+    pub dst_ip: u32,
+    /// The path's mirror: its generation, next psn, tx_seq (the PROBE
+    /// takes it, the mirror's moves on), port and plane.
+    pub gen: u8,
+    pub next_psn: u32,
+    pub tx_seq: u32,
+    pub sport: u16,
+    pub plane: u8,
+    pub hdr: Vec<u8>,
+}
+
 /// What one of the acknowledgement unit's own steps read (the timer
 /// queues' heads and the tail-timer hit), as its reads answer `L` cycles
 /// after the step; the tables as they stood at the step, since nothing
@@ -2696,6 +2728,9 @@ pub struct Taps {
     /// The timer queues' and their steps' tap ([`TimerTap`], cleared
     /// every cycle); `None` (off) by default.
     pub timer: Option<TimerTap>,
+    /// The PROBE send's tap ([`ProbeTap`], cleared every cycle); `None`
+    /// (off) by default.
+    pub probe: Option<ProbeTap>,
 }
 
 /// The cycle-accurate transmit engine. See the module docs.
@@ -2813,6 +2848,9 @@ pub struct TxEngine {
     /// An RNR, window-probe or tail step whose reads are in flight, with
     /// the cycles left until they answer.
     timer_ans: Option<(TimerRead, u32)>,
+    /// A PROBE the scheduler's start chose, its reads in flight: (conn,
+    /// `ts_now` at the start, cycles left until they answer).
+    probe_send: Option<(u32, u32, u32)>,
     /// A live SACK's count in flight: (cycles until its reads answer,
     /// the count its two passes hold the unit from then,
     /// `2 + 2 x span`; architecture.md, tx_engine item 13).
@@ -2898,6 +2936,7 @@ impl TxEngine {
             tail_wr: None,
             nack_ans: None,
             timer_ans: None,
+            probe_send: None,
             sack_hold: None,
             p,
         };
@@ -2931,6 +2970,11 @@ impl TxEngine {
         let r = self.p.ring_depth as usize;
         let base = self.pidx(conn, path) * r;
         self.ring[base..base + r].iter().filter(|s| s.is_some()).count()
+    }
+
+    /// PROBEs queued for `conn` (observability).
+    pub fn probes_queued(&self, conn: u32) -> usize {
+        self.conns[conn as usize].probes.len()
     }
 
     /// Why a connection failed (a `status` code), if it did.
@@ -3073,6 +3117,9 @@ impl TxEngine {
         if let Some(t) = self.taps.stage.as_mut() {
             *t = StageTap::default();
         }
+        if let Some(t) = self.taps.probe.as_mut() {
+            *t = ProbeTap::default();
+        }
         if let Some(t) = self.taps.timer.as_mut() {
             *t = TimerTap {
                 rnr_len: self.rnr.len(),
@@ -3203,8 +3250,11 @@ impl TxEngine {
             && self.rto_reg.is_none()
             && self.upd_reg.is_none();
 
-        // Scheduler handshakes and decisions.
+        // Scheduler handshakes and decisions. A PROBE send in flight at the
+        // start of the cycle (its answer's cycle included) holds the
+        // acknowledgement unit's steps and the open, as a decision does.
         let mut evt_pushed = false;
+        let probe_busy = self.probe_send.is_some();
         match std::mem::replace(&mut self.sched, Sched::Idle) {
             Sched::Read { conn, issued: false } => {
                 self.sched = Sched::Read { conn, issued: inp.trd_ready };
@@ -3236,6 +3286,19 @@ impl TxEngine {
                     None => self.sched = Sched::Select { conn, plan, req, issued: true, full_after },
                 }
             }
+            Sched::Idle if self.probe_send.is_some() => {
+                if let Some(t) = self.taps.sched.as_mut() {
+                    (t.start_ok, t.frames) = (false, self.frames.len());
+                }
+                let (c, at, wait) = self.probe_send.expect("checked");
+                if wait > 1 {
+                    self.probe_send = Some((c, at, wait - 1));
+                } else {
+                    self.probe_send = None;
+                    self.send_probe(c, at);
+                    evt_pushed = true;
+                }
+            }
             Sched::Idle => {
                 if self.taps.sched.is_some() {
                     let (ok, frames) = (self.start_ok(inp), self.frames.len());
@@ -3251,6 +3314,9 @@ impl TxEngine {
         if let Some(t) = self.taps.sched.as_mut() {
             t.idle_after = matches!(self.sched, Sched::Idle);
         }
+        // From the start that chose a PROBE to the cycle it leaves
+        // (`tx_probe`'s `m_busy`).
+        let probe_hold = probe_busy || self.probe_send.is_some();
 
         // Acknowledgement unit. The walk's reads answer whether or not the
         // unit is busy: their wait counts down every cycle.
@@ -3259,7 +3325,7 @@ impl TxEngine {
             t.ack_free = self.ack_busy == 0;
         }
         if self.taps.ack.is_some() {
-            self.tap_ack_turn();
+            self.tap_ack_turn(probe_hold);
         }
         if self.ack_busy > 0 {
             self.ack_busy -= 1;
@@ -3273,7 +3339,7 @@ impl TxEngine {
             if self.walk_wait == 0 && self.cqe_fifo.len() < CQE_FIFO {
                 self.walk_step();
             }
-        } else if matches!(self.sched, Sched::Idle) {
+        } else if matches!(self.sched, Sched::Idle) && !probe_hold {
             self.ack_step(ts);
         }
 
@@ -3328,7 +3394,7 @@ impl TxEngine {
         // Connection setup: one OPEN event.
         if let Some(o) = self.open_reg {
             let free = !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle();
-            if free && matches!(self.sched, Sched::Idle) && self.open(&o) {
+            if free && matches!(self.sched, Sched::Idle) && !probe_hold && self.open(&o) {
                 self.open_reg = None;
             }
         }
@@ -3363,11 +3429,11 @@ impl TxEngine {
 
         // Output: the next frame starts right after the last beat.
         if let Some(t) = self.taps.output.as_mut() {
-            t.walk_busy = self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some();
+            t.walk_busy = self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some() || probe_hold;
             t.head_failed = self.frames.front().is_some_and(|f| self.conns[f.conn as usize].failed.is_some());
         }
         if frame_done {
-            self.next_frame(inp);
+            self.next_frame(inp, probe_hold);
         }
         if self.taps.walk.is_some() {
             self.tap_walk_end();
@@ -3378,14 +3444,15 @@ impl TxEngine {
     }
 
     /// The acknowledgement tap's view at the unit's turn.
-    fn tap_ack_turn(&mut self) {
+    fn tap_ack_turn(&mut self, probe_hold: bool) {
         let cont = self.sack_cont.as_ref().map(|k| k.wait);
         let t = self.taps.ack.as_mut().expect("checked by the caller");
         t.phase = 1;
         t.free = self.ack_busy == 0;
         t.pend_evt = !self.pend_evt.is_empty();
         t.walk = self.walk.is_some();
-        t.sched_idle = matches!(self.sched, Sched::Idle);
+        // The scheduler as the unit sees it: a PROBE send holds it too.
+        t.sched_idle = matches!(self.sched, Sched::Idle) && !probe_hold;
         (t.rto, t.upd, t.sack, t.nack) =
             (self.rto_reg.is_some(), self.upd_reg.is_some(), self.sack_reg.is_some(), self.nack_reg.is_some());
         t.cont = cont;
@@ -3732,7 +3799,8 @@ impl TxEngine {
 
     /// [`Self::may_start`] but for the frame queue's room.
     fn start_ok(&self, inp: &Inputs) -> bool {
-        self.ack_idle()
+        self.probe_send.is_none()
+            && self.ack_idle()
             && self.sack_reg.is_none()
             && self.nack_reg.is_none()
             && self.upd_reg.is_none()
@@ -3772,22 +3840,34 @@ impl TxEngine {
             return false;
         };
         self.rr_conn = (c + 1) % self.p.conns;
-        if let Some(path) = self.conns[c as usize].probes.pop_front() {
+        if !self.conns[c as usize].probes.is_empty() {
+            // The PROBE queue's head, the context and the path's mirror
+            // are read now and the PROBE leaves when they answer, `L`
+            // cycles on (item 16); the scheduler starts nothing, and the
+            // acknowledgement unit no step, meanwhile.
             if let Some(t) = self.taps.sched.as_mut() {
                 t.probe = Some(c);
             }
-            self.conns[c as usize].probe_q &= !(1 << path);
-            self.send_probe(c, path, ts);
-            return true;
+            if let Some(t) = self.taps.probe.as_mut() {
+                t.start = Some((c, ts));
+            }
+            self.probe_send = Some((c, ts, self.p.read_latency));
+            return false;
         }
         self.sched = Sched::Read { conn: c, issued: false };
         self.decisions += 1;
         false
     }
 
-    fn send_probe(&mut self, c: u32, path: u32, ts: u32) {
+    /// The PROBE the start chose `L` cycles before, at `ts` (then): its
+    /// queue's head leaves and the path's mirror, the frame queue and the
+    /// event FIFO take it.
+    fn send_probe(&mut self, c: u32, ts: u32) {
+        let path = self.conns[c as usize].probes.pop_front().expect("the start saw a PROBE queued");
+        self.conns[c as usize].probe_q &= !(1 << path);
         let i = self.pidx(c, path);
         let m = &mut self.paths[i];
+        let before = *m;
         m.probe_pending = true;
         m.probe_ts = ts as u16;
         m.probe_seq = m.tx_seq;
@@ -3795,6 +3875,22 @@ impl TxEngine {
         let m = *m;
         let k = &self.conns[c as usize];
         let hdr = probe_header(k.remote_id, path, m.gen, m.next_psn, ts as u16);
+        if let Some(t) = self.taps.probe.as_mut() {
+            t.sent = Some(ProbeSent {
+                conn: c,
+                path,
+                ts,
+                remote_id: k.remote_id,
+                dst_mac: k.dst_mac,
+                dst_ip: k.dst_ip,
+                gen: before.gen,
+                next_psn: before.next_psn,
+                tx_seq: before.tx_seq,
+                sport: before.sport,
+                plane: before.plane,
+                hdr: hdr.clone(),
+            });
+        }
         self.push_frame(c, path, hdr, None, 0, 0);
         self.evt_fifo.push_back(tel::Event {
             kind: tel::kind::PROBE_SENT,
@@ -5614,7 +5710,7 @@ impl TxEngine {
     /// Starts the next frame on `m_axis`: an answer with its addresses in
     /// hand first, then the oldest data or PROBE frame once its payload is
     /// in. Nothing here reads a table: every frame carries its addresses.
-    fn next_frame(&mut self, inp: &Inputs) {
+    fn next_frame(&mut self, inp: &Inputs, probe_hold: bool) {
         if self.answers.front().is_some_and(|a| a.wait == 0) {
             let a = self.answers.pop_front().expect("checked");
             let (dst_mac, dst_ip) = a.to;
@@ -5628,7 +5724,7 @@ impl TxEngine {
             return;
         }
         if self.frames.front().is_some_and(|f| f.err && self.conns[f.conn as usize].failed.is_none())
-            && (self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some())
+            && (self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some() || probe_hold)
         {
             // Its failure needs the completion walk, busy: the output waits.
             return;
