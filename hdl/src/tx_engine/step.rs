@@ -1,5 +1,6 @@
 //! The formal ghosts of a step of the acknowledgement unit's handlers,
-//! shared by the properties of `tx_rto`, `tx_nack` and `tx_sack`: tx_ack's
+//! shared by the properties of `tx_rto`, `tx_nack`, `tx_sack`, `tx_stage`
+//! and `tx_timer`: tx_ack's
 //! count for the latest step (`f_wait`, raised by a SACK's hold) with the
 //! assumption that a step starts only once it has run out
 //! (`asm_step_when_free`), the cycles since the step (`f_age`) and the
@@ -41,8 +42,23 @@ pub(super) fn ghosts(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -> St
 /// turn: `hold` is (`s_hold_sack`, `s_hold_cnt`) as tx_ack takes them, the
 /// count becoming at least `s_hold_cnt` (ack.rs's `held`).
 pub(super) fn ghosts_held(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64, hold: Option<(Expr, Expr)>) -> Step {
+    let busy = port(m, "m_busy").expr();
+    ghosts_counted(m, go, busy, bb, l, most, hold)
+}
+
+/// [`ghosts_held`] for a unit whose count at the step is `busy` (`bb`
+/// bits) rather than a port `m_busy`: `tx_timer`'s steps set a fixed 1,
+/// which `tx_ack` takes from its own step record.
+pub(super) fn ghosts_counted(
+    m: &mut Module,
+    go: Expr,
+    busy: Expr,
+    bb: u32,
+    l: u32,
+    most: u64,
+    hold: Option<(Expr, Expr)>,
+) -> Step {
     let rst = port(m, "rst");
-    let busy = port(m, "m_busy");
     let wait = ghost(
         m,
         ("f_wait", bb),
@@ -54,7 +70,7 @@ pub(super) fn ghosts_held(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64, 
                 Some((v, cnt)) => mux(v, mux(cnt.clone().gt(down.clone()), cnt, down.clone()), down),
                 None => down,
             };
-            mux(go.clone(), busy.expr() + lit(bb, u64::from(l)), after)
+            mux(go.clone(), busy + lit(bb, u64::from(l)), after)
         },
         lit(bb, 0),
     );
