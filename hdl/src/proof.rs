@@ -175,7 +175,8 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
 /// post pipeline `tx_post`, scheduler control `tx_sched`,
 /// acknowledgement unit `tx_ack`, commit `tx_commit`, timeout and
 /// update handlers `tx_rto`, NACK handler `tx_nack`, SACK handler
-/// `tx_sack` and SACK stages `tx_stage`), proven on their own ports.
+/// `tx_sack`, SACK stages `tx_stage` and timer queues and steps
+/// `tx_timer`), proven on their own ports.
 /// A new block adds one line here (its module and its `formal_tasks`).
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
@@ -238,6 +239,7 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         one(crate::tx_engine::nack::NAME, crate::tx_engine::nack::generate, crate::tx_engine::nack::formal_tasks)?,
         one(crate::tx_engine::sack::NAME, crate::tx_engine::sack::generate, crate::tx_engine::sack::formal_tasks)?,
         one(crate::tx_engine::stage::NAME, crate::tx_engine::stage::generate, crate::tx_engine::stage::formal_tasks)?,
+        one(crate::tx_engine::timer::NAME, crate::tx_engine::timer::generate, crate::tx_engine::timer::formal_tasks)?,
     ])
 }
 

@@ -51,7 +51,10 @@
 //! - `tx_sack`'s (tx_engine's SACK handler) busy count, window, stale,
 //!   hold, ring read, loss push, event, write, continuation, mark and
 //!   count rules prove by k-induction (boolector; its rules over which
-//!   slots the SACK acknowledges run from `scripts/formal`).
+//!   slots the SACK acknowledges run from `scripts/formal`);
+//! - `tx_timer`'s (tx_engine's timer queues and steps) queue order, count
+//!   and full, read, answer and wake rules prove by k-induction
+//!   (boolector, the memories as arrays).
 //!
 //! `tx_stage`'s (tx_engine's SACK stages) rules prove by 2-induction too,
 //! but its `prove` takes 1-1.5 minutes on `small` (4.6-6.3 minutes on
@@ -198,6 +201,7 @@ fn every_property_is_labelled_commented_and_formal_only() {
         "tx_rto",
         "tx_nack",
         "tx_sack",
+        "tx_timer",
     ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
@@ -488,6 +492,18 @@ fn tx_sack_rules_prove_by_induction() {
     // run from scripts/formal.
     use mrnic_hdl::tx_engine::sack;
     prove_unit(sack::NAME, sack::generate, sack::formal_tasks, &["prove"]);
+}
+
+#[test]
+fn tx_timer_rules_prove_by_induction() {
+    // tx_engine's timer queues and steps (a unit): each queue's count,
+    // order and full flag (a tracked entry through the memory), the reads
+    // with their step naming the head, the RNR, window-probe and tail
+    // answers exactly L cycles after a step of their kind, the wake after
+    // a refusal, by 2-induction with boolector and the memories as arrays
+    // (about 8 s); the covers run from scripts/formal.
+    use mrnic_hdl::tx_engine::timer;
+    prove_unit(timer::NAME, timer::generate, timer::formal_tasks, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.
