@@ -169,40 +169,33 @@ pub fn cover_on_proof_config(mut tasks: Vec<Task>, connections: u32, depth: u32)
     tasks
 }
 
-/// The blocks with properties, generated for `cfg`: every block the
-/// generator builds, and the clocked units of a block not built yet
-/// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk`,
-/// post pipeline `tx_post`, scheduler control `tx_sched`,
-/// acknowledgement unit `tx_ack`, commit `tx_commit`, timeout and
-/// update handlers `tx_rto`, NACK handler `tx_nack`, SACK handler
-/// `tx_sack`, SACK stages `tx_stage` and timer queues and steps
-/// `tx_timer`), proven on their own ports.
-/// A new block adds one line here (its module and its `formal_tasks`).
-pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
-    let one = |name: &str, generate: fn(&Config) -> Result<Module, String>, tasks: fn(&[String]) -> Vec<Task>| {
-        let module = generate(cfg).map_err(|e| format!("{name}: {e}"))?;
-        let tasks = tasks(&asserts(&module));
-        let mut proof_configs: Vec<(Config, Module)> = Vec::new();
-        for n in tasks.iter().filter_map(|t| t.connections) {
-            let c = proof_config(cfg, n);
-            if c.name != cfg.name && !proof_configs.iter().any(|(p, _)| p.name == c.name) {
-                let m = generate(&c).map_err(|e| format!("{name} ({}): {e}", c.name))?;
-                proof_configs.push((c, m));
-            }
-        }
-        Ok::<_, String>(BlockProof { module, tasks, proof_configs })
-    };
+/// A block's generator (its error as text) and its task list.
+type Generator = (&'static str, fn(&Config) -> Result<Module, String>, fn(&[String]) -> Vec<Task>);
+
+/// Every block with properties, by name (see [`blocks`]). A new block
+/// adds one line here (its module and its `formal_tasks`).
+fn generators() -> Vec<Generator> {
     // One entry per block: its name, its generator (error as text) and its tasks.
     macro_rules! block {
         ($block:ident) => {
-            one(
+            (
                 stringify!($block),
                 |c: &Config| crate::$block::generate(c).map_err(|e| e.to_string()),
-                crate::$block::formal_tasks,
-            )?
+                crate::$block::formal_tasks as fn(&[String]) -> Vec<Task>,
+            )
         };
     }
-    Ok(vec![
+    // A unit of a block whose generator is not built yet: proven on its own.
+    macro_rules! unit {
+        ($unit:ident) => {
+            (
+                crate::tx_engine::$unit::NAME,
+                crate::tx_engine::$unit::generate as fn(&Config) -> Result<Module, String>,
+                crate::tx_engine::$unit::formal_tasks as fn(&[String]) -> Vec<Task>,
+            )
+        };
+    }
+    vec![
         block!(rx_parser),
         block!(path_telemetry),
         block!(path_selector),
@@ -220,27 +213,56 @@ pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
         block!(enable_gate),
         block!(conn_table),
         block!(cpl_engine),
-        // A unit of a block whose generator is not built yet: proven on its own.
-        one(
-            crate::tx_engine::output::NAME,
-            crate::tx_engine::output::generate,
-            crate::tx_engine::output::formal_tasks,
-        )?,
-        one(crate::tx_engine::walk::NAME, crate::tx_engine::walk::generate, crate::tx_engine::walk::formal_tasks)?,
-        one(crate::tx_engine::post::NAME, crate::tx_engine::post::generate, crate::tx_engine::post::formal_tasks)?,
-        one(crate::tx_engine::sched::NAME, crate::tx_engine::sched::generate, crate::tx_engine::sched::formal_tasks)?,
-        one(crate::tx_engine::ack::NAME, crate::tx_engine::ack::generate, crate::tx_engine::ack::formal_tasks)?,
-        one(
-            crate::tx_engine::commit::NAME,
-            crate::tx_engine::commit::generate,
-            crate::tx_engine::commit::formal_tasks,
-        )?,
-        one(crate::tx_engine::rto::NAME, crate::tx_engine::rto::generate, crate::tx_engine::rto::formal_tasks)?,
-        one(crate::tx_engine::nack::NAME, crate::tx_engine::nack::generate, crate::tx_engine::nack::formal_tasks)?,
-        one(crate::tx_engine::sack::NAME, crate::tx_engine::sack::generate, crate::tx_engine::sack::formal_tasks)?,
-        one(crate::tx_engine::stage::NAME, crate::tx_engine::stage::generate, crate::tx_engine::stage::formal_tasks)?,
-        one(crate::tx_engine::timer::NAME, crate::tx_engine::timer::generate, crate::tx_engine::timer::formal_tasks)?,
-    ])
+        unit!(output),
+        unit!(walk),
+        unit!(post),
+        unit!(sched),
+        unit!(ack),
+        unit!(commit),
+        unit!(rto),
+        unit!(nack),
+        unit!(sack),
+        unit!(stage),
+        unit!(timer),
+    ]
+}
+
+/// One block of [`generators`] generated for `cfg`, with the proof
+/// configurations its tasks name.
+fn generate_block(cfg: &Config, (name, generate, tasks): Generator) -> Result<BlockProof, String> {
+    let module = generate(cfg).map_err(|e| format!("{name}: {e}"))?;
+    let tasks = tasks(&asserts(&module));
+    let mut proof_configs: Vec<(Config, Module)> = Vec::new();
+    for n in tasks.iter().filter_map(|t| t.connections) {
+        let c = proof_config(cfg, n);
+        if c.name != cfg.name && !proof_configs.iter().any(|(p, _)| p.name == c.name) {
+            let m = generate(&c).map_err(|e| format!("{name} ({}): {e}", c.name))?;
+            proof_configs.push((c, m));
+        }
+    }
+    Ok(BlockProof { module, tasks, proof_configs })
+}
+
+/// The blocks with properties, generated for `cfg`: every block the
+/// generator builds, and the clocked units of a block not built yet
+/// (`tx_engine`'s output stage `tx_output`, completion walk `tx_walk`,
+/// post pipeline `tx_post`, scheduler control `tx_sched`,
+/// acknowledgement unit `tx_ack`, commit `tx_commit`, timeout and
+/// update handlers `tx_rto`, NACK handler `tx_nack`, SACK handler
+/// `tx_sack`, SACK stages `tx_stage` and timer queues and steps
+/// `tx_timer`), proven on their own ports.
+pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
+    generators().into_iter().map(|g| generate_block(cfg, g)).collect()
+}
+
+/// The block `name` alone, generated for `cfg` (a mutant needs one block,
+/// not all of them); an unknown name is an error that lists the blocks.
+pub fn block(cfg: &Config, name: &str) -> Result<BlockProof, String> {
+    let all = generators();
+    match all.iter().find(|g| g.0 == name) {
+        Some(&g) => generate_block(cfg, g),
+        None => Err(format!("no block {name}; the blocks: {}", all.iter().map(|g| g.0).collect::<Vec<_>>().join(" "))),
+    }
 }
 
 /// The tasks of a block with a read-modify-write table
@@ -417,9 +439,22 @@ pub fn write_task(
     task: &Task,
     tools: &Tools,
 ) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
     let v = module.to_verilog(header).map_err(|e| std::io::Error::other(e.to_string()))?;
-    std::fs::write(dir.join(format!("{}.v", module.name())), v)?;
+    write_task_verilog(dir, module, &v, task, tools)
+}
+
+/// [`write_task`] with the Verilog given: `verilog` is `module` as printed,
+/// or a deliberately broken copy of it ([`crate::mutants`]), whose
+/// properties are still `module`'s.
+pub fn write_task_verilog(
+    dir: &Path,
+    module: &Module,
+    verilog: &str,
+    task: &Task,
+    tools: &Tools,
+) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(format!("{}.v", module.name())), verilog)?;
     let path = dir.join(format!("{}_{}.sby", module.name(), task.name));
     std::fs::write(&path, sby_text(module, task, tools))?;
     Ok(path)
@@ -444,6 +479,9 @@ pub struct Outcome {
     pub status: Status,
     /// Labels of the assertions that failed.
     pub failed: Vec<String>,
+    /// The step of the first failed assertion's counterexample, as the
+    /// summary gives it (a bounded check's depth of the failure).
+    pub fail_step: Option<u32>,
     /// Labels of the covers reached.
     pub reached: Vec<String>,
     /// The counterexample (or cover) traces, as VCD files.
@@ -525,6 +563,7 @@ pub fn run_task(dir: &Path, module: &Module, task: &Task) -> Outcome {
         task: task.clone(),
         status: Status::Unknown,
         failed: Vec::new(),
+        fail_step: None,
         reached: Vec::new(),
         traces: Vec::new(),
         seconds,
@@ -566,6 +605,9 @@ pub fn run_task(dir: &Path, module: &Module, task: &Task) -> Outcome {
             if !o.failed.contains(&l) {
                 o.failed.push(l);
             }
+            // "failed assertion top.label at file:line step N"
+            let step = line.rsplit_once(" step ").and_then(|(_, n)| n.trim().parse().ok());
+            o.fail_step = o.fail_step.or(step);
         }
         if line.contains("unreached cover statement") {
             continue;
@@ -637,18 +679,23 @@ pub fn table(blocks: &[BlockProof], outcomes: &[Outcome]) -> String {
             rows.push([o.block.clone(), p.label.clone(), mode, result, format!("{:.1} s", o.seconds)]);
         }
     }
-    let heads = ["block", "property", "mode", "result", "task time"];
+    text_table(&["block", "property", "mode", "result", "task time"], &rows)
+}
+
+/// A plain-text table: `heads`, a rule, then `rows`, in columns as wide as
+/// their widest cell.
+pub(crate) fn text_table<const N: usize>(heads: &[&str; N], rows: &[[String; N]]) -> String {
     let widths: Vec<usize> =
-        (0..5).map(|i| rows.iter().map(|r| r[i].len()).chain([heads[i].len()]).max().unwrap_or(0)).collect();
+        (0..N).map(|i| rows.iter().map(|r| r[i].len()).chain([heads[i].len()]).max().unwrap_or(0)).collect();
     let mut s = String::new();
     let line = |s: &mut String, cells: &[&str]| {
         let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:w$}")).collect();
         let _ = writeln!(s, "{}", padded.join("  ").trim_end());
     };
-    line(&mut s, &heads);
+    line(&mut s, heads);
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     line(&mut s, &rule.iter().map(String::as_str).collect::<Vec<_>>());
-    for r in &rows {
+    for r in rows {
         line(&mut s, &r.iter().map(String::as_str).collect::<Vec<_>>());
     }
     s
