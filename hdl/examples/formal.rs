@@ -1,4 +1,4 @@
-//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK|BLOCK_TASK] [--connections N] [--solver NAME] [--write-only]`:
+//! `cargo run -p mrnic-hdl --example formal -- [--config NAME] [--out DIR] [--only BLOCK|BLOCK_TASK] [--connections N] [--solver NAME] [--write-only] [--mutants]`:
 //! generates every block with its formal properties for a built-in config,
 //! writes one SymbiYosys task per block and mode under `DIR/<config>/`, runs
 //! them and prints a table of results per property (`--write-only`: writes
@@ -9,6 +9,11 @@
 //! inconsistent models on tx_output, docs/verification.md).
 //! `--only` names a block (all its tasks) or one task (`tx_sack_prove`),
 //! exactly: as a prefix, `tx_sack_prove` also ran `tx_sack_prove_acks`.
+//! `--mutants` runs the deliberately broken copies of `mrnic_hdl::mutants`
+//! instead (each on the config it names, so not with `--config`), `--only`
+//! naming a block or one mutant (`rx_ctl_flush_own_path`), and prints
+//! block, mutant, the assertion that must fail, result and time; it exits
+//! non-zero if any mutant survives or could not run.
 //! `scripts/formal` installs the tools and runs this.
 
 use std::path::PathBuf;
@@ -18,7 +23,8 @@ use mrnic_hdl::proof::{blocks, header, run_task, table, write_task, Status, Tool
 use mrnic_proto::Config;
 
 fn main() -> ExitCode {
-    let mut config = "small".to_string();
+    let mut config: Option<String> = None;
+    let mut mutants = false;
     let mut out = PathBuf::from("target/formal-runs");
     let mut only: Option<String> = None;
     let mut connections: Option<u32> = None;
@@ -27,7 +33,8 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--config" => config = args.next().unwrap_or_default(),
+            "--config" => config = Some(args.next().unwrap_or_default()),
+            "--mutants" => mutants = true,
             "--out" => out = PathBuf::from(args.next().unwrap_or_default()),
             "--only" => only = args.next(),
             "--connections" => connections = args.next().and_then(|v| v.parse().ok()),
@@ -44,13 +51,20 @@ fn main() -> ExitCode {
             _ => {
                 eprintln!(
                     "usage: formal [--config small|default] [--out DIR] [--only BLOCK|BLOCK_TASK] [--connections N] \
-                     [--solver yices|z3|boolector] [--write-only]"
+                     [--solver yices|z3|boolector] [--write-only] [--mutants]"
                 );
                 return ExitCode::from(2);
             }
         }
     }
-    let cfg = match Config::builtin(&config) {
+    if mutants {
+        if config.is_some() || connections.is_some() || solver.is_some() || write_only {
+            eprintln!("formal: --mutants runs each mutant as it is written (its config, depth and solver); only --only and --out go with it");
+            return ExitCode::from(2);
+        }
+        return run_mutants(only.as_deref(), &out);
+    }
+    let cfg = match Config::builtin(config.as_deref().unwrap_or("small")) {
         // A quick look at a smaller table (named apart, so no result is
         // mistaken for the config's own).
         Ok(c) => match connections {
@@ -62,13 +76,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let tools = match Tools::find() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("formal: {e} (scripts/setup installs it)");
-            return ExitCode::from(2);
-        }
-    };
+    let Some(tools) = find_tools() else { return ExitCode::from(2) };
     let blocks = match blocks(&cfg) {
         Ok(b) => b,
         Err(e) => {
@@ -145,4 +153,51 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `--mutants`: each selected mutant's bounded run on its broken copy, one
+/// after another (the machine's cores are shared), then the table.
+fn run_mutants(only: Option<&str>, out: &std::path::Path) -> ExitCode {
+    use mrnic_hdl::mutants::{self, Verdict};
+    let Some(picked) = mutants::select(only) else {
+        let all: Vec<String> = mutants::MUTANTS.iter().map(|m| m.id()).collect();
+        eprintln!(
+            "formal: --only {}: no block with mutants, nor a mutant; the mutants: {}",
+            only.unwrap_or(""),
+            all.join(" ")
+        );
+        return ExitCode::from(2);
+    };
+    let Some(tools) = find_tools() else { return ExitCode::from(2) };
+    let mut outcomes = Vec::new();
+    for m in picked {
+        eprintln!("formal: mutant {}: {} ...", m.id(), m.what);
+        let o = mutants::run(m, out, &tools);
+        eprintln!("formal: mutant {}: {:?}", m.id(), o.verdict);
+        outcomes.push(o);
+    }
+    println!("\n{}", mutants::table(&outcomes));
+    let mut bad = false;
+    for o in &outcomes {
+        if let Some(vcd) = o.vcd() {
+            println!("{}: counterexample {}", o.mutant.id(), vcd.display());
+        }
+        if o.verdict != Verdict::Killed {
+            bad = true;
+            println!("{}: {:?}", o.mutant.id(), o.verdict);
+            if let Some(r) = &o.run {
+                println!("  replay: {}", r.command);
+            }
+        }
+    }
+    if bad {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The formal tools, or `None` after saying what is missing.
+fn find_tools() -> Option<Tools> {
+    Tools::find().map_err(|e| eprintln!("formal: {e} (scripts/setup installs it)")).ok()
 }

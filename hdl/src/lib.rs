@@ -105,6 +105,7 @@ pub mod ir;
 pub mod mr_check;
 pub mod mrnic_core;
 pub mod msg_check;
+pub mod mutants;
 pub mod netlist;
 pub mod op_map;
 pub mod param;
