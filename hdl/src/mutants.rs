@@ -151,6 +151,37 @@ const fn tx_post(
     small("tx_post", 10, (name, what), edits, fails)
 }
 
+/// A tx_nack breakage: its prove task's `.sby` as a bmc to depth 10.
+const fn tx_nack(
+    name: &'static str,
+    what: &'static str,
+    edits: &'static [(&'static str, &'static str)],
+    fails: &'static str,
+) -> Mutant {
+    small("tx_nack", 10, (name, what), edits, fails)
+}
+
+/// A tx_commit breakage: combinational, so one instant (bmc depth 1, as
+/// its 1-induction's base case found them).
+const fn tx_commit(
+    name: &'static str,
+    what: &'static str,
+    edits: &'static [(&'static str, &'static str)],
+    fails: &'static str,
+) -> Mutant {
+    small("tx_commit", 1, (name, what), edits, fails)
+}
+
+/// A tx_rto breakage: its prove task's `.sby` as a bmc to depth 10.
+const fn tx_rto(
+    name: &'static str,
+    what: &'static str,
+    edits: &'static [(&'static str, &'static str)],
+    fails: &'static str,
+) -> Mutant {
+    small("tx_rto", 10, (name, what), edits, fails)
+}
+
 /// Every mutant: docs/verification.md's tables of breakages, by block.
 pub const MUTANTS: &[Mutant] = &[
     Mutant {
@@ -613,7 +644,324 @@ pub const MUTANTS: &[Mutant] = &[
         &[(": (pp0_nx_rdfail ? 1'b0 : pp0_fw_live_v);", ": pp0_fw_live_v;")],
         "a_pp0_fw_live",
     ),
+    tx_nack(
+        "rnr_limit_one_lower",
+        "the RNR retry limit one lower (rnr_count < RNR_RETRY - 1)",
+        RNR_LIMIT_ONE_LOWER,
+        "a_evt_record",
+    ),
+    Mutant {
+        checks: Some(&["a_fail_when"]),
+        ..tx_nack(
+            "rnr_limit_one_lower_alone",
+            "the RNR retry limit one lower, the failure's timing alone",
+            RNR_LIMIT_ONE_LOWER,
+            "a_fail_when",
+        )
+    },
+    tx_nack("answer_cycle_late", "the answer a cycle late (the read pipe one stage longer)", ANSWER_LATE, "a_evt_when"),
+    Mutant {
+        checks: Some(&["a_act_at_answer"]),
+        ..tx_nack(
+            "answer_cycle_late_alone",
+            "the answer a cycle late, the actions' timing alone",
+            ANSWER_LATE,
+            "a_act_at_answer",
+        )
+    },
+    tx_nack(
+        "psn_check_dropped",
+        "the psn check dropped (any psn of a valid slot is outstanding)",
+        &[("assign slot_ok = s_ring_valid && (psn_off < span);", "assign slot_ok = s_ring_valid;")],
+        "a_evt_when",
+    ),
+    tx_nack(
+        "window_not_serial",
+        "the window compared without serial arithmetic (cum_acked <= psn < next_psn)",
+        &[(
+            "assign slot_ok = s_ring_valid && (psn_off < span);",
+            "assign slot_ok = (s_ring_valid && (s_pm_cum_acked <= rec_psn_reg)) && (rec_psn_reg < s_pm_next_psn);",
+        )],
+        "a_evt_when",
+    ),
+    tx_nack(
+        "failed_conn_unchecked",
+        "a failed connection not checked (s_rd_failed ignored)",
+        &[("assign live = (answer && s_rd_open) && !s_rd_failed;", "assign live = answer && s_rd_open;")],
+        "a_dead_conn_quiet",
+    ),
+    tx_nack(
+        "rnr_on_waiting_slot",
+        "an RNR back-off on a slot already waiting",
+        &[
+            (
+                "assign rnr_room = ((on_packet && (rec_code_reg == 8'd1)) && !s_ring_rnr_wait) && rnr_below;",
+                "assign rnr_room = (on_packet && (rec_code_reg == 8'd1)) && rnr_below;",
+            ),
+            (
+                "assign rnr_fail = ((on_packet && (rec_code_reg == 8'd1)) && !s_ring_rnr_wait) && !rnr_below;",
+                "assign rnr_fail = (on_packet && (rec_code_reg == 8'd1)) && !rnr_below;",
+            ),
+        ],
+        "a_fail_when",
+    ),
+    tx_nack(
+        "bad_hdr_requeues",
+        "BAD_HDR queuing a slot queued already",
+        &[(
+            "assign bad_hdr_queue = (on_packet && (rec_code_reg == 8'd4)) && !s_ring_queued;",
+            "assign bad_hdr_queue = on_packet && (rec_code_reg == 8'd4);",
+        )],
+        "a_retx_when",
+    ),
+    tx_nack(
+        "rnr_deadline_from_answer",
+        "the RNR deadline from the answer's ts_now instead of the step's",
+        &[(
+            "assign m_rnr_until = rnr_push ? rec_ts_reg + 32'd1562 : 32'd0;",
+            "assign m_rnr_until = rnr_push ? ts_now + 32'd1562 : 32'd0;",
+        )],
+        "a_rnr_record",
+    ),
+    tx_nack(
+        "rnr_count_unchanged",
+        "the back-off writing rnr_count unchanged",
+        &[(
+            "assign m_ring_wr_rnr_count = rnr_push ? s_ring_rnr_count + 3'd1 : 3'd0;",
+            "assign m_ring_wr_rnr_count = rnr_push ? s_ring_rnr_count : 3'd0;",
+        )],
+        "a_rnr_record",
+    ),
+    tx_nack(
+        "evt_kind_ignores_resend",
+        "the event's kind ignoring rnr_resend",
+        &[("(((rec_code_reg == 8'd1) && !s_ring_rnr_resend) && rnr_below)", "((rec_code_reg == 8'd1) && rnr_below)")],
+        "a_evt_record",
+    ),
+    tx_nack(
+        "no_conn_with_culprit",
+        "NO_CONN's failure with a culprit",
+        &[("assign culprit = rnr_fail || access_fail;", "assign culprit = (rnr_fail || access_fail) || no_conn;")],
+        "a_fail_record",
+    ),
+    tx_nack(
+        "busy_1",
+        "m_busy 1",
+        &[("assign m_busy = s_go_nack ? 9'd2 : 9'd0;", "assign m_busy = s_go_nack ? 9'd1 : 9'd0;")],
+        "a_busy_count",
+    ),
+    tx_nack(
+        "no_conn_stale_path",
+        "NO_CONN failing for a stale path_id too",
+        &[(
+            "assign no_conn = (live && path_ok) && (rec_code_reg == 8'd3);",
+            "assign no_conn = live && (rec_code_reg == 8'd3);",
+        )],
+        "a_fail_alone",
+    ),
+    tx_nack(
+        "rnr_until_ungated",
+        "m_rnr_until not gated by its valid",
+        &[(
+            "assign m_rnr_until = rnr_push ? rec_ts_reg + 32'd1562 : 32'd0;",
+            "assign m_rnr_until = rec_ts_reg + 32'd1562;",
+        )],
+        "a_quiet_without_rnr_valid",
+    ),
+    tx_nack(
+        "access_writes_slot",
+        "ACCESS also writing the slot",
+        &[(
+            "assign ring_write = rnr_push || bad_hdr_queue;",
+            "assign ring_write = (rnr_push || bad_hdr_queue) || access_fail;",
+        )],
+        "a_fail_alone",
+    ),
+    tx_nack(
+        "rnr_limit_dropped",
+        "the RNR limit dropped (rnr_count <= RNR_RETRY, always true in 3 bits)",
+        RNR_LIMIT_DROPPED,
+        "a_evt_record",
+    ),
+    Mutant {
+        checks: Some(&["a_rnr_count_within_retry"]),
+        ..tx_nack(
+            "rnr_limit_dropped_alone",
+            "the RNR limit dropped, the count's range alone (a back-off at 7 writes 0)",
+            RNR_LIMIT_DROPPED,
+            "a_rnr_count_within_retry",
+        )
+    },
+    tx_nack(
+        "read_path_high_bits",
+        "the read's path from path_id's bits 2..1",
+        &[(
+            "assign m_rd_path = s_go_nack ? s_nack_path_id[1:0] : 2'd0;",
+            "assign m_rd_path = s_go_nack ? s_nack_path_id[2:1] : 2'd0;",
+        )],
+        "a_step_reads",
+    ),
+    tx_nack(
+        "retx_psn_from_input",
+        "BAD_HDR's push with the psn on s_nack_psn now instead of the record's",
+        &[(
+            "assign m_retx_psn = bad_hdr_queue ? rec_psn_reg : 24'd0;",
+            "assign m_retx_psn = bad_hdr_queue ? s_nack_psn : 24'd0;",
+        )],
+        "a_retx_record",
+    ),
+    tx_nack(
+        "culprit_slot_gated_by_fail",
+        "the culprit's slot gated by the failure instead of the culprit",
+        &[(
+            "assign m_fail_culprit_slot = culprit ? s_ring_wq : 4'd0;",
+            "assign m_fail_culprit_slot = fail ? s_ring_wq : 4'd0;",
+        )],
+        "a_quiet_without_fail_culprit_valid",
+    ),
+    tx_commit(
+        "failed_retx_committed",
+        "a failed connection's retransmission still committed (live ignores s_ctx_failed when s_commit_retx)",
+        &[(
+            "assign live = s_commit_valid && !s_ctx_failed;",
+            "assign live = s_commit_valid && (!s_ctx_failed || s_commit_retx);",
+        )],
+        "a_no_write_without_commit",
+    ),
+    tx_commit(
+        "retry_limit_gt",
+        "the retry limit checked with > instead of >=",
+        &[("(s_ring_retx_count >= 4'd15)", "(s_ring_retx_count > 4'd15)")],
+        "a_limit_writes_only_pop",
+    ),
+    tx_commit(
+        "retx_ackreq_from_cut",
+        "a retransmission's ACKREQ from the cut instead of always set",
+        &[("assign ackreq = s_commit_retx ? 1'b1 : cut_ackreq;", "assign ackreq = cut_ackreq;")],
+        "a_retx_header",
+    ),
+    tx_commit(
+        "retx_count_uncharged",
+        "retx_count incremented uncharged too",
+        &[("(charged ? s_ring_retx_count + 4'd1 : s_ring_retx_count)", "s_ring_retx_count + 4'd1")],
+        "a_retx_count_by_one",
+    ),
+    tx_commit(
+        "retx_resume_swapped",
+        "RETX and RESUME swapped",
+        &[("(s_ring_rnr_resend ? 4'd12 : 4'd2)", "(s_ring_rnr_resend ? 4'd2 : 4'd12)")],
+        "a_event_kind",
+    ),
+    tx_commit(
+        "cut_mtu_plus_one",
+        "the cut's MTU one byte larger",
+        &[
+            ("assign cut_eom = cut_rest <= 32'd1024;", "assign cut_eom = cut_rest <= 32'd1025;"),
+            ("assign cut_len = cut_eom ? cut_rest : 32'd1024;", "assign cut_len = cut_eom ? cut_rest : 32'd1025;"),
+        ],
+        "a_cut_len",
+    ),
+    tx_commit(
+        "frame_addr_without_offset",
+        "the frame's address without the offset",
+        &[("assign m_frame_addr = valid ? s_wr_laddr + {32'd0, offset} : 64'd0;", "assign m_frame_addr = valid ? s_wr_laddr : 64'd0;")],
+        "a_frame_addr",
+    ),
+    tx_commit(
+        "cut_write_gated_by_valid",
+        "a cut's write (m_sw_pend) gated by m_valid instead of m_cut_valid",
+        &[("assign m_sw_pend = cut_valid ? cut_pend : 4'd0;", "assign m_sw_pend = valid ? cut_pend : 4'd0;")],
+        "a_quiet_without_cut_valid",
+    ),
+    tx_rto(
+        "busy_ring_depth",
+        "m_busy tx_ring_depth instead of 1 + tx_ring_depth",
+        &[("(s_rto_act[1] && s_go_rto ? 9'd65 : 9'd1)", "(s_rto_act[1] && s_go_rto ? 9'd64 : 9'd1)")],
+        "a_busy_count",
+    ),
+    tx_rto(
+        "mark_any_connection",
+        "the plane mark on a timeout's answer whatever the connection (rto_live replaced by the answer and the record's kind)",
+        &[("assign mark_write = ((rto_live && suspect_or_dead)", "assign mark_write = (((answer && rec_rto_reg) && suspect_or_dead)")],
+        "a_mark_only",
+    ),
+    tx_rto(
+        "mark_over_later",
+        "a mark written over a later one (the serial comparison's half-range dropped)",
+        &[("((mark_diff != 32'd0) && (mark_diff < 32'h80000000))", "(mark_diff != 32'd0)")],
+        "a_mark_never_earlier",
+    ),
+    tx_rto("walk_span_plus_one", "the walk's span one more than next_psn - cum_acked", WALK_SPAN_PLUS_ONE, "a_walk_reads"),
+    Mutant {
+        // The reads' own rules fail first; without them, the 65th read of
+        // a full ring shows (39 s on 2026-12-02).
+        depth: 72,
+        unchecked: &["a_walk_reads", "a_inv_walk", "a_inv_ring_rd0"],
+        ..tx_rto(
+            "walk_span_plus_one_ring",
+            "the walk's span one more, the reads' rules unchecked: a read past the ring",
+            WALK_SPAN_PLUS_ONE,
+            "a_walk_within_ring",
+        )
+    },
+    tx_rto(
+        "walk_from_cum_plus_one",
+        "the walk from cum_acked + 1",
+        &[(
+            "assign walk_cur_psn = walk_start ? s_pm_cum_acked : walk_psn_reg;",
+            "assign walk_cur_psn = walk_start ? s_pm_cum_acked + 24'd1 : walk_psn_reg;",
+        )],
+        "a_walk_order",
+    ),
+    tx_rto(
+        "odd_queued_pushed",
+        "a queued slot at an odd psn pushed again",
+        &[(
+            "assign retx_push = (ring_rd0_valid_reg && s_ring_valid) && !s_ring_queued;",
+            "assign retx_push = (ring_rd0_valid_reg && s_ring_valid) && (!s_ring_queued || ring_rd0_psn_reg[0]);",
+        )],
+        "a_retx_push",
+    ),
+    tx_rto(
+        "probe_while_queued",
+        "a PROBE pushed by a timeout while one is queued",
+        &[("&& !s_rd_probe_q[rec_path_reg])", "&& (!s_rd_probe_q[rec_path_reg] || rto_live))")],
+        "a_probe_only",
+    ),
+    tx_rto(
+        "pm_conn_from_update",
+        "the mirror write's connection from the update input instead of the record",
+        &[("assign m_pm_conn = pm_write ? rec_conn_reg : 4'd0;", "assign m_pm_conn = pm_write ? s_upd_conn : 4'd0;")],
+        "a_pm_at_answer",
+    ),
+    tx_rto(
+        "probe_path_ungated",
+        "m_probe_path not gated by its valid",
+        &[("assign m_probe_path = probe_push ? rec_path_reg : 2'd0;", "assign m_probe_path = rec_path_reg;")],
+        "a_quiet_without_probe_valid",
+    ),
 ];
+
+/// tx_rto: the walk's span one more than `next_psn - cum_acked`.
+const WALK_SPAN_PLUS_ONE: &[(&str, &str)] = &[(
+    "assign walk_cur_left = walk_start ? s_pm_next_psn - s_pm_cum_acked : walk_left_reg;",
+    "assign walk_cur_left = walk_start ? (s_pm_next_psn - s_pm_cum_acked) + 24'd1 : walk_left_reg;",
+)];
+
+/// tx_nack: the answer a cycle late: a register of its own behind the
+/// read pipe (declared where it is used, which Verilog allows).
+const ANSWER_LATE: &[(&str, &str)] = &[(
+    "assign answer = rd_pipe_reg;",
+    "reg rd_pipe_late = 1'b0;\n  always @(posedge clk) rd_pipe_late <= rst ? 1'b0 : rd_pipe_reg;\n  assign answer = rd_pipe_late;",
+)];
+
+/// tx_nack: the RNR retry limit one lower.
+const RNR_LIMIT_ONE_LOWER: &[(&str, &str)] =
+    &[("assign rnr_below = s_ring_rnr_count < 3'd7;", "assign rnr_below = s_ring_rnr_count < 3'd6;")];
+
+/// tx_nack: the RNR limit dropped.
+const RNR_LIMIT_DROPPED: &[(&str, &str)] =
+    &[("assign rnr_below = s_ring_rnr_count < 3'd7;", "assign rnr_below = s_ring_rnr_count <= 3'd7;")];
 
 /// tx_output: `m_axi_arvalid` dropped while `s_ans_valid`.
 const ARVALID_DROPPED: &[(&str, &str)] =
