@@ -121,65 +121,36 @@ const fn rx_ctl(
     Mutant { checks: Some(RX_CTL_PKT), ..small("rx_ctl", 20, (name, what), edits, fails) }
 }
 
-/// A tx_output breakage: depth 8, the first failure named.
-const fn tx_output(
-    name: &'static str,
-    what: &'static str,
-    edits: &'static [(&'static str, &'static str)],
-    fails: &'static str,
-) -> Mutant {
-    small("tx_output", 8, (name, what), edits, fails)
+/// `$name(name, what, edits, fails)`: a breakage of the unit `$name` on
+/// `small`, checked by [`small`] to `$depth` cycles.
+macro_rules! unit_mutants {
+    ($($(#[$doc:meta])* $name:ident: $depth:literal;)*) => {$(
+        $(#[$doc])*
+        const fn $name(
+            name: &'static str,
+            what: &'static str,
+            edits: &'static [(&'static str, &'static str)],
+            fails: &'static str,
+        ) -> Mutant {
+            small(stringify!($name), $depth, (name, what), edits, fails)
+        }
+    )*};
 }
 
-/// A tx_walk breakage: depth 10.
-const fn tx_walk(
-    name: &'static str,
-    what: &'static str,
-    edits: &'static [(&'static str, &'static str)],
-    fails: &'static str,
-) -> Mutant {
-    small("tx_walk", 10, (name, what), edits, fails)
-}
-
-/// A tx_post breakage: depth 10, every assertion and assumption.
-const fn tx_post(
-    name: &'static str,
-    what: &'static str,
-    edits: &'static [(&'static str, &'static str)],
-    fails: &'static str,
-) -> Mutant {
-    small("tx_post", 10, (name, what), edits, fails)
-}
-
-/// A tx_nack breakage: its prove task's `.sby` as a bmc to depth 10.
-const fn tx_nack(
-    name: &'static str,
-    what: &'static str,
-    edits: &'static [(&'static str, &'static str)],
-    fails: &'static str,
-) -> Mutant {
-    small("tx_nack", 10, (name, what), edits, fails)
-}
-
-/// A tx_commit breakage: combinational, so one instant (bmc depth 1, as
-/// its 1-induction's base case found them).
-const fn tx_commit(
-    name: &'static str,
-    what: &'static str,
-    edits: &'static [(&'static str, &'static str)],
-    fails: &'static str,
-) -> Mutant {
-    small("tx_commit", 1, (name, what), edits, fails)
-}
-
-/// A tx_rto breakage: its prove task's `.sby` as a bmc to depth 10.
-const fn tx_rto(
-    name: &'static str,
-    what: &'static str,
-    edits: &'static [(&'static str, &'static str)],
-    fails: &'static str,
-) -> Mutant {
-    small("tx_rto", 10, (name, what), edits, fails)
+unit_mutants! {
+    /// A tx_output breakage: depth 8, the first failure named.
+    tx_output: 8;
+    /// A tx_walk breakage: depth 10.
+    tx_walk: 10;
+    /// A tx_post breakage: depth 10, every assertion and assumption.
+    tx_post: 10;
+    /// A tx_nack breakage: its prove task's `.sby` as a bmc to depth 10.
+    tx_nack: 10;
+    /// A tx_commit breakage: combinational, so one instant (bmc depth 1, as
+    /// its 1-induction's base case found them).
+    tx_commit: 1;
+    /// A tx_rto breakage: its prove task's `.sby` as a bmc to depth 10.
+    tx_rto: 10;
 }
 
 /// Every mutant: docs/verification.md's tables of breakages, by block.
