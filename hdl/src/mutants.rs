@@ -151,6 +151,10 @@ unit_mutants! {
     tx_commit: 1;
     /// A tx_rto breakage: its prove task's `.sby` as a bmc to depth 10.
     tx_rto: 10;
+    /// A tx_ack breakage: a bmc to depth 6, every assertion and assumption.
+    tx_ack: 6;
+    /// A tx_sched breakage: a bmc to depth 8, every assertion and assumption.
+    tx_sched: 8;
 }
 
 /// Every mutant: docs/verification.md's tables of breakages, by block.
@@ -911,7 +915,44 @@ pub const MUTANTS: &[Mutant] = &[
         &[("assign m_probe_path = probe_push ? rec_path_reg : 2'd0;", "assign m_probe_path = rec_path_reg;")],
         "a_quiet_without_probe_valid",
     ),
+    tx_ack(
+        "rnr_not_held_by_nack",
+        "the RNR head's step not held by a waiting NACK (|| s_nack dropped from go_rnr)",
+        &[(
+            "!(((((1'b0 || s_rto) || s_upd) || s_cont_valid) || s_sack) || s_nack)) && rnr_due)",
+            "!((((1'b0 || s_rto) || s_upd) || s_cont_valid) || s_sack)) && rnr_due)",
+        )],
+        "a_go_one",
+    ),
+    tx_ack(
+        "busy_down_by_2",
+        "the count counted down by 2",
+        &[("busy_turn != 9'd0 ? busy_turn - 9'd1 :", "busy_turn != 9'd0 ? busy_turn - 9'd2 :")],
+        "a_busy_hold_pre",
+    ),
+    tx_sched(
+        "psel_ready_in_walk",
+        "s_psel_ready not gated by walk_running",
+        &[("assign s_psel_ready = sel_wait;", "assign s_psel_ready = in_select && sched_issued_reg;")],
+        "a_psel_ready_no_walk",
+    ),
+    // docs/verification.md had a_inv_outstanding first; today the m_psel
+    // handshake rule breaks in the same step.
+    tx_sched("psel_valid_dropped", "m_psel_valid dropped while walk_running", PSEL_VALID_DROPPED, "a_m_psel_valid_held"),
+    Mutant {
+        checks: Some(&["a_inv_outstanding"]),
+        ..tx_sched(
+            "psel_valid_dropped_alone",
+            "m_psel_valid dropped while walk_running, the outstanding count alone",
+            PSEL_VALID_DROPPED,
+            "a_inv_outstanding",
+        )
+    },
 ];
+
+/// tx_sched: `m_psel_valid` dropped while `walk_running`.
+const PSEL_VALID_DROPPED: &[(&str, &str)] =
+    &[("assign m_psel_valid = sel_offer;", "assign m_psel_valid = sel_offer && !walk_running;")];
 
 /// tx_rto: the walk's span one more than `next_psn - cum_acked`.
 const WALK_SPAN_PLUS_ONE: &[(&str, &str)] = &[(
