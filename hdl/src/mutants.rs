@@ -155,6 +155,9 @@ unit_mutants! {
     tx_ack: 6;
     /// A tx_sched breakage: a bmc to depth 8, every assertion and assumption.
     tx_sched: 8;
+    /// A tx_sack breakage: its prove task's `.sby` as a bmc to depth 12,
+    /// with `prove_acks`' four assertions too unless taken out.
+    tx_sack: 12;
 }
 
 /// Every mutant: docs/verification.md's tables of breakages, by block.
@@ -948,7 +951,99 @@ pub const MUTANTS: &[Mutant] = &[
             "a_inv_outstanding",
         )
     },
+    tx_sack(
+        "busy_2",
+        "m_busy 2",
+        &[("assign m_busy = s_go_sack ? 9'd1 : 9'd0;", "assign m_busy = s_go_sack ? 9'd2 : 9'd0;")],
+        "a_busy_count",
+    ),
+    tx_sack(
+        "hold_one_short",
+        "the hold 1 + 2 x span",
+        &[(
+            "assign m_hold_cnt = sack_ok ? 9'd2 + ({1'b0, span} << 1'b1) : 9'd0;",
+            "assign m_hold_cnt = sack_ok ? 9'd1 + ({1'b0, span} << 1'b1) : 9'd0;",
+        )],
+        "a_hold_when",
+    ),
+    tx_sack(
+        "failed_live_when_open",
+        "a failed connection live when open (live takes !failed || open)",
+        &[("assign live = (answer && s_rd_open) && !s_rd_failed;", "assign live = answer && (!s_rd_failed || s_rd_open);")],
+        "a_dead_conn_quiet",
+    ),
+    tx_sack(
+        "stale_ignored_on_path",
+        "sack_window's staleness ignored on a path of the connection (sack_ok takes !stale || path_ok)",
+        &[("assign sack_ok = (live && path_ok) && !win_stale;", "assign sack_ok = live && (!win_stale || path_ok);")],
+        "a_stale_when",
+    ),
+    Mutant {
+        unchecked: SACK_ACKS,
+        ..tx_sack(
+            "reply_cycle_late",
+            "PROBE_REPLY a cycle late (k = L + span + 1)",
+            &[(
+                "assign reply_event = (active && reply) && (k_now == (8'd1 + span));",
+                "assign reply_event = (active && reply) && (k_now == ((8'd1 + span) + 8'd1));",
+            )],
+            "a_reply_when",
+        )
+    },
+    Mutant {
+        unchecked: SACK_ACKS,
+        ..tx_sack(
+            "only_charged_pushed",
+            "only charged losses pushed into the retransmit queue",
+            &[("assign m_retx_valid = lost;", "assign m_retx_valid = lost && charge;")],
+            "a_lost_with_push",
+        )
+    },
+    tx_sack(
+        "pass1_clears_unacked",
+        "pass 1 empties every slot holding a packet, acknowledged or not",
+        &[(
+            "assign p1_acked = ((running_now && p1_answer) && win_acks) && s_ring_valid;",
+            "assign p1_acked = (running_now && p1_answer) && s_ring_valid;",
+        )],
+        "a_clear_when",
+    ),
+    tx_sack(
+        "pass2_loses_acked",
+        "pass 2 marks acknowledged slots lost too",
+        &[("(((((running_now && p2_answer) && !win_acks) && s_ring_valid)", "((((running_now && p2_answer) && s_ring_valid)")],
+        "a_lost_only",
+    ),
+    Mutant {
+        unchecked: SACK_ACKS,
+        ..tx_sack(
+            "pass2_reads_one_on",
+            "pass 2 reads offset k - span (one slot on)",
+            &[("assign rd2_off = (k_now - span) - 8'd1;", "assign rd2_off = k_now - span;")],
+            "a_ring_reads",
+        )
+    },
+    tx_sack(
+        "cont_cycle_early",
+        "the continuation a cycle early (k = L + 2 x span - 1)",
+        &[(
+            "assign cont = active && (k_now == (8'd1 + (span << 1'b1)));",
+            "assign cont = active && (k_now == ((8'd1 + (span << 1'b1)) - 8'd1));",
+        )],
+        "a_cont_once",
+    ),
+    tx_sack(
+        "wq_inc_wq_ungated",
+        "m_wq_inc_wq not gated by its valid",
+        &[("assign m_wq_inc_wq = p1_acked ? s_ring_wq : 4'd0;", "assign m_wq_inc_wq = s_ring_wq;")],
+        "a_quiet_without_wq_inc_valid",
+    ),
 ];
+
+/// tx_sack's four rules over which slots a SACK acknowledges
+/// (`prove_acks`), taken out where docs/verification.md says "without the
+/// four": a bounded run to a loss took minutes with them.
+const SACK_ACKS: &[&str] = &["a_clear_when", "a_lost_only", "a_not_cleared_and_lost", "a_inv_cleared"];
 
 /// tx_sched: `m_psel_valid` dropped while `walk_running`.
 const PSEL_VALID_DROPPED: &[(&str, &str)] =
