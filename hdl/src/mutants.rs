@@ -158,6 +158,8 @@ unit_mutants! {
     /// A tx_sack breakage: its prove task's `.sby` as a bmc to depth 12,
     /// with `prove_acks`' four assertions too unless taken out.
     tx_sack: 12;
+    /// A tx_stage breakage: its prove task's `.sby` as a bmc to depth 14.
+    tx_stage: 14;
 }
 
 /// Every mutant: docs/verification.md's tables of breakages, by block.
@@ -1037,6 +1039,106 @@ pub const MUTANTS: &[Mutant] = &[
         "m_wq_inc_wq not gated by its valid",
         &[("assign m_wq_inc_wq = p1_acked ? s_ring_wq : 4'd0;", "assign m_wq_inc_wq = s_ring_wq;")],
         "a_quiet_without_wq_inc_valid",
+    ),
+    tx_stage(
+        "busy_2",
+        "m_busy 2",
+        &[("assign m_busy = s_go_stage ? 9'd1 : 9'd0;", "assign m_busy = s_go_stage ? 9'd2 : 9'd0;")],
+        "a_busy_count",
+    ),
+    tx_stage(
+        "hold_1",
+        "the hold 1",
+        &[("assign m_hold_cnt = issue ? 9'd2 : 9'd0;", "assign m_hold_cnt = issue ? 9'd1 : 9'd0;")],
+        "a_ring_hold",
+    ),
+    tx_stage(
+        "read_past_stop",
+        "reads issued past a stop (issue ignores it)",
+        &[(
+            "assign issue = (active_now && eff_iv) && !(stop_now && (eff_ip > stop_path));",
+            "assign issue = active_now && eff_iv;",
+        )],
+        "a_no_read_past_stop",
+    ),
+    tx_stage(
+        "silent_for_charged",
+        "SILENT for a charged loss instead of an uncharged one",
+        &[("assign silent = lost && !charge;", "assign silent = lost && charge;")],
+        "a_silent_when",
+    ),
+    tx_stage(
+        "tail_every_cycle",
+        "the tail timer written in every cycle of the arm's walk, not at its end",
+        &[("assign tail_write = fin && k_arm_reg;", "assign tail_write = active_now && k_arm_reg;")],
+        "a_tail_when",
+    ),
+    tx_stage(
+        "arm_again",
+        "the arm followed by the tail timer again, not the finish",
+        &[("(k_arm_reg ? 2'd2 :", "(k_arm_reg ? 2'd1 :")],
+        "a_inv_cont",
+    ),
+    tx_stage(
+        "rc_past_streams",
+        "remote_completed moved for a stream_id past the streams",
+        &[("(((answer && k_finish_reg) && (cont_stream_id_reg < 8'd4))", "(((answer && k_finish_reg) && 1'b1)")],
+        "a_rc_when",
+    ),
+    tx_stage(
+        "paths_past_npaths",
+        "paths at or past npaths walked",
+        &[
+            ("((3'd1 < s_rd_npaths) && (span_1 != 7'd0))", "(span_1 != 7'd0)"),
+            ("((3'd2 < s_rd_npaths) && (span_2 != 7'd0))", "(span_2 != 7'd0)"),
+            ("((3'd3 < s_rd_npaths) && (span_3 != 7'd0))", "(span_3 != 7'd0)"),
+        ],
+        "a_ring_in_paths",
+    ),
+    tx_stage(
+        "retx_psn_ungated",
+        "m_retx_psn not gated by its valid",
+        &[("assign m_retx_psn = lost ? a_psn : 24'd0;", "assign m_retx_psn = a_psn;")],
+        "a_quiet_without_retx_valid",
+    ),
+    tx_stage(
+        "walk_from_dead_cont",
+        "the completion walk started by a dead continuation's finish",
+        &[(
+            "assign done = ((s_go_stage && !cont_dead_reg) && (cont_stage_reg == 2'd2)) && (|cont_touched_reg);",
+            "assign done = (s_go_stage && (cont_stage_reg == 2'd2)) && (|cont_touched_reg);",
+        )],
+        "a_done_when",
+    ),
+    tx_stage(
+        "overdue_strictly_past",
+        "overdue only strictly past overdue_wait",
+        &[(
+            "assign overdue = (age ^ 32'h80000000) >= (overdue_wait ^ 32'h80000000);",
+            "assign overdue = (age ^ 32'h80000000) > (overdue_wait ^ 32'h80000000);",
+        )],
+        "a_lost_when",
+    ),
+    tx_stage(
+        "rack_broken_by_resent",
+        "RACK's walk broken by a resent packet too",
+        &[(
+            "assign brk = k_probe_reg ? slot_live && overdue : (slot_live && !s_ring_resent) && !lost;",
+            "assign brk = k_probe_reg ? slot_live && overdue : slot_live && !lost;",
+        )],
+        "a_ring_reads",
+    ),
+    tx_stage(
+        "rack_resumed_at_stop",
+        "RACK resumed at the stop's path, not the one after",
+        &[("assign stop_next = {1'b0, stop_path} + 3'd1;", "assign stop_next = {1'b0, stop_path};")],
+        "a_inv_cont",
+    ),
+    tx_stage(
+        "cont_never_waits",
+        "the continuation never waits after silent losses",
+        &[("k_overdue_reg && stop_now : cont_wait_reg)", "1'b0 : cont_wait_reg)")],
+        "a_cont",
     ),
 ];
 
