@@ -44,8 +44,9 @@ pub struct Mutant {
     /// The breakage in one line: the bug it stands for.
     pub what: &'static str,
     /// Exact-text substitutions `(from, to)` on the printed Verilog, each
-    /// `from` found exactly once in the design part. Usually one; two where
-    /// the generator prints one rule on two lines (a helper called twice).
+    /// `from` found exactly once in the design part. Usually one; more
+    /// where the generator prints one rule on several lines (a helper
+    /// called for each path or each pass).
     pub edits: &'static [(&'static str, &'static str)],
     /// Assumptions removed for the run ([`Task::without`]): the design
     /// left whole and its environment freed, to show the assumption is
