@@ -224,6 +224,7 @@ fn generators() -> Vec<Generator> {
         unit!(sack),
         unit!(stage),
         unit!(timer),
+        unit!(probe),
     ]
 }
 
@@ -249,8 +250,8 @@ fn generate_block(cfg: &Config, (name, generate, tasks): Generator) -> Result<Bl
 /// post pipeline `tx_post`, scheduler control `tx_sched`,
 /// acknowledgement unit `tx_ack`, commit `tx_commit`, timeout and
 /// update handlers `tx_rto`, NACK handler `tx_nack`, SACK handler
-/// `tx_sack`, SACK stages `tx_stage` and timer queues and steps
-/// `tx_timer`), proven on their own ports.
+/// `tx_sack`, SACK stages `tx_stage`, timer queues and steps `tx_timer`
+/// and PROBE send `tx_probe`), proven on their own ports.
 pub fn blocks(cfg: &Config) -> Result<Vec<BlockProof>, String> {
     generators().into_iter().map(|g| generate_block(cfg, g)).collect()
 }

@@ -5,7 +5,8 @@
 //! assumption that a step starts only once it has run out
 //! (`asm_step_when_free`), the cycles since the step (`f_age`) and the
 //! cycle its reads answer (`f_at_answer`), and the invariants tying a
-//! handler's read pipe to them.
+//! handler's read pipe to them. `tx_probe`'s start has the same shape
+//! with its own `m_busy` as the count (`asm_start_when_free`, [`ghosts_own`]).
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::formal::{ghost, implies, port};
@@ -25,6 +26,8 @@ pub(super) struct Step {
     pub at_answer: Signal,
     /// `L`, the cycles from a step to its reads' answer.
     pub l: u32,
+    /// What `a_inv_wait` says of `wait`.
+    inv_wait: &'static str,
 }
 
 /// The step's ghosts for a handler started by `go` whose count goes out on
@@ -58,11 +61,63 @@ pub(super) fn ghosts_counted(
     most: u64,
     hold: Option<(Expr, Expr)>,
 ) -> Step {
+    counted(m, go, busy, bb, l, most, hold, &TX_ACK)
+}
+
+/// [`ghosts`] for a unit whose starter waits for the unit's own `m_busy`
+/// rather than for tx_ack's count: `tx_probe`, whose `m_busy` is high from
+/// the start through the answer's cycle, and which `tx_sched` starts only
+/// while it is low (`start_ok`). The count is `L` at the start, so the
+/// next start comes at least `L + 1` cycles after it
+/// (`asm_start_when_free`).
+pub(super) fn ghosts_own(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -> Step {
+    counted(m, go, lit(bb, 0), bb, l, most, None, &OWN_BUSY)
+}
+
+/// What the count's ghost and its assumption are called and say: whose
+/// count it is differs between the handlers (tx_ack's) and `tx_probe`
+/// (its starter's look at `m_busy`).
+struct Count {
+    wait: &'static str,
+    label: &'static str,
+    assume: &'static str,
+    inv_wait: &'static str,
+}
+
+const TX_ACK: Count = Count {
+    wait: "tx_ack's count left for the latest step: m_busy + L loaded at the step, down by one a cycle",
+    label: "asm_step_when_free",
+    assume: "tx_ack starts a step only when its count for the previous one has run out (max(s_busy, 1) + L, down by \
+             one a cycle, a_busy_step_load; s_run low and the holds only delay it)",
+    inv_wait: "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
+};
+
+const OWN_BUSY: Count = Count {
+    wait: "the cycles m_busy stays high after this one for the latest start: L loaded at the start, down by one a \
+           cycle",
+    label: "asm_start_when_free",
+    assume: "the unit is started only while m_busy is low (tx_sched's start_ok is held low while it is high): \
+             never while a start's m_busy runs, from the start through its answer's cycle",
+    inv_wait: "the cycles m_busy stays high are the latest start's, L + 1 less the cycles since it, and 0 after a \
+               reset",
+};
+
+#[allow(clippy::too_many_arguments)]
+fn counted(
+    m: &mut Module,
+    go: Expr,
+    busy: Expr,
+    bb: u32,
+    l: u32,
+    most: u64,
+    hold: Option<(Expr, Expr)>,
+    words: &'static Count,
+) -> Step {
     let rst = port(m, "rst");
     let wait = ghost(
         m,
         ("f_wait", bb),
-        "tx_ack's count left for the latest step: m_busy + L loaded at the step, down by one a cycle",
+        words.wait,
         &rst,
         |w| {
             let down = mux(w.expr().ne(lit(bb, 0)), w.expr() - lit(bb, 1), lit(bb, 0));
@@ -74,12 +129,7 @@ pub(super) fn ghosts_counted(
         },
         lit(bb, 0),
     );
-    m.assume(
-        "asm_step_when_free",
-        "tx_ack starts a step only when its count for the previous one has run out (max(s_busy, 1) + L, down by one \
-         a cycle, a_busy_step_load; s_run low and the holds only delay it)",
-        implies(go.clone(), wait.expr().eq(lit(bb, 0))),
-    );
+    m.assume(words.label, words.assume, implies(go.clone(), wait.expr().eq(lit(bb, 0))));
     let agw = 64 - most.leading_zeros();
     let sat = lit(agw, (1 << agw) - 1);
     let age = ghost(
@@ -92,7 +142,7 @@ pub(super) fn ghosts_counted(
     );
     let at_answer = m.formal_wire("f_at_answer", 1, "L cycles after the step: its reads answer");
     m.formal_assign(&at_answer, age.expr().eq(lit(agw, u64::from(l))));
-    Step { wait, age, agw, sat, at_answer, l }
+    Step { wait, age, agw, sat, at_answer, l, inv_wait: words.inv_wait }
 }
 
 impl Step {
@@ -116,7 +166,7 @@ impl Step {
         let bb = self.wait.width();
         m.assert(
             "a_inv_wait",
-            "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
+            self.inv_wait,
             self.wait.expr().eq(mux(
                 age.expr().le(b_prev.clone()),
                 zext(b_prev + lit(agw, 1) - age.expr(), bb),
