@@ -57,7 +57,10 @@
 //!   slots the SACK acknowledges run from `scripts/formal`);
 //! - `tx_timer`'s (tx_engine's timer queues and steps) queue order, count
 //!   and full, read, answer and wake rules prove by k-induction
-//!   (boolector, the memories as arrays).
+//!   (boolector, the memories as arrays);
+//! - `tx_probe`'s (tx_engine's PROBE send) read, answer timing, record,
+//!   header, route, event and busy rules prove by k-induction
+//!   (boolector).
 //!
 //! `tx_stage`'s (tx_engine's SACK stages) rules prove by 2-induction too,
 //! but its `prove` takes 1-1.5 minutes on `small` (4.6-6.3 minutes on
@@ -205,6 +208,7 @@ fn every_property_is_labelled_commented_and_formal_only() {
         "tx_nack",
         "tx_sack",
         "tx_timer",
+        "tx_probe",
     ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
@@ -571,6 +575,18 @@ fn tx_timer_rules_prove_by_induction() {
     // (about 8 s); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::timer;
     prove_unit(timer::NAME, timer::generate, timer::formal_tasks, &["prove"]);
+}
+
+#[test]
+fn tx_probe_rules_prove_by_induction() {
+    // tx_engine's PROBE send (a unit): the reads with the start, every
+    // act exactly L cycles after it naming its connection and the answered
+    // path, the mirror's PROBE fields, the frame's header decoded with
+    // proto's PROBE layout and its route, the event, m_busy from the start
+    // through the answer, by 2-induction with boolector (about 2 s); the
+    // covers run from scripts/formal.
+    use mrnic_hdl::tx_engine::probe;
+    prove_unit(probe::NAME, probe::generate, probe::formal_tasks, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.
