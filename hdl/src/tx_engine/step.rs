@@ -46,22 +46,7 @@ pub(super) fn ghosts(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -> St
 /// count becoming at least `s_hold_cnt` (ack.rs's `held`).
 pub(super) fn ghosts_held(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64, hold: Option<(Expr, Expr)>) -> Step {
     let busy = port(m, "m_busy").expr();
-    ghosts_counted(m, go, busy, bb, l, most, hold)
-}
-
-/// [`ghosts_held`] for a unit whose count at the step is `busy` (`bb`
-/// bits) rather than a port `m_busy`: `tx_timer`'s steps set a fixed 1,
-/// which `tx_ack` takes from its own step record.
-pub(super) fn ghosts_counted(
-    m: &mut Module,
-    go: Expr,
-    busy: Expr,
-    bb: u32,
-    l: u32,
-    most: u64,
-    hold: Option<(Expr, Expr)>,
-) -> Step {
-    counted(m, go, busy, bb, l, most, hold, &TX_ACK)
+    ghosts_counted(m, go, busy, bb, l, most, hold, &TX_ACK)
 }
 
 /// [`ghosts`] for a unit whose starter waits for the unit's own `m_busy`
@@ -71,20 +56,21 @@ pub(super) fn ghosts_counted(
 /// next start comes at least `L + 1` cycles after it
 /// (`asm_start_when_free`).
 pub(super) fn ghosts_own(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -> Step {
-    counted(m, go, lit(bb, 0), bb, l, most, None, &OWN_BUSY)
+    ghosts_counted(m, go, lit(bb, 0), bb, l, most, None, &OWN_BUSY)
 }
 
 /// What the count's ghost and its assumption are called and say: whose
 /// count it is differs between the handlers (tx_ack's) and `tx_probe`
 /// (its starter's look at `m_busy`).
-struct Count {
+pub(super) struct Count {
     wait: &'static str,
     label: &'static str,
     assume: &'static str,
     inv_wait: &'static str,
 }
 
-const TX_ACK: Count = Count {
+/// The handlers' count: tx_ack's, which starts no step until it has run out.
+pub(super) const TX_ACK: Count = Count {
     wait: "tx_ack's count left for the latest step: m_busy + L loaded at the step, down by one a cycle",
     label: "asm_step_when_free",
     assume: "tx_ack starts a step only when its count for the previous one has run out (max(s_busy, 1) + L, down by \
@@ -92,7 +78,8 @@ const TX_ACK: Count = Count {
     inv_wait: "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
 };
 
-const OWN_BUSY: Count = Count {
+/// `tx_probe`'s: its own `m_busy`, which tx_sched's start waits for.
+pub(super) const OWN_BUSY: Count = Count {
     wait: "the cycles m_busy stays high after this one for the latest start: L loaded at the start, down by one a \
            cycle",
     label: "asm_start_when_free",
@@ -102,8 +89,12 @@ const OWN_BUSY: Count = Count {
                reset",
 };
 
+/// [`ghosts_held`] for a unit whose count at the step is `busy` (`bb`
+/// bits) rather than a port `m_busy`: `tx_timer`'s steps set a fixed 1,
+/// which `tx_ack` takes from its own step record. `words` says whose count
+/// it is ([`TX_ACK`] for the handlers, [`OWN_BUSY`] for `tx_probe`).
 #[allow(clippy::too_many_arguments)]
-fn counted(
+pub(super) fn ghosts_counted(
     m: &mut Module,
     go: Expr,
     busy: Expr,

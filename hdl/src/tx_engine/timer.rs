@@ -643,7 +643,8 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     );
     // tx_ack's count for a timer step is 1 + L; the age tells apart the
     // cycles up to the next step's earliest (1 + L + 1).
-    let step = super::step::ghosts_counted(m, go.clone(), lit(bb, 1), bb, l, 1 + u64::from(l) + 2, None);
+    let step =
+        super::step::ghosts_counted(m, go.clone(), lit(bb, 1), bb, l, 1 + u64::from(l) + 2, None, &super::step::TX_ACK);
     let at_ans = step.at_answer.clone();
 
     // ------------------------------------------------ the queues
