@@ -227,8 +227,8 @@ struct Inner {
 /// The unit's proof tasks, with boolector ([`crate::proof::boolector_tasks`]):
 /// every assertion by 2-induction (`prove`) and the covers to 8 cycles
 /// (the reset, a start, its answer `L` cycles later, a second start as
-/// soon as `m_busy` falls and its answer: 4 cycles on `small`, 6 on
-/// `default`). The unit has no table, so no proof configuration.
+/// soon as `m_busy` falls and its answer: reached at step 5 on `small`, 7
+/// on `default`). The unit has no table, so no proof configuration.
 pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
     crate::proof::boolector_tasks(2, 8)
 }
