@@ -161,6 +161,11 @@ unit_mutants! {
     tx_sack: 12;
     /// A tx_stage breakage: its prove task's `.sby` as a bmc to depth 14.
     tx_stage: 14;
+    /// A tx_timer breakage: a bmc to depth 10, every assertion and
+    /// assumption.
+    tx_timer: 10;
+    /// A tx_probe breakage: a bmc to depth 10.
+    tx_probe: 10;
 }
 
 /// Every mutant: docs/verification.md's tables of breakages, by block.
@@ -1140,6 +1145,54 @@ pub const MUTANTS: &[Mutant] = &[
         "the continuation never waits after silent losses",
         &[("k_overdue_reg && stop_now : cont_wait_reg)", "1'b0 : cont_wait_reg)")],
         "a_cont",
+    ),
+    tx_timer(
+        "rnr_tag_ignored",
+        "an RNR entry acted on whatever its slot's tag",
+        &[(" && (s_ring_rnr_tag == rec_tag_reg);", ";")],
+        "a_rnr_when",
+    ),
+    tx_timer(
+        "retx_though_queued",
+        "the retransmit push made for a slot queued already",
+        &[("assign rnr_retx = rnr_live && ~s_ring_queued;", "assign rnr_retx = rnr_live;")],
+        "a_retx_when",
+    ),
+    tx_timer(
+        "tail_compare_inverted",
+        "the tail timer taken before its deadline",
+        &[("((rec_ts_reg - s_rd_tail_at) < 32'h80000000)", "((rec_ts_reg - s_rd_tail_at) >= 32'h80000000)")],
+        "a_tail_when",
+    ),
+    tx_timer(
+        "probe_q_ignored",
+        "a window probe PROBEs a path whose PROBE is queued already",
+        &[("&& !wp_probe_busy[wp_path];", "&& !s_pm_probe_pending[wp_path];")],
+        "a_probe_when",
+    ),
+    tx_timer(
+        "refusal_in_pop_cycle_lost",
+        "a refusal in the pop's own cycle does not wake the stalled connections",
+        &[("assign m_unstall_all = s_go_wp && wp_refused_now;", "assign m_unstall_all = s_go_wp && wp_refused_reg;")],
+        "a_unstall_all",
+    ),
+    tx_probe(
+        "tx_seq_not_moved",
+        "the path's tx_seq not moved on by the PROBE",
+        &[("assign m_pm_tx_seq = answer ? s_pm_tx_seq + 32'd1 : 32'd0;", "assign m_pm_tx_seq = answer ? s_pm_tx_seq : 32'd0;")],
+        "a_pm_seq",
+    ),
+    tx_probe(
+        "evt_now_ungated",
+        "the event's time shown without its valid",
+        &[("assign m_evt_now = answer ? rec_ts_reg : 32'd0;", "assign m_evt_now = rec_ts_reg;")],
+        "a_quiet_without_evt_valid",
+    ),
+    tx_probe(
+        "busy_drops_at_answer",
+        "m_busy low in the answer's cycle (on small, L = 1: every cycle after the start)",
+        &[("assign m_busy = s_probe_valid || (|rd_pipe_reg);", "assign m_busy = s_probe_valid;")],
+        "a_busy",
     ),
 ];
 
