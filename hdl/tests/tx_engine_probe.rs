@@ -25,7 +25,7 @@ mod tx_rig;
 use std::collections::HashMap;
 
 use common::Scratch;
-use mrnic_hdl::tx_engine::probe;
+use mrnic_hdl::tx_engine::{output, probe};
 use mrnic_hdl::Module;
 use mrnic_model::path_telemetry as tel;
 use mrnic_model::tx_engine::*;
@@ -139,7 +139,7 @@ impl Rig {
         ] {
             self.rows.put(at, n, v);
         }
-        self.rows.put_bits(at, "m_frame_hdr", be_bits(data_hdr_bits(), &s.hdr));
+        self.rows.put_bits(at, "m_frame_hdr", be_bits(output::FRAME_HDR_BITS, &s.hdr));
         self.count("probe_sent");
         if s.path > 0 {
             self.count("path_past_0");
@@ -162,10 +162,6 @@ impl Rig {
         eprintln!("{} tx_probe: {} cycles; {}", self.t.e.cfg.name, self.rows.len(), bins.join(", "));
         self.rows.finish(&mut self.t.e.junk, &["rst", "s_probe_valid"], self.seen)
     }
-}
-
-fn data_hdr_bits() -> u32 {
-    mrnic_proto::layouts::data::LAYOUT.len as u32 * 8
 }
 
 /// Connections 1..=4 on four paths, their peer quiet after a burst each:

@@ -68,7 +68,7 @@ use mrnic_model::tx_engine::TxEngineParams;
 use mrnic_proto::layouts::{data, probe};
 
 use super::{gate, probe_header, PSN};
-use crate::expr::{cat, index_bits, lit, zeros, zext, Expr, Signal};
+use crate::expr::{cat, index_bits, lit, mux, zeros, zext, Expr, Signal};
 use crate::ir::{set, Module};
 
 /// Module name.
@@ -78,8 +78,8 @@ const RST: &str = "Clock and reset";
 const STEP: &str = "The start that chose a PROBE (tx_sched m_probe_*), and its reads, answered L cycles later";
 const ACT: &str = "The PROBE, when the reads answer";
 
-/// The header field's width: `tx_output`'s `s_frame_hdr`, a data header's.
-const HDR_BITS: u32 = data::LAYOUT.len as u32 * 8;
+/// The header field's width: `tx_output`'s `s_frame_hdr`.
+const HDR_BITS: u32 = super::output::FRAME_HDR_BITS;
 
 /// The unit's ports, in declaration order.
 pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
@@ -150,8 +150,8 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_rd_conn"), gate(&go, sg("s_probe_conn").expr(), cb));
     let conn = m.reg_no_reset("rec_conn", cb, "the PROBE's connection");
     let ts = m.reg_no_reset("rec_ts", 32, "ts_now at the start (probe_ts, the header's tx_ts, the event's time)");
-    m.next(set(&conn.next, crate::expr::mux(&go, sg("s_probe_conn").expr(), conn.q.expr())));
-    m.next(set(&ts.next, crate::expr::mux(&go, sg("ts_now").expr(), ts.q.expr())));
+    m.next(set(&conn.next, mux(&go, sg("s_probe_conn").expr(), conn.q.expr())));
+    m.next(set(&ts.next, mux(&go, sg("ts_now").expr(), ts.q.expr())));
     let (pipe, ans) = super::read_answer(&mut m, &go, l);
     m.assign(sg("m_busy"), go.expr().logic_or(pipe.expr().reduce_or()));
 
