@@ -842,16 +842,24 @@ impl Block for RxParser {
 }
 
 /// Seeded stimulus shared by the model, HDL and lockstep tests: random
-/// valid frames encoded by proto, single-fault corruptions with the reason
-/// they must be dropped for, and beat splitting.
+/// valid frames of every opcode encoded by proto (data, and the control
+/// frames a receiver takes as often: SACKs with bitmaps and counts at
+/// their edges, NACKs of every code, PROBEs), single-fault corruptions
+/// with the reason they must be dropped for (control frames take the
+/// faults data frames do, and their own: a datagram whose length
+/// disagrees with its opcode, a PROBE from the transport port, a NACK
+/// code not in the table), and beat splitting.
 pub mod stimulus {
     use super::{keep_mask, Beat, Reason, HDR_AT, IP_AT, UDP_AT};
-    use mrnic_proto::field::Rule;
+    use mrnic_proto::field::{Only, Rule};
     use mrnic_proto::headers::{
-        Bitmap256, DataHeader, Flags, Header, NackCode, NackHeader, Placement, ProbeHeader, SackHeader,
+        Bitmap256, DataHeader, Flags, Header, NackCode, NackHeader, Opcode, Placement, ProbeHeader, SackHeader,
     };
-    use mrnic_proto::layouts::{common, data, ipv4, nack, udp};
-    use mrnic_proto::packet::{encode_frame, ipv4_checksum, NetHeaders};
+    use mrnic_proto::layouts::{common, data, ipv4, nack, probe, sack, udp, ICRC_LEN};
+    use mrnic_proto::packet::{encode_frame, icrc, ipv4_checksum, wrap_datagram, NetHeaders};
+
+    /// Shortest Ethernet frame without FCS: a MAC pads shorter ones to it.
+    pub const MIN_FRAME: usize = 60;
 
     /// xorshift64*: deterministic, seeded.
     #[derive(Debug, Clone)]
@@ -900,75 +908,162 @@ pub mod stimulus {
         }
     }
 
-    /// A random valid header with `n` payload bytes.
-    pub fn random_header(rng: &mut Rng, n: usize) -> Header {
-        let op = rng.below(10);
-        let r = |rng: &mut Rng, bits: u32| (rng.next_u64() & ((1u64 << bits) - 1)) as u32;
-        match op {
-            0..=6 => {
-                let send = rng.chance(50);
-                let place = if send {
-                    Placement::Send { rq_seq: r(rng, 24), msg_offset: r(rng, 32) }
-                } else {
-                    Placement::Write { rkey: r(rng, 32), addr: rng.next_u64() }
-                };
-                Header::Data(DataHeader {
-                    flags: Flags {
-                        som: rng.chance(50),
-                        eom: rng.chance(50),
-                        retx: rng.chance(20),
-                        ackreq: rng.chance(20),
-                        se: rng.chance(20),
-                    },
-                    payload_len: n as u16,
-                    dst_conn: r(rng, 24),
-                    path_id: r(rng, 8) as u8,
-                    path_psn: r(rng, 24),
-                    path_gen: r(rng, 8) as u8,
-                    stream_id: r(rng, 8) as u8,
-                    msn: r(rng, 24),
-                    msg_len: r(rng, 32),
-                    place,
-                    tx_ts: r(rng, 16) as u16,
-                    imm: rng.chance(50).then(|| r(rng, 32)),
-                })
+    /// Any value of `bits` bits.
+    fn any(rng: &mut Rng, bits: u32) -> u64 {
+        rng.next_u64() & (u64::MAX >> (64 - bits))
+    }
+
+    /// A value of `bits` bits at an edge an eighth of the time each (zero:
+    /// a psn or msn at the wrap, no ECN marks, a zero rate hint; all ones:
+    /// the last psn before it, a saturated count, line rate), any value
+    /// otherwise.
+    fn edgy(rng: &mut Rng, bits: u32) -> u64 {
+        match rng.below(8) {
+            0 => 0,
+            1 => u64::MAX >> (64 - bits),
+            _ => any(rng, bits),
+        }
+    }
+
+    /// A SACK bitmap as receivers send them: nothing received past
+    /// `cum_psn`, the whole window, a run from `cum_psn + 1` (everything
+    /// up to one hole), a single packet, a few scattered ones, or any.
+    fn sack_bitmap(rng: &mut Rng) -> Bitmap256 {
+        let mut b = Bitmap256::default();
+        match rng.below(6) {
+            0 => {}
+            1 => b = Bitmap256([u64::MAX; 4]),
+            2 => (0..rng.below(257) as u32).for_each(|i| b.set(i)),
+            3 => b.set(rng.below(256) as u32),
+            4 => {
+                for _ in 0..1 + rng.below(8) {
+                    b.set(rng.below(256) as u32);
+                }
             }
-            7 => Header::Sack(SackHeader {
-                rate_hint: r(rng, 16) as u16,
+            _ => b = Bitmap256([rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()]),
+        }
+        b
+    }
+
+    /// A random valid header with `n` payload bytes (if data): 60% data,
+    /// 40% control ([`control_header`]), as a port that sends as well as
+    /// receives takes in the answers to what it sends among the data it
+    /// receives.
+    pub fn random_header(rng: &mut Rng, n: usize) -> Header {
+        if rng.below(10) < 6 {
+            data_header(rng, n)
+        } else {
+            control_header(rng)
+        }
+    }
+
+    /// A random valid data header (WRITE, WRITE_IMM, SEND, SEND_IMM) with
+    /// `n` payload bytes.
+    pub fn data_header(rng: &mut Rng, n: usize) -> Header {
+        let r = |rng: &mut Rng, bits: u32| any(rng, bits) as u32;
+        let send = rng.chance(50);
+        let place = if send {
+            Placement::Send { rq_seq: r(rng, 24), msg_offset: r(rng, 32) }
+        } else {
+            Placement::Write { rkey: r(rng, 32), addr: rng.next_u64() }
+        };
+        Header::Data(DataHeader {
+            flags: Flags {
+                som: rng.chance(50),
+                eom: rng.chance(50),
+                retx: rng.chance(20),
+                ackreq: rng.chance(20),
+                se: rng.chance(20),
+            },
+            payload_len: n as u16,
+            dst_conn: r(rng, 24),
+            path_id: r(rng, 8) as u8,
+            path_psn: r(rng, 24),
+            path_gen: r(rng, 8) as u8,
+            stream_id: r(rng, 8) as u8,
+            msn: r(rng, 24),
+            msg_len: r(rng, 32),
+            place,
+            tx_ts: r(rng, 16) as u16,
+            imm: rng.chance(50).then(|| r(rng, 32)),
+        })
+    }
+
+    /// A random valid control header: half SACKs (bitmaps of every shape,
+    /// ECN counts, echoed timestamps and rate hints at their edges), a
+    /// quarter NACKs (every code in proto's table), a quarter PROBEs. The
+    /// protocol has no PROBE reply: a PROBE is answered by a SACK.
+    pub fn control_header(rng: &mut Rng) -> Header {
+        let r = |rng: &mut Rng, bits: u32| any(rng, bits) as u32;
+        let e = |rng: &mut Rng, bits: u32| edgy(rng, bits) as u32;
+        match rng.below(4) {
+            0 | 1 => Header::Sack(SackHeader {
+                rate_hint: e(rng, 16) as u16,
                 dst_conn: r(rng, 24),
                 path_id: r(rng, 8) as u8,
                 path_gen: r(rng, 8) as u8,
-                cum_psn: r(rng, 24),
+                cum_psn: e(rng, 24),
                 stream_id: r(rng, 8) as u8,
-                completed_msn: r(rng, 24),
-                echo_ts: r(rng, 16) as u16,
-                ecn_cnt: r(rng, 8) as u8,
-                bitmap: Bitmap256([rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()]),
+                completed_msn: e(rng, 24),
+                echo_ts: e(rng, 16) as u16,
+                ecn_cnt: e(rng, 8) as u8,
+                bitmap: sack_bitmap(rng),
             }),
-            8 => Header::Nack(NackHeader {
-                code: NackCode::ALL[rng.below(4) as usize],
+            2 => Header::Nack(NackHeader {
+                code: NackCode::ALL[rng.below(NackCode::ALL.len() as u64) as usize],
                 dst_conn: r(rng, 24),
                 path_id: r(rng, 8) as u8,
                 path_gen: r(rng, 8) as u8,
-                path_psn: r(rng, 24),
+                path_psn: e(rng, 24),
                 stream_id: r(rng, 8) as u8,
-                msn: r(rng, 24),
-                echo_ts: r(rng, 16) as u16,
+                msn: e(rng, 24),
+                echo_ts: e(rng, 16) as u16,
             }),
             _ => Header::Probe(ProbeHeader {
-                tx_ts: r(rng, 16) as u16,
+                tx_ts: e(rng, 16) as u16,
                 dst_conn: r(rng, 24),
                 path_id: r(rng, 8) as u8,
                 path_gen: r(rng, 8) as u8,
-                path_psn: r(rng, 24),
+                path_psn: e(rng, 24),
             }),
         }
     }
 
-    /// A random valid frame for `udp_port` (data and PROBEs to it, answers
-    /// to it or from it); the UDP checksum is sent as 0
-    /// ("not computed"), which proto accepts, so that corruptions of the
-    /// transport bytes are judged by the transport checks.
+    /// An answer (SACK, NACK): the opcodes that may come from the
+    /// transport port to any port.
+    fn is_answer(op: u64) -> bool {
+        matches!(Opcode::from_u8(op as u8), Some(Opcode::Sack | Opcode::Nack))
+    }
+
+    /// Addresses, ports and ECN of a frame carrying `h`: data and PROBEs
+    /// from an entropy port to `udp_port`; half the answers as on the wire,
+    /// from `udp_port` to the entropy port of the path they answer, the
+    /// other half to `udp_port`.
+    fn random_net(rng: &mut Rng, h: &Header, udp_port: u16) -> NetHeaders {
+        let answer = is_answer(h.opcode() as u64) && rng.below(2) == 0;
+        let (src_port, dst_port) =
+            if answer { (udp_port, rng.next_u64() as u16) } else { (rng.next_u64() as u16, udp_port) };
+        NetHeaders {
+            ecn: rng.below(4) as u8,
+            src_port,
+            dst_port,
+            ident: rng.next_u64() as u16,
+            src_ip: (rng.next_u64() as u32).to_be_bytes(),
+            src_mac: rng.next_u64().to_be_bytes()[2..].try_into().expect("6 bytes"),
+            ..NetHeaders::default()
+        }
+    }
+
+    /// The UDP checksum sent as 0 ("not computed"), which proto accepts,
+    /// so that corruptions of the transport bytes are judged by the
+    /// transport checks.
+    fn no_udp_checksum(f: &mut [u8]) {
+        udp::CHECKSUM.set(&mut f[UDP_AT..], 0);
+    }
+
+    /// A random valid frame for `udp_port`: data and PROBEs to it, half the
+    /// answers from it to an entropy port, the other half to it; no UDP
+    /// checksum.
     pub fn random_frame(rng: &mut Rng, mtu: u32, udp_port: u16) -> Vec<u8> {
         let h0 = random_header(rng, 0);
         let n = if matches!(h0, Header::Data(_)) { payload_len(rng, mtu) } else { 0 };
@@ -977,25 +1072,55 @@ pub mod stimulus {
             other => other,
         };
         let payload: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
-        // Half the answers come as on the wire: from the transport port to
-        // the entropy port of the path they answer.
-        let answer = matches!(h, Header::Sack(_) | Header::Nack(_)) && rng.below(2) == 0;
-        let (src_port, dst_port) =
-            if answer { (udp_port, rng.next_u64() as u16) } else { (rng.next_u64() as u16, udp_port) };
-        let net = NetHeaders {
-            ecn: rng.below(4) as u8,
-            src_port,
-            dst_port,
-            ident: rng.next_u64() as u16,
-            src_ip: (rng.next_u64() as u32).to_be_bytes(),
-            src_mac: rng.next_u64().to_be_bytes()[2..].try_into().expect("6 bytes"),
-            ..NetHeaders::default()
-        };
+        let net = random_net(rng, &h, udp_port);
         let mut out = Vec::new();
         encode_frame(&net, &h, &payload, &mut out).expect("valid header");
-        out[UDP_AT + udp::CHECKSUM.offset] = 0;
-        out[UDP_AT + udp::CHECKSUM.offset + 1] = 0;
+        no_udp_checksum(&mut out);
         out
+    }
+
+    /// A control frame whose datagram disagrees with its opcode: a valid
+    /// SACK, NACK or PROBE header padded with random bytes (`longer`: its
+    /// `length` is wrong) or cut (`truncated`), half the time to another
+    /// control opcode's header length, then the ICRC of those bytes, in a
+    /// frame with consistent IPv4 and UDP lengths and checksums (proto's
+    /// `wrap_datagram`), padded to [`MIN_FRAME`] as a MAC pads it.
+    ///
+    /// A cut keeps the ICRC clear of the header's last bytes: proto's
+    /// decoder would read a header that the ICRC completes, and name a
+    /// reserved field the ICRC bytes fill before the missing ICRC, where
+    /// the parser counts the short datagram `truncated` first (the same
+    /// one fault, seen in two orders).
+    pub fn misfit_control(rng: &mut Rng, udp_port: u16, longer: bool) -> Vec<u8> {
+        let lens = [sack::LAYOUT.len, nack::LAYOUT.len, probe::LAYOUT.len];
+        loop {
+            let h = control_header(rng);
+            let hl = h.len();
+            let len = if rng.chance(50) {
+                lens[rng.below(lens.len() as u64) as usize]
+            } else if longer {
+                hl + 1 + rng.below(64) as usize
+            } else {
+                1 + rng.below(hl as u64) as usize
+            };
+            if (longer && len <= hl) || (!longer && len + ICRC_LEN >= hl) {
+                continue;
+            }
+            let mut d = vec![0; hl];
+            h.encode(&mut d).expect("valid header");
+            d.truncate(len);
+            while d.len() < len {
+                d.push(rng.next_u64() as u8);
+            }
+            d.extend_from_slice(&icrc(&d).to_be_bytes());
+            let mut f = Vec::new();
+            wrap_datagram(&random_net(rng, &h, udp_port), &d, &mut f).expect("short frame");
+            no_udp_checksum(&mut f);
+            if f.len() < MIN_FRAME {
+                f.resize(MIN_FRAME, 0);
+            }
+            return f;
+        }
     }
 
     fn fix_ip(f: &mut [u8]) {
@@ -1014,6 +1139,9 @@ pub mod stimulus {
     pub use mrnic_proto::drop::reason_of as map_error;
 
     /// A frame damaged in one way, with the reason it must be dropped for.
+    /// Any frame [`random_frame`] makes may be the one damaged, control
+    /// frames included; `truncated`, `length`, `udp_port`, `invalid` and
+    /// `icrc` have cases of their own for control frames.
     pub fn faulty(rng: &mut Rng, reason: Reason, mtu: u32, udp_port: u16, bytes: usize) -> Stim {
         let mut f = random_frame(rng, mtu, udp_port);
         // To the transport port: an answer to another port whose opcode a
@@ -1026,7 +1154,7 @@ pub mod stimulus {
             keep_hole: None,
             no_tlast_until_end: false,
         };
-        let is_data = |f: &[u8]| common::OPCODE.get(&f[HDR_AT..]) < 8;
+        let op = |f: &[u8]| common::OPCODE.get(&f[HDR_AT..]);
         match reason {
             Reason::MacError => s.mac_error_beat = Some(rng.below(f.len().div_ceil(bytes) as u64) as usize),
             Reason::Tkeep => {
@@ -1044,8 +1172,13 @@ pub mod stimulus {
                 s.no_tlast_until_end = true;
             }
             Reason::Truncated => {
-                let n = 1 + rng.below(f.len() as u64 - 1) as usize;
-                f.truncate(n);
+                if rng.chance(25) {
+                    // A control datagram shorter than its opcode's header.
+                    f = misfit_control(rng, udp_port, false);
+                } else {
+                    let n = 1 + rng.below(f.len() as u64 - 1) as usize;
+                    f.truncate(n);
+                }
             }
             Reason::Ethertype => f[12] ^= 1 + rng.below(255) as u8,
             Reason::IpHeader => {
@@ -1062,7 +1195,7 @@ pub mod stimulus {
                 fix_ip(&mut f);
             }
             Reason::IpChecksum => f[IP_AT + 10 + rng.below(2) as usize] ^= 1 + rng.below(255) as u8,
-            Reason::Length => match rng.below(3) {
+            Reason::Length => match rng.below(4) {
                 0 => {
                     let v = udp::LENGTH.get(&f[UDP_AT..]) ^ (1 + rng.below(255));
                     udp::LENGTH.set(&mut f[UDP_AT..], v);
@@ -1071,57 +1204,84 @@ pub mod stimulus {
                     ipv4::TOTAL_LEN.set(&mut f[IP_AT..], rng.below(28));
                     fix_ip(&mut f);
                 }
-                _ => {
-                    while !is_data(&f) {
+                2 => {
+                    while op(&f) >= 8 {
                         f = random_frame(rng, mtu, udp_port);
                     }
                     let v = data::PAYLOAD_LEN.get(&f[HDR_AT..]) ^ (1 + rng.below(1023));
                     data::PAYLOAD_LEN.set(&mut f[HDR_AT..], v);
                 }
+                // A control datagram longer than its opcode's header.
+                _ => f = misfit_control(rng, udp_port, true),
             },
             Reason::UdpPort => {
-                // Neither to the transport port nor from it (an answer
-                // from it passes to any port).
-                for field in [&udp::DST_PORT, &udp::SRC_PORT] {
-                    let v = udp_port ^ (1 + rng.below(65535) as u16);
-                    field.set(&mut f[UDP_AT..], v as u64);
+                if rng.chance(30) {
+                    // From the transport port to another: only an answer
+                    // may come that way, not data or a PROBE.
+                    while is_answer(op(&f)) {
+                        f = random_frame(rng, mtu, udp_port);
+                    }
+                    udp::SRC_PORT.set(&mut f[UDP_AT..], udp_port as u64);
+                    udp::DST_PORT.set(&mut f[UDP_AT..], (udp_port ^ (1 + rng.below(65535) as u16)) as u64);
+                } else {
+                    // Neither to the transport port nor from it (an answer
+                    // from it passes to any port).
+                    for field in [&udp::DST_PORT, &udp::SRC_PORT] {
+                        let v = udp_port ^ (1 + rng.below(65535) as u16);
+                        field.set(&mut f[UDP_AT..], v as u64);
+                    }
                 }
             }
             Reason::Version => common::VER.set(&mut f[HDR_AT..], 1 + rng.below(15)),
             Reason::Opcode => {
-                let bad = [4u64, 5, 6, 7, 11, 12, 13, 14, 15];
-                common::OPCODE.set(&mut f[HDR_AT..], bad[rng.below(9) as usize]);
+                let bad: Vec<u64> =
+                    (0..1u64 << common::OPCODE.width).filter(|&v| Opcode::from_u8(v as u8).is_none()).collect();
+                common::OPCODE.set(&mut f[HDR_AT..], bad[rng.below(bad.len() as u64) as usize]);
             }
             Reason::Reserved => {
-                let op = common::OPCODE.get(&f[HDR_AT..]);
+                let op = op(&f);
                 let layout = super::layout_of(op).expect("valid");
-                let view =
-                    if op == 2 || op == 3 { mrnic_proto::field::Only::Send } else { mrnic_proto::field::Only::Write };
+                let view = if op == 2 || op == 3 { Only::Send } else { Only::Write };
                 let res: Vec<_> = layout
                     .fields
                     .iter()
-                    .filter(|x| x.rule == Rule::Reserved && (x.only == mrnic_proto::field::Only::All || x.only == view))
+                    .filter(|x| x.rule == Rule::Reserved && (x.only == Only::All || x.only == view))
                     .collect();
                 let fl = res[rng.below(res.len() as u64) as usize];
                 let bit = rng.below(fl.width as u64);
                 fl.set(&mut f[HDR_AT..], 1 << bit);
             }
             Reason::Invalid => loop {
-                let op = common::OPCODE.get(&f[HDR_AT..]);
+                let op = op(&f);
                 if op == 0 || op == 2 {
                     data::IMM.set(&mut f[HDR_AT..], 1 + rng.below(1000));
                     break;
                 }
-                if op == 9 {
-                    nack::CODE.set(&mut f[HDR_AT..], [0, 5, 200][rng.below(3) as usize]);
+                if op == Opcode::Nack as u64 {
+                    // Any code not in proto's table.
+                    let mut c = 0;
+                    while NackCode::from_u8(c).is_some() {
+                        c = rng.below(256) as u8;
+                    }
+                    nack::CODE.set(&mut f[HDR_AT..], c as u64);
                     break;
                 }
                 f = random_frame(rng, mtu, udp_port);
             },
             Reason::Icrc => {
-                let at = HDR_AT + 40.min(f.len() - HDR_AT - 1);
-                let i = at + rng.below((f.len() - at) as u64) as usize;
-                f[i] ^= 1 << rng.below(8);
+                // One bit of the transport bytes or the ICRC, anywhere the
+                // header checks do not look first (proto decides): the
+                // short control headers as well as data headers and
+                // payloads.
+                let n = (f.len() - HDR_AT) as u64;
+                loop {
+                    let (i, bit) = (HDR_AT + rng.below(n) as usize, 1u8 << rng.below(8));
+                    f[i] ^= bit;
+                    if reference(&f, udp_port) == Some(Reason::Icrc) {
+                        break;
+                    }
+                    f[i] ^= bit;
+                }
             }
         }
         s.bytes = f;
