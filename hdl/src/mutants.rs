@@ -493,8 +493,8 @@ pub const MUTANTS: &[Mutant] = &[
         "wr_ready_when_full",
         "s_wr_ready high with the FIFO full while s_wr_valid",
         &[(
-            "assign s_wr_ready = en && (wf_n_reg < 2'd2);",
-            "assign s_wr_ready = en && ((wf_n_reg < 2'd2) || s_wr_valid);",
+            "assign s_wr_ready = (en && !s_open_busy) && (wf_n_reg < 2'd2);",
+            "assign s_wr_ready = (en && !s_open_busy) && ((wf_n_reg < 2'd2) || s_wr_valid);",
         )],
         "a_s_wr_ready",
     ),

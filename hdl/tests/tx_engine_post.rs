@@ -163,7 +163,11 @@ impl Rig {
         let pb = stream_ptr_bits(p.wq_depth);
         let ptr = mask(pb);
         let slot = u64::from(p.wq_depth - 1);
-        let mut ins: Vec<(&str, u64)> = vec![("rst", u64::from(inp.rst)), ("en", u64::from(!inp.rst))];
+        let mut ins: Vec<(&str, u64)> =
+            vec![("rst", u64::from(inp.rst)), ("en", u64::from(!inp.rst)), ("s_open_busy", u64::from(tap.open_busy))];
+        if tap.open_busy {
+            self.count("open_busy");
+        }
         let mut outs: Vec<(&str, u64)> = vec![("s_wr_ready", u64::from(ot.wr_ready))];
         let mut junked: Vec<&str> = Vec::new();
         let req_names = named(&defs, "s_wr_", &post::REQ);
@@ -327,13 +331,28 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     for c in 1..=5 {
         rig.open(c, 2.min(paths), 10 * c);
     }
+    // The driver waits for the setups: requests taken meanwhile would
+    // wait for them anyway (`s_open_busy`).
     rig.run(300);
+    while !rig.e.opens.is_empty() || rig.e.tx.opening() {
+        rig.run(1);
+    }
 
     // Requests back to back across streams and connections, answered.
     rig.e.press = Pressure { axis: 10, ar: 10, r_gap: 10, cqe: 20 };
     burst(&mut rig.e, 1, streams, 3, 0, &mut off);
     burst(&mut rig.e, 2, streams, 2, 100, &mut off);
     rig.run(2_000);
+
+    // A trickle of posts to one stream while its earlier requests
+    // complete: the walk moves the stream's head with a post's reads in
+    // flight (the gaps sweep the completions' phase).
+    for k in 0..40u64 {
+        rig.e.wrs.push_back(wr(1, 0, op::WRITE, 3000 + k, off % 0x2_0000, 64));
+        off += 128;
+        rig.run(5 + (k * 13) % 31);
+    }
+    rig.run(1_000);
 
     // A second request's post swept across the commit of its stream's
     // last byte: the first is short, so its one packet is cut while the

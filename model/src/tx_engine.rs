@@ -1293,6 +1293,27 @@ pub fn line_bytes_per_ts(p: &TxEngineParams) -> u64 {
     ((p.cfg.cc.line_rate_gbps as u64 * p.cfg.timers.ts_unit_ns as u64) / 8).max(1)
 }
 
+/// A connection's congestion state when its path 0 is set up: the
+/// window of `init_cwnd` per path (within the connection's maximum), the
+/// initial RTT, no RTT sample, the full rate hint, and the cap they give
+/// (`tx_open` writes these constants).
+pub fn open_cc(p: &TxEngineParams, k: &tel::Consts) -> Cc {
+    let conn_max = p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64);
+    let cwnd = (k.init_cwnd as u64 * p.paths as u64).min(conn_max) as u32;
+    let mut cc =
+        Cc { cwnd, srtt: k.initial_rtt, min_rtt: tel::MIN_RTT_NONE, rate_hint: u16::MAX, ..Default::default() };
+    cc.cap = conn_cap(p, k, &cc);
+    cc
+}
+
+/// A path mirror's (srtt, rttvar, min_rtt) when it is set up: the
+/// telemetry table's own opening values (`tx_open` writes these
+/// constants).
+pub fn open_rtt(k: &tel::Consts) -> (u32, u32, u32) {
+    let srtt = k.open_srtt();
+    (srtt, (srtt / 2).min(pt::RTTVAR.max() as u32), tel::MIN_RTT_NONE)
+}
+
 /// min(cwnd, rate_hint x line rate x max(srtt, 5/4 min_rtt)), at least
 /// one MTU (min_rtt is srtt before the first sample). The quarter of the
 /// base RTT on top covers acknowledgements that come in bunches; it is
@@ -2040,6 +2061,9 @@ pub struct PostTap {
     /// What the FIFO's head request would read, as at the start of the
     /// cycle (moved to `rd` when it leaves the head).
     head_read: Option<PostRead>,
+    /// A setup record waits or runs until it acts: no request is taken
+    /// (`tx_post`'s `s_open_busy`).
+    pub open_busy: bool,
 }
 
 /// The piece of work the acknowledgement unit starts in a step, in its
@@ -2322,6 +2346,46 @@ pub struct ProbeSent {
     pub sport: u16,
     pub plane: u8,
     pub hdr: Vec<u8>,
+}
+
+/// The connection setup ([`Taps::open`], cleared every cycle): the
+/// record taken and what its reads answered `L` cycles later, when it
+/// acts, and a live connection flushed before its path 0 is taken.
+#[derive(Debug, Clone, Default)]
+pub struct OpenTap {
+    /// The record taken: its reads issued this cycle.
+    pub take: Option<Open>,
+    /// The record's path 0 found the connection live: it fails
+    /// (WR_FLUSH) and the record waits for the flush.
+    pub flush: Option<u32>,
+    /// The record acts: what its reads answered.
+    pub act: Option<OpenAct>,
+    /// A ring slot cleared this cycle: (conn, path, slot).
+    pub clear: Option<(u32, u32, u32)>,
+    /// The rest of the engine would let a record be taken this cycle
+    /// (`tx_open`'s `s_free`; recorded while no setup is in flight).
+    pub free: bool,
+    /// While a record is held (or arrives this cycle: the input register
+    /// is read in the cycle it is written): its connection, and whether
+    /// that is open and has not failed (the ready set's registers;
+    /// `tx_open`'s `m_live_conn` and `s_live`).
+    pub live: Option<(u32, bool)>,
+    /// A setup taken before this cycle has not finished (`tx_open`'s
+    /// `m_running`).
+    pub running: bool,
+    /// A record waits or runs until it acts (`tx_open`'s `m_wr_hold`).
+    pub wr_hold: bool,
+}
+
+/// A setup acting ([`OpenTap::act`]): the record and what its reads
+/// answered, as the take's cycle left the tables.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OpenAct {
+    pub rec: Open,
+    /// Every stream's `tail` (path 0: head, pend and tail take it).
+    pub tails: Vec<u32>,
+    /// The context's DEAD bits before the path's is cleared.
+    pub dead: u32,
 }
 
 /// What one of the acknowledgement unit's own steps read (the timer
@@ -2731,6 +2795,9 @@ pub struct Taps {
     /// The PROBE send's tap ([`ProbeTap`], cleared every cycle); `None`
     /// (off) by default.
     pub probe: Option<ProbeTap>,
+    /// The connection setup's tap ([`OpenTap`], cleared every cycle);
+    /// `None` (off) by default.
+    pub open: Option<OpenTap>,
 }
 
 /// The cycle-accurate transmit engine. See the module docs.
@@ -2851,6 +2918,12 @@ pub struct TxEngine {
     /// A PROBE the scheduler's start chose, its reads in flight: (conn,
     /// `ts_now` at the start, cycles left until they answer).
     probe_send: Option<(u32, u32, u32)>,
+    /// A setup taken, its reads in flight: (the record, what they read,
+    /// cycles left until they answer; architecture.md, tx_engine item 17).
+    open_send: Option<(Open, OpenAct, u32)>,
+    /// The set-up path's ring slots still to clear after it acted, one a
+    /// cycle: (conn, path, the next slot).
+    open_clear: Option<(u32, u32, u32)>,
     /// A live SACK's count in flight: (cycles until its reads answer,
     /// the count its two passes hold the unit from then,
     /// `2 + 2 x span`; architecture.md, tx_engine item 13).
@@ -2937,6 +3010,8 @@ impl TxEngine {
             nack_ans: None,
             timer_ans: None,
             probe_send: None,
+            open_send: None,
+            open_clear: None,
             sack_hold: None,
             p,
         };
@@ -3055,7 +3130,10 @@ impl TxEngine {
         });
         Outputs {
             open_ready: run && self.open_reg.is_none(),
-            wr_ready: run && self.wr_fifo.len() < WR_FIFO,
+            // A request taken after a setup record's handshake sees the
+            // setup: none is taken from that handshake until the setup
+            // acts `L` cycles after its take (item 17).
+            wr_ready: run && self.wr_fifo.len() < WR_FIFO && !(self.open_reg.is_some() || self.open_send.is_some()),
             ar,
             r_ready: run,
             trd,
@@ -3099,8 +3177,9 @@ impl TxEngine {
         if let Some(t) = self.taps.walk.as_mut() {
             *t = WalkTap { running: self.walk.is_some(), ..WalkTap::default() };
         }
+        let open_busy = self.open_reg.is_some() || self.open_send.is_some();
         if let Some(t) = self.taps.post.as_mut() {
-            *t = PostTap::default();
+            *t = PostTap { open_busy, ..PostTap::default() };
         }
         if let Some(t) = self.taps.commit.as_mut() {
             t.commit = None;
@@ -3119,6 +3198,10 @@ impl TxEngine {
         }
         if let Some(t) = self.taps.probe.as_mut() {
             *t = ProbeTap::default();
+        }
+        let running = self.open_held();
+        if let Some(t) = self.taps.open.as_mut() {
+            *t = OpenTap { running, wr_hold: open_busy, ..OpenTap::default() };
         }
         if let Some(t) = self.taps.timer.as_mut() {
             *t = TimerTap {
@@ -3255,6 +3338,10 @@ impl TxEngine {
         // acknowledgement unit's steps and the open, as a decision does.
         let mut evt_pushed = false;
         let probe_busy = self.probe_send.is_some();
+        // A setup taken in an earlier cycle and not finished (its reads,
+        // its act, its ring clear) holds the same units (`tx_open`'s
+        // `m_inflight`).
+        let open_busy = self.open_send.is_some() || self.open_clear.is_some();
         match std::mem::replace(&mut self.sched, Sched::Idle) {
             Sched::Read { conn, issued: false } => {
                 self.sched = Sched::Read { conn, issued: inp.trd_ready };
@@ -3317,6 +3404,7 @@ impl TxEngine {
         // From the start that chose a PROBE to the cycle it leaves
         // (`tx_probe`'s `m_busy`).
         let probe_hold = probe_busy || self.probe_send.is_some();
+        let hold = probe_hold || open_busy;
 
         // Acknowledgement unit. The walk's reads answer whether or not the
         // unit is busy: their wait counts down every cycle.
@@ -3325,7 +3413,7 @@ impl TxEngine {
             t.ack_free = self.ack_busy == 0;
         }
         if self.taps.ack.is_some() {
-            self.tap_ack_turn(probe_hold);
+            self.tap_ack_turn(hold);
         }
         if self.ack_busy > 0 {
             self.ack_busy -= 1;
@@ -3339,7 +3427,7 @@ impl TxEngine {
             if self.walk_wait == 0 && self.cqe_fifo.len() < CQE_FIFO {
                 self.walk_step();
             }
-        } else if matches!(self.sched, Sched::Idle) && !probe_hold {
+        } else if matches!(self.sched, Sched::Idle) && !hold {
             self.ack_step(ts);
         }
 
@@ -3391,14 +3479,47 @@ impl TxEngine {
             }
         }
 
-        // Connection setup: one OPEN event.
-        if let Some(o) = self.open_reg {
-            let free = !evt_pushed && self.evt_fifo.len() < EVT_FIFO && self.ack_idle();
-            if free && matches!(self.sched, Sched::Idle) && !probe_hold && self.open(&o) {
-                self.open_reg = None;
+        // Connection setup (item 17): the record is taken and its reads
+        // issued; it acts `L` cycles later (its OPEN event among the
+        // writes), then its path's ring slots are cleared a slot a cycle.
+        // From the take to the last slot nothing else starts.
+        if let (Some(o), Some(t)) = (self.open_reg, self.taps.open.as_mut()) {
+            let k = &self.conns[o.conn as usize];
+            t.live = Some((o.conn, k.open && k.failed.is_none()));
+        }
+        if let Some((c, path, slot)) = self.open_clear {
+            if let Some(t) = self.taps.open.as_mut() {
+                t.clear = Some((c, path, slot));
+            }
+            self.open_clear = (slot + 1 < self.p.ring_depth).then_some((c, path, slot + 1));
+        }
+        if let Some((o, read, wait)) = self.open_send.take() {
+            if wait > 1 {
+                self.open_send = Some((o, read, wait - 1));
+            } else {
+                debug_assert!(
+                    !evt_pushed && self.evt_fifo.len() < EVT_FIFO,
+                    "nothing pushes an event while a setup runs"
+                );
+                self.open(&o, read);
+            }
+        } else {
+            // The rest of the engine lets a record be taken (`tx_open`'s
+            // `s_free`): the event FIFO has room and took nothing this
+            // cycle, the acknowledgement unit is idle after its turn, the
+            // scheduler after its step, and no PROBE send runs.
+            let free = !evt_pushed
+                && self.evt_fifo.len() < EVT_FIFO
+                && self.ack_idle()
+                && matches!(self.sched, Sched::Idle)
+                && !probe_hold;
+            if let Some(t) = self.taps.open.as_mut() {
+                t.free = free;
+            }
+            if let Some(o) = self.open_reg.filter(|_| free && self.open_clear.is_none()) {
+                self.open_take(o);
             }
         }
-
         // Work request posting, one per cycle, `L` cycles after the request
         // leaves the FIFO's head and issues its reads. The post acts on the
         // state as it is now: every unit that writes a field the post reads
@@ -3428,12 +3549,14 @@ impl TxEngine {
         }
 
         // Output: the next frame starts right after the last beat.
+        // A setup taken this cycle or running holds a failure back.
+        let setup_hold = probe_hold || self.open_held();
         if let Some(t) = self.taps.output.as_mut() {
-            t.walk_busy = self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some() || probe_hold;
+            t.walk_busy = self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some() || setup_hold;
             t.head_failed = self.frames.front().is_some_and(|f| self.conns[f.conn as usize].failed.is_some());
         }
         if frame_done {
-            self.next_frame(inp, probe_hold);
+            self.next_frame(inp, setup_hold);
         }
         if self.taps.walk.is_some() {
             self.tap_walk_end();
@@ -3800,6 +3923,7 @@ impl TxEngine {
     /// [`Self::may_start`] but for the frame queue's room.
     fn start_ok(&self, inp: &Inputs) -> bool {
         self.probe_send.is_none()
+            && !self.open_held()
             && self.ack_idle()
             && self.sack_reg.is_none()
             && self.nack_reg.is_none()
@@ -5563,23 +5687,53 @@ fn cqe(conn: u32, stream: u32, r: &WorkReq, st: u8) -> Cqe {
 // ------------------------------------------------------------------ setup, posting, output
 
 impl TxEngine {
-    /// One path of a connection is set up; path 0 (re)starts the
-    /// connection, flushing what an earlier use of the index left: the
-    /// flush walk runs first and the record is taken after it (false:
-    /// not taken yet).
-    fn open(&mut self, o: &Open) -> bool {
+    /// A setup record waiting or running (taken, not yet finished):
+    /// drivers and test rigs wait for this to end before they take a
+    /// connection as open.
+    pub fn opening(&self) -> bool {
+        self.open_reg.is_some() || self.open_held()
+    }
+
+    /// A setup in flight: taken and not finished (`tx_open`'s `m_busy`
+    /// past the take's cycle, which includes it).
+    fn open_held(&self) -> bool {
+        self.open_send.is_some() || self.open_clear.is_some()
+    }
+
+    /// The setup record waiting is taken, its reads issued (the stream
+    /// words' tails and the context's DEAD bits, answered `L` cycles
+    /// later); or, for path 0 of a live connection, the connection is
+    /// flushed first (WR_FLUSH) and the record waits for the walk. Whether
+    /// it is live is the ready set's `open` and `failed` registers, read
+    /// in this cycle.
+    fn open_take(&mut self, o: Open) {
         let c = o.conn;
-        if o.path == 0 {
-            if self.conns[c as usize].open && self.conns[c as usize].failed.is_none() {
-                self.fail(c, None, status::WR_FLUSH);
-                return false;
+        let k = &self.conns[c as usize];
+        if o.path == 0 && k.open && k.failed.is_none() {
+            if let Some(t) = self.taps.open.as_mut() {
+                t.flush = Some(c);
             }
-            let k = self.k;
-            let conn_max = self.p.cfg.cc.conn_max_cwnd_bytes.min(u32::MAX as u64);
-            let cwnd = (k.init_cwnd as u64 * self.p.paths as u64).min(conn_max) as u32;
-            let mut cc =
-                Cc { cwnd, srtt: k.initial_rtt, min_rtt: tel::MIN_RTT_NONE, rate_hint: u16::MAX, ..Default::default() };
-            cc.cap = conn_cap(&self.p, &self.k, &cc);
+            self.fail(c, None, status::WR_FLUSH);
+            return;
+        }
+        let tails = (0..self.p.streams).map(|s| self.streams[self.sidx(c, s)].tail).collect();
+        let read = OpenAct { rec: o, tails, dead: k.dead };
+        if let Some(t) = self.taps.open.as_mut() {
+            t.take = Some(o);
+        }
+        self.open_reg = None;
+        self.open_send = Some((o, read, self.p.read_latency));
+    }
+
+    /// One path of a connection is set up, `L` cycles after its take, on
+    /// what the take read; path 0 (re)starts the connection, its streams
+    /// at their tails (the slot counters keep running, so that no stale
+    /// slot aliases).
+    fn open(&mut self, o: &Open, read: OpenAct) {
+        let c = o.conn;
+        debug_assert_eq!(read.dead, self.conns[c as usize].dead, "nothing writes the context while a setup runs");
+        if o.path == 0 {
+            let cc = open_cc(&self.p, &self.k);
             self.conns[c as usize] = Conn {
                 open: true,
                 remote_id: o.remote_id,
@@ -5592,29 +5746,35 @@ impl TxEngine {
             if let Some(t) = self.taps.post.as_mut() {
                 t.open = Some(c);
             }
-            for s in 0..self.p.streams {
-                let si = self.sidx(c, s);
-                let t = self.streams[si].tail;
-                // Keep the slot counters running so that no stale slot aliases.
+            for (s, &t) in read.tails.iter().enumerate() {
+                let si = self.sidx(c, s as u32);
+                debug_assert_eq!(t, self.streams[si].tail, "nothing posts to a connection being set up afresh");
                 self.streams[si] = StreamQ { head: t, pend: t, tail: t, ..Default::default() };
             }
         }
         // The path starts GOOD (its context bit with the rest of the record).
         self.conns[c as usize].dead &= !(1 << o.path);
         let pi = self.pidx(c, o.path);
-        let srtt = self.k.open_srtt();
+        let (srtt, rttvar, min_rtt) = open_rtt(&self.k);
         self.paths[pi] = PathM {
             sport: o.sport,
             plane: o.plane,
             next_psn: o.psn,
             cum_acked: o.psn,
             srtt,
-            rttvar: (srtt / 2).min(pt::RTTVAR.max() as u32),
-            min_rtt: tel::MIN_RTT_NONE,
+            rttvar,
+            min_rtt,
             ..Default::default()
         };
+        // Cleared here at once: nothing reads the ring before the last of
+        // the hardware's slot-a-cycle writes (`open_clear`).
         let r = self.p.ring_depth as usize;
         self.ring[pi * r..(pi + 1) * r].fill(None);
+        if let Some(t) = self.taps.open.as_mut() {
+            t.act = Some(read);
+            t.clear = Some((c, o.path, 0));
+        }
+        self.open_clear = (self.p.ring_depth > 1).then_some((c, o.path, 1));
         self.evt_fifo.push_back(tel::Event {
             kind: tel::kind::OPEN,
             conn: c,
@@ -5628,7 +5788,6 @@ impl TxEngine {
         if let Some(t) = self.taps.ack.as_mut() {
             t.hold_open = true;
         }
-        true
     }
 
     /// Posts the head work request into its stream's queue; false when it
@@ -5710,7 +5869,7 @@ impl TxEngine {
     /// Starts the next frame on `m_axis`: an answer with its addresses in
     /// hand first, then the oldest data or PROBE frame once its payload is
     /// in. Nothing here reads a table: every frame carries its addresses.
-    fn next_frame(&mut self, inp: &Inputs, probe_hold: bool) {
+    fn next_frame(&mut self, inp: &Inputs, hold: bool) {
         if self.answers.front().is_some_and(|a| a.wait == 0) {
             let a = self.answers.pop_front().expect("checked");
             let (dst_mac, dst_ip) = a.to;
@@ -5724,7 +5883,7 @@ impl TxEngine {
             return;
         }
         if self.frames.front().is_some_and(|f| f.err && self.conns[f.conn as usize].failed.is_none())
-            && (self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some() || probe_hold)
+            && (self.walk.is_some() || self.nack_ans.is_some() || self.timer_ans.is_some() || hold)
         {
             // Its failure needs the completion walk, busy: the output waits.
             return;

@@ -825,7 +825,7 @@ fn answers_read_their_addresses_on_the_way_into_the_queue() {
                 psn: 0,
             });
         }
-        assert!(rig.run_until(500, |r| r.opens.is_empty()));
+        assert!(rig.run_until(500, |r| r.opens.is_empty() && !r.tx.opening()));
         rig.csacks.push_back(sack);
         rig.press.axis = 0;
         let seen = rig.frames.len();

@@ -10,7 +10,9 @@
 //! # Interface with the rest of the engine
 //! - **Requests** (`s_wr_*`, the engine's port): into a [`WR_FIFO`]-entry
 //!   FIFO, `s_wr_ready` while it has room (and `en`: not during the clear
-//!   sweep). The FIFO is part of the unit because its head feeds the
+//!   sweep; and not while a setup record waits or runs, `s_open_busy`, so
+//!   that a request taken after a record's `s_open` handshake reads the
+//!   connection as the setup left it: architecture.md, tx_engine item 17). The FIFO is part of the unit because its head feeds the
 //!   pipeline in the cycle the request arrives (the model pushes the input
 //!   register and pops the head in one clock), so the read address is
 //!   `s_wr`'s own fields when the FIFO is empty: a bypass that belongs
@@ -79,7 +81,8 @@
 //!   read's cycle (read-first). `m_flush_room`, `en` and the forwarded
 //!   writes are arbitrary; the rules below but the forwarding pass with no
 //!   assumption at all;
-//! - `s_wr_ready` is `en` and room in the FIFO, registers only (never
+//! - `s_wr_ready` is `en`, no setup busy and room in the FIFO, registers
+//!   only (`s_open_busy` is the engine's registers too; never
 //!   `s_wr_valid`); the FIFO holds exactly the requests taken and not
 //!   read, at most [`WR_FIFO`], is never popped empty and never
 //!   overflows;
@@ -179,6 +182,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     let mut v = vec![
         i("rst", 1, RST, "synchronous reset, active high"),
         i("en", 1, RST, "the engine runs (its clear sweep is over)"),
+        i("s_open_busy", 1, RST, "a setup record waits or runs until it acts (registers): no request is taken"),
     ];
     v.extend(super::engine_ports(p, &["s_wr_valid", "s_wr_ready"]));
     v.extend(req.iter().cloned());
@@ -617,7 +621,10 @@ pub fn build(p: &TxEngineParams) -> Module {
     // ------------------------------------------------------------ the FIFO's head and the pipeline's room
     let accept =
         w(&mut m, "wr_accept", 1, "a request is taken on s_wr", sg("s_wr_valid").expr().logic_and(sg("s_wr_ready")));
-    m.assign(sg("s_wr_ready"), en.expr().logic_and(q_n.q.expr().lt(lit(qb, u64::from(qn)))));
+    m.assign(
+        sg("s_wr_ready"),
+        en.expr().logic_and(sg("s_open_busy").expr().logic_not()).logic_and(q_n.q.expr().lt(lit(qb, u64::from(qn)))),
+    );
     let some = w(&mut m, "wf_some", 1, "the FIFO holds a request", q_n.q.expr().ne(lit(qb, 0)));
     let head: Vec<Signal> = REQ
         .iter()
@@ -926,8 +933,14 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
     // ------------------------------------------------ s_wr and the FIFO
     m.assert(
         "a_s_wr_ready",
-        &format!("s_wr_ready is en and room in the FIFO (fewer than WR_FIFO = {qn}): registers, never s_wr_valid"),
-        sg(m, "s_wr_ready").expr().eq(en.expr().logic_and(f.q_n.expr().lt(lit(qb, u64::from(qn))))),
+        &format!(
+            "s_wr_ready is en, no setup busy and room in the FIFO (fewer than WR_FIFO = {qn}): registers, never \
+             s_wr_valid"
+        ),
+        sg(m, "s_wr_ready").expr().eq(en
+            .expr()
+            .logic_and(sg(m, "s_open_busy").expr().logic_not())
+            .logic_and(f.q_n.expr().lt(lit(qb, u64::from(qn))))),
     );
     // Requests are numbered as they are taken on s_wr, as they issue
     // their reads (leave the FIFO's head) and as they leave the write
