@@ -200,6 +200,7 @@ pub(crate) fn pick(v: &Signal, idx: &Expr, n: u32, stride: u32, w: u32) -> Expr 
 pub mod ack;
 pub mod commit;
 pub mod nack;
+pub mod open;
 pub mod output;
 pub mod post;
 pub mod probe;

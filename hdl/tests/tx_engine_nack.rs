@@ -303,10 +303,7 @@ impl Rig {
 /// few thousand cycles, and at most 64 connections (path_telemetry's
 /// timeout scanner visits one (connection, path) a cycle).
 fn tuned(cfg: &Config) -> Config {
-    let mut cfg = cfg.clone();
-    cfg.timers.rto_min_us = 10;
-    cfg.timers.rto_max_us = 40;
-    cfg.timers.dead_probe_interval_us = 60;
+    let mut cfg = tx_rig::short_timers(cfg, 10, 60);
     cfg.hardware.tx_ring_depth = 4;
     cfg.transport.connections = cfg.transport.connections.min(64);
     cfg

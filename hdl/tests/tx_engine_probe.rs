@@ -42,10 +42,7 @@ fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
 /// PROBEd within a few thousand cycles, a message table of two messages
 /// so streams block soon, at most 16 connections.
 fn tuned(cfg: &Config) -> Config {
-    let mut cfg = cfg.clone();
-    cfg.timers.rto_min_us = 10;
-    cfg.timers.rto_max_us = 40;
-    cfg.timers.dead_probe_interval_us = 20;
+    let mut cfg = tx_rig::short_timers(cfg, 10, 20);
     cfg.hardware.tx_ring_depth = 4;
     cfg.hardware.msg_table_depth = 2;
     cfg.transport.connections = cfg.transport.connections.min(16);

@@ -440,10 +440,7 @@ impl Rig {
 /// and `default`'s 4,096 x 16 would take 65,536 cycles a pass (its table
 /// read latency, paths and planes stay `default`'s).
 fn tuned(cfg: &Config) -> Config {
-    let mut cfg = cfg.clone();
-    cfg.timers.rto_min_us = 10;
-    cfg.timers.rto_max_us = 40;
-    cfg.timers.dead_probe_interval_us = 60;
+    let mut cfg = tx_rig::short_timers(cfg, 10, 60);
     cfg.hardware.tx_ring_depth = 4;
     cfg.timers.ts_unit_ns = 256;
     cfg.transport.connections = cfg.transport.connections.min(64);

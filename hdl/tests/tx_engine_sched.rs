@@ -483,10 +483,7 @@ fn sack_unanswered(rig: &mut Rig, conn: u32) {
 /// a window of two packets, so a second packet in flight fills it, and
 /// grow it past a ring of four slots, which then fills before the window.
 fn tuned(cfg: &Config) -> Config {
-    let mut cfg = cfg.clone();
-    cfg.timers.rto_min_us = 10;
-    cfg.timers.rto_max_us = 40;
-    cfg.timers.dead_probe_interval_us = 60;
+    let mut cfg = tx_rig::short_timers(cfg, 10, 60);
     cfg.hardware.tx_ring_depth = 4;
     cfg.cc.init_cwnd_bytes = 2 * cfg.transport.mtu;
     cfg

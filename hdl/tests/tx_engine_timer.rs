@@ -47,10 +47,7 @@ fn write(dir: &Scratch, p: &TxEngineParams) -> (Module, std::path::PathBuf) {
 /// 4), one window probe per connection) fill with the packets and
 /// connections a short run has.
 fn tuned(cfg: &Config) -> Config {
-    let mut cfg = cfg.clone();
-    cfg.timers.rto_min_us = 20;
-    cfg.timers.rto_max_us = 80;
-    cfg.timers.dead_probe_interval_us = 40;
+    let mut cfg = tx_rig::short_timers(cfg, 20, 40);
     cfg.hardware.tx_ring_depth = 4;
     cfg.transport.connections = cfg.transport.connections.min(16);
     cfg

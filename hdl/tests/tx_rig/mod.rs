@@ -365,6 +365,17 @@ pub fn wr(conn: u32, stream: u32, op: u8, wr_id: u64, off: u64, len: u32) -> Wor
 
 /// `m` checked and printed into `dir` as `<module>.v`, its header naming
 /// the unit (`what`) and the test that wrote it.
+/// `cfg` with the short timers a replay runs (`rto_min_us`, `rto_max`
+/// four times it, DEAD paths PROBEd every `dead_probe_us`), so timeouts
+/// and PROBEs land within a few thousand cycles.
+pub fn short_timers(cfg: &Config, rto_min_us: u32, dead_probe_us: u32) -> Config {
+    let mut cfg = cfg.clone();
+    cfg.timers.rto_min_us = rto_min_us;
+    cfg.timers.rto_max_us = 4 * rto_min_us;
+    cfg.timers.dead_probe_interval_us = dead_probe_us;
+    cfg
+}
+
 pub fn write_unit(dir: &Scratch, m: &Module, what: &str, test: &str) -> PathBuf {
     m.check().unwrap_or_else(|e| panic!("{}: {e}", m.name()));
     let text = m.to_verilog(&Header::new(what, &format!("cargo test -p mrnic-hdl --test {test}")));

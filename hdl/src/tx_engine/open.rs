@@ -1,0 +1,328 @@
+//! The connection setup of `tx_engine` as a clocked unit (`tx_open`): the
+//! `s_open` input register and what the model's `open_take` and `open`
+//! do with a record ([`mrnic_model::tx_engine`], architecture.md,
+//! tx_engine item 17).
+//!
+//! # Timing
+//! - **The record** (`s_open_*`, the engine's port): into a one-entry
+//!   input register, `s_open_ready` while it is empty (and `en`).
+//! - **The take** (`t`): the register holds a record, no setup is in
+//!   flight, and the rest of the engine lets one be taken (`s_free`: the
+//!   event FIFO has room and took nothing this cycle, the acknowledgement
+//!   unit is idle after its turn, the scheduler after its step, no PROBE
+//!   send runs). Path 0 of a connection that is live (`s_live`: the ready
+//!   set's open and failed bits of `m_live_conn`, registers) is not taken:
+//!   the connection fails with WR_FLUSH (`m_fail_*`, to the completion
+//!   walk) and the record waits for the flush to end. Otherwise the record
+//!   leaves the register and its reads go out (`m_rd_*`): every stream's
+//!   `tail` (the stream words) and the context's DEAD bits.
+//! - **The act** (`t + L`, `s_rd_*` as the tables stood at `t`): path 0
+//!   starts the connection afresh (`m_ctx_*`: open, not failed, nothing
+//!   queued or armed, the peer's id, its paths, the opening congestion
+//!   state of [`open_cc`]; `m_addr_*`: the peer's MAC and IPv4 address;
+//!   `m_sw_*`: every stream's head, pend and tail at its tail, its counters
+//!   0, which is also `tx_post`'s reopen forward). Every path clears its
+//!   DEAD bit (`m_ctx_dead_*`), starts its mirror (`m_pm_*`: port, plane,
+//!   next and cumulative psn, the opening RTT of [`open_rtt`], every other
+//!   field 0), pushes the OPEN event (`m_evt_*`) and raises `tx_ack`'s
+//!   count for the ring clear (`m_hold_open`).
+//! - **The ring clear**, from the act on: one of the path's
+//!   `tx_ring_depth` slots a cycle (`m_ring_clr_*`), slot 0 at the act.
+//! - **`m_busy`** from the take through the last slot cleared: the
+//!   assembly holds the output stage's failure with it; **`m_running`**,
+//!   the same from the cycle after the take (registers), holds
+//!   `tx_sched`'s `start_ok` and `tx_ack`'s `s_sched_idle`, so nothing
+//!   writes what the take read before the act, and nothing reads the ring
+//!   before it is clear; **`m_wr_hold`**, from a record's handshake to its
+//!   act (registers), is `tx_post`'s `s_open_busy`: a request taken after
+//!   a record's handshake reads the connection as the setup left it.
+//!
+//! Nothing else pushes an event from the take to the act (every pusher is
+//! held), so the OPEN event finds the room the take saw. Every payload is
+//! 0 without its valid.
+
+use mrnic_model::block::PortDef;
+use mrnic_model::path_telemetry as tel;
+use mrnic_model::tx_engine::{open_cc, open_rtt, status, TxEngineParams, CONN_ID_BITS};
+use mrnic_proto::tables::path as pt;
+
+use super::{gate, stream_ptr_bits, PSN};
+use crate::expr::{fit, index_bits, lit, mux, zeros, Expr, Signal};
+use crate::ir::{set, Module};
+
+/// Module name.
+pub const NAME: &str = "tx_open";
+
+const RST: &str = "Clock and reset";
+const REC: &str = "The setup record (the engine's s_open) and its take";
+const RD: &str = "The take's reads, answered L cycles later";
+const ACT: &str = "The act, L cycles after the take";
+const CLR: &str = "The ring clear and the holds";
+
+/// The record's fields, as the engine's `s_open_*` ports name them.
+const FIELDS: [&str; 9] = ["conn", "path", "npaths", "remote_id", "dst_mac", "dst_ip", "sport", "plane", "psn"];
+
+/// The unit's ports, in declaration order.
+pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
+    let cb = p.conn_bits;
+    let pb = index_bits(p.paths);
+    let qb = stream_ptr_bits(p.wq_depth);
+    let rb = index_bits(p.ring_depth);
+    let i = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::input(nm, w, g, c);
+    let o = |nm: &str, w: u32, g: &'static str, c: &str| PortDef::output(nm, w, g, c);
+    let rec: Vec<String> = FIELDS.iter().map(|f| format!("s_open_{f}")).collect();
+    let mut names: Vec<&str> = vec!["s_open_valid", "s_open_ready"];
+    names.extend(rec.iter().map(String::as_str));
+    let mut v = vec![
+        i("rst", 1, RST, "synchronous reset, active high"),
+        i("en", 1, RST, "the engine runs (its clear sweep is over)"),
+    ];
+    v.extend(super::engine_ports(p, &names));
+    v.extend([
+        i("s_free", 1, REC, "the rest of the engine lets a record be taken this cycle"),
+        o("m_live_conn", cb, REC, "the held record's connection, for s_live"),
+        i("s_live", 1, REC, "m_live_conn is open and has not failed (the ready set's registers)"),
+        o("m_fail_valid", 1, REC, "path 0 of a live connection: it fails first (the walk's failure input)"),
+        o("m_fail_conn", cb, REC, "the connection"),
+        o("m_fail_status", 8, REC, "WR_FLUSH"),
+        o("m_rd_valid", 1, RD, "the record is taken: its reads go out"),
+        o("m_rd_conn", cb, RD, "its connection"),
+        i("s_rd_tails", p.streams * qb, RD, "every stream's tail, stream 0 lowest, L cycles after m_rd_valid"),
+        i("s_rd_dead", p.paths, RD, "the context's DEAD bits"),
+        o("m_ctx_valid", 1, ACT, "path 0: the context starts afresh, every field 0 but open and these"),
+        o("m_ctx_conn", cb, ACT, "the connection"),
+        o("m_ctx_remote_id", CONN_ID_BITS, ACT, "the peer's connection id"),
+        o("m_ctx_npaths", pb + 1, ACT, "its paths (the record's, within 1..=PATHS)"),
+        o("m_ctx_cwnd", 32, ACT, "the opening window"),
+        o("m_ctx_srtt", 32, ACT, "the opening srtt"),
+        o("m_ctx_min_rtt", pt::MIN_RTT.width, ACT, "no RTT sample yet"),
+        o("m_ctx_rate_hint", 16, ACT, "the full rate hint"),
+        o("m_ctx_cap", 32, ACT, "the opening cap"),
+        o("m_addr_valid", 1, ACT, "path 0: the connection's addresses are written"),
+        o("m_addr_conn", cb, ACT, "the connection"),
+        o("m_addr_dst_mac", 48, ACT, "the peer's MAC"),
+        o("m_addr_dst_ip", 32, ACT, "the peer's IPv4 address"),
+        o("m_sw_valid", 1, ACT, "path 0: every stream restarts at its tail (also tx_post's reopen forward)"),
+        o("m_sw_conn", cb, ACT, "the connection"),
+        o("m_sw_tails", p.streams * qb, ACT, "every stream's head, pend and tail, stream 0 lowest; its counters 0"),
+        o("m_ctx_dead_valid", 1, ACT, "the context's DEAD bits are written"),
+        o("m_ctx_dead_conn", cb, ACT, "the connection"),
+        o("m_ctx_dead", p.paths, ACT, "the bits: the path's cleared (path 0: all)"),
+        o("m_pm_valid", 1, ACT, "the path's mirror starts: every field 0 but these"),
+        o("m_pm_conn", cb, ACT, "the connection"),
+        o("m_pm_path", pb, ACT, "the path"),
+        o("m_pm_sport", 16, ACT, "its UDP source port"),
+        o("m_pm_plane", 3, ACT, "its plane"),
+        o("m_pm_psn", PSN, ACT, "its next psn and cumulative psn"),
+        o("m_pm_srtt", 32, ACT, "the opening srtt"),
+        o("m_pm_rttvar", 32, ACT, "the opening rttvar"),
+        o("m_pm_min_rtt", 32, ACT, "no RTT sample yet"),
+        o("m_evt_valid", 1, ACT, "the OPEN event"),
+        o("m_evt_kind", tel::KIND_BITS, ACT, "OPEN"),
+        o("m_evt_conn", cb, ACT, "its connection"),
+        o("m_evt_path", pb, ACT, "its path"),
+        o("m_evt_cum_acked", PSN, ACT, "the path's first psn"),
+        o("m_evt_sport", 16, ACT, "its UDP source port"),
+        o("m_evt_plane", 3, ACT, "its plane"),
+        o("m_hold_open", 1, ACT, "tx_ack's s_hold_open: its count covers the ring clear"),
+        o("m_ring_clr_valid", 1, CLR, "a ring slot of the set-up path is emptied"),
+        o("m_ring_clr_conn", cb, CLR, "the connection"),
+        o("m_ring_clr_path", pb, CLR, "the path"),
+        o("m_ring_clr_slot", rb, CLR, "the slot"),
+        o("m_busy", 1, CLR, "a setup runs, from its take through its last slot cleared"),
+        o("m_running", 1, CLR, "m_busy but in the take's cycle (registers)"),
+        o("m_wr_hold", 1, CLR, "a record is held or runs until it acts (registers): tx_post's s_open_busy"),
+    ]);
+    v
+}
+
+/// The `tx_open` module for `p`.
+pub fn build(p: &TxEngineParams) -> Module {
+    let (cb, l) = (p.conn_bits, p.read_latency);
+    let pb = index_bits(p.paths);
+    let qb = stream_ptr_bits(p.wq_depth);
+    let rb = index_bits(p.ring_depth);
+    assert!(l >= 1, "the reads answer at least a cycle after the take");
+    assert!(p.ring_depth >= 2 && p.ring_depth.is_power_of_two(), "the ring's slots are counted in rb bits");
+    let k = tel::Consts::from_config(&p.cfg);
+    let cc = open_cc(p, &k);
+    let (srtt, rttvar, min_rtt) = open_rtt(&k);
+
+    let mut m = Module::new(NAME);
+    m.describe(
+        "tx_engine connection setup: the s_open register, the flush of a live connection, the act, the ring clear",
+    );
+    let defs = ports(p);
+    let widths: Vec<u32> = FIELDS
+        .iter()
+        .map(|f| defs.iter().find(|d| d.name == format!("s_open_{f}")).expect("an engine port").width)
+        .collect();
+    let (clk, sig) = crate::ports::declare(&mut m, &defs);
+    let sg = |nm: &str| sig[nm].clone();
+    m.clock_domain(&clk, &sg("rst"));
+
+    // ------------------------------------------------------------ the input register
+    let held = m.reg("rec_valid", 1, 0, "the input register holds a record");
+    let ready = m.wire_from(
+        "rec_ready",
+        1,
+        "the register takes a record (registers only)",
+        sg("en").expr().logic_and(held.q.expr().logic_not()),
+    );
+    m.assign(sg("s_open_ready"), &ready);
+    let accept =
+        m.wire_from("rec_accept", 1, "a record is taken on s_open", sg("s_open_valid").expr().logic_and(&ready));
+    // The record the unit looks at: the register's, or the one arriving
+    // (taken or flushed in its handshake's cycle, as the model's input
+    // register is read in the cycle it is written).
+    let has = m.wire_from("rec_has", 1, "a record is held or arriving", held.q.expr().logic_or(&accept));
+    let rec: Vec<Signal> = FIELDS
+        .iter()
+        .zip(&widths)
+        .map(|(f, &w)| {
+            let inp = sg(&format!("s_open_{f}"));
+            let r = m.reg_no_reset(&format!("rec_{f}_q"), w, "the held record's field");
+            m.next(set(&r.next, mux(&accept, inp.expr(), r.q.expr())));
+            m.wire_from(
+                &format!("rec_{f}"),
+                w,
+                "the record's field (the arriving one's with none held)",
+                mux(&held.q, r.q.expr(), inp.expr()),
+            )
+        })
+        .collect();
+    let rf = |f: &str| rec[FIELDS.iter().position(|x| *x == f).expect("a record field")].clone();
+    m.assign(sg("m_live_conn"), gate(&has, rf("conn").expr(), cb));
+
+    // ------------------------------------------------------------ the take
+    let clearing = m.reg("clr_on", 1, 0, "the ring clear runs past the act's slot 0");
+    let idle_w = m.wire("idle", 1, "no setup in flight: no read in flight, no act, no clear");
+    let try_ = m.wire_from(
+        "try_take",
+        1,
+        "a record is held or arriving, no setup in flight, and the engine lets one be taken",
+        has.expr().logic_and(sg("s_free")).logic_and(&idle_w),
+    );
+    let path0 = rf("path").expr().eq(lit(widths[1], 0));
+    let flush = m.wire_from(
+        "flush",
+        1,
+        "path 0 of a live connection: it fails first, the record waits",
+        try_.expr().logic_and(path0.clone()).logic_and(sg("s_live")),
+    );
+    let take = m.wire_from(
+        "take",
+        1,
+        "the record leaves the register: its reads go out",
+        try_.expr().logic_and(flush.expr().logic_not()),
+    );
+    m.next(set(&held.next, has.expr().logic_and(take.expr().logic_not())));
+    m.assign(sg("m_fail_valid"), &flush);
+    m.assign(sg("m_fail_conn"), gate(&flush, rf("conn").expr(), cb));
+    m.assign(sg("m_fail_status"), gate(&flush, lit(8, u64::from(status::WR_FLUSH)), 8));
+    m.assign(sg("m_rd_valid"), &take);
+    m.assign(sg("m_rd_conn"), gate(&take, rf("conn").expr(), cb));
+    let (pipe, ans) = super::read_answer(&mut m, &take, l);
+    m.assign(&idle_w, pipe.expr().reduce_or().logic_or(&clearing.q).logic_not());
+
+    // The record as taken: the register may hold the next one by the act.
+    let act_rec: Vec<Signal> = FIELDS
+        .iter()
+        .zip(&widths)
+        .zip(&rec)
+        .map(|((f, &w), r)| {
+            let a = m.reg_no_reset(&format!("act_{f}"), w, "the taken record's field");
+            m.next(set(&a.next, mux(&take, r.expr(), a.q.expr())));
+            a.q
+        })
+        .collect();
+    let af = |f: &str| act_rec[FIELDS.iter().position(|x| *x == f).expect("a record field")].clone();
+
+    // ------------------------------------------------------------ the act
+    let act_path0 = m.wire_from("act_path0", 1, "the act is path 0's", af("path").expr().eq(lit(widths[1], 0)));
+    let fresh = m.wire_from(
+        "fresh",
+        1,
+        "path 0 acts: the context and the streams start afresh",
+        ans.expr().logic_and(&act_path0),
+    );
+    let npaths = {
+        let w = widths[2];
+        let n = af("npaths");
+        let max = lit(w, u64::from(p.paths));
+        let clamped = mux(n.expr().eq(lit(w, 0)), lit(w, 1), mux(n.expr().gt(max.clone()), max, n.expr()));
+        m.wire_from("npaths", w, "the record's paths within 1..=PATHS", clamped)
+    };
+    let bit = m.wire_from(
+        "path_bit",
+        p.paths,
+        "the set-up path's DEAD bit",
+        lit(p.paths, 1) << fit(af("path").expr(), p.paths),
+    );
+    let dead = mux(&act_path0, zeros(p.paths), sg("s_rd_dead").expr() & !bit.expr());
+    let c = af("conn");
+    let outs: Vec<(&str, &Signal, Expr, u32)> = vec![
+        ("m_ctx_conn", &fresh, c.expr(), cb),
+        ("m_ctx_remote_id", &fresh, af("remote_id").expr(), CONN_ID_BITS),
+        ("m_ctx_npaths", &fresh, npaths.expr(), pb + 1),
+        ("m_ctx_cwnd", &fresh, lit(32, u64::from(cc.cwnd)), 32),
+        ("m_ctx_srtt", &fresh, lit(32, u64::from(cc.srtt)), 32),
+        ("m_ctx_min_rtt", &fresh, lit(pt::MIN_RTT.width, u64::from(cc.min_rtt)), pt::MIN_RTT.width),
+        ("m_ctx_rate_hint", &fresh, lit(16, u64::from(cc.rate_hint)), 16),
+        ("m_ctx_cap", &fresh, lit(32, u64::from(cc.cap)), 32),
+        ("m_addr_conn", &fresh, c.expr(), cb),
+        ("m_addr_dst_mac", &fresh, af("dst_mac").expr(), 48),
+        ("m_addr_dst_ip", &fresh, af("dst_ip").expr(), 32),
+        ("m_sw_conn", &fresh, c.expr(), cb),
+        ("m_sw_tails", &fresh, sg("s_rd_tails").expr(), p.streams * qb),
+        ("m_ctx_dead_conn", &ans, c.expr(), cb),
+        ("m_ctx_dead", &ans, dead, p.paths),
+        ("m_pm_conn", &ans, c.expr(), cb),
+        ("m_pm_path", &ans, af("path").expr(), pb),
+        ("m_pm_sport", &ans, af("sport").expr(), 16),
+        ("m_pm_plane", &ans, af("plane").expr(), 3),
+        ("m_pm_psn", &ans, af("psn").expr(), PSN),
+        ("m_pm_srtt", &ans, lit(32, u64::from(srtt)), 32),
+        ("m_pm_rttvar", &ans, lit(32, u64::from(rttvar)), 32),
+        ("m_pm_min_rtt", &ans, lit(32, u64::from(min_rtt)), 32),
+        ("m_evt_kind", &ans, lit(tel::KIND_BITS, u64::from(tel::kind::OPEN)), tel::KIND_BITS),
+        ("m_evt_conn", &ans, c.expr(), cb),
+        ("m_evt_path", &ans, af("path").expr(), pb),
+        ("m_evt_cum_acked", &ans, af("psn").expr(), PSN),
+        ("m_evt_sport", &ans, af("sport").expr(), 16),
+        ("m_evt_plane", &ans, af("plane").expr(), 3),
+    ];
+    for v in ["m_ctx_valid", "m_addr_valid", "m_sw_valid"] {
+        m.assign(sg(v), &fresh);
+    }
+    for v in ["m_ctx_dead_valid", "m_pm_valid", "m_evt_valid", "m_hold_open"] {
+        m.assign(sg(v), &ans);
+    }
+    for (nm, when, e, w) in outs {
+        m.assign(sg(nm), gate(when, e, w));
+    }
+
+    // ------------------------------------------------------------ the ring clear
+    let slot = m.reg_no_reset("clr_slot", rb, "the next slot the clear empties");
+    let last = lit(rb, u64::from(p.ring_depth - 1));
+    m.next(set(&slot.next, mux(&ans, lit(rb, 1), slot.q.expr() + lit(rb, 1))));
+    m.next(set(&clearing.next, ans.expr().logic_or(clearing.q.expr().logic_and(slot.q.expr().ne(last)))));
+    let clr = m.wire_from("clr", 1, "a slot is emptied this cycle", ans.expr().logic_or(&clearing.q));
+    m.assign(sg("m_ring_clr_valid"), &clr);
+    m.assign(sg("m_ring_clr_conn"), gate(&clr, c.expr(), cb));
+    m.assign(sg("m_ring_clr_path"), gate(&clr, af("path").expr(), pb));
+    m.assign(sg("m_ring_clr_slot"), gate(&clearing.q, slot.q.expr(), rb));
+
+    // ------------------------------------------------------------ the holds
+    let running = pipe.expr().reduce_or().logic_or(&clearing.q);
+    m.assign(sg("m_running"), running.clone());
+    m.assign(sg("m_busy"), take.expr().logic_or(running));
+    m.assign(sg("m_wr_hold"), held.q.expr().logic_or(pipe.expr().reduce_or()));
+    m
+}
+
+/// The `tx_open` module for `cfg`'s engine parameters.
+pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    Ok(build(&p))
+}
