@@ -166,6 +166,9 @@ unit_mutants! {
     tx_timer: 10;
     /// A tx_probe breakage: a bmc to depth 10.
     tx_probe: 10;
+    /// A tx_open breakage: a bmc to depth 10, every assertion and
+    /// assumption (the ring clear's end is further: its mutant says so).
+    tx_open: 10;
 }
 
 /// Every mutant: docs/verification.md's tables of breakages, by block.
@@ -1193,6 +1196,64 @@ pub const MUTANTS: &[Mutant] = &[
         "m_busy low in the answer's cycle (on small, L = 1: every cycle after the start)",
         &[("assign m_busy = s_probe_valid || (|rd_pipe_reg);", "assign m_busy = s_probe_valid;")],
         "a_busy",
+    ),
+    tx_open(
+        "dead_bit_kept",
+        "the set-up path's DEAD bit not cleared (the answered bits written back as they were)",
+        &[(
+            "assign m_ctx_dead = answer ? (act_path0 ? 4'd0 : s_rd_dead & ~path_bit) : 4'd0;",
+            "assign m_ctx_dead = answer ? (act_path0 ? 4'd0 : s_rd_dead) : 4'd0;",
+        )],
+        "a_ctx_dead",
+    ),
+    tx_open(
+        "act_a_cycle_early",
+        "the act in the take's cycle (on small, L = 1: a cycle early), on the registers the take has not loaded yet",
+        &[("assign answer = rd_pipe_reg;", "assign answer = take;")],
+        "a_pm_at_act",
+    ),
+    tx_open(
+        "take_while_running",
+        "a record taken while the setup before it runs (its reads, act or ring clear)",
+        &[("assign take = try_take && !flush;", "assign take = (rec_has && s_free) && !flush;")],
+        "a_take_when_free",
+    ),
+    Mutant {
+        // The clear's last slot is L + 63 cycles after the take.
+        depth: 70,
+        ..tx_open(
+            "clear_one_slot_short",
+            "the ring clear stops a slot short (slot 63 never emptied)",
+            &[(
+                "clr_on_next = answer || (clr_on_reg && (clr_slot_reg != 6'd63));",
+                "clr_on_next = answer || (clr_on_reg && (clr_slot_reg != 6'd62));",
+            )],
+            "a_ring_clr",
+        )
+    },
+    tx_open(
+        "flush_path_1_too",
+        "path 1 of a live connection flushed too (only path 0 restarts the connection)",
+        &[(
+            "assign flush = (try_take && (rec_path == 2'd0)) && s_live;",
+            "assign flush = (try_take && (rec_path <= 2'd1)) && s_live;",
+        )],
+        "a_flush_exact",
+    ),
+    tx_open(
+        "npaths_clamped_past_paths",
+        "the record's path count clamped at PATHS + 1, not PATHS",
+        &[(
+            "(act_npaths_reg > 3'd4 ? 3'd4 : act_npaths_reg)",
+            "(act_npaths_reg > 3'd5 ? 3'd5 : act_npaths_reg)",
+        )],
+        "a_ctx",
+    ),
+    tx_open(
+        "wr_hold_without_record",
+        "m_wr_hold low while a record waits in the register (tx_post may take a request the setup overtakes)",
+        &[("assign m_wr_hold = rec_valid_reg || (|rd_pipe_reg);", "assign m_wr_hold = |rd_pipe_reg;")],
+        "a_wr_hold",
     ),
 ];
 

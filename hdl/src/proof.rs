@@ -225,6 +225,7 @@ fn generators() -> Vec<Generator> {
         unit!(stage),
         unit!(timer),
         unit!(probe),
+        unit!(open),
     ]
 }
 

@@ -60,7 +60,9 @@
 //!   (boolector, the memories as arrays);
 //! - `tx_probe`'s (tx_engine's PROBE send) read, answer timing, record,
 //!   header, route, event and busy rules prove by k-induction
-//!   (boolector).
+//!   (boolector);
+//! - `tx_open`'s (tx_engine's connection setup) register, take, flush,
+//!   act, ring clear and hold rules prove by k-induction (boolector).
 //!
 //! `tx_stage`'s (tx_engine's SACK stages) rules prove by 2-induction too,
 //! but its `prove` takes 1-1.5 minutes on `small` (4.6-6.3 minutes on
@@ -209,6 +211,7 @@ fn every_property_is_labelled_commented_and_formal_only() {
         "tx_sack",
         "tx_timer",
         "tx_probe",
+        "tx_open",
     ] {
         assert!(names.contains(&block), "{block} has no proof tasks");
     }
@@ -587,6 +590,19 @@ fn tx_probe_rules_prove_by_induction() {
     // covers run from scripts/formal.
     use mrnic_hdl::tx_engine::probe;
     prove_unit(probe::NAME, probe::generate, probe::formal_tasks, &["prove"]);
+}
+
+#[test]
+fn tx_open_rules_prove_by_induction() {
+    // tx_engine's connection setup (a unit): s_open_ready, the register
+    // holding exactly the records accepted and not taken, the take and the
+    // flush exactly when due, one setup in flight, every act exactly L
+    // cycles after a take with the taken record's fields, the DEAD bits,
+    // the constants of open_cc and open_rtt, the ring clear slot by slot,
+    // m_running, m_busy and m_wr_hold, by 2-induction with boolector
+    // (about 2 s); the covers run from scripts/formal.
+    use mrnic_hdl::tx_engine::open;
+    prove_unit(open::NAME, open::generate, open::formal_tasks, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.

@@ -47,8 +47,8 @@ use mrnic_model::tx_engine::{open_cc, open_rtt, status, TxEngineParams, CONN_ID_
 use mrnic_proto::tables::path as pt;
 
 use super::{gate, stream_ptr_bits, PSN};
-use crate::expr::{fit, index_bits, lit, mux, zeros, Expr, Signal};
-use crate::ir::{set, Module};
+use crate::expr::{cat, fit, index_bits, lit, mux, zeros, zext, Expr, Signal};
+use crate::ir::{if_then, set, Module};
 
 /// Module name.
 pub const NAME: &str = "tx_open";
@@ -176,21 +176,22 @@ pub fn build(p: &TxEngineParams) -> Module {
     // (taken or flushed in its handshake's cycle, as the model's input
     // register is read in the cycle it is written).
     let has = m.wire_from("rec_has", 1, "a record is held or arriving", held.q.expr().logic_or(&accept));
-    let rec: Vec<Signal> = FIELDS
+    let (rec_q, rec): (Vec<Signal>, Vec<Signal>) = FIELDS
         .iter()
         .zip(&widths)
         .map(|(f, &w)| {
             let inp = sg(&format!("s_open_{f}"));
             let r = m.reg_no_reset(&format!("rec_{f}_q"), w, "the held record's field");
             m.next(set(&r.next, mux(&accept, inp.expr(), r.q.expr())));
-            m.wire_from(
+            let v = m.wire_from(
                 &format!("rec_{f}"),
                 w,
                 "the record's field (the arriving one's with none held)",
                 mux(&held.q, r.q.expr(), inp.expr()),
-            )
+            );
+            (r.q, v)
         })
-        .collect();
+        .unzip();
     let rf = |f: &str| rec[FIELDS.iter().position(|x| *x == f).expect("a record field")].clone();
     m.assign(sg("m_live_conn"), gate(&has, rf("conn").expr(), cb));
 
@@ -318,6 +319,8 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_running"), running.clone());
     m.assign(sg("m_busy"), take.expr().logic_or(running));
     m.assign(sg("m_wr_hold"), held.q.expr().logic_or(pipe.expr().reduce_or()));
+    let inner = Inner { held: held.q, rec: rec_q, pipe, act: act_rec, clearing: clearing.q, slot: slot.q };
+    properties(&mut m, p, &inner);
     m
 }
 
@@ -325,4 +328,403 @@ pub fn build(p: &TxEngineParams) -> Module {
 pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
     let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
     Ok(build(&p))
+}
+
+/// The unit's state its formal properties tie to their ghosts (the
+/// invariants that let induction close).
+struct Inner {
+    /// The input register holds a record.
+    held: Signal,
+    /// The input register's fields, in [`FIELDS`] order.
+    rec: Vec<Signal>,
+    /// The take's reads in flight.
+    pipe: Signal,
+    /// The taken record's fields, in [`FIELDS`] order.
+    act: Vec<Signal>,
+    /// The ring clear runs past the act's slot 0, and its next slot.
+    clearing: Signal,
+    slot: Signal,
+}
+
+/// The covers' depth: the reset, a take, its act `L` cycles later, the
+/// `tx_ring_depth` (64 in both built-in configs) slots of its clear, the
+/// next record's take as soon as the clear ends, and a few to spare.
+const COVER_DEPTH: u32 = 72;
+
+/// The unit's proof tasks, with boolector ([`crate::proof::boolector_tasks`]):
+/// every assertion by 2-induction (`prove`) and the covers to
+/// 72 cycles (a second take as soon as the first's ring
+/// clear ends is `L + tx_ring_depth` cycles after it). The unit has no
+/// table, so no proof configuration.
+pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
+    crate::proof::boolector_tasks(2, COVER_DEPTH)
+}
+
+/// The unit's formal properties (see the module's `# Formal properties`).
+fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
+    use crate::formal::{ghost, implies, port, quiet_without};
+    let (cb, l, depth) = (p.conn_bits, p.read_latency, p.ring_depth);
+    let pb = index_bits(p.paths);
+    let sg = |m: &Module, nm: &str| port(m, nm);
+    let rst = sg(m, "rst");
+    let valid = sg(m, "s_open_valid");
+    let rd = sg(m, "m_rd_valid");
+    let fld = |m: &Module, fname: &str| sg(m, &format!("s_open_{fname}"));
+
+    // ------------------------------------------------ the assembly's side, assumed
+    m.assume(
+        "asm_no_record_in_reset",
+        "no record offered in a reset (the engine is reset with the unit)",
+        implies(&rst, valid.expr().logic_not()),
+    );
+    let payload: Vec<Signal> = FIELDS.iter().map(|x| fld(m, x)).collect();
+    crate::formal::valid_ready(m, "s_open", crate::formal::Side::Sink, &valid, &sg(m, "s_open_ready"), &payload, &rst);
+
+    // ------------------------------------------------ the register's ghosts
+    let accept = m.formal_wire_from(
+        "f_accept",
+        1,
+        "a record is accepted on s_open",
+        valid.expr().logic_and(sg(m, "s_open_ready")),
+    );
+    // The take is m_rd_valid (a_take_exact says when it comes).
+    let f_held = ghost(
+        m,
+        ("f_held", 1),
+        "records accepted and not taken (0 or 1)",
+        &rst,
+        |h| h.expr().logic_or(&accept).logic_and(rd.expr().logic_not()),
+        lit(1, 0),
+    );
+    let has = m.formal_wire_from("f_has", 1, "a record is held or arriving", f_held.expr().logic_or(&accept));
+    // The latest record accepted, and the one the unit looks at now.
+    let acc: Vec<Signal> = FIELDS
+        .iter()
+        .map(|x| {
+            let w = fld(m, x).width();
+            let g = m.formal_wire(&format!("f_acc_{x}"), w, "the latest record accepted: its field");
+            m.formal_seq(vec![if_then(&accept, vec![set(&g, fld(m, x).expr())])]);
+            g
+        })
+        .collect();
+    let now: Vec<Signal> = FIELDS
+        .iter()
+        .zip(&acc)
+        .map(|(x, a)| {
+            let w = a.width();
+            m.formal_wire_from(
+                &format!("f_now_{x}"),
+                w,
+                "the record the unit looks at: the held one's field, else the arriving one's",
+                mux(&f_held, a.expr(), fld(m, x).expr()),
+            )
+        })
+        .collect();
+    let nf = |x: &str| now[FIELDS.iter().position(|y| *y == x).expect("a field")].clone();
+    let acc_running = m.formal_wire("f_acc_running", 1, "the latest record was accepted while a setup ran");
+    m.formal_seq(vec![if_then(&accept, vec![set(&acc_running, sg(m, "m_running").expr())])]);
+
+    // ------------------------------------------------ the take's ghosts (step.rs)
+    // The setup runs L + depth - 1 cycles after its take's; the age tells
+    // apart one cycle past that (a take as soon as allowed).
+    let run = u64::from(l + depth) - 1;
+    let most = run + 2;
+    let bb = 64 - most.leading_zeros();
+    let busy = lit(bb, u64::from(depth) - 1);
+    let step = super::step::ghosts_taken(m, rd.expr(), busy.clone(), bb, l, most);
+    let (age, agw, at_ans) = (step.age.clone(), step.agw, step.at_answer.clone());
+    let took: Vec<Signal> = FIELDS
+        .iter()
+        .zip(&now)
+        .map(|(x, n)| {
+            step.record(m, &rd.expr(), (&format!("f_took_{x}"), n.width()), "the taken record's field", n.expr())
+        })
+        .collect();
+    let tf = |x: &str| took[FIELDS.iter().position(|y| *y == x).expect("a field")].clone();
+    let within = |lo: u64, hi: u64| age.expr().ge(lit(agw, lo)).logic_and(age.expr().le(lit(agw, hi)));
+    let free = m.formal_wire_from(
+        "f_free",
+        1,
+        "no setup in flight: the latest take's clear is over (or none since a reset)",
+        within(1, run).logic_not(),
+    );
+
+    // ------------------------------------------------ s_open and the register
+    m.assert(
+        "a_s_open_ready",
+        "s_open_ready is en and the register empty (registers, never s_open_valid)",
+        sg(m, "s_open_ready").expr().eq(sg(m, "en").expr().logic_and(f_held.expr().logic_not())),
+    );
+    let w0 = nf("path").width();
+    let path0 = nf("path").expr().eq(lit(w0, 0));
+    let flush_when =
+        has.expr().logic_and(sg(m, "s_free")).logic_and(&free).logic_and(path0.clone()).logic_and(sg(m, "s_live"));
+    m.assert(
+        "a_flush_exact",
+        "a flush exactly when a record is held or arriving, no setup is in flight, s_free, the record is path 0's and \
+         s_live; for the record's connection, WR_FLUSH",
+        sg(m, "m_fail_valid").expr().eq(flush_when.clone()).logic_and(implies(
+            &flush_when,
+            sg(m, "m_fail_conn")
+                .expr()
+                .eq(nf("conn"))
+                .logic_and(sg(m, "m_fail_status").expr().eq(lit(8, u64::from(status::WR_FLUSH)))),
+        )),
+    );
+    let take_when =
+        has.expr().logic_and(sg(m, "s_free")).logic_and(&free).logic_and(path0.logic_and(sg(m, "s_live")).logic_not());
+    m.assert(
+        "a_take_exact",
+        "a take (m_rd_valid) exactly when a record is held or arriving, no setup is in flight, s_free, and no flush",
+        rd.expr().eq(take_when),
+    );
+    m.assert(
+        "a_take_not_flush",
+        "never a take and a flush together",
+        implies(&rd, sg(m, "m_fail_valid").expr().logic_not()),
+    );
+    m.assert(
+        "a_rd_conn",
+        "the reads name the taken record's connection",
+        implies(&rd, sg(m, "m_rd_conn").expr().eq(nf("conn"))),
+    );
+    m.assert(
+        "a_live_conn",
+        "m_live_conn is the record's connection while one is held or arriving, else 0",
+        sg(m, "m_live_conn").expr().eq(mux(&has, nf("conn").expr(), lit(cb, 0))),
+    );
+    m.assert(
+        "a_wr_hold",
+        &format!("m_wr_hold exactly while a record is held or a take's reads are in flight (L = {l} cycles)"),
+        sg(m, "m_wr_hold").expr().eq(f_held.expr().logic_or(within(1, u64::from(l)))),
+    );
+
+    // ------------------------------------------------ the act, L cycles after a take
+    let p0 = tf("path").expr().eq(lit(w0, 0));
+    for (v, what, path0_only) in [
+        ("m_ctx_valid", "the context's fresh start", true),
+        ("m_addr_valid", "the addresses' write", true),
+        ("m_sw_valid", "the streams' restart", true),
+        ("m_ctx_dead_valid", "the DEAD bits' write", false),
+        ("m_pm_valid", "the mirror's start", false),
+        ("m_evt_valid", "the OPEN event", false),
+        ("m_hold_open", "tx_ack's hold", false),
+    ] {
+        let label = v.trim_start_matches("m_").trim_end_matches("_valid");
+        let (want, when) =
+            if path0_only { (at_ans.expr().logic_and(p0.clone()), " for path 0") } else { (at_ans.expr(), "") };
+        m.assert(
+            &format!("a_{label}_at_act"),
+            &format!("{what} exactly L = {l} cycles after a take{when}, and never otherwise"),
+            sg(m, v).expr().eq(want),
+        );
+    }
+    let is = |m: &Module, o: &str, e: Expr| sg(m, o).expr().eq(e);
+    let conn = tf("conn");
+    m.assert(
+        "a_act_conn",
+        "every act names the taken record's connection",
+        implies(
+            &at_ans,
+            ["m_ctx_dead_conn", "m_pm_conn", "m_evt_conn"]
+                .iter()
+                .fold(lit(1, 1), |a, o| a.logic_and(is(m, o, conn.expr()))),
+        ),
+    );
+    m.assert(
+        "a_fresh_conn",
+        "path 0's writes name the taken record's connection",
+        implies(
+            sg(m, "m_ctx_valid"),
+            ["m_ctx_conn", "m_addr_conn", "m_sw_conn"]
+                .iter()
+                .fold(lit(1, 1), |a, o| a.logic_and(is(m, o, conn.expr()))),
+        ),
+    );
+    let k = tel::Consts::from_config(&p.cfg);
+    let cc = open_cc(p, &k);
+    let (srtt, rttvar, min_rtt) = open_rtt(&k);
+    let nw = tf("npaths").width();
+    let npaths = sg(m, "m_ctx_npaths");
+    let in_range = tf("npaths").expr().ge(lit(nw, 1)).logic_and(tf("npaths").expr().le(lit(nw, u64::from(p.paths))));
+    m.assert(
+        "a_ctx",
+        &format!(
+            "the fresh context: the record's remote_id, its paths within 1..=PATHS = {} (the record's when in range), \
+             and open_cc's cwnd {}, srtt {}, min_rtt {}, rate_hint {}, cap {}",
+            p.paths, cc.cwnd, cc.srtt, cc.min_rtt, cc.rate_hint, cc.cap
+        ),
+        implies(
+            sg(m, "m_ctx_valid"),
+            is(m, "m_ctx_remote_id", tf("remote_id").expr())
+                .logic_and(npaths.expr().ge(lit(nw, 1)))
+                .logic_and(npaths.expr().le(lit(nw, u64::from(p.paths))))
+                .logic_and(implies(in_range, npaths.expr().eq(tf("npaths"))))
+                .logic_and(is(m, "m_ctx_cwnd", lit(32, u64::from(cc.cwnd))))
+                .logic_and(is(m, "m_ctx_srtt", lit(32, u64::from(cc.srtt))))
+                .logic_and(is(m, "m_ctx_min_rtt", lit(pt::MIN_RTT.width, u64::from(cc.min_rtt))))
+                .logic_and(is(m, "m_ctx_rate_hint", lit(16, u64::from(cc.rate_hint))))
+                .logic_and(is(m, "m_ctx_cap", lit(32, u64::from(cc.cap)))),
+        ),
+    );
+    m.assert(
+        "a_addr_sw",
+        "path 0's addresses are the record's MAC and IPv4 address, its streams restart at the answered tails",
+        implies(
+            sg(m, "m_addr_valid"),
+            is(m, "m_addr_dst_mac", tf("dst_mac").expr())
+                .logic_and(is(m, "m_addr_dst_ip", tf("dst_ip").expr()))
+                .logic_and(is(m, "m_sw_tails", sg(m, "s_rd_tails").expr())),
+        ),
+    );
+    // Bit by bit, not as a shifted mask: path 0 clears them all, another
+    // path keeps the answered bits but its own.
+    let tp = tf("path");
+    let dead_want = cat(&(0..p.paths)
+        .rev()
+        .map(|i| {
+            sg(m, "s_rd_dead").bit(i).logic_and(tp.expr().ne(lit(w0, 0))).logic_and(tp.expr().ne(lit(w0, u64::from(i))))
+        })
+        .collect::<Vec<_>>());
+    m.assert(
+        "a_ctx_dead",
+        "the DEAD bits written: none for path 0, else the answered bits with the path's cleared",
+        implies(&at_ans, sg(m, "m_ctx_dead").expr().eq(dead_want)),
+    );
+    m.assert(
+        "a_pm",
+        &format!(
+            "the mirror starts on the record's path with its port, plane and psn, and open_rtt's srtt {srtt}, rttvar \
+             {rttvar}, min_rtt {min_rtt}"
+        ),
+        implies(
+            &at_ans,
+            is(m, "m_pm_path", tp.expr())
+                .logic_and(is(m, "m_pm_sport", tf("sport").expr()))
+                .logic_and(is(m, "m_pm_plane", tf("plane").expr()))
+                .logic_and(is(m, "m_pm_psn", tf("psn").expr()))
+                .logic_and(is(m, "m_pm_srtt", lit(32, u64::from(srtt))))
+                .logic_and(is(m, "m_pm_rttvar", lit(32, u64::from(rttvar))))
+                .logic_and(is(m, "m_pm_min_rtt", lit(32, u64::from(min_rtt)))),
+        ),
+    );
+    m.assert(
+        "a_evt",
+        "the event is OPEN on the record's path, cum_acked its psn, with its port and plane",
+        implies(
+            &at_ans,
+            is(m, "m_evt_kind", lit(tel::KIND_BITS, u64::from(tel::kind::OPEN)))
+                .logic_and(is(m, "m_evt_path", tp.expr()))
+                .logic_and(is(m, "m_evt_cum_acked", tf("psn").expr()))
+                .logic_and(is(m, "m_evt_sport", tf("sport").expr()))
+                .logic_and(is(m, "m_evt_plane", tf("plane").expr())),
+        ),
+    );
+
+    // ------------------------------------------------ the ring clear and the holds
+    let clr_on = within(u64::from(l), run);
+    let since_act = m.formal_wire_from(
+        "f_since_act",
+        agw,
+        "cycles since the latest take's act",
+        age.expr() - lit(agw, u64::from(l)),
+    );
+    m.assert(
+        "a_ring_clr",
+        &format!(
+            "the ring clear exactly in the tx_ring_depth = {depth} cycles from the act, slot 0, 1, .. in order, on the \
+             taken record's connection and path"
+        ),
+        sg(m, "m_ring_clr_valid").expr().eq(clr_on.clone()).logic_and(implies(
+            clr_on,
+            zext(sg(m, "m_ring_clr_slot"), agw)
+                .eq(&since_act)
+                .logic_and(is(m, "m_ring_clr_conn", conn.expr()))
+                .logic_and(is(m, "m_ring_clr_path", tp.expr())),
+        )),
+    );
+    m.assert(
+        "a_running",
+        &format!("m_running exactly from the cycle after a take through its clear's last slot ({run} cycles)"),
+        sg(m, "m_running").expr().eq(within(1, run)),
+    );
+    m.assert(
+        "a_busy",
+        "m_busy is a take or m_running",
+        sg(m, "m_busy").expr().eq(rd.expr().logic_or(sg(m, "m_running"))),
+    );
+
+    // ------------------------------------------------ payloads
+    for (v, payload) in [
+        ("m_fail_valid", &["m_fail_conn", "m_fail_status"][..]),
+        ("m_rd_valid", &["m_rd_conn"]),
+        (
+            "m_ctx_valid",
+            &[
+                "m_ctx_conn",
+                "m_ctx_remote_id",
+                "m_ctx_npaths",
+                "m_ctx_cwnd",
+                "m_ctx_srtt",
+                "m_ctx_min_rtt",
+                "m_ctx_rate_hint",
+                "m_ctx_cap",
+            ],
+        ),
+        ("m_addr_valid", &["m_addr_conn", "m_addr_dst_mac", "m_addr_dst_ip"]),
+        ("m_sw_valid", &["m_sw_conn", "m_sw_tails"]),
+        ("m_ctx_dead_valid", &["m_ctx_dead_conn", "m_ctx_dead"]),
+        (
+            "m_pm_valid",
+            &[
+                "m_pm_conn",
+                "m_pm_path",
+                "m_pm_sport",
+                "m_pm_plane",
+                "m_pm_psn",
+                "m_pm_srtt",
+                "m_pm_rttvar",
+                "m_pm_min_rtt",
+            ],
+        ),
+        ("m_evt_valid", &["m_evt_kind", "m_evt_conn", "m_evt_path", "m_evt_cum_acked", "m_evt_sport", "m_evt_plane"]),
+        ("m_ring_clr_valid", &["m_ring_clr_conn", "m_ring_clr_path", "m_ring_clr_slot"]),
+    ] {
+        quiet_without(m, v, payload);
+    }
+
+    // ------------------------------------------------ invariants: the registers hold what the ghosts say
+    m.assert("a_inv_held", "the register's valid is the ghost count", f.held.expr().eq(&f_held));
+    let cat_of = |v: &[Signal]| cat(&v.iter().map(Signal::expr).collect::<Vec<_>>());
+    m.assert(
+        "a_inv_rec",
+        "a held record's fields are the latest accepted record's",
+        implies(&f_held, cat_of(&f.rec).eq(cat_of(&acc))),
+    );
+    let took_refs: Vec<&Signal> = took.iter().collect();
+    step.invariants(m, &f.pipe, (&f.act, &took_refs), zext(busy, agw));
+    m.assert(
+        "a_inv_clear",
+        "the clear runs past slot 0 from the cycle after the act through its last slot, the next slot the cycles \
+         since the act",
+        f.clearing
+            .expr()
+            .eq(within(u64::from(l) + 1, run))
+            .logic_and(implies(&f.clearing, zext(&f.slot, agw).eq(&since_act))),
+    );
+
+    // ------------------------------------------------ covers
+    m.cover("c_take_act", "a take's act (path 0 or not)", sg(m, "m_evt_valid").expr());
+    m.cover("c_flush", "a live connection's path 0 is flushed", sg(m, "m_fail_valid").expr());
+    m.cover(
+        "c_back_to_back",
+        "a record accepted while a setup ran is taken as soon as its clear ended",
+        rd.expr().logic_and(age.expr().eq(lit(agw, run + 1))).logic_and(&f_held).logic_and(&acc_running),
+    );
+    m.cover("c_path_0", "path 0's act: the context afresh", sg(m, "m_ctx_valid").expr());
+    m.cover(
+        "c_path_past_0",
+        "a path past 0 set up, its DEAD bit cleared from the answered bits",
+        sg(m, "m_pm_valid").expr().logic_and(sg(m, "m_pm_path").expr().ne(lit(pb, 0))),
+    );
 }

@@ -6,7 +6,9 @@
 //! (`asm_step_when_free`), the cycles since the step (`f_age`) and the
 //! cycle its reads answer (`f_at_answer`), and the invariants tying a
 //! handler's read pipe to them. `tx_probe`'s start has the same shape
-//! with its own `m_busy` as the count (`asm_start_when_free`, [`ghosts_own`]).
+//! with its own `m_busy` as the count (`asm_start_when_free`, [`ghosts_own`]);
+//! so has `tx_open`'s take, which the unit makes itself, so that the rule
+//! is its assertion (`a_take_when_free`, [`ghosts_taken`]).
 
 use crate::expr::{cat, lit, mux, zext, Expr, Signal};
 use crate::formal::{ghost, implies, port};
@@ -59,14 +61,25 @@ pub(super) fn ghosts_own(m: &mut Module, go: Expr, bb: u32, l: u32, most: u64) -
     ghosts_counted(m, go, lit(bb, 0), bb, l, most, None, &OWN_BUSY)
 }
 
-/// What the count's ghost and its assumption are called and say: whose
-/// count it is differs between the handlers (tx_ack's) and `tx_probe`
-/// (its starter's look at `m_busy`).
+/// [`ghosts`] for a unit that starts itself: `tx_open`, whose take waits
+/// for its own setup to end (`m_running`, high for `busy + L` cycles
+/// after the take, `bb` bits). The rule that a take comes only once the
+/// count has run out is the unit's to keep, so it is asserted
+/// (`a_take_when_free`, [`OPEN_TAKE`]) rather than assumed.
+pub(super) fn ghosts_taken(m: &mut Module, go: Expr, busy: Expr, bb: u32, l: u32, most: u64) -> Step {
+    ghosts_counted(m, go, busy, bb, l, most, None, &OPEN_TAKE)
+}
+
+/// What the count's ghost and its rule are called and say: whose count it
+/// is differs between the handlers (tx_ack's), `tx_probe` (its starter's
+/// look at `m_busy`) and `tx_open` (its own take's).
 pub(super) struct Count {
     wait: &'static str,
     label: &'static str,
     assume: &'static str,
     inv_wait: &'static str,
+    /// The rule is the unit's own (an assertion), not its starter's.
+    asserted: bool,
 }
 
 /// The handlers' count: tx_ack's, which starts no step until it has run out.
@@ -76,6 +89,7 @@ pub(super) const TX_ACK: Count = Count {
     assume: "tx_ack starts a step only when its count for the previous one has run out (max(s_busy, 1) + L, down by \
              one a cycle, a_busy_step_load; s_run low and the holds only delay it)",
     inv_wait: "tx_ack's count left is the latest step's, m_busy + L + 1 less the cycles since it, and 0 after a reset",
+    asserted: false,
 };
 
 /// `tx_probe`'s: its own `m_busy`, which tx_sched's start waits for.
@@ -87,6 +101,20 @@ pub(super) const OWN_BUSY: Count = Count {
              never while a start's m_busy runs, from the start through its answer's cycle",
     inv_wait: "the cycles m_busy stays high are the latest start's, L + 1 less the cycles since it, and 0 after a \
                reset",
+    asserted: false,
+};
+
+/// `tx_open`'s: its own setup, from the take through the ring clear's
+/// last slot, which the next take waits for.
+pub(super) const OPEN_TAKE: Count = Count {
+    wait: "the cycles m_running stays high after this one for the latest take: L + tx_ring_depth - 1 loaded at the \
+           take, down by one a cycle",
+    label: "a_take_when_free",
+    assume: "a record is taken only when the setup before it has ended (its act and ring clear over): at most one \
+             setup in flight, no take while m_running",
+    inv_wait: "the cycles m_running stays high are the latest take's, L + tx_ring_depth less the cycles since it, \
+               and 0 after a reset",
+    asserted: true,
 };
 
 /// [`ghosts_held`] for a unit whose count at the step is `busy` (`bb`
@@ -120,7 +148,12 @@ pub(super) fn ghosts_counted(
         },
         lit(bb, 0),
     );
-    m.assume(words.label, words.assume, implies(go.clone(), wait.expr().eq(lit(bb, 0))));
+    let rule = implies(go.clone(), wait.expr().eq(lit(bb, 0)));
+    if words.asserted {
+        m.assert(words.label, words.assume, rule);
+    } else {
+        m.assume(words.label, words.assume, rule);
+    }
     let agw = 64 - most.leading_zeros();
     let sat = lit(agw, (1 << agw) - 1);
     let age = ghost(
