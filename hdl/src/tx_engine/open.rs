@@ -40,6 +40,63 @@
 //! Nothing else pushes an event from the take to the act (every pusher is
 //! held), so the OPEN event finds the room the take saw. Every payload is
 //! 0 without its valid.
+//!
+//! # Formal properties
+//! Stated next to the logic (`properties`) and run by `scripts/formal`
+//! as the unit `tx_open` ([`crate::proof::blocks`], [`formal_tasks`]),
+//! all by 2-induction (boolector), with the step ghosts the handlers and
+//! `tx_probe` use (`tx_engine::step`, through `ghosts_taken`: the cycles
+//! since the latest take, the cycles its `m_running` still runs, and the
+//! taken record), and ghosts of the register (the count of records
+//! accepted and not taken, the latest record accepted). The rules:
+//! - the assembly's side, assumed: no record offered in a reset; `s_open`
+//!   keeps the valid/ready rule (valid held until the handshake, the record
+//!   stable meanwhile). Nothing else: `en`, `s_free`, `s_live` and the read
+//!   answers are arbitrary;
+//! - `s_open_ready` is `en` and the register empty (`a_s_open_ready`); the
+//!   register holds exactly the records accepted and not taken, the
+//!   latest accepted (`a_inv_held`, `a_inv_rec`);
+//! - a flush exactly when a record is held or arriving, no setup is in
+//!   flight, `s_free`, the record is path 0's and `s_live`, for its
+//!   connection with WR_FLUSH (`a_flush_exact`); a take (`m_rd_*`) exactly
+//!   under the same conditions but the flush's (`a_take_exact`), never with
+//!   a flush (`a_take_not_flush`), for the record's connection
+//!   (`a_rd_conn`); a take only once the setup before it has ended, so at
+//!   most one in flight and none while `m_running` (`a_take_when_free`:
+//!   the take is the unit's own, so this is asserted, where `tx_probe`'s
+//!   start rule is assumed); `m_live_conn` the record's connection
+//!   (`a_live_conn`); `m_wr_hold` exactly while a record is held or the
+//!   reads are in flight (`a_wr_hold`);
+//! - each act output exactly `L` cycles after a take and never otherwise,
+//!   the context's, addresses' and streams' writes only for path 0
+//!   (`a_<output>_at_act`); they name the taken record's connection
+//!   (`a_act_conn`, `a_fresh_conn`), path, port, plane and psn (`a_pm`,
+//!   `a_evt`: the event OPEN with `cum_acked` the psn), peer id, MAC and
+//!   IPv4 address (`a_ctx`, `a_addr_sw`); `m_ctx_npaths` within
+//!   1..=PATHS and the record's when in range, the constants those of
+//!   [`open_cc`] and [`open_rtt`] computed at generation (`a_ctx`,
+//!   `a_pm`); the streams at the answered tails (`a_addr_sw`); the DEAD
+//!   bits, stated bit by bit, 0 for path 0, else the answered ones with the
+//!   path's cleared (`a_ctx_dead`);
+//! - the ring clear exactly in the `tx_ring_depth` cycles from the act,
+//!   slots 0, 1, .. in order, the taken record's connection and path
+//!   (`a_ring_clr`); `m_running` exactly from the cycle after a take
+//!   through the last slot (`a_running`), `m_busy` a take or `m_running`
+//!   (`a_busy`);
+//! - every payload 0 without its valid (`a_quiet_without_<valid>`);
+//!   invariants tying the read pipe, the act registers, the count and the
+//!   clear's registers to the ghosts (`a_inv_*`);
+//! - covers: a take's act, a flush, path 0's act and one past path 0, and
+//!   a record accepted while a setup ran taken as soon as its clear ended
+//!   (`L + tx_ring_depth` cycles after the take before it).
+//!
+//! Not proven here: that the answers are the tables as they stood at the
+//! take (the assembly's holds on `m_running` keep every writer away), that
+//! the assembly's `s_free` and `s_live` are what they say, and that the
+//! values are the model's beyond these rules (the replay in
+//! `hdl/tests/tx_engine_open.rs` compares every output every cycle). The
+//! OPEN event's kind is 0, so no property can tell it from an ungated
+//! kind.
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry as tel;

@@ -120,7 +120,8 @@ pub(super) const OPEN_TAKE: Count = Count {
 /// [`ghosts_held`] for a unit whose count at the step is `busy` (`bb`
 /// bits) rather than a port `m_busy`: `tx_timer`'s steps set a fixed 1,
 /// which `tx_ack` takes from its own step record. `words` says whose count
-/// it is ([`TX_ACK`] for the handlers, [`OWN_BUSY`] for `tx_probe`).
+/// it is ([`TX_ACK`] for the handlers, [`OWN_BUSY`] for `tx_probe`,
+/// [`OPEN_TAKE`] for `tx_open`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn ghosts_counted(
     m: &mut Module,
