@@ -325,7 +325,11 @@ pub fn points(name: &str, quick: bool, seed: u64) -> Result<Vec<PointSpec>, Scen
             let small = mrnic_proto::Config::builtin("small").expect("the built-in small config is valid");
             let h = &small.hardware;
             let gbps = h.datapath_bits as f64 * h.clock_mhz as f64 / 1000.0;
-            let bytes: u64 = if quick { 256 << 10 } else { 1 << 20 };
+            // The quick run is the full run's first point, not a smaller
+            // one: at 256 KiB (four messages) one spurious RACK
+            // retransmission of the port skew (docs/results.md) moved the
+            // ratio by 2%, more than its margin to the tolerance.
+            let bytes: u64 = 1 << 20;
             let losses: &[f64] = if quick { &[0.0] } else { &[0.0, 0.01] };
             // One plane as well in the full run: all of a connection's
             // paths then share one port and one RTT, which is where the

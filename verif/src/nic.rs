@@ -523,7 +523,15 @@ impl NicRig {
                 self.send("s_open", &open)?;
             }
         }
-        self.send("s_ropen", &[("conn", slot), ("paths", npaths), ("psn", c.rx_psn as u64)])
+        self.send("s_ropen", &[("conn", slot), ("paths", npaths), ("psn", c.rx_psn as u64)])?;
+        // The connection is open once its setup has acted: tx_engine takes
+        // no work request from an s_open handshake until then (so one
+        // posted after it sees the connection), and a driver that starts
+        // its clock now measures none of the setup.
+        if port_index(&self.ports, "s_open_valid").is_some() {
+            self.wait_high(&["s_wr_ready"])?;
+        }
+        Ok(())
     }
 
     /// Posts a receive as a driver does: `s_post` to recv_match, its answer
