@@ -471,6 +471,42 @@ fn check_data_frames(rig: &Rig, wrs: &[WorkReq], first_psn: u32) {
     }
 }
 
+/// A work request posted right after a reopen's `s_open` handshake is
+/// the new connection's: sent from the new psn, never flushed, although
+/// the record waits for the old connection's flush walk first (its
+/// outstanding requests complete WR_FLUSH) and acts `L` cycles after its
+/// take (architecture.md, tx_engine item 17).
+#[test]
+fn a_request_posted_right_after_a_reopen_handshake_is_sent_not_flushed() {
+    for l in [1u32, 2] {
+        let mut cfg = small();
+        cfg.hardware.table_read_latency = l;
+        let mut rig = Rig::new(cfg, 5);
+        rig.open(2, 1, 0);
+        assert!(rig.run_until(1_000, |r| r.opens.is_empty() && !r.tx.opening()));
+        // Outstanding requests: the peer never answers.
+        for k in 0..4 {
+            rig.wrs.push_back(wr(2, k % 2, op::WRITE, 10 + u64::from(k), 0x1000 * u64::from(k), 200));
+        }
+        assert!(rig.run_until(20_000, |r| r.data_frames().len() >= 4), "L = {l}: the first requests are sent");
+        rig.open(2, 1, 500);
+        assert!(rig.run_until(1_000, |r| r.opens.is_empty()), "L = {l}: the record is taken on s_open");
+        rig.wrs.push_back(wr(2, 0, op::WRITE, 99, 0x8000, 64));
+        assert!(
+            rig.run_until(20_000, |r| r.data_frames().iter().any(|f| f.0.path_psn == 500)),
+            "L = {l}: the request is sent on the new connection; completions {:?}",
+            rig.cqes
+        );
+        rig.run(200);
+        let got: Vec<(u64, u8)> = rig.cqes.iter().map(|c| (c.wr_id, c.status)).collect();
+        assert_eq!(
+            got,
+            [10, 12, 11, 13].map(|id| (id, status::WR_FLUSH)),
+            "L = {l}: the old requests flushed once each (stream order), the new one not"
+        );
+    }
+}
+
 #[test]
 fn frames_match_proto_encode_for_every_opcode_and_length() {
     for seed in [1u64, 2] {
