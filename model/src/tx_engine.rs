@@ -3507,12 +3507,18 @@ impl TxEngine {
             // The rest of the engine lets a record be taken (`tx_open`'s
             // `s_free`): the event FIFO has room and took nothing this
             // cycle, the acknowledgement unit is idle after its turn, the
-            // scheduler after its step, and no PROBE send runs.
+            // scheduler after its step, no PROBE send runs, and no frame
+            // of the record's connection is in the output queue (one
+            // committed before the setup would leave after it with the
+            // old headers, and its failed read would fail the new
+            // connection; the scheduler starts nothing while a record
+            // waits, so the queue drains).
             let free = !evt_pushed
                 && self.evt_fifo.len() < EVT_FIFO
                 && self.ack_idle()
                 && matches!(self.sched, Sched::Idle)
-                && !probe_hold;
+                && !probe_hold
+                && self.open_reg.is_none_or(|o| !self.frames.iter().any(|f| f.conn == o.conn));
             if let Some(t) = self.taps.open.as_mut() {
                 t.free = free;
             }

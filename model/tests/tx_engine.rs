@@ -507,6 +507,34 @@ fn a_request_posted_right_after_a_reopen_handshake_is_sent_not_flushed() {
     }
 }
 
+/// A reopen waits until no frame of its connection is in the output
+/// queue: a frame committed before it, held by backpressure on `m_axis`,
+/// leaves before the setup acts, never after it with the old
+/// connection's headers (architecture.md, tx_engine item 17).
+#[test]
+fn a_reopen_waits_for_the_old_connections_queued_frames() {
+    let mut rig = Rig::new(small(), 9);
+    rig.open(2, 1, 0);
+    assert!(rig.run_until(1_000, |r| r.opens.is_empty() && !r.tx.opening()));
+    rig.press.axis = 100;
+    let mtu = rig.cfg.transport.mtu;
+    rig.wrs.push_back(wr(2, 0, op::WRITE, 7, 0, 6 * mtu));
+    rig.run(3_000);
+    assert!(rig.frames.is_empty(), "m_axis held: nothing has left");
+    rig.open(2, 1, 500);
+    rig.run(3_000);
+    assert!(rig.opens.is_empty(), "the record was taken on s_open");
+    assert!(rig.tx.opening(), "the setup waits while frames of the old connection are queued");
+    rig.press.axis = 0;
+    assert!(rig.run_until(5_000, |r| !r.tx.opening()), "the setup acts once they have left");
+    let old = rig.data_frames();
+    assert!(!old.is_empty() && old.iter().all(|f| f.0.path_psn < 500), "the old frames left first: {}", old.len());
+    rig.wrs.push_back(wr(2, 0, op::WRITE, 8, 0x8000, 64));
+    assert!(rig.run_until(20_000, |r| r.data_frames().len() > old.len()), "the new connection sends");
+    let new: Vec<u32> = rig.data_frames()[old.len()..].iter().map(|f| f.0.path_psn).collect();
+    assert_eq!(new, [500], "after the setup, only the new connection's frames");
+}
+
 #[test]
 fn frames_match_proto_encode_for_every_opcode_and_length() {
     for seed in [1u64, 2] {

@@ -10,7 +10,7 @@
 //!   flight, and the rest of the engine lets one be taken (`s_free`: the
 //!   event FIFO has room and took nothing this cycle, the acknowledgement
 //!   unit is idle after its turn, the scheduler after its step, no PROBE
-//!   send runs). Path 0 of a connection that is live (`s_live`: the ready
+//!   send runs, and no frame of `m_live_conn` is in the output queue). Path 0 of a connection that is live (`s_live`: the ready
 //!   set's open and failed bits of `m_live_conn`, registers) is not taken:
 //!   the connection fails with WR_FLUSH (`m_fail_*`, to the completion
 //!   walk) and the record waits for the flush to end. Otherwise the record
@@ -136,7 +136,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
     ];
     v.extend(super::engine_ports(p, &names));
     v.extend([
-        i("s_free", 1, REC, "the rest of the engine lets a record be taken this cycle"),
+        i("s_free", 1, REC, "the rest of the engine lets the held record be taken this cycle"),
         o("m_live_conn", cb, REC, "the held record's connection, for s_live"),
         i("s_live", 1, REC, "m_live_conn is open and has not failed (the ready set's registers)"),
         o("m_fail_valid", 1, REC, "path 0 of a live connection: it fails first (the walk's failure input)"),
