@@ -82,7 +82,7 @@ impl Rig {
     /// Runs until every record queued has been set up.
     fn settle(&mut self) {
         self.run(1);
-        while !self.t.e.opens.is_empty() || self.t.e.tx.opening() {
+        while self.t.e.opening() {
             self.run(1);
         }
     }
@@ -144,9 +144,7 @@ impl Rig {
             self.rows.put(at, "m_rd_valid", 1);
             self.rows.put(at, "m_rd_conn", u64::from(o.conn));
             self.count("take");
-            if t.running {
-                panic!("a take while a setup runs");
-            }
+            assert!(!t.running, "a take while a setup runs");
         }
         if let Some((c, path, slot)) = t.clear {
             for (n, v) in

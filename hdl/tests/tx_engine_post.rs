@@ -334,7 +334,7 @@ fn traffic(cfg: &Config, seed: u64) -> Rig {
     // The driver waits for the setups: requests taken meanwhile would
     // wait for them anyway (`s_open_busy`).
     rig.run(300);
-    while !rig.e.opens.is_empty() || rig.e.tx.opening() {
+    while rig.e.opening() {
         rig.run(1);
     }
 

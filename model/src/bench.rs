@@ -4,7 +4,7 @@
 //! backpressure, and report what came out for the caller to compare.
 
 use crate::block::{port_index, zero_values, Bits, Block};
-use crate::rx_parser::{Reason, RAW_BYTES};
+use crate::rx_parser::{raw_header, Reason};
 
 /// xorshift64*: the bench's own seeded generator (idle cycles, stalls).
 #[derive(Debug, Clone)]
@@ -204,8 +204,7 @@ pub fn rx_parser(dut: &mut dyn Block, frames: &[StreamIn], udp_port: u16, pace: 
             progress = true;
         }
         if hdr_ready && out[p.hdr_valid].bit(0) {
-            let mut raw = bytes_of(&out[p.hdr_raw], RAW_BYTES);
-            raw.reverse();
+            let raw = raw_header(&out[p.hdr_raw]).to_vec();
             hdrs.push((raw, out[p.ecn].as_u64() as u8, out[p.sport].as_u64() as u16));
             progress = true;
         }

@@ -776,6 +776,15 @@ fn bits_from_be(width: u32, bytes: &[u8]) -> Bits {
     bits_from_bytes(width, &rev)
 }
 
+/// `m_hdr_raw`'s value as the header's bytes, byte 0 first (the inverse
+/// of how the block drives it): what a consumer slices with proto's
+/// layouts.
+pub fn raw_header(raw: &Bits) -> [u8; RAW_BYTES] {
+    let mut b: [u8; RAW_BYTES] = bytes_from_bits(raw, RAW_BYTES).try_into().expect("RAW_BYTES bytes");
+    b.reverse();
+    b
+}
+
 impl Block for RxParser {
     fn name(&self) -> &'static str {
         NAME

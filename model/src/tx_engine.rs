@@ -2362,8 +2362,9 @@ pub struct OpenTap {
     pub act: Option<OpenAct>,
     /// A ring slot cleared this cycle: (conn, path, slot).
     pub clear: Option<(u32, u32, u32)>,
-    /// The rest of the engine would let a record be taken this cycle
-    /// (`tx_open`'s `s_free`; recorded while no setup is in flight).
+    /// The rest of the engine would let the held record be taken this
+    /// cycle (`tx_open`'s `s_free`; recorded while no setup's reads are
+    /// in flight).
     pub free: bool,
     /// While a record is held (or arrives this cycle: the input register
     /// is read in the cycle it is written): its connection, and whether
@@ -2918,9 +2919,9 @@ pub struct TxEngine {
     /// A PROBE the scheduler's start chose, its reads in flight: (conn,
     /// `ts_now` at the start, cycles left until they answer).
     probe_send: Option<(u32, u32, u32)>,
-    /// A setup taken, its reads in flight: (the record, what they read,
+    /// A setup taken, its reads in flight: (the record and what they read,
     /// cycles left until they answer; architecture.md, tx_engine item 17).
-    open_send: Option<(Open, OpenAct, u32)>,
+    open_send: Option<(OpenAct, u32)>,
     /// The set-up path's ring slots still to clear after it acted, one a
     /// cycle: (conn, path, the next slot).
     open_clear: Option<(u32, u32, u32)>,
@@ -3133,7 +3134,7 @@ impl TxEngine {
             // A request taken after a setup record's handshake sees the
             // setup: none is taken from that handshake until the setup
             // acts `L` cycles after its take (item 17).
-            wr_ready: run && self.wr_fifo.len() < WR_FIFO && !(self.open_reg.is_some() || self.open_send.is_some()),
+            wr_ready: run && self.wr_fifo.len() < WR_FIFO && !self.open_wr_hold(),
             ar,
             r_ready: run,
             trd,
@@ -3177,7 +3178,7 @@ impl TxEngine {
         if let Some(t) = self.taps.walk.as_mut() {
             *t = WalkTap { running: self.walk.is_some(), ..WalkTap::default() };
         }
-        let open_busy = self.open_reg.is_some() || self.open_send.is_some();
+        let open_busy = self.open_wr_hold();
         if let Some(t) = self.taps.post.as_mut() {
             *t = PostTap { open_busy, ..PostTap::default() };
         }
@@ -3340,8 +3341,8 @@ impl TxEngine {
         let probe_busy = self.probe_send.is_some();
         // A setup taken in an earlier cycle and not finished (its reads,
         // its act, its ring clear) holds the same units (`tx_open`'s
-        // `m_inflight`).
-        let open_busy = self.open_send.is_some() || self.open_clear.is_some();
+        // `m_running`).
+        let open_busy = self.open_held();
         match std::mem::replace(&mut self.sched, Sched::Idle) {
             Sched::Read { conn, issued: false } => {
                 self.sched = Sched::Read { conn, issued: inp.trd_ready };
@@ -3493,15 +3494,15 @@ impl TxEngine {
             }
             self.open_clear = (slot + 1 < self.p.ring_depth).then_some((c, path, slot + 1));
         }
-        if let Some((o, read, wait)) = self.open_send.take() {
+        if let Some((read, wait)) = self.open_send.take() {
             if wait > 1 {
-                self.open_send = Some((o, read, wait - 1));
+                self.open_send = Some((read, wait - 1));
             } else {
                 debug_assert!(
                     !evt_pushed && self.evt_fifo.len() < EVT_FIFO,
                     "nothing pushes an event while a setup runs"
                 );
-                self.open(&o, read);
+                self.open(read);
             }
         } else {
             // The rest of the engine lets a record be taken (`tx_open`'s
@@ -5706,6 +5707,12 @@ impl TxEngine {
         self.open_send.is_some() || self.open_clear.is_some()
     }
 
+    /// A setup record held, or taken and not yet acted: no work request is
+    /// taken (`tx_open`'s `m_wr_hold`, `tx_post`'s `s_open_busy`).
+    fn open_wr_hold(&self) -> bool {
+        self.open_reg.is_some() || self.open_send.is_some()
+    }
+
     /// The setup record waiting is taken, its reads issued (the stream
     /// words' tails and the context's DEAD bits, answered `L` cycles
     /// later); or, for path 0 of a live connection, the connection is
@@ -5728,14 +5735,15 @@ impl TxEngine {
             t.take = Some(o);
         }
         self.open_reg = None;
-        self.open_send = Some((o, read, self.p.read_latency));
+        self.open_send = Some((read, self.p.read_latency));
     }
 
     /// One path of a connection is set up, `L` cycles after its take, on
     /// what the take read; path 0 (re)starts the connection, its streams
     /// at their tails (the slot counters keep running, so that no stale
     /// slot aliases).
-    fn open(&mut self, o: &Open, read: OpenAct) {
+    fn open(&mut self, read: OpenAct) {
+        let o = read.rec;
         let c = o.conn;
         debug_assert_eq!(read.dead, self.conns[c as usize].dead, "nothing writes the context while a setup runs");
         if o.path == 0 {

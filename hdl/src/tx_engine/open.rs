@@ -187,7 +187,12 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_ring_clr_path", pb, CLR, "the path"),
         o("m_ring_clr_slot", rb, CLR, "the slot"),
         o("m_busy", 1, CLR, "a setup runs, from its take through its last slot cleared"),
-        o("m_running", 1, CLR, "m_busy but in the take's cycle (registers)"),
+        o(
+            "m_running",
+            1,
+            CLR,
+            "m_busy from the cycle after the take (registers): tx_sched's start_ok, tx_ack's s_sched_idle",
+        ),
         o("m_wr_hold", 1, CLR, "a record is held or runs until it acts (registers): tx_post's s_open_busy"),
     ]);
     v
@@ -214,6 +219,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         .iter()
         .map(|f| defs.iter().find(|d| d.name == format!("s_open_{f}")).expect("an engine port").width)
         .collect();
+    let width = |f: &str| widths[FIELDS.iter().position(|x| *x == f).expect("a record field")];
     let (clk, sig) = crate::ports::declare(&mut m, &defs);
     let sg = |nm: &str| sig[nm].clone();
     m.clock_domain(&clk, &sg("rst"));
@@ -261,7 +267,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         "a record is held or arriving, no setup in flight, and the engine lets one be taken",
         has.expr().logic_and(sg("s_free")).logic_and(&idle_w),
     );
-    let path0 = rf("path").expr().eq(lit(widths[1], 0));
+    let path0 = rf("path").expr().eq(lit(width("path"), 0));
     let flush = m.wire_from(
         "flush",
         1,
@@ -297,7 +303,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     let af = |f: &str| act_rec[FIELDS.iter().position(|x| *x == f).expect("a record field")].clone();
 
     // ------------------------------------------------------------ the act
-    let act_path0 = m.wire_from("act_path0", 1, "the act is path 0's", af("path").expr().eq(lit(widths[1], 0)));
+    let act_path0 = m.wire_from("act_path0", 1, "the act is path 0's", af("path").expr().eq(lit(width("path"), 0)));
     let fresh = m.wire_from(
         "fresh",
         1,
@@ -305,7 +311,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         ans.expr().logic_and(&act_path0),
     );
     let npaths = {
-        let w = widths[2];
+        let w = width("npaths");
         let n = af("npaths");
         let max = lit(w, u64::from(p.paths));
         let clamped = mux(n.expr().eq(lit(w, 0)), lit(w, 1), mux(n.expr().gt(max.clone()), max, n.expr()));

@@ -201,6 +201,12 @@ impl Engine {
         self.tx.initializing() || self.pt.initializing() || self.ps.initializing()
     }
 
+    /// Setup records queued, held or running: a driver waits for this to
+    /// end before it takes its connections as open.
+    pub fn opening(&self) -> bool {
+        !self.opens.is_empty() || self.tx.opening()
+    }
+
     /// Sets up connection `conn` with `npaths` paths from `psn`.
     pub fn open(&mut self, conn: u32, npaths: u32, psn: u32) {
         for p in 0..npaths {

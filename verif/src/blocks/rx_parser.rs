@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use mrnic_model::block::Bits;
 use mrnic_model::rx_parser::stimulus::{self as frames, Rng as FrameRng};
-use mrnic_model::rx_parser::{self as rx, Reason, RxParserParams, HDR_AT, RAW_BYTES};
+use mrnic_model::rx_parser::{self as rx, Reason, RxParserParams, HDR_AT};
 use mrnic_proto::headers::{NackCode, Opcode};
 use mrnic_proto::layouts::{common, nack, sack};
 
@@ -121,7 +121,7 @@ impl Monitor {
             if let Some(&(_, b)) = self.opcodes.iter().find(|(o, _)| *o == op) {
                 c.hit(b);
             }
-            let raw = raw_bytes(&v[self.hdr[3]]);
+            let raw = rx::raw_header(&v[self.hdr[3]]);
             if op == Opcode::Nack as u64 {
                 let code = nack::CODE.get(&raw);
                 if let Some(&(_, b)) = self.nack_codes.iter().find(|(k, _)| *k == code) {
@@ -172,12 +172,4 @@ impl Monitor {
             c.hit(self.dropped_payload);
         }
     }
-}
-
-/// `m_hdr_raw` as the header's bytes (byte 0 in the top bits).
-fn raw_bytes(raw: &Bits) -> [u8; RAW_BYTES] {
-    std::array::from_fn(|i| {
-        let bit = (RAW_BYTES - 1 - i) * 8;
-        (raw.0[bit / 64] >> (bit % 64)) as u8
-    })
 }
