@@ -198,6 +198,7 @@ pub(crate) fn pick(v: &Signal, idx: &Expr, n: u32, stride: u32, w: u32) -> Expr 
 }
 
 pub mod ack;
+pub mod assembly;
 pub mod commit;
 pub mod nack;
 pub mod open;
@@ -208,6 +209,7 @@ pub mod rto;
 pub mod sack;
 pub mod sched;
 pub mod stage;
+pub mod state;
 mod step;
 pub mod timer;
 pub mod walk;
