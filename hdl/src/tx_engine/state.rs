@@ -54,6 +54,9 @@ struct S {
     defs: Vec<PortDef>,
     driven: BTreeSet<String>,
     read: BTreeSet<String>,
+    /// Nets built for a piece that does not exist yet (the ready set's
+    /// wakes): sunk at the end until their reader is built.
+    waiting: Vec<Expr>,
 }
 
 impl S {
@@ -111,13 +114,20 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     m.describe("tx_engine state: the clear sweep, the input registers, where units meet (work in progress)");
     let (clk, sig) = crate::ports::declare(&mut m, defs);
     m.clock_domain(&clk, &sig["rst"]);
-    let mut s = S { m, sig, defs: defs.to_vec(), driven: BTreeSet::new(), read: BTreeSet::new() };
+    let mut s = S { m, sig, defs: defs.to_vec(), driven: BTreeSet::new(), read: BTreeSet::new(), waiting: Vec::new() };
 
     let run = sweep(&mut s, p);
     for (ch, unit) in [("rto", "rto"), ("upd", "rto"), ("sack", "sack"), ("nack", "nack")] {
         input_register(&mut s, ch, unit, &run);
     }
     busy(&mut s);
+    let addr = addresses(&mut s, p);
+    answers(&mut s, p, &run, &addr);
+    probe_addresses(&mut s, p, &addr);
+    let wake = marks(&mut s, p);
+    s.waiting.push(wake.expr());
+    frames(&mut s);
+    failures(&mut s);
 
     finish(s)
 }
@@ -144,12 +154,26 @@ fn sweep(s: &mut S, p: &TxEngineParams) -> Signal {
     run
 }
 
-/// Input register `s_<ch>_*`: its ready, the record's presence for
-/// `tx_ack` (`s_<ch>`) and its fields for the handler `unit`
-/// (`<unit>_s_<ch>_<field>`, cut to the unit's width where it takes
-/// fewer bits: the actions the handlers act on are the low ones).
-fn input_register(s: &mut S, ch: &str, unit: &str, run: &Signal) {
-    let fields: Vec<String> = s.fields(&format!("s_{ch}_"), Dir::In).into_iter().filter(|f| f != "valid").collect();
+/// An input register's record as the engine sees it in a cycle.
+struct Rec {
+    /// A record is held or arriving.
+    has: Signal,
+    /// Each field: the held record's, or the arriving one's with none held.
+    fields: HashMap<String, (Signal, u32)>,
+}
+
+impl Rec {
+    fn f(&self, name: &str) -> Signal {
+        self.fields.get(name).unwrap_or_else(|| panic!("no field {name}")).0.clone()
+    }
+}
+
+/// Input register `s_<ch>_*`: ready while empty and running; its record
+/// is seen in its handshake's cycle (the model loads its registers at the
+/// start of the cycle, before any unit's turn reads them) and leaves at
+/// `take`.
+fn record(s: &mut S, ch: &str, run: &Signal, take: Expr) -> Rec {
+    let names: Vec<String> = s.fields(&format!("s_{ch}_"), Dir::In).into_iter().filter(|f| f != "valid").collect();
     let valid = s.i(&format!("s_{ch}_valid"));
     let held = s.m.reg(&format!("{ch}_held"), 1, 0, "the input register holds a record");
     let ready = s.m.wire_from(
@@ -160,23 +184,260 @@ fn input_register(s: &mut S, ch: &str, unit: &str, run: &Signal) {
     );
     s.o(&format!("s_{ch}_ready"), &ready, 1);
     let accept = s.m.wire_from(&format!("{ch}_accept"), 1, "a record is taken", valid.expr().logic_and(&ready));
-    // Seen in its handshake's cycle: the model loads the register before
-    // the acknowledgement unit's turn reads it.
     let has = s.m.wire_from(&format!("{ch}_has"), 1, "a record is held or arriving", held.q.expr().logic_or(&accept));
-    let take = s.i(&format!("ack_m_go_{ch}"));
-    s.m.next(set(&held.next, has.expr().logic_and(take.expr().logic_not())));
-    s.o(&format!("ack_s_{ch}"), &has, 1);
-    for f in fields {
+    s.m.next(set(&held.next, has.expr().logic_and(take.logic_not())));
+    let mut fields = HashMap::new();
+    for f in names {
         let inp = s.i(&format!("s_{ch}_{f}"));
         let w = s.width(&format!("s_{ch}_{f}"));
         let r = s.m.reg_no_reset(&format!("{ch}_{f}_q"), w, "the held record's field");
         s.m.next(set(&r.next, mux(&accept, inp.expr(), r.q.expr())));
+        let v = s.m.wire_from(&format!("{ch}_{f}"), w, "the record's field", mux(&held.q, r.q.expr(), inp.expr()));
+        fields.insert(f, (v, w));
+    }
+    Rec { has, fields }
+}
+
+/// The acknowledgement unit's input register `s_<ch>`: its presence for
+/// `tx_ack` (`s_<ch>`), its fields for the handler `unit`
+/// (`<unit>_s_<ch>_<field>`, cut to the unit's width where it takes fewer
+/// bits: the actions the handlers act on are the low ones); the step
+/// that starts on it (`m_go_<ch>`) takes it.
+fn input_register(s: &mut S, ch: &str, unit: &str, run: &Signal) {
+    let take = s.i(&format!("ack_m_go_{ch}")).expr();
+    let rec = record(s, ch, run, take);
+    s.o(&format!("ack_s_{ch}"), &rec.has, 1);
+    let mut names: Vec<&String> = rec.fields.keys().collect();
+    names.sort();
+    for f in names {
         let out = format!("{unit}_s_{ch}_{f}");
+        let (v, w) = rec.fields[f].clone();
         if s.has(&out) {
-            let v = s.m.wire_from(&format!("{ch}_{f}"), w, "the record's field", mux(&held.q, r.q.expr(), inp.expr()));
             s.o(&out, &v, w);
+        } else {
+            // A field the engine takes and its handler does not (an
+            // update's weight is path_selector's, not the engine's).
+            s.m.wire_from(&format!("{}_{ch}_{f}", crate::check::UNUSED_SINK), w, "a field no handler takes", v.expr());
         }
     }
+}
+
+/// `d` delayed by `n` cycles (a shift register; `n = 0` is `d`).
+fn delay(s: &mut S, name: &str, d: &Signal, w: u32, n: u32) -> Signal {
+    let mut cur = d.clone();
+    for k in 0..n {
+        let r = s.m.reg_no_reset(&format!("{name}_d{}", k + 1), w, "a read's answer on its way (table_read_latency)");
+        s.m.next(set(&r.next, cur.expr()));
+        cur = r.q;
+    }
+    cur
+}
+
+/// The addresses table: a connection's peer MAC and IPv4 address, 80 bits
+/// a connection, written by the setup's act (`tx_open` `m_addr_*`) and
+/// read where a frame is addressed. It reads first, as block RAM does: a
+/// read in the cycle of a write sees the old word (the model's answers
+/// read before an `s_open` of the same edge writes).
+fn addresses(s: &mut S, p: &TxEngineParams) -> crate::Mem {
+    let mem = s.m.memory("addr", 80, p.conns, crate::MemStyle::Block, "per connection: the peer's MAC (high) and IPv4");
+    let (v, c) = (s.i("open_m_addr_valid"), s.i("open_m_addr_conn"));
+    let word = cat(&[s.i("open_m_addr_dst_mac").expr(), s.i("open_m_addr_dst_ip").expr()]);
+    s.m.mem_write(&mem, &v, &c, word);
+    mem
+}
+
+/// A read port of the addresses table answering `L` cycles after `en`:
+/// (MAC, IPv4).
+fn address_read(s: &mut S, p: &TxEngineParams, mem: &crate::Mem, name: &str, en: Expr, conn: Expr) -> (Expr, Expr) {
+    let first = s.m.mem_read(mem, name, en, conn);
+    let ans = delay(s, name, &first, 80, p.read_latency - 1);
+    (ans.slice(79, 32), ans.slice(31, 0))
+}
+
+/// The answers (SACKs and NACKs to send): the `s_csack` and `s_cnack`
+/// input registers, a SACK first, pushed into the output stage's answer
+/// queue while it has room, the header placed from proto's layouts, and
+/// the connection's addresses read with the push, answering `L` cycles
+/// later (a NO_CONN NACK carries its own).
+fn answers(s: &mut S, p: &TxEngineParams, run: &Signal, addr: &crate::Mem) {
+    let room = s.i("out_s_ans_ready");
+    let sack_push = s.m.wire("csack_push", 1, "the held SACK enters the answer queue");
+    let nack_push = s.m.wire("cnack_push", 1, "the held NACK enters the answer queue (no SACK held)");
+    let cs = record(s, "csack", run, sack_push.expr());
+    let cn = record(s, "cnack", run, nack_push.expr());
+    s.m.assign(&sack_push, cs.has.expr().logic_and(&room));
+    s.m.assign(&nack_push, cs.has.expr().logic_not().logic_and(&cn.has).logic_and(&room));
+    s.o("out_s_ans_valid", cs.has.expr().logic_or(&cn.has), 1);
+    s.o("out_s_ans_nack", cs.has.expr().logic_not(), 1);
+    let sack = super::sack_header(&|f| cs.f(f).expr());
+    let sack = s.m.wire_from("ans_sack_hdr", super::output::ANS_HDR_BITS, "the SACK's header", sack);
+    let nack = super::nack_header(&|f| cn.f(if f == "path_psn" { "psn" } else { f }).expr());
+    let nb = mrnic_proto::layouts::nack::LAYOUT.len as u32 * 8;
+    let nack = s.m.wire_from("ans_nack_hdr", nb, "the NACK's header", nack);
+    let hdr = mux(&cs.has, sack.expr(), cat(&[nack.expr(), lit(super::output::ANS_HDR_BITS - nb, 0)]));
+    s.o("out_s_ans_hdr", hdr, super::output::ANS_HDR_BITS);
+    for f in ["sport", "plane"] {
+        let w = s.width(&format!("out_s_ans_{f}"));
+        s.o(&format!("out_s_ans_{f}"), mux(&cs.has, cs.f(f).expr(), cn.f(f).expr()), w);
+    }
+    s.o("out_s_ans_direct", cs.has.expr().logic_not().logic_and(cn.f("direct")), 1);
+    s.o("out_s_ans_dst_mac", cn.f("dst_mac"), 48);
+    s.o("out_s_ans_dst_ip", cn.f("dst_ip"), 32);
+    let conn = mux(&cs.has, cs.f("conn").expr(), cn.f("conn").expr());
+    let (mac, ip) = address_read(s, p, addr, "ans_addr", sack_push.expr().logic_or(&nack_push), conn);
+    s.o("out_s_ans_rd_mac", mac, 48);
+    s.o("out_s_ans_rd_ip", ip, 32);
+}
+
+/// The PROBE send's addresses: its `m_rd` reads them with the PROBE
+/// queue's head and the context.
+fn probe_addresses(s: &mut S, p: &TxEngineParams, addr: &crate::Mem) {
+    let (en, conn) = (s.i("probe_m_rd_valid"), s.i("probe_m_rd_conn"));
+    let (mac, ip) = address_read(s, p, addr, "probe_addr", en.expr(), conn.expr());
+    s.o("probe_s_rd_dst_mac", mac, 48);
+    s.o("probe_s_rd_dst_ip", ip, 32);
+}
+
+/// The plane marks, a register pair per plane for the whole NIC: written
+/// by the timeout handler (`tx_rto` `m_mark_*`: a path SUSPECT or DEAD),
+/// taken by a PROBE reply (`tx_sack` `m_mark_clr_*`), and cleared when
+/// their time comes (one comparator per plane, every cycle, before any
+/// unit reads them). Returns the pulse that wakes every stalled
+/// connection: a mark expired or taken.
+fn marks(s: &mut S, p: &TxEngineParams) -> Signal {
+    let planes = p.cfg.transport.planes;
+    let pb = s.width("rto_m_mark_plane");
+    let ts = s.i("ts_now");
+    let (wv, wp, wu) = (s.i("rto_m_mark_valid"), s.i("rto_m_mark_plane"), s.i("rto_m_mark_until"));
+    let (cv, cp) = (s.i("sack_m_mark_clr_valid"), s.i("sack_m_mark_clr_plane"));
+    let mut seen = Vec::new();
+    let mut untils = Vec::new();
+    let mut wakes = Vec::new();
+    for k in 0..planes {
+        let v = s.m.reg(&format!("mark{k}_valid"), 1, 0, "the plane is marked unhealthy");
+        let u = s.m.reg_no_reset(&format!("mark{k}_until"), 32, "until this timestamp");
+        let due = super::ack::reached(ts.expr(), u.q.expr());
+        let live = s.m.wire_from(
+            &format!("mark{k}_live"),
+            1,
+            "marked and not due: what every unit reads this cycle",
+            v.q.expr().logic_and(due.clone().logic_not()),
+        );
+        let here = |e: &Signal| e.expr().eq(lit(pb, u64::from(k)));
+        let wr = wv.expr().logic_and(here(&wp));
+        let clr = cv.expr().logic_and(here(&cp));
+        s.m.next(set(&v.next, wr.clone().logic_or(live.expr().logic_and(clr.clone().logic_not()))));
+        s.m.next(set(&u.next, mux(wr, wu.expr(), u.q.expr())));
+        wakes.push(v.q.expr().logic_and(due).logic_or(clr.logic_and(&live)));
+        seen.push(live.expr());
+        untils.push(u.q.expr());
+    }
+    seen.reverse();
+    untils.reverse();
+    let valid = cat(&seen);
+    let until = cat(&untils);
+    for u in ["sched", "rto", "sack"] {
+        s.o(&format!("{u}_mark_valid"), valid.clone(), planes);
+    }
+    for u in ["sched", "rto"] {
+        s.o(&format!("{u}_mark_until"), until.clone(), 32 * planes);
+    }
+    s.m.wire_from(
+        "mark_wake",
+        1,
+        "a mark expired or was taken: every stalled connection wakes",
+        wakes.into_iter().reduce(|a, b| a.logic_or(b)).expect("a plane"),
+    )
+}
+
+/// The output stage's frame queue input: the commit's data frame or the
+/// PROBE send's frame (one a cycle: the commit is the scheduler's decision
+/// and the PROBE its idle turn's).
+fn frames(s: &mut S) {
+    let (data, probe) = (s.i("commit_m_valid"), s.i("probe_m_frame_valid"));
+    s.o("out_s_frame_valid", data.expr().logic_or(&probe), 1);
+    s.o("out_s_frame_probe", &probe, 1);
+    for f in ["hdr", "dst_mac", "dst_ip", "sport", "plane"] {
+        let w = s.width(&format!("out_s_frame_{f}"));
+        let e = mux(&probe, s.i(&format!("probe_m_frame_{f}")).expr(), s.i(&format!("commit_m_frame_{f}")).expr());
+        s.o(&format!("out_s_frame_{f}"), e, w);
+    }
+    for f in ["addr", "len"] {
+        let w = s.width(&format!("out_s_frame_{f}"));
+        let e = mux(&probe, lit(w, 0), s.i(&format!("commit_m_frame_{f}")).expr());
+        s.o(&format!("out_s_frame_{f}"), e, w);
+    }
+    let cb = s.width("out_s_frame_conn");
+    let conn = mux(&probe, s.i("probe_m_frame_conn").expr(), s.i("sched_m_commit_conn").expr());
+    s.o("out_s_frame_conn", conn, cb);
+    // A data frame's request: its stream and work queue slot, as the ring
+    // slot records them.
+    let (sw, qw) = (s.width("out_s_frame_stream"), s.width("out_s_frame_slot"));
+    let (stream, slot) = (s.i("commit_m_ring_stream"), s.i("commit_m_ring_wq"));
+    s.o("out_s_frame_stream", &stream, sw);
+    s.o("out_s_frame_slot", &slot, qw);
+}
+
+/// A connection's failure, from whichever unit fails it (the commit at
+/// its retry limit, a reopen's flush, a NACK, every path DEAD; one a
+/// cycle, since each runs in a turn the others do not), into the
+/// completion walk, the post and the SACK stages; with the
+/// acknowledgement unit's holds: before its turn the commit's
+/// (`s_hold_pre`), after it a reopen's, a NACK's or a failed payload
+/// read's (`s_hold_fail`; docs/architecture.md, tx_engine item 11).
+fn failures(s: &mut S) {
+    let cb = s.width("walk_s_fail_conn");
+    let commit_conn = s.i("sched_m_commit_conn");
+    let units: [(&str, Expr); 4] = [
+        ("commit", commit_conn.expr()),
+        ("open", s.i("open_m_fail_conn").expr()),
+        ("nack", s.i("nack_m_fail_conn").expr()),
+        ("rto", s.i("rto_m_fail_conn").expr()),
+    ];
+    let valid: Vec<Signal> = units.iter().map(|(u, _)| s.i(&format!("{u}_m_fail_valid"))).collect();
+    let any = valid.iter().map(|v| v.expr()).reduce(|a, b| a.logic_or(b)).expect("units");
+    let any = s.m.wire_from("fail_valid", 1, "a unit fails a connection this cycle", any);
+    // The first valid unit's value, else 0.
+    let pick = |vals: Vec<Expr>, w: u32| -> Expr {
+        vals.into_iter().zip(&valid).rev().fold(lit(w, 0), |acc, (v, ok)| mux(ok, v, acc))
+    };
+    let conn = pick(units.iter().map(|(_, c)| c.clone()).collect(), cb);
+    let conn = s.m.wire_from("fail_conn", cb, "the failing connection", conn);
+    for u in ["walk", "post", "stage"] {
+        s.o(&format!("{u}_s_fail_valid"), &any, 1);
+        s.o(&format!("{u}_s_fail_conn"), &conn, cb);
+    }
+    let field = |s: &mut S, u: &str, f: &str, w: u32| -> Expr {
+        let name = format!("{u}_m_fail_{f}");
+        if s.has(&name) {
+            let e = s.i(&name).expr();
+            let have = s.width(&name);
+            if have > w {
+                // The setup's status is 8 bits wide; WR_FLUSH fits the walk's.
+                let full = s.m.wire_from(&format!("fail_{u}_{f}_full"), have, "the unit's field", e);
+                s.m.wire_from(
+                    &format!("{}_fail_{u}_{f}_high", crate::check::UNUSED_SINK),
+                    have - w,
+                    "above any status",
+                    full.slice(have - 1, w),
+                );
+                full.slice(w - 1, 0)
+            } else {
+                e
+            }
+        } else {
+            lit(w, 0)
+        }
+    };
+    for f in ["culprit_valid", "culprit_stream", "culprit_slot", "status"] {
+        let w = s.width(&format!("walk_s_fail_{f}"));
+        let vals: Vec<Expr> = ["commit", "open", "nack", "rto"].iter().map(|u| field(s, u, f, w)).collect();
+        let e = pick(vals, w);
+        s.o(&format!("walk_s_fail_{f}"), e, w);
+    }
+    s.o("ack_s_hold_pre", &valid[0], 1);
+    let after = valid[1].expr().logic_or(&valid[2]).logic_or(s.i("out_m_fail_valid"));
+    s.o("ack_s_hold_fail", after, 1);
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
@@ -199,12 +460,13 @@ fn finish(mut s: S) -> Built {
             s.m.assign(&sg, lit(d.width, 0));
         }
     }
-    let unread: Vec<Expr> = s
+    let mut unread: Vec<Expr> = s
         .defs
         .iter()
         .filter(|d| d.dir == Dir::In && d.name != "rst" && !s.read.contains(&d.name))
         .map(|d| s.sig[&d.name].expr())
         .collect();
+    unread.append(&mut s.waiting);
     if !unread.is_empty() {
         let sink = format!("{}_inputs", crate::check::UNUSED_SINK);
         s.m.wire_from(&sink, 1, "inputs no piece reads (yet)", cat(&unread).reduce_xor());
