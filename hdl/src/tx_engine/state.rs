@@ -128,6 +128,7 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     s.waiting.push(wake.expr());
     frames(&mut s);
     failures(&mut s);
+    mirror(&mut s, p);
 
     finish(s)
 }
@@ -438,6 +439,290 @@ fn failures(s: &mut S) {
     s.o("ack_s_hold_pre", &valid[0], 1);
     let after = valid[1].expr().logic_or(&valid[2]).logic_or(s.i("out_m_fail_valid"));
     s.o("ack_s_hold_fail", after, 1);
+}
+
+/// One write of a table's field: enable, connection, value.
+type FieldWrite = (Expr, Expr, Expr);
+
+/// The first enabled write's (connection, value), for a memory's one
+/// write port: the writers of one field never write in the same cycle
+/// (each runs in a turn the others do not).
+fn pick_write(writes: &[FieldWrite], cb: u32, w: u32) -> (Expr, Expr, Expr) {
+    let en = writes.iter().map(|(e, _, _)| e.clone()).reduce(|a, b| a.logic_or(b)).unwrap_or(lit(1, 0));
+    let conn = writes.iter().rev().fold(lit(cb, 0), |acc, (e, c, _)| mux(e.clone(), c.clone(), acc));
+    let data = writes.iter().rev().fold(lit(w, 0), |acc, (e, _, d)| mux(e.clone(), d.clone(), acc));
+    (en, conn, data)
+}
+
+/// The path mirror's fields the units read, with their widths (the
+/// readers' ports'); the mirror's `state` is written (`tx_rto`) and read
+/// by no unit: the DEAD bits in the context are what the engine reads.
+const MIRROR: [(&str, u32); 16] = [
+    ("sport", 16),
+    ("gen", 8),
+    ("plane", 3),
+    ("next_psn", 24),
+    ("cum_acked", 24),
+    ("tx_seq", 32),
+    ("acked_seq", 32),
+    ("probe_pending", 1),
+    ("probe_ts", 16),
+    ("probe_seq", 32),
+    ("clr", 1),
+    ("srtt", 20),
+    ("rttvar", 16),
+    ("min_rtt", 20),
+    ("last_progress", 32),
+    ("timed_out", 1),
+];
+
+/// The path mirror (connection x path): a memory per field and path,
+/// `CONNS` words deep, each with one write port fed by the field's
+/// writers and one read port shared by the readers, which read one at a
+/// time (the acknowledgement unit's handlers one step at a time, the
+/// scheduler and the PROBE send while that unit is idle). A read answers
+/// `L` cycles after its address with every path of the connection (the
+/// word as it stood before the read's cycle's writes, as the model's
+/// steps read it); a reader of one path takes its own. The scheduler's
+/// decision and the commit read it as levels: the decision's read, with
+/// the telemetry's, fills a copy of the connection's paths that serves
+/// both until the next decision, forwarded the decision's own credit
+/// clears (nothing else writes the mirror while a decision runs).
+fn mirror(s: &mut S, p: &TxEngineParams) {
+    let (n, cb, l) = (p.paths, p.conn_bits, p.read_latency);
+    let pb = s.width("rto_m_pm_path");
+    let at = |path: &Signal, k: u32| path.expr().eq(lit(pb, u64::from(k)));
+    let bit = |mask: &Signal, k: u32| mask.bit(k);
+    let i = |s: &mut S, name: &str| s.i(name);
+    // The writers' ports.
+    let (ov, oc, op) = (i(s, "open_m_pm_valid"), i(s, "open_m_pm_conn"), i(s, "open_m_pm_path"));
+    let (cc, cpath, cv, ccut) =
+        (i(s, "sched_m_commit_conn"), i(s, "commit_m_path"), i(s, "commit_m_valid"), i(s, "commit_m_cut_valid"));
+    let (rv, rc, rp, rrto) =
+        (i(s, "rto_m_pm_valid"), i(s, "rto_m_pm_conn"), i(s, "rto_m_pm_path"), i(s, "rto_m_pm_rto"));
+    let (rwe, rto_val, rclr) = (i(s, "rto_m_pm_timed_out_we"), i(s, "rto_m_pm_timed_out"), i(s, "rto_m_pm_clr_set"));
+    let (sv, sc, sp) = (i(s, "sack_m_pm_valid"), i(s, "sack_m_pm_conn"), i(s, "sack_m_pm_path"));
+    let (srtt_v, sto_clr, spr_clr) =
+        (i(s, "sack_m_pm_rtt_valid"), i(s, "sack_m_pm_timed_out_clr"), i(s, "sack_m_pm_probe_clr"));
+    let (lv, lc, lm, lts) =
+        (i(s, "sack_m_lp_valid"), i(s, "sack_m_lp_conn"), i(s, "sack_m_lp_mask"), i(s, "sack_m_lp_ts"));
+    let (pv, pc, pp) = (i(s, "probe_m_pm_valid"), i(s, "probe_m_pm_conn"), i(s, "probe_m_pm_path"));
+    let (kv, kc, km) = (i(s, "sched_m_clr_valid"), i(s, "sched_m_clr_conn"), i(s, "sched_m_clr_mask"));
+    let open_val = |s: &mut S, f: &str, w: u32| -> Expr {
+        let name = format!("open_m_pm_{f}");
+        let have = s.width(&name);
+        let e = s.i(&name).expr();
+        if have > w {
+            let full = s.m.wire_from(&format!("pm_open_{f}"), have, "the setup's value", e);
+            s.m.wire_from(
+                &format!("{}_pm_open_{f}_high", crate::check::UNUSED_SINK),
+                have - w,
+                "above the mirror's width",
+                full.slice(have - 1, w),
+            );
+            full.slice(w - 1, 0)
+        } else {
+            e
+        }
+    };
+
+    // The shared read: the one reader this cycle.
+    let mut readers: Vec<(Signal, Signal)> = ["nack", "rto", "sack", "stage", "timer", "probe"]
+        .iter()
+        .map(|u| (s.i(&format!("{u}_m_rd_valid")), s.i(&format!("{u}_m_rd_conn"))))
+        .collect();
+    readers.push((s.i("sched_m_trd_valid"), s.i("sched_m_trd_conn")));
+    let rd_en = readers.iter().map(|(v, _)| v.expr()).reduce(|a, b| a.logic_or(b)).expect("readers");
+    let rd_en = s.m.wire_from("pm_rd_en", 1, "a unit reads the mirror this cycle", rd_en);
+    let rd_conn = readers.iter().rev().fold(lit(cb, 0), |acc, (v, c)| mux(v, c.expr(), acc));
+    let rd_conn = s.m.wire_from("pm_rd_conn", cb, "the connection it reads", rd_conn);
+    let path_rd: Vec<(Signal, Signal)> = ["nack", "rto", "sack"]
+        .iter()
+        .map(|u| (s.i(&format!("{u}_m_rd_valid")), s.i(&format!("{u}_m_rd_path"))))
+        .collect();
+    let rd_path = path_rd.iter().rev().fold(lit(pb, 0), |acc, (v, c)| mux(v, c.expr(), acc));
+    let rd_path = s.m.wire_from("pm_rd_path", pb, "the path a one-path reader reads", rd_path);
+    let ans_path = delay(s, "pm_ans_path", &rd_path, pb, l);
+    let trd = s.i("sched_m_trd_valid");
+    let sched_ans = delay(s, "pm_sched_ans", &trd, 1, l);
+
+    // Per field: each path's memory, and its answer.
+    let mut ans: HashMap<&str, Vec<Signal>> = HashMap::new();
+    let open_psn = open_val(s, "psn", 24);
+    for (f, w) in MIRROR {
+        let open_v = match f {
+            "sport" | "plane" | "srtt" | "rttvar" | "min_rtt" => open_val(s, f, w),
+            "next_psn" | "cum_acked" => open_psn.clone(),
+            _ => lit(w, 0),
+        };
+        let mut per_path = Vec::new();
+        for k in 0..n {
+            let on = |v: &Signal, path: &Signal| v.expr().logic_and(at(path, k));
+            let open_w: FieldWrite = (on(&ov, &op), oc.expr(), open_v.clone());
+            let unit = |s: &mut S, name: &str| s.i(name).expr();
+            let mut writes: Vec<FieldWrite> = match f {
+                "sport" => vec![(on(&rv, &rp).logic_and(&rrto), rc.expr(), unit(s, "rto_m_pm_sport"))],
+                "gen" => vec![(on(&rv, &rp).logic_and(&rrto), rc.expr(), unit(s, "rto_m_pm_gen"))],
+                "next_psn" => vec![(on(&ccut, &cpath), cc.expr(), unit(s, "commit_m_pm_next_psn"))],
+                "cum_acked" => vec![(on(&sv, &sp), sc.expr(), unit(s, "sack_m_pm_cum_acked"))],
+                "tx_seq" => vec![
+                    (on(&cv, &cpath), cc.expr(), unit(s, "commit_m_pm_tx_seq")),
+                    (on(&pv, &pp), pc.expr(), unit(s, "probe_m_pm_tx_seq")),
+                ],
+                "acked_seq" => vec![(on(&sv, &sp), sc.expr(), unit(s, "sack_m_pm_acked_seq"))],
+                "probe_pending" => vec![
+                    (on(&rv, &rp).logic_and(&rrto), rc.expr(), lit(1, 0)),
+                    (on(&sv, &sp).logic_and(&spr_clr), sc.expr(), lit(1, 0)),
+                    (on(&pv, &pp), pc.expr(), lit(1, 1)),
+                ],
+                "probe_ts" => vec![(on(&pv, &pp), pc.expr(), unit(s, "probe_m_pm_probe_ts"))],
+                "probe_seq" => vec![(on(&pv, &pp), pc.expr(), unit(s, "probe_m_pm_probe_seq"))],
+                "clr" => vec![
+                    (on(&rv, &rp).logic_and(&rclr), rc.expr(), lit(1, 1)),
+                    (kv.expr().logic_and(bit(&km, k)), kc.expr(), lit(1, 0)),
+                ],
+                "srtt" | "rttvar" | "min_rtt" => {
+                    vec![(on(&sv, &sp).logic_and(&srtt_v), sc.expr(), unit(s, &format!("sack_m_pm_{f}")))]
+                }
+                "last_progress" => vec![
+                    (on(&ccut, &cpath), cc.expr(), unit(s, "commit_m_pm_last_progress")),
+                    (lv.expr().logic_and(bit(&lm, k)), lc.expr(), lts.expr()),
+                ],
+                "timed_out" => vec![
+                    (on(&rv, &rp).logic_and(&rwe), rc.expr(), rto_val.expr()),
+                    (on(&sv, &sp).logic_and(&sto_clr), sc.expr(), lit(1, 0)),
+                ],
+                _ => vec![],
+            };
+            writes.push(open_w);
+            let mem = s.m.memory(
+                &format!("pm_{f}_{k}"),
+                w,
+                p.conns,
+                crate::MemStyle::Block,
+                "the path mirror's field, per connection",
+            );
+            let (en, conn, data) = pick_write(&writes, cb, w);
+            s.m.mem_write(&mem, en, conn, data);
+            let first = s.m.mem_read(&mem, &format!("pm_{f}_{k}_rd"), &rd_en, &rd_conn);
+            per_path.push(delay(s, &format!("pm_{f}_{k}_ans"), &first, w, l - 1));
+        }
+        ans.insert(f, per_path);
+    }
+    let vec_of = |f: &str, ans: &HashMap<&str, Vec<Signal>>| -> Expr {
+        let mut v: Vec<Expr> = ans[f].iter().map(|x| x.expr()).collect();
+        v.reverse();
+        cat(&v)
+    };
+    let one = |s: &mut S, f: &str, path: &Signal, ans: &HashMap<&str, Vec<Signal>>| -> Expr {
+        let w = MIRROR.iter().find(|(x, _)| *x == f).expect("a field").1;
+        let _ = s;
+        ans[f].iter().enumerate().rev().fold(lit(w, 0), |acc, (k, x)| mux(at(path, k as u32), x.expr(), acc))
+    };
+    // One-path readers: the path they read.
+    for (u, fields) in [
+        ("nack", &["next_psn", "cum_acked"][..]),
+        ("rto", &["plane", "next_psn", "cum_acked"][..]),
+        (
+            "sack",
+            &[
+                "next_psn",
+                "cum_acked",
+                "acked_seq",
+                "sport",
+                "plane",
+                "probe_pending",
+                "probe_ts",
+                "probe_seq",
+                "srtt",
+                "rttvar",
+                "min_rtt",
+            ][..],
+        ),
+    ] {
+        for f in fields {
+            let e = one(s, f, &ans_path, &ans);
+            let name = format!("{u}_s_pm_{f}");
+            let w = s.width(&name);
+            s.o(&name, e, w);
+        }
+    }
+    // Every path at once.
+    let lp = vec_of("last_progress", &ans);
+    s.o("sack_s_lp", lp.clone(), 32 * n);
+    s.o("stage_s_lp", lp, 32 * n);
+    let low: Vec<Expr> = {
+        let w = s.width("stage_s_pm_next_psn") / n;
+        let mut v: Vec<Expr> = ans["next_psn"].iter().map(|x| x.slice(w - 1, 0)).collect();
+        v.reverse();
+        v
+    };
+    let sw = s.width("stage_s_pm_next_psn");
+    s.o("stage_s_pm_next_psn", cat(&low), sw);
+    for f in ["cum_acked", "srtt", "rttvar", "probe_pending"] {
+        let w = s.width(&format!("stage_s_pm_{f}"));
+        s.o(&format!("stage_s_pm_{f}"), vec_of(f, &ans), w);
+    }
+    s.o("timer_s_pm_probe_pending", vec_of("probe_pending", &ans), n);
+
+    // The decision's copy: loaded with the scheduler's read's answer,
+    // read as a level by the decision and the commit.
+    let copy_fields = [
+        "plane",
+        "timed_out",
+        "next_psn",
+        "cum_acked",
+        "probe_pending",
+        "clr",
+        "tx_seq",
+        "last_progress",
+        "srtt",
+        "rttvar",
+        "gen",
+        "sport",
+    ];
+    let mut level: HashMap<&str, Vec<Signal>> = HashMap::new();
+    for f in copy_fields {
+        let w = MIRROR.iter().find(|(x, _)| *x == f).expect("a field").1;
+        let mut per = Vec::new();
+        for k in 0..n {
+            let r = s.m.reg_no_reset(&format!("dc_pm_{f}_{k}"), w, "the deciding connection's mirror, as read");
+            let fresh = ans[f][k as usize].expr();
+            let v = s.m.wire_from(
+                &format!("dc_pm_{f}_{k}_now"),
+                w,
+                "the copy as the decision sees it (the answer in its own cycle)",
+                mux(&sched_ans, fresh, r.q.expr()),
+            );
+            // The decision's own credit clears land in the copy too.
+            let next = if f == "clr" { mux(kv.expr().logic_and(bit(&km, k)), lit(1, 0), v.expr()) } else { v.expr() };
+            s.m.next(set(&r.next, next));
+            per.push(v);
+        }
+        level.insert(f, per);
+    }
+    for f in ["plane", "timed_out", "next_psn", "cum_acked", "probe_pending", "clr"] {
+        let w = s.width(&format!("sched_s_pm_{f}"));
+        s.o(&format!("sched_s_pm_{f}"), vec_of(f, &level), w);
+    }
+    // The commit's path: a retransmission's own, new data's chosen one.
+    let (retx, rpath, phys) = (s.i("sched_m_commit_retx"), s.i("sched_m_commit_path"), s.i("sched_m_commit_phys"));
+    let own = s.m.wire_from(
+        "commit_own_path",
+        pb,
+        "the path the commit's packet belongs to",
+        mux(&retx, rpath.expr(), phys.expr()),
+    );
+    for f in ["next_psn", "cum_acked", "tx_seq", "last_progress", "srtt", "rttvar", "gen"] {
+        let e = one(s, f, &own, &level);
+        let w = s.width(&format!("commit_s_pm_{f}"));
+        s.o(&format!("commit_s_pm_{f}"), e, w);
+    }
+    for f in ["sport", "plane"] {
+        let e = one(s, f, &phys, &level);
+        let w = s.width(&format!("commit_s_phys_{f}"));
+        s.o(&format!("commit_s_phys_{f}"), e, w);
+    }
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
