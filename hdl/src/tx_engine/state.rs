@@ -28,13 +28,14 @@
 //!   cycle).
 
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Not;
 
 use mrnic_model::block::{Dir, PortDef};
 use mrnic_model::tx_engine::TxEngineParams;
 
 use crate::expr::index_bits;
 use crate::ir::set;
-use crate::{cat, lit, mux, Expr, Module, Signal};
+use crate::{cat, lit, mux, repl, zext, Expr, Module, Signal};
 
 /// Module name.
 pub const NAME: &str = "tx_state";
@@ -124,10 +125,10 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     let addr = addresses(&mut s, p);
     answers(&mut s, p, &run, &addr);
     probe_addresses(&mut s, p, &addr);
-    let wake = marks(&mut s, p);
-    s.waiting.push(wake.expr());
+    let (expired, taken) = marks(&mut s, p);
+    let fail = failures(&mut s);
+    ready_set(&mut s, p, &expired, &taken, &fail);
     frames(&mut s);
-    failures(&mut s);
     mirror(&mut s, p);
 
     finish(s)
@@ -303,9 +304,10 @@ fn probe_addresses(s: &mut S, p: &TxEngineParams, addr: &crate::Mem) {
 /// by the timeout handler (`tx_rto` `m_mark_*`: a path SUSPECT or DEAD),
 /// taken by a PROBE reply (`tx_sack` `m_mark_clr_*`), and cleared when
 /// their time comes (one comparator per plane, every cycle, before any
-/// unit reads them). Returns the pulse that wakes every stalled
-/// connection: a mark expired or taken.
-fn marks(s: &mut S, p: &TxEngineParams) -> Signal {
+/// unit reads them). Returns the pulses that wake every stalled
+/// connection: a mark expired (at the start of the cycle, before the
+/// scheduler's turn) and a mark taken (by a SACK, after it).
+fn marks(s: &mut S, p: &TxEngineParams) -> (Signal, Signal) {
     let planes = p.cfg.transport.planes;
     let pb = s.width("rto_m_mark_plane");
     let ts = s.i("ts_now");
@@ -313,7 +315,8 @@ fn marks(s: &mut S, p: &TxEngineParams) -> Signal {
     let (cv, cp) = (s.i("sack_m_mark_clr_valid"), s.i("sack_m_mark_clr_plane"));
     let mut seen = Vec::new();
     let mut untils = Vec::new();
-    let mut wakes = Vec::new();
+    let mut expired = Vec::new();
+    let mut taken = Vec::new();
     for k in 0..planes {
         let v = s.m.reg(&format!("mark{k}_valid"), 1, 0, "the plane is marked unhealthy");
         let u = s.m.reg_no_reset(&format!("mark{k}_until"), 32, "until this timestamp");
@@ -329,7 +332,8 @@ fn marks(s: &mut S, p: &TxEngineParams) -> Signal {
         let clr = cv.expr().logic_and(here(&cp));
         s.m.next(set(&v.next, wr.clone().logic_or(live.expr().logic_and(clr.clone().logic_not()))));
         s.m.next(set(&u.next, mux(wr, wu.expr(), u.q.expr())));
-        wakes.push(v.q.expr().logic_and(due).logic_or(clr.logic_and(&live)));
+        expired.push(v.q.expr().logic_and(due));
+        taken.push(clr.logic_and(&live));
         seen.push(live.expr());
         untils.push(u.q.expr());
     }
@@ -343,11 +347,10 @@ fn marks(s: &mut S, p: &TxEngineParams) -> Signal {
     for u in ["sched", "rto"] {
         s.o(&format!("{u}_mark_until"), until.clone(), 32 * planes);
     }
-    s.m.wire_from(
-        "mark_wake",
-        1,
-        "a mark expired or was taken: every stalled connection wakes",
-        wakes.into_iter().reduce(|a, b| a.logic_or(b)).expect("a plane"),
+    let any = |v: Vec<Expr>| v.into_iter().reduce(|a, b| a.logic_or(b)).expect("a plane");
+    (
+        s.m.wire_from("mark_expired", 1, "a mark's time came: every stalled connection wakes", any(expired)),
+        s.m.wire_from("mark_taken", 1, "a PROBE reply took a mark: every stalled connection wakes", any(taken)),
     )
 }
 
@@ -386,7 +389,10 @@ fn frames(s: &mut S) {
 /// acknowledgement unit's holds: before its turn the commit's
 /// (`s_hold_pre`), after it a reopen's, a NACK's or a failed payload
 /// read's (`s_hold_fail`; docs/architecture.md, tx_engine item 11).
-fn failures(s: &mut S) {
+/// Returns the connection failing this cycle, a failed payload read's
+/// (`tx_output` `m_fail_*`, which the walk takes on its own input) among
+/// them, for the context's `failed` bit.
+fn failures(s: &mut S) -> Failing {
     let cb = s.width("walk_s_fail_conn");
     let commit_conn = s.i("sched_m_commit_conn");
     let units: [(&str, Expr); 4] = [
@@ -437,8 +443,231 @@ fn failures(s: &mut S) {
         s.o(&format!("walk_s_fail_{f}"), e, w);
     }
     s.o("ack_s_hold_pre", &valid[0], 1);
-    let after = valid[1].expr().logic_or(&valid[2]).logic_or(s.i("out_m_fail_valid"));
+    let (rd_v, rd_c) = (s.i("out_m_fail_valid"), s.i("out_m_fail_conn"));
+    let after = valid[1].expr().logic_or(&valid[2]).logic_or(&rd_v);
     s.o("ack_s_hold_fail", after, 1);
+    let v = s.m.wire_from("failing", 1, "a connection fails this cycle", any.expr().logic_or(&rd_v));
+    let c = s.m.wire_from("failing_conn", cb, "which", mux(&any, conn.expr(), rd_c.expr()));
+    Failing { any: (v, c), units: (any, conn) }
+}
+
+/// A connection failing this cycle: by any cause, and by a unit (not a
+/// failed payload read, which the output stage reports itself).
+struct Failing {
+    any: (Signal, Signal),
+    units: (Signal, Signal),
+}
+
+/// One bit per connection: `conn`'s, when `en`.
+fn onehot(s: &mut S, name: &str, conns: u32, en: &Expr, conn: &Expr) -> Signal {
+    let cb = index_bits(conns);
+    let at = lit(conns, 1) << zext(conn.clone(), cb.max(1));
+    s.m.wire_from(name, conns, "a connection's bit", mux(en.clone(), at, lit(conns, 0)))
+}
+
+/// The ready set: per connection the bits the scheduler's choice reads
+/// all at once (`open`, `failed`, `stalled`, `port_wait`, a PROBE queued
+/// per path, the count of streams with bytes to cut), flip-flops as
+/// vectors a connection wide, each written a bit (or a field) at a time
+/// by the units that change it. The scheduler reads them in its turn:
+/// the wakes that come before it in the cycle (a plane mark expired, a
+/// port that drained) reach it the same cycle, every later write the
+/// next. Readers through `m_rd` get the bits as they stood at the read,
+/// `L` cycles later.
+fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, failing: &Failing) {
+    let fail = &failing.any;
+    let (c, n, l) = (p.conns, p.paths, p.read_latency);
+    let cb = p.conn_bits;
+    let pb = s.width("rto_m_probe_path");
+    let sb = super::post::pend_streams_bits(p);
+    let ones = |w: u32| lit(w, if w >= 64 { u64::MAX } else { (1u64 << w) - 1 });
+    let all = |e: Expr| repl(c, e);
+
+    // Who writes, as one-hot vectors.
+    let (ov, oc) = (s.i("open_m_ctx_valid"), s.i("open_m_ctx_conn"));
+    let open_at = onehot(s, "rs_open_at", c, &ov.expr(), &oc.expr());
+    let fail_at = onehot(s, "rs_fail_at", c, &fail.0.expr(), &fail.1.expr());
+    let (kv, kc, kw) = (s.i("sched_m_stall_valid"), s.i("sched_m_stall_conn"), s.i("sched_m_stall_port_wait"));
+    let stall_at = onehot(s, "rs_stall_at", c, &kv.expr(), &kc.expr());
+    let mut wakes: Vec<Expr> = Vec::new();
+    for u in ["rto", "nack", "sack"] {
+        let (v, cn) = (s.i(&format!("{u}_m_unstall_valid")), s.i(&format!("{u}_m_unstall_conn")));
+        wakes.push(onehot(s, &format!("rs_unstall_{u}"), c, &v.expr(), &cn.expr()).expr());
+    }
+    for u in ["rto", "nack", "sack", "stage", "timer"] {
+        let (v, cn) = (s.i(&format!("{u}_m_retx_valid")), s.i(&format!("{u}_m_retx_conn")));
+        wakes.push(onehot(s, &format!("rs_retx_{u}"), c, &v.expr(), &cn.expr()).expr());
+    }
+    let (wv, wc) = (s.i("post_m_wq_wr_valid"), s.i("post_m_wq_wr_conn"));
+    let post_at = onehot(s, "rs_post_at", c, &wv.expr(), &wc.expr());
+    wakes.push(post_at.expr());
+    let later_all = s.i("timer_m_unstall_all").expr().logic_or(s.i("sack_m_unstall_all")).logic_or(taken);
+    wakes.push(all(later_all));
+    let wake = wakes.into_iter().reduce(|a, b| a | b).expect("wakes");
+
+    // A port that drained: its rise against last cycle's level.
+    let planes = p.cfg.transport.planes;
+    let pr = s.i("port_ready");
+    let pr_q = s.m.reg("port_ready_q", planes, (1u64 << planes) - 1, "port_ready as it was last cycle");
+    s.m.next(set(&pr_q.next, pr.expr()));
+    let rose = s.m.wire_from("port_rose", 1, "a port's ready bit rose", (pr.expr() & pr_q.q.expr().not()).reduce_or());
+
+    let open = s.m.reg("rs_open", c, 0, "per connection: set up");
+    let failed = s.m.reg("rs_failed", c, 0, "per connection: failed (until set up again)");
+    let stalled = s.m.reg("rs_stalled", c, 0, "per connection: its last decision found nothing to send");
+    let port_wait = s.m.reg("rs_port_wait", c, 0, "per connection: only full ports held its last decision");
+    // The wakes before the scheduler's turn.
+    let early = all(expired.expr()) | (port_wait.q.expr() & all(rose.expr()));
+    let stalled_now =
+        s.m.wire_from("rs_stalled_now", c, "stalled as the scheduler sees it", stalled.q.expr() & early.clone().not());
+    s.m.next(set(&open.next, open.q.expr() | open_at.expr()));
+    s.m.next(set(&failed.next, (failed.q.expr() | fail_at.expr()) & open_at.expr().not()));
+    s.m.next(set(&stalled.next, (stalled_now.expr() | stall_at.expr()) & wake.not() & open_at.expr().not()));
+    let kw_all = all(kw.expr());
+    s.m.next(set(
+        &port_wait.next,
+        mux(
+            kv.expr(),
+            (port_wait.q.expr() & stall_at.expr().not() & early.clone().not()) | (stall_at.expr() & kw_all),
+            port_wait.q.expr() & early.not(),
+        ) & open_at.expr().not(),
+    ));
+
+    // PROBEs queued, a bit per path: set by a queued PROBE, cleared by
+    // its send, every bit by a failure or a setup.
+    let probe_q = s.m.reg("rs_probe_q", c * n, 0, "per connection, a bit per path: a PROBE is queued");
+    let mut set_bits = lit(c * n, 0);
+    for u in ["rto", "stage", "timer"] {
+        let (v, cn, pa) =
+            (s.i(&format!("{u}_m_probe_valid")), s.i(&format!("{u}_m_probe_conn")), s.i(&format!("{u}_m_probe_path")));
+        let at = zext(cn.expr(), cb + pb) * lit(cb + pb, u64::from(n)) + zext(pa.expr(), cb + pb);
+        set_bits = set_bits | mux(v.expr(), lit(c * n, 1) << at, lit(c * n, 0));
+    }
+    let (qv, qc, qp) = (s.i("probe_m_pq_valid"), s.i("probe_m_pq_conn"), s.i("probe_m_pq_path"));
+    let at = zext(qc.expr(), cb + pb) * lit(cb + pb, u64::from(n)) + zext(qp.expr(), cb + pb);
+    let clr_bit = mux(qv.expr(), lit(c * n, 1) << at, lit(c * n, 0));
+    // A failure or a setup clears the connection's whole field.
+    let ib_q = index_bits(c * n);
+    let at_q = |conn: &Signal| zext(conn.expr(), ib_q) * lit(ib_q, u64::from(n));
+    let gone_q = mux(fail.0.expr(), zext(ones(n), c * n) << at_q(&fail.1), lit(c * n, 0))
+        | mux(ov.expr(), zext(ones(n), c * n) << at_q(&oc), lit(c * n, 0));
+    let probe_next = s.m.wire_from(
+        "rs_probe_after",
+        c * n,
+        "the PROBE bits after this cycle",
+        ((probe_q.q.expr() & clr_bit.not()) | set_bits) & gone_q.not(),
+    );
+    s.m.next(set(&probe_q.next, probe_next.expr()));
+    // Whether a connection has any PROBE queued, kept beside the bits
+    // (a reduction per connection would be CONNS of them): rewritten for
+    // each connection whose bits change this cycle.
+    let probe_any = s.m.reg("rs_probe_any", c, 0, "per connection: some PROBE is queued");
+    let mut any_next = probe_any.q.expr();
+    let touched: Vec<(Expr, Signal)> = {
+        let mut v = Vec::new();
+        for u in ["rto", "stage", "timer"] {
+            v.push((s.i(&format!("{u}_m_probe_valid")).expr(), s.i(&format!("{u}_m_probe_conn"))));
+        }
+        v.push((qv.expr(), qc.clone()));
+        v.push((fail.0.expr(), fail.1.clone()));
+        v.push((ov.expr(), oc.clone()));
+        v
+    };
+    for (k, (en, conn)) in touched.iter().enumerate() {
+        let bit = s.m.wire_from(
+            &format!("rs_probe_any_{k}"),
+            1,
+            "the touched connection's PROBE bits, any",
+            probe_next.expr().part(at_q(conn), n).reduce_or(),
+        );
+        let one = lit(c, 1) << zext(conn.expr(), cb.max(1));
+        any_next = mux(en.clone(), (any_next.clone() & one.clone().not()) | mux(&bit, one, lit(c, 0)), any_next);
+    }
+    s.m.next(set(&probe_any.next, any_next));
+
+    // Streams with bytes to cut: the post's count wins over the commit's
+    // of the same cycle (the post acts last, on a read the commit's cut
+    // was forwarded to).
+    let pend = s.m.reg("rs_pend", c * sb, 0, "per connection: streams with bytes to cut");
+    let (cv, cc, cp) = (s.i("commit_m_cut_valid"), s.i("sched_m_commit_conn"), s.i("commit_m_ctx_pend_streams"));
+    let pp = s.i("post_m_pend_streams");
+    let field_at = |conn: &Signal| {
+        let ib = index_bits(c * sb);
+        zext(conn.expr(), ib) * lit(ib, u64::from(sb))
+    };
+    let put = |q: Expr, en: Expr, conn: &Signal, v: Expr| -> Expr {
+        let at = field_at(conn);
+        mux(en, (q.clone() & (zext(ones(sb), c * sb) << at.clone()).not()) | (zext(v, c * sb) << at), q)
+    };
+    let after_commit = put(pend.q.expr(), cv.expr(), &cc, cp.expr());
+    let after_post = put(after_commit, wv.expr(), &wc, pp.expr());
+    let gone_p = mux(fail.0.expr(), zext(ones(sb), c * sb) << field_at(&fail.1), lit(c * sb, 0))
+        | mux(ov.expr(), zext(ones(sb), c * sb) << field_at(&oc), lit(c * sb, 0));
+    s.m.next(set(&pend.next, after_post & gone_p.not()));
+
+    // What each reader takes.
+    let pend_of = |conn: &Signal| pend.q.expr().part(field_at(conn), sb);
+    s.o("sched_s_probe", &probe_any.q, c);
+    s.o("commit_s_ctx_failed", failed.q.expr().bit_at(cc.expr()), 1);
+    s.o("commit_s_ctx_pend_streams", pend_of(&cc), sb);
+    let live_of =
+        |conn: &Signal| open.q.expr().bit_at(conn.expr()).logic_and(failed.q.expr().bit_at(conn.expr()).logic_not());
+    let lc = s.i("open_m_live_conn");
+    s.o("open_s_live", live_of(&lc), 1);
+    let fc = s.i("out_m_fail_conn");
+    // "After this edge": a unit's failure of this cycle counts (the
+    // output stage's own report is what the bit decides).
+    let (uv, uc) = (&failing.units.0, &failing.units.1);
+    let same = uv.expr().logic_and(uc.expr().eq(fc.expr()));
+    s.o("out_fail_conn_failed", failed.q.expr().bit_at(fc.expr()).logic_or(same), 1);
+    // The post reads every cycle: its address is 0 without a read.
+    let prc = s.i("post_m_rd_conn");
+    let live = s.m.wire_from("rs_post_live", 1, "the post's read: live", live_of(&prc));
+    let pendw = s.m.wire_from("rs_post_pend", sb, "the post's read: streams with bytes to cut", pend_of(&prc));
+    let live_d = delay(s, "rs_post_live", &live, 1, l);
+    let pend_d = delay(s, "rs_post_pend", &pendw, sb, l);
+    s.o("post_s_rd_live", &live_d, 1);
+    s.o("post_s_rd_pend_streams", &pend_d, sb);
+    for u in ["nack", "rto", "sack", "timer", "stage"] {
+        let conn = s.i(&format!("{u}_m_rd_conn"));
+        let want = |f: &str| s.has(&format!("{u}_s_rd_{f}"));
+        let (wo, wf, wq, wp) = (want("open"), want("failed"), want("probe_q"), want("pend"));
+        if wo {
+            let v = s.m.wire_from(&format!("rs_{u}_open"), 1, "the read's open bit", open.q.expr().bit_at(conn.expr()));
+            let d = delay(s, &format!("rs_{u}_open"), &v, 1, l);
+            s.o(&format!("{u}_s_rd_open"), &d, 1);
+        }
+        if wf {
+            let v = s.m.wire_from(
+                &format!("rs_{u}_failed"),
+                1,
+                "the read's failed bit",
+                failed.q.expr().bit_at(conn.expr()),
+            );
+            let d = delay(s, &format!("rs_{u}_failed"), &v, 1, l);
+            s.o(&format!("{u}_s_rd_failed"), &d, 1);
+        }
+        if wq {
+            let ib = index_bits(c * n);
+            let at = zext(conn.expr(), ib) * lit(ib, u64::from(n));
+            let v = s.m.wire_from(&format!("rs_{u}_probe_q"), n, "the read's PROBE bits", probe_q.q.expr().part(at, n));
+            let d = delay(s, &format!("rs_{u}_probe_q"), &v, n, l);
+            s.o(&format!("{u}_s_rd_probe_q"), &d, n);
+        }
+        if wp {
+            let v = s.m.wire_from(
+                &format!("rs_{u}_pend"),
+                1,
+                "the read: some stream has bytes to cut",
+                pend_of(&conn).reduce_or(),
+            );
+            let d = delay(s, &format!("rs_{u}_pend"), &v, 1, l);
+            s.o(&format!("{u}_s_rd_pend"), &d, 1);
+        }
+    }
+    // The scheduler's ready bits wait for the retransmit queue's counts.
+    let ready_wo_retx = open.q.expr() & failed.q.expr().not() & stalled_now.expr().not();
+    s.waiting.push(ready_wo_retx.reduce_xor());
 }
 
 /// One write of a table's field: enable, connection, value.
