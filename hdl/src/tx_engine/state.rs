@@ -128,6 +128,8 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     let (expired, taken) = marks(&mut s, p);
     let fail = failures(&mut s);
     ready_set(&mut s, p, &expired, &taken, &fail);
+    context(&mut s, p, &fail, &addr);
+    tail_timers(&mut s, p);
     frames(&mut s);
     mirror(&mut s, p);
 
@@ -952,6 +954,281 @@ fn mirror(s: &mut S, p: &TxEngineParams) {
         let w = s.width(&format!("commit_s_phys_{f}"));
         s.o(&format!("commit_s_phys_{f}"), e, w);
     }
+}
+
+/// The context's fields in block RAM (the ready set's are flip-flops, the
+/// tail timer's too, for the scanner), with the readers' widths.
+const CONTEXT: [(&str, u32); 17] = [
+    ("remote_id", 24),
+    ("npaths", 0),
+    ("cwnd", 32),
+    ("acked_bytes", 24),
+    ("ecn_ewma", 8),
+    ("hold_until", 32),
+    ("srtt", 32),
+    ("min_rtt", 20),
+    ("cap", 32),
+    ("inflight", 33),
+    ("rr_stream", 0),
+    ("rack_valid", 1),
+    ("rack_sent", 32),
+    ("rack_rtt", 32),
+    ("since_ackreq", 0),
+    ("unreq_since", 32),
+    ("dead", 0),
+];
+
+/// The reads of the tables the acknowledgement unit's handlers, the PROBE
+/// send, the setup and the scheduler issue, one at a time: (enable,
+/// connection) of this cycle's.
+fn shared_read(s: &mut S, prefix: &str, cb: u32, with_open: bool) -> (Signal, Signal) {
+    let mut readers: Vec<(Signal, Signal)> = ["nack", "rto", "sack", "stage", "timer", "probe"]
+        .iter()
+        .map(|u| (s.i(&format!("{u}_m_rd_valid")), s.i(&format!("{u}_m_rd_conn"))))
+        .collect();
+    if with_open {
+        readers.push((s.i("open_m_rd_valid"), s.i("open_m_rd_conn")));
+    }
+    readers.push((s.i("sched_m_trd_valid"), s.i("sched_m_trd_conn")));
+    let en = readers.iter().map(|(v, _)| v.expr()).reduce(|a, b| a.logic_or(b)).expect("readers");
+    let en = s.m.wire_from(&format!("{prefix}_rd_en"), 1, "a unit reads the table this cycle", en);
+    let conn = readers.iter().rev().fold(lit(cb, 0), |acc, (v, c)| mux(v, c.expr(), acc));
+    let conn = s.m.wire_from(&format!("{prefix}_rd_conn"), cb, "the connection it reads", conn);
+    (en, conn)
+}
+
+/// The connection context's block RAM fields: a memory per field,
+/// `CONNS` deep, written by the units that change it (one a cycle) and
+/// read through one port shared as the mirror's is; the decision and the
+/// commit read a copy the scheduler's read fills (nothing else writes
+/// these fields while a decision runs; a failure meanwhile zeroes the
+/// bytes in flight, and the commit then sees the connection failed). The
+/// addresses table's third read port fills the copy's addresses.
+fn context(s: &mut S, p: &TxEngineParams, failing: &Failing, addr: &crate::Mem) {
+    let (cb, l) = (p.conn_bits, p.read_latency);
+    let width = |s: &S, f: &str, w: u32| -> u32 {
+        match f {
+            "npaths" => s.width("nack_s_rd_npaths"),
+            "rr_stream" => s.width("sched_s_ctx_rr_stream"),
+            "since_ackreq" => s.width("commit_s_ctx_since_ackreq"),
+            "dead" => s.width("rto_s_rd_dead"),
+            _ => w,
+        }
+    };
+    let (ov, oc) = (s.i("open_m_ctx_valid"), s.i("open_m_ctx_conn"));
+    let (sv, sc) = (s.i("sack_m_ctx_valid"), s.i("sack_m_ctx_conn"));
+    let (cut, cc) = (s.i("commit_m_cut_valid"), s.i("sched_m_commit_conn"));
+    let (fv, fc) = (failing.any.0.clone(), failing.any.1.clone());
+    let (rdv, rdc, rdd) = (s.i("rto_m_ctx_dead_valid"), s.i("rto_m_ctx_dead_conn"), s.i("rto_m_ctx_dead"));
+    let (odv, odc, odd) = (s.i("open_m_ctx_dead_valid"), s.i("open_m_ctx_dead_conn"), s.i("open_m_ctx_dead"));
+    let (rd_en, rd_conn) = shared_read(s, "ctx", cb, true);
+    let sched_ans = {
+        let trd = s.i("sched_m_trd_valid");
+        delay(s, "ctx_sched_ans", &trd, 1, l)
+    };
+    let mut ans: HashMap<&str, (Signal, u32)> = HashMap::new();
+    for (f, w0) in CONTEXT {
+        let w = width(s, f, w0);
+        let cut_to = |s: &mut S, name: &str| -> Expr {
+            let have = s.width(name);
+            let e = s.i(name).expr();
+            if have > w {
+                let full = s.m.wire_from(&format!("ctx_{name}_full"), have, "the unit's value", e);
+                s.m.wire_from(
+                    &format!("{}_ctx_{name}_high", crate::check::UNUSED_SINK),
+                    have - w,
+                    "above the context's width",
+                    full.slice(have - 1, w),
+                );
+                full.slice(w - 1, 0)
+            } else {
+                zext(e, w)
+            }
+        };
+        let open_val = match f {
+            "remote_id" | "npaths" | "cwnd" | "srtt" | "min_rtt" | "cap" => cut_to(s, &format!("open_m_ctx_{f}")),
+            _ => lit(w, 0),
+        };
+        let mut writes: Vec<FieldWrite> = Vec::new();
+        match f {
+            "cwnd" | "acked_bytes" | "ecn_ewma" | "hold_until" | "srtt" | "min_rtt" | "cap" | "rack_valid"
+            | "rack_sent" | "rack_rtt" => {
+                let v = cut_to(s, &format!("sack_m_ctx_{f}"));
+                writes.push((sv.expr(), sc.expr(), v));
+            }
+            "inflight" => {
+                let (cv, sv2) = (cut_to(s, "commit_m_ctx_inflight"), cut_to(s, "sack_m_ctx_inflight"));
+                writes.push((cut.expr(), cc.expr(), cv));
+                writes.push((sv.expr(), sc.expr(), sv2));
+                writes.push((fv.expr(), fc.expr(), lit(w, 0)));
+            }
+            "rr_stream" | "since_ackreq" | "unreq_since" => {
+                let v = cut_to(s, &format!("commit_m_ctx_{f}"));
+                writes.push((cut.expr(), cc.expr(), v));
+            }
+            "dead" => {
+                writes.push((rdv.expr(), rdc.expr(), rdd.expr()));
+                writes.push((odv.expr(), odc.expr(), odd.expr()));
+            }
+            _ => {}
+        }
+        if f != "dead" {
+            writes.push((ov.expr(), oc.expr(), open_val));
+        }
+        let mem = s.m.memory(&format!("ctx_{f}"), w, p.conns, crate::MemStyle::Block, "the connection context's field");
+        let (en, conn, data) = pick_write(&writes, cb, w);
+        s.m.mem_write(&mem, en, conn, data);
+        let first = s.m.mem_read(&mem, &format!("ctx_{f}_rd"), &rd_en, &rd_conn);
+        let a = delay(s, &format!("ctx_{f}_ans"), &first, w, l - 1);
+        ans.insert(f, (a, w));
+    }
+    // The rate hint the setup and a SACK write (`m_ctx_rate_hint`) is not
+    // kept: no unit reads it back (the cap it sets is kept).
+    for (u, fields) in [
+        ("nack", &["npaths"][..]),
+        ("rto", &["npaths", "dead"][..]),
+        (
+            "sack",
+            &[
+                "npaths",
+                "rack_valid",
+                "rack_sent",
+                "rack_rtt",
+                "cwnd",
+                "acked_bytes",
+                "ecn_ewma",
+                "hold_until",
+                "srtt",
+                "min_rtt",
+                "inflight",
+            ][..],
+        ),
+        ("stage", &["npaths", "rack_valid", "rack_sent", "rack_rtt"][..]),
+        ("timer", &["npaths", "dead"][..]),
+        ("open", &["dead"][..]),
+        ("probe", &["remote_id"][..]),
+    ] {
+        for f in fields {
+            let (a, w) = ans[f].clone();
+            s.o(&format!("{u}_s_rd_{f}"), &a, w);
+        }
+    }
+    // The decision's copy.
+    let (trd, tconn) = (s.i("sched_m_trd_valid"), s.i("sched_m_trd_conn"));
+    let (mac, ip) = address_read(s, p, addr, "dc_addr", trd.expr(), tconn.expr());
+    let copy = |s: &mut S, name: &str, fresh: Expr, w: u32| -> Signal {
+        let r = s.m.reg_no_reset(&format!("dc_ctx_{name}"), w, "the deciding connection's context, as read");
+        let v = s.m.wire_from(
+            &format!("dc_ctx_{name}_now"),
+            w,
+            "the copy as the decision sees it",
+            mux(&sched_ans, fresh, r.q.expr()),
+        );
+        s.m.next(set(&r.next, v.expr()));
+        v
+    };
+    let mut level: HashMap<&str, (Signal, u32)> = HashMap::new();
+    for f in ["npaths", "inflight", "cap", "rr_stream", "remote_id", "since_ackreq", "unreq_since", "rack_rtt"] {
+        let (a, w) = ans[f].clone();
+        level.insert(f, (copy(s, f, a.expr(), w), w));
+    }
+    let mac = copy(s, "dst_mac", mac, 48);
+    let ip = copy(s, "dst_ip", ip, 32);
+    for f in ["npaths", "inflight", "cap", "rr_stream"] {
+        let (v, w) = level[f].clone();
+        s.o(&format!("sched_s_ctx_{f}"), &v, w);
+    }
+    for f in ["remote_id", "inflight", "cap", "since_ackreq", "unreq_since", "rack_rtt"] {
+        let (v, w) = level[f].clone();
+        s.o(&format!("commit_s_ctx_{f}"), &v, w);
+    }
+    s.o("commit_s_ctx_dst_mac", &mac, 48);
+    s.o("commit_s_ctx_dst_ip", &ip, 32);
+}
+
+/// The tail timers: whether each connection's is armed, flip-flops (a bit
+/// a connection), and its deadline, a block RAM word. The acknowledgement
+/// unit's scanner compares one connection a cycle, at an address it moves
+/// itself (on, or staying while a hit waits), as the timer stands after
+/// the cycle's writes: the deadline is read a cycle ahead at both
+/// addresses the scanner may be at next, and the writes of both cycles
+/// are forwarded. The commit's level read comes from the decision's copy
+/// (nothing else writes a tail timer while a decision runs), the timer
+/// step's through the shared read.
+fn tail_timers(s: &mut S, p: &TxEngineParams) {
+    let (c, cb, l) = (p.conns, p.conn_bits, p.read_latency);
+    let valid = s.m.reg("tail_valid", c, 0, "per connection: the tail timer is armed");
+    let (cut, cc) = (s.i("commit_m_cut_valid"), s.i("sched_m_commit_conn"));
+    let (cv, ca) = (s.i("commit_m_ctx_tail_valid"), s.i("commit_m_ctx_tail_at"));
+    let (gv, gc, ga, gat) =
+        (s.i("stage_m_tail_valid"), s.i("stage_m_tail_conn"), s.i("stage_m_tail_armed"), s.i("stage_m_tail_at"));
+    let (tv, tc) = (s.i("timer_m_tail_valid"), s.i("timer_m_tail_conn"));
+    let (ov, oc) = (s.i("open_m_ctx_valid"), s.i("open_m_ctx_conn"));
+    let one = |conn: &Signal| lit(c, 1) << zext(conn.expr(), cb.max(1));
+    let put_v = |q: Expr, en: Expr, conn: &Signal, v: Expr| -> Expr {
+        mux(en, (q.clone() & one(conn).not()) | mux(v, one(conn), lit(c, 0)), q)
+    };
+    // In the model's order: the commit (the scheduler's turn), then the
+    // acknowledgement unit's stage or timer step, then a setup.
+    let v1 = put_v(valid.q.expr(), cut.expr(), &cc, cv.expr());
+    let v2 = put_v(v1, gv.expr(), &gc, ga.expr());
+    let v3 = put_v(v2, tv.expr(), &tc, lit(1, 0));
+    let v4 = put_v(v3, ov.expr(), &oc, lit(1, 0));
+    let vn = s.m.wire_from("tail_valid_after", c, "armed after this cycle's writes", v4);
+    s.m.next(set(&valid.next, vn.expr()));
+
+    // The deadline: one writer a cycle (the commit's cut, or a stage's
+    // arm), never both.
+    let mem = s.m.memory("tail_at", 32, c, crate::MemStyle::Block, "per connection: the tail timer's deadline");
+    let arm = gv.expr().logic_and(&ga);
+    let we = s.m.wire_from("tail_at_we", 1, "a deadline is written", cut.expr().logic_or(arm.clone()));
+    let wc = s.m.wire_from("tail_at_wc", cb, "its connection", mux(&cut, cc.expr(), gc.expr()));
+    let wd = s.m.wire_from("tail_at_wd", 32, "the deadline", mux(&cut, ca.expr(), gat.expr()));
+    s.m.mem_write(&mem, &we, &wc, &wd);
+    let scan = s.i("ack_m_tail_scan");
+    let last = lit(cb, u64::from(c - 1));
+    let scan_next = mux(scan.expr().eq(last), lit(cb, 0), scan.expr() + lit(cb, 1));
+    let stay = s.m.mem_read(&mem, "tail_scan_stay", lit(1, 1), scan.expr());
+    let step = s.m.mem_read(&mem, "tail_scan_step", lit(1, 1), scan_next);
+    let scan_q = s.m.reg_no_reset("tail_scan_q", cb, "the scanner's connection last cycle");
+    s.m.next(set(&scan_q.next, scan.expr()));
+    let (we_q, wc_q, wd_q) = (
+        s.m.reg("tail_at_we_q", 1, 0, "last cycle's deadline write"),
+        s.m.reg_no_reset("tail_at_wc_q", cb, "its connection"),
+        s.m.reg_no_reset("tail_at_wd_q", 32, "its deadline"),
+    );
+    s.m.next(set(&we_q.next, we.expr()));
+    s.m.next(set(&wc_q.next, wc.expr()));
+    s.m.next(set(&wd_q.next, wd.expr()));
+    let read = mux(scan.expr().eq(scan_q.q.expr()), stay.expr(), step.expr());
+    let base = mux(we_q.q.expr().logic_and(wc_q.q.expr().eq(scan.expr())), wd_q.q.expr(), read);
+    let now = s.m.wire_from(
+        "tail_scan_at",
+        32,
+        "the scanned connection's deadline after this cycle's writes",
+        mux(we.expr().logic_and(wc.expr().eq(scan.expr())), wd.expr(), base),
+    );
+    let ts = s.i("ts_now");
+    let due = vn.expr().bit_at(scan.expr()).logic_and(super::ack::reached(ts.expr(), now.expr()));
+    s.o("ack_s_tail_due", due, 1);
+
+    // The shared read (the timer step's) and the decision's copy.
+    let (rd_en, rd_conn) = shared_read(s, "tail", cb, true);
+    let first = s.m.mem_read(&mem, "tail_at_rd", &rd_en, &rd_conn);
+    let ans = delay(s, "tail_at_ans", &first, 32, l - 1);
+    let trc = s.i("timer_m_rd_conn");
+    let rv = s.m.wire_from("tail_rd_valid", 1, "the timer step's read", valid.q.expr().bit_at(trc.expr()));
+    let rv = delay(s, "tail_rd_valid", &rv, 1, l);
+    s.o("timer_s_rd_tail_valid", &rv, 1);
+    s.o("timer_s_rd_tail_at", &ans, 32);
+    let trd = s.i("sched_m_trd_valid");
+    let sched_ans = delay(s, "tail_sched_ans", &trd, 1, l);
+    let r = s.m.reg_no_reset("dc_tail_at", 32, "the deciding connection's tail deadline, as read");
+    let v =
+        s.m.wire_from("dc_tail_at_now", 32, "the copy as the commit sees it", mux(&sched_ans, ans.expr(), r.q.expr()));
+    s.m.next(set(&r.next, v.expr()));
+    s.o("commit_s_ctx_tail_at", &v, 32);
+    s.o("commit_s_ctx_tail_valid", valid.q.expr().bit_at(cc.expr()), 1);
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
