@@ -130,6 +130,8 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     ready_set(&mut s, p, &expired, &taken, &fail);
     context(&mut s, p, &fail, &addr);
     tail_timers(&mut s, p);
+    post_forwards(&mut s);
+    stream_words(&mut s, p);
     frames(&mut s);
     mirror(&mut s, p);
 
@@ -1229,6 +1231,266 @@ fn tail_timers(s: &mut S, p: &TxEngineParams) {
     s.m.next(set(&r.next, v.expr()));
     s.o("commit_s_ctx_tail_at", &v, 32);
     s.o("commit_s_ctx_tail_valid", valid.q.expr().bit_at(cc.expr()), 1);
+}
+
+/// What the post forwards to its requests in flight: the commit's cut and
+/// a setup's restart of the streams.
+fn post_forwards(s: &mut S) {
+    for (to, from) in [
+        ("post_s_cut_valid", "commit_m_cut_valid"),
+        ("post_s_cut_conn", "sched_m_commit_conn"),
+        ("post_s_cut_stream", "sched_m_commit_stream"),
+        ("post_s_cut_pend", "commit_m_sw_pend"),
+        ("post_s_cut_pend_streams", "commit_m_ctx_pend_streams"),
+        ("post_s_open_valid", "open_m_sw_valid"),
+        ("post_s_open_conn", "open_m_sw_conn"),
+    ] {
+        let v = s.i(from);
+        let w = s.width(to);
+        s.o(to, &v, w);
+    }
+}
+
+/// The streams' words' fields: (name, width; 0 for a work queue pointer).
+const STREAM: [(&str, u32); 7] = [
+    ("head", 0),
+    ("pend", 0),
+    ("tail", 0),
+    ("next_msn", 24),
+    ("next_rq_seq", 24),
+    ("remote_completed", 24),
+    ("pend_sent", 32),
+];
+
+/// A copy of one connection's words of a table kept current: loaded from
+/// a read `L` cycles after it is issued, every write to its connection
+/// applied as it happens from the read's cycle on (a field written
+/// meanwhile keeps the write, not the answer). `writes[i]` are the
+/// writes of `fields[i]`.
+struct Tracked {
+    /// Each field's value as of this cycle (before this cycle's writes).
+    now: Vec<Signal>,
+}
+
+fn tracked(
+    s: &mut S,
+    name: &str,
+    cb: u32,
+    l: u32,
+    read: (&Expr, &Expr),
+    fields: &[(String, u32, Signal, Vec<FieldWrite>)],
+) -> Tracked {
+    let conn = s.m.reg_no_reset(&format!("{name}_conn"), cb, "the connection the copy is of");
+    s.m.next(set(&conn.next, mux(read.0.clone(), read.1.clone(), conn.q.expr())));
+    // Cycles until the read answers (0: none in flight).
+    let wb = index_bits(l + 1);
+    let wait = s.m.reg(&format!("{name}_wait"), wb, 0, "cycles until the copy's read answers");
+    let wait_next = mux(
+        read.0.clone(),
+        lit(wb, u64::from(l)),
+        mux(wait.q.expr().eq(lit(wb, 0)), lit(wb, 0), wait.q.expr() - lit(wb, 1)),
+    );
+    s.m.next(set(&wait.next, wait_next));
+    let answer =
+        s.m.wire_from(&format!("{name}_answer"), 1, "the copy's read answers this cycle", wait.q.expr().eq(lit(wb, 1)));
+    let cur_conn = mux(read.0.clone(), read.1.clone(), conn.q.expr());
+    let mut now = Vec::new();
+    for (f, w, ans, writes) in fields {
+        let w = *w;
+        let r = s.m.reg_no_reset(&format!("{name}_{f}"), w, "the copy's field");
+        let dirty = s.m.reg(&format!("{name}_{f}_dirty"), 1, 0, "written since the copy's read was issued");
+        let v = s.m.wire_from(
+            &format!("{name}_{f}_now"),
+            w,
+            "the field as of this cycle",
+            mux(answer.expr().logic_and(dirty.q.expr().logic_not()), ans.expr(), r.q.expr()),
+        );
+        let hit: Vec<FieldWrite> = writes
+            .iter()
+            .map(|(e, c, d)| (e.clone().logic_and(c.clone().eq(cur_conn.clone())), c.clone(), d.clone()))
+            .collect();
+        let any = hit.iter().map(|(e, _, _)| e.clone()).reduce(|a, b| a.logic_or(b)).unwrap_or(lit(1, 0));
+        let val = hit.iter().rev().fold(v.expr(), |acc, (e, _, d)| mux(e.clone(), d.clone(), acc));
+        s.m.next(set(&r.next, val));
+        // A new read starts clean but for this cycle's own writes (the
+        // read sees the word before them).
+        s.m.next(set(&dirty.next, mux(read.0.clone(), any.clone(), dirty.q.expr().logic_or(any).logic_or(&answer))));
+        now.push(v);
+    }
+    Tracked { now }
+}
+
+/// The streams' words (connection x stream): a memory per field and
+/// stream, written by the post (tail and counters), the commit (pend and
+/// bytes cut), the walk (head; a failure's drain of pend), a SACK's last
+/// stage (remote_completed) and a setup (every stream of the connection
+/// restarting at its tail); read through the post's own port (the post
+/// runs beside everything), the shared port (the setup's tails, a SACK
+/// stage's remote_completed, the decision's copy), and the walk's port
+/// (its connection's words, from the failure that starts it; a SACK's
+/// walk takes the stage's read). The decision's and the walk's copies
+/// are kept current with every write to their connection: the post
+/// writes while a decision or a walk runs.
+fn stream_words(s: &mut S, p: &TxEngineParams) {
+    let (cb, l, ns) = (p.conn_bits, p.read_latency, p.streams);
+    let qb = s.width("walk_s_sw_head") / ns;
+    let sbits = s.width("sched_m_commit_stream");
+    let at = |st: &Signal, k: u32| st.expr().eq(lit(sbits, u64::from(k)));
+    // Writers.
+    let (pv, pc, ps) = (s.i("post_m_wq_wr_valid"), s.i("post_m_wq_wr_conn"), s.i("post_m_wq_wr_stream"));
+    let (cut, cc, cs) = (s.i("commit_m_cut_valid"), s.i("sched_m_commit_conn"), s.i("sched_m_commit_stream"));
+    let (hv, dv, wc, ws) =
+        (s.i("walk_m_sw_head_valid"), s.i("walk_m_sw_drain_valid"), s.i("walk_m_sw_conn"), s.i("walk_m_sw_stream"));
+    let (rcv, rcc, rcs, rcm) =
+        (s.i("stage_m_rc_valid"), s.i("stage_m_rc_conn"), s.i("stage_m_rc_stream"), s.i("stage_m_rc_msn"));
+    let (ov, oc, ot) = (s.i("open_m_sw_valid"), s.i("open_m_sw_conn"), s.i("open_m_sw_tails"));
+    let val = |s: &mut S, n: &str| s.i(n).expr();
+    let mut writes: HashMap<(String, u32), Vec<FieldWrite>> = HashMap::new();
+    for (f, w0) in STREAM {
+        let w = if w0 == 0 { qb } else { w0 };
+        for k in 0..ns {
+            let on = |v: &Signal, st: &Signal| v.expr().logic_and(at(st, k));
+            let tail_k = ot.slice(k * qb + qb - 1, k * qb);
+            let mut v: Vec<FieldWrite> = match f {
+                "head" => vec![(on(&hv, &ws), wc.expr(), val(s, "walk_m_sw_head"))],
+                "pend" => vec![
+                    (on(&cut, &cs), cc.expr(), val(s, "commit_m_sw_pend")),
+                    (on(&dv, &ws), wc.expr(), val(s, "walk_m_sw_pend")),
+                ],
+                "tail" => vec![(on(&pv, &ps), pc.expr(), val(s, "post_m_sw_tail"))],
+                "next_msn" => vec![(on(&pv, &ps), pc.expr(), val(s, "post_m_sw_next_msn"))],
+                "next_rq_seq" => vec![(on(&pv, &ps), pc.expr(), val(s, "post_m_sw_next_rq_seq"))],
+                "remote_completed" => vec![(on(&rcv, &rcs), rcc.expr(), rcm.expr())],
+                "pend_sent" => vec![
+                    (on(&cut, &cs), cc.expr(), val(s, "commit_m_sw_pend_sent")),
+                    (on(&dv, &ws), wc.expr(), lit(w, 0)),
+                ],
+                _ => vec![],
+            };
+            let open_val = if matches!(f, "head" | "pend" | "tail") { tail_k } else { lit(w, 0) };
+            v.push((ov.expr(), oc.expr(), open_val));
+            writes.insert((f.to_string(), k), v);
+        }
+    }
+    // Read ports: the post's, the shared one, the walk's.
+    let (prv, prc, prs) = (s.i("post_m_rd_valid"), s.i("post_m_rd_conn"), s.i("post_m_rd_stream"));
+    let (sh_en, sh_conn) = shared_read(s, "sw", cb, true);
+    // The walk's read: a failure's connection as it starts the walk.
+    let failing = (s.i("walk_s_fail_valid"), s.i("walk_s_fail_conn"));
+    let (rfv, rfc) = (s.i("out_m_fail_valid"), s.i("out_m_fail_conn"));
+    let wk_en =
+        s.m.wire_from("sw_walk_rd", 1, "a failure starts a walk: its words are read", failing.0.expr().logic_or(&rfv));
+    let wk_conn = s.m.wire_from("sw_walk_conn", cb, "its connection", mux(&failing.0, failing.1.expr(), rfc.expr()));
+    let mut post_ans: HashMap<(String, u32), Signal> = HashMap::new();
+    let mut sh_ans: HashMap<(String, u32), Signal> = HashMap::new();
+    let mut wk_ans: HashMap<(String, u32), Signal> = HashMap::new();
+    for (f, w0) in STREAM {
+        let w = if w0 == 0 { qb } else { w0 };
+        for k in 0..ns {
+            let mem = s.m.memory(
+                &format!("sw_{f}_{k}"),
+                w,
+                p.conns,
+                crate::MemStyle::Block,
+                "a stream word's field, per connection",
+            );
+            let (en, conn, data) = pick_write(&writes[&(f.to_string(), k)], cb, w);
+            s.m.mem_write(&mem, en, conn, data);
+            // Each port reads only the fields its readers take.
+            if matches!(f, "head" | "pend" | "tail" | "next_msn" | "next_rq_seq") {
+                let a = s.m.mem_read(&mem, &format!("sw_{f}_{k}_post"), &prv, &prc);
+                post_ans.insert((f.to_string(), k), delay(s, &format!("sw_{f}_{k}_post_ans"), &a, w, l - 1));
+            }
+            if f != "next_rq_seq" {
+                let a = s.m.mem_read(&mem, &format!("sw_{f}_{k}_sh"), &sh_en, &sh_conn);
+                sh_ans.insert((f.to_string(), k), delay(s, &format!("sw_{f}_{k}_sh_ans"), &a, w, l - 1));
+            }
+            if matches!(f, "head" | "pend" | "tail") {
+                let a = s.m.mem_read(&mem, &format!("sw_{f}_{k}_wk"), &wk_en, &wk_conn);
+                wk_ans.insert((f.to_string(), k), delay(s, &format!("sw_{f}_{k}_wk_ans"), &a, w, l - 1));
+            }
+        }
+    }
+    let width_of =
+        |f: &str| STREAM.iter().find(|(x, _)| *x == f).map(|&(_, w)| if w == 0 { qb } else { w }).expect("a field");
+    let pick_stream = |ans: &HashMap<(String, u32), Signal>, f: &str, st: &Signal| -> Expr {
+        (0..ns).rev().fold(lit(width_of(f), 0), |acc, k| mux(at(st, k), ans[&(f.to_string(), k)].expr(), acc))
+    };
+    let all_streams = |vals: &dyn Fn(u32) -> Expr| -> Expr {
+        let v: Vec<Expr> = (0..ns).rev().map(vals).collect();
+        cat(&v)
+    };
+    // The post's answer: its stream's.
+    let ps_d = delay(s, "sw_post_stream", &prs, sbits, l);
+    for f in ["head", "pend", "tail", "next_msn", "next_rq_seq"] {
+        let e = pick_stream(&post_ans, f, &ps_d);
+        s.o(&format!("post_s_rd_{f}"), e, width_of(f));
+    }
+    // The setup's tails, a stage's remote_completed.
+    let tails = all_streams(&|k| sh_ans[&("tail".to_string(), k)].expr());
+    s.o("open_s_rd_tails", tails, ns * qb);
+    let gs = s.i("stage_m_rd_stream");
+    let gs_d = delay(s, "sw_stage_stream", &gs, sbits, l);
+    let rc = pick_stream(&sh_ans, "remote_completed", &gs_d);
+    s.o("stage_s_rd_remote_completed", rc, 24);
+
+    // The decision's copy: the scheduler's read.
+    let (trd, tconn) = (s.i("sched_m_trd_valid"), s.i("sched_m_trd_conn"));
+    let mk = |names: &[&str], ans: &HashMap<(String, u32), Signal>| -> Vec<(String, u32, Signal, Vec<FieldWrite>)> {
+        let mut v = Vec::new();
+        for f in names {
+            for k in 0..ns {
+                let key = (f.to_string(), k);
+                v.push((format!("{f}_{k}"), width_of(f), ans[&key].clone(), writes[&key].clone()));
+            }
+        }
+        v
+    };
+    let dnames = ["pend", "tail", "next_msn", "remote_completed", "pend_sent"];
+    let dc = tracked(s, "dc_sw", cb, l, (&trd.expr(), &tconn.expr()), &mk(&dnames, &sh_ans));
+    let dget = |f: &str, k: u32| -> Signal {
+        let i = dnames.iter().position(|x| *x == f).expect("a field") * ns as usize + k as usize;
+        dc.now[i].clone()
+    };
+    for f in ["pend", "tail", "next_msn", "remote_completed"] {
+        let e = all_streams(&|k| dget(f, k).expr());
+        let w = s.width(&format!("sched_s_sw_{f}"));
+        s.o(&format!("sched_s_sw_{f}"), e, w);
+    }
+    let started = all_streams(&|k| dget("pend_sent", k).expr().ne(lit(32, 0)));
+    s.o("sched_s_sw_started", started, ns);
+    for f in ["pend", "tail", "pend_sent"] {
+        let e = (0..ns).rev().fold(lit(width_of(f), 0), |acc, k| mux(at(&cs, k), dget(f, k).expr(), acc));
+        s.o(&format!("commit_s_sw_{f}"), e, width_of(f));
+    }
+
+    // The walk's copy: a SACK stage's read, or a failure's own.
+    let (gv, gc) = (s.i("stage_m_rd_valid"), s.i("stage_m_rd_conn"));
+    let wk_read_en = gv.expr().logic_or(&wk_en);
+    let wk_read_conn = mux(&wk_en, wk_conn.expr(), gc.expr());
+    // Its answer: the walk port's after a failure's read, the shared
+    // port's after the stage's.
+    let src_wk = s.m.wire_from("sw_walk_src", 1, "the walk copy's read is the walk port's", wk_en.expr());
+    let src_d = delay(s, "sw_walk_src", &src_wk, 1, l);
+    let wnames = ["head", "pend", "tail"];
+    let mut wfields = Vec::new();
+    for f in wnames {
+        for k in 0..ns {
+            let key = (f.to_string(), k);
+            let a = s.m.wire_from(
+                &format!("sw_walk_{f}_{k}_ans"),
+                qb,
+                "the walk copy's answer",
+                mux(&src_d, wk_ans[&key].expr(), sh_ans[&key].expr()),
+            );
+            wfields.push((format!("{f}_{k}"), qb, a, writes[&key].clone()));
+        }
+    }
+    let wk = tracked(s, "wk_sw", cb, l, (&wk_read_en, &wk_read_conn), &wfields);
+    for (i, f) in wnames.iter().enumerate() {
+        let e = all_streams(&|k| wk.now[i * ns as usize + k as usize].expr());
+        s.o(&format!("walk_s_sw_{f}"), e, ns * qb);
+    }
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
