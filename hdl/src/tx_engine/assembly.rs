@@ -227,6 +227,7 @@ pub fn netlist(p: &TxEngineParams) -> Netlist<&'static str> {
 /// order (the units, then the state), with the state's outputs not built
 /// yet (tied to 0 there; the assembly is not a block until this is empty).
 pub fn modules(p: &TxEngineParams) -> Result<(Module, Vec<Module>, Vec<String>), String> {
+    super::state::fits(p)?;
     let net = netlist(p);
     let mut kids: Vec<Module> = UNITS.iter().map(|u| (u.build)(p)).collect();
     let st = super::state::build(p, &state_ports(p));

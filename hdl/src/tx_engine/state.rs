@@ -58,6 +58,12 @@ struct S {
     /// Nets built for a piece that does not exist yet (the ready set's
     /// wakes): sunk at the end until their reader is built.
     waiting: Vec<Expr>,
+    /// The clear sweep: (running, its address), once built.
+    sweeping: Option<(Signal, Signal)>,
+    /// Per connection: its retransmit queue has an entry (the ready set's
+    /// input), once built.
+    retx_nonempty: Option<Signal>,
+    ready_parts: Option<ReadyParts>,
 }
 
 impl S {
@@ -66,6 +72,14 @@ impl S {
         let s = self.sig.get(name).unwrap_or_else(|| panic!("tx_state has no port {name}")).clone();
         self.read.insert(name.to_string());
         s
+    }
+
+    /// The clear sweep's write of a table `addr_bits` wide: every word
+    /// 0, one a cycle (the sweep runs over the largest table, so every
+    /// smaller one is covered; its address wraps in their width).
+    fn clear(&self, w: u32, addr_bits: u32) -> FieldWrite {
+        let (on, addr) = self.sweeping.clone().expect("the sweep is built first");
+        (on.expr(), addr.slice(addr_bits - 1, 0), lit(w, 0))
     }
 
     fn has(&self, name: &str) -> bool {
@@ -109,13 +123,52 @@ impl S {
     }
 }
 
+/// The widest per-connection flip-flop vector this state keeps (the ready
+/// set's PROBE bits and counts, the retransmit queues' heads and counts):
+/// past this the design is not hardware anyone would build (and
+/// Verilator refuses such literals), so the assembly is refused for the
+/// config with the reason.
+pub const FLOP_VECTOR_MAX: u32 = 8192;
+
+/// Whether `p` fits the flip-flop vectors (see [`FLOP_VECTOR_MAX`]).
+pub fn fits(p: &TxEngineParams) -> Result<(), String> {
+    let pb = index_bits(p.paths).max(1);
+    let qb = index_bits(p.paths * p.ring_depth);
+    let sb = super::post::pend_streams_bits(p);
+    for (what, w) in [
+        ("the PROBE bits (CONNS x PATHS)", p.conns * p.paths),
+        ("the retransmit queues' heads (CONNS x (path + psn))", p.conns * (pb + 24)),
+        ("the retransmit queues' counts", p.conns * (qb + 1)),
+        ("the counts of streams with bytes to cut", p.conns * sb),
+    ] {
+        if w > FLOP_VECTOR_MAX {
+            return Err(format!(
+                "tx_state keeps {what} in flip-flops: {w} bits for {} connections, past {FLOP_VECTOR_MAX}; \
+                 this size needs them in block RAM (docs/architecture.md, the store map)",
+                p.conns
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `tx_state` for `p`, with the ports [`super::assembly::state_ports`] gives.
 pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     let mut m = Module::new(NAME);
     m.describe("tx_engine state: the clear sweep, the input registers, where units meet (work in progress)");
     let (clk, sig) = crate::ports::declare(&mut m, defs);
     m.clock_domain(&clk, &sig["rst"]);
-    let mut s = S { m, sig, defs: defs.to_vec(), driven: BTreeSet::new(), read: BTreeSet::new(), waiting: Vec::new() };
+    let mut s = S {
+        m,
+        sig,
+        defs: defs.to_vec(),
+        driven: BTreeSet::new(),
+        read: BTreeSet::new(),
+        waiting: Vec::new(),
+        sweeping: None,
+        retx_nonempty: None,
+        ready_parts: None,
+    };
 
     let run = sweep(&mut s, p);
     for (ch, unit) in [("rto", "rto"), ("upd", "rto"), ("sack", "sack"), ("nack", "nack")] {
@@ -132,6 +185,10 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     tail_timers(&mut s, p);
     post_forwards(&mut s);
     stream_words(&mut s, p);
+    let dc_conn = decision_conn(&mut s, p);
+    let head = retx_queue(&mut s, p, &dc_conn);
+    ring(&mut s, p, &fail, &dc_conn, &head);
+    sched_ready(&mut s, p);
     frames(&mut s);
     mirror(&mut s, p);
 
@@ -152,6 +209,7 @@ fn sweep(s: &mut S, p: &TxEngineParams) -> Signal {
         vec![set(&addr.next, addr.q.expr() + lit(ab, 1)), crate::ir::if_then(last, vec![set(&init.next, lit(1, 0))])],
     ));
     let run = s.m.wire_from("run", 1, "the sweep is over: the engine takes inputs", init.q.expr().logic_not());
+    s.sweeping = Some((init.q.clone(), addr.q.clone()));
     let en = s.m.wire_from("en", 1, "the engine runs this cycle", run.expr().logic_and(rst.expr().logic_not()));
     for u in ["post", "open", "out"] {
         s.o(&format!("{u}_en"), &en, 1);
@@ -248,7 +306,8 @@ fn addresses(s: &mut S, p: &TxEngineParams) -> crate::Mem {
     let mem = s.m.memory("addr", 80, p.conns, crate::MemStyle::Block, "per connection: the peer's MAC (high) and IPv4");
     let (v, c) = (s.i("open_m_addr_valid"), s.i("open_m_addr_conn"));
     let word = cat(&[s.i("open_m_addr_dst_mac").expr(), s.i("open_m_addr_dst_ip").expr()]);
-    s.m.mem_write(&mem, &v, &c, word);
+    let (en, conn, data) = pick_write(&[(v.expr(), c.expr(), word), s.clear(80, p.conn_bits)], p.conn_bits, 80);
+    s.m.mem_write(&mem, en, conn, data);
     mem
 }
 
@@ -607,7 +666,8 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
     let after_post = put(after_commit, wv.expr(), &wc, pp.expr());
     let gone_p = mux(fail.0.expr(), zext(ones(sb), c * sb) << field_at(&fail.1), lit(c * sb, 0))
         | mux(ov.expr(), zext(ones(sb), c * sb) << field_at(&oc), lit(c * sb, 0));
-    s.m.next(set(&pend.next, after_post & gone_p.not()));
+    let pend_after = s.m.wire_from("rs_pend_after", c * sb, "the counts after this cycle", after_post & gone_p.not());
+    s.m.next(set(&pend.next, pend_after.expr()));
 
     // What each reader takes.
     let pend_of = |conn: &Signal| pend.q.expr().part(field_at(conn), sb);
@@ -669,9 +729,48 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
             s.o(&format!("{u}_s_rd_pend"), &d, 1);
         }
     }
-    // The scheduler's ready bits wait for the retransmit queue's counts.
-    let ready_wo_retx = open.q.expr() & failed.q.expr().not() & stalled_now.expr().not();
-    s.waiting.push(ready_wo_retx.reduce_xor());
+    // Whether a connection has streams with bytes to cut, kept beside
+    // the counts as the PROBE bits' summary is.
+    let pnz = s.m.reg("rs_pend_nz", c, 0, "per connection: some stream has bytes to cut");
+    let mut nz_next = pnz.q.expr();
+    for (k, (en, conn)) in
+        [(cv.expr(), cc.clone()), (wv.expr(), wc.clone()), (fail.0.expr(), fail.1.clone()), (ov.expr(), oc.clone())]
+            .into_iter()
+            .enumerate()
+    {
+        let b = s.m.wire_from(
+            &format!("rs_pend_nz_{k}"),
+            1,
+            "the touched connection has streams with bytes to cut",
+            pend_after.expr().part(field_at(&conn), sb).ne(lit(sb, 0)),
+        );
+        let one = lit(c, 1) << zext(conn.expr(), cb.max(1));
+        nz_next = mux(en, (nz_next.clone() & one.clone().not()) | mux(&b, one, lit(c, 0)), nz_next);
+    }
+    s.m.next(set(&pnz.next, nz_next));
+    s.ready_parts = Some(ReadyParts {
+        live: s.m.wire_from("rs_live", c, "per connection: open and not failed", open.q.expr() & failed.q.expr().not()),
+        stalled: stalled_now,
+        probe: probe_any.q.clone(),
+        pend: pnz.q.clone(),
+    });
+}
+
+/// What the scheduler's ready bits are made of.
+struct ReadyParts {
+    live: Signal,
+    stalled: Signal,
+    probe: Signal,
+    pend: Signal,
+}
+
+/// The scheduler's ready bits (`conn_has_work`): live, and a PROBE queued,
+/// or something to send and not stalled.
+fn sched_ready(s: &mut S, p: &TxEngineParams) {
+    let r = s.ready_parts.take().expect("the ready set is built");
+    let retx = s.retx_nonempty.clone().expect("the retransmit queues are built");
+    let e = r.live.expr() & (r.probe.expr() | ((retx.expr() | r.pend.expr()) & r.stalled.expr().not()));
+    s.o("sched_s_ready", e, p.conns);
 }
 
 /// One write of a table's field: enable, connection, value.
@@ -1077,6 +1176,7 @@ fn context(s: &mut S, p: &TxEngineParams, failing: &Failing, addr: &crate::Mem) 
         if f != "dead" {
             writes.push((ov.expr(), oc.expr(), open_val));
         }
+        writes.push(s.clear(w, cb));
         let mem = s.m.memory(&format!("ctx_{f}"), w, p.conns, crate::MemStyle::Block, "the connection context's field");
         let (en, conn, data) = pick_write(&writes, cb, w);
         s.m.mem_write(&mem, en, conn, data);
@@ -1369,6 +1469,7 @@ fn stream_words(s: &mut S, p: &TxEngineParams) {
             };
             let open_val = if matches!(f, "head" | "pend" | "tail") { tail_k } else { lit(w, 0) };
             v.push((ov.expr(), oc.expr(), open_val));
+            v.push(s.clear(w, cb));
             writes.insert((f.to_string(), k), v);
         }
     }
@@ -1491,6 +1592,397 @@ fn stream_words(s: &mut S, p: &TxEngineParams) {
         let e = all_streams(&|k| wk.now[i * ns as usize + k as usize].expr());
         s.o(&format!("walk_s_sw_{f}"), e, ns * qb);
     }
+}
+
+/// The deciding connection: the scheduler's telemetry read names it, and
+/// the decision's levels are its.
+fn decision_conn(s: &mut S, p: &TxEngineParams) -> Signal {
+    let (v, c) = (s.i("sched_m_trd_valid"), s.i("sched_m_trd_conn"));
+    let r = s.m.reg("dc_conn", p.conn_bits, 0, "the connection the scheduler decides for");
+    s.m.next(set(&r.next, mux(&v, c.expr(), r.q.expr())));
+    r.q
+}
+
+/// The retransmit queue's head as the decision sees it.
+struct RetxHead {
+    path: Signal,
+    psn: Signal,
+}
+
+/// A retransmit queue push's ports: valid, connection, path, psn.
+type Push = (Signal, Signal, Signal, Signal);
+
+/// The retransmit queues, one per connection: a FIFO of (path, psn) in
+/// block RAM (`PATHS x tx_ring_depth` entries a connection, its
+/// read and write pointers in flip-flops) and each connection's head in
+/// flip-flops, so that the decision sees its connection's head as a level
+/// and the head's ring slot can be read as the decision starts. Pushed by
+/// the handlers that queue a retransmission (one a cycle), popped by the
+/// commit and by the scheduler's stale heads (the next head is read from
+/// the FIFO at the pop and lands the cycle after: the scheduler waits `L`
+/// cycles after a pop), emptied by a failure or a setup. A list threaded
+/// through the ring's slots would need no FIFO memory (docs/architecture.md,
+/// the store map); the head flip-flops are `CONNS x (path + psn)` bits.
+fn retx_queue(s: &mut S, p: &TxEngineParams, dc_conn: &Signal) -> RetxHead {
+    let (c, cb, pb) = (p.conns, p.conn_bits, s.width("sched_s_retx_path"));
+    let depth = p.paths * p.ring_depth;
+    let qb = index_bits(depth);
+    let eb = pb + 24;
+    // The pushes (one a cycle).
+    let mut pushes: Vec<Push> = Vec::new();
+    for u in ["rto", "nack", "sack", "stage", "timer"] {
+        pushes.push((
+            s.i(&format!("{u}_m_retx_valid")),
+            s.i(&format!("{u}_m_retx_conn")),
+            s.i(&format!("{u}_m_retx_path")),
+            s.i(&format!("{u}_m_retx_psn")),
+        ));
+    }
+    let push = pushes.iter().map(|(v, _, _, _)| v.expr()).reduce(|a, b| a.logic_or(b)).expect("pushers");
+    let push = s.m.wire_from("rq_push", 1, "an entry is pushed", push);
+    let pick = |w: u32, f: &dyn Fn(&Push) -> Expr| -> Expr {
+        pushes.iter().rev().fold(lit(w, 0), |acc, x| mux(&x.0, f(x), acc))
+    };
+    let pc = s.m.wire_from("rq_push_conn", cb, "its connection", pick(cb, &|x| x.1.expr()));
+    let pe = s.m.wire_from("rq_push_entry", eb, "its (path, psn)", pick(eb, &|x| cat(&[x.2.expr(), x.3.expr()])));
+    // The pops: the commit's (the decided retransmission) and the
+    // scheduler's stale heads.
+    let (cp, cc) = (s.i("commit_m_pop_valid"), s.i("sched_m_commit_conn"));
+    let (sp, sc) = (s.i("sched_m_pop_valid"), s.i("sched_m_pop_conn"));
+    let pop = s.m.wire_from("rq_pop", 1, "a head is popped", cp.expr().logic_or(&sp));
+    let popc = s.m.wire_from("rq_pop_conn", cb, "its connection", mux(&cp, cc.expr(), sc.expr()));
+    let (ov, oc) = (s.i("open_m_ctx_valid"), s.i("open_m_ctx_conn"));
+    let failing = (s.i("walk_s_fail_valid"), s.i("walk_s_fail_conn"));
+    let (rfv, rfc) = (s.i("out_m_fail_valid"), s.i("out_m_fail_conn"));
+
+    let rd = s.m.reg("rq_rd", c * qb, 0, "per connection: the FIFO's head index");
+    let cnt = s.m.reg("rq_count", c * (qb + 1), 0, "per connection: entries queued");
+    let heads = s.m.reg_no_reset("rq_head", c * eb, "per connection: the head entry (valid with a count)");
+    let at = |conn: &Signal, w: u32| {
+        let ib = index_bits(c * w);
+        zext(conn.expr(), ib) * lit(ib, u64::from(w))
+    };
+    let get = |v: &Signal, conn: &Signal, w: u32| v.expr().part(at(conn, w), w);
+    let put = |q: Expr, en: Expr, conn: &Signal, w: u32, val: Expr| -> Expr {
+        let mask = lit(w, if w >= 64 { u64::MAX } else { (1u64 << w) - 1 });
+        mux(en, (q.clone() & (zext(mask, c * w) << at(conn, w)).not()) | (zext(val, c * w) << at(conn, w)), q)
+    };
+    let mem =
+        s.m.memory("rq", eb, c * (1 << qb), crate::MemStyle::Block, "per connection: the retransmit FIFO's entries");
+    // Push: at (head + count) of its connection; an empty queue's entry is
+    // its head at once.
+    let push_cnt = s.m.wire_from("rq_push_count", qb + 1, "the pushed queue's count", get(&cnt.q, &pc, qb + 1));
+    let push_at = get(&rd.q, &pc, qb) + push_cnt.slice(qb - 1, 0);
+    s.m.mem_write(&mem, &push, cat(&[pc.expr(), push_at]), &pe);
+    // Pop: the next head is read now and lands next cycle.
+    let pop_rd = get(&rd.q, &popc, qb) + lit(qb, 1);
+    let next_head = s.m.mem_read(&mem, "rq_next_head", &pop, cat(&[popc.expr(), pop_rd.clone()]));
+    let pop_q = s.m.reg("rq_pop_q", 1, 0, "a pop last cycle: its next head lands");
+    let popc_q = s.m.reg_no_reset("rq_pop_conn_q", cb, "its connection");
+    s.m.next(set(&pop_q.next, pop.expr()));
+    s.m.next(set(&popc_q.next, popc.expr()));
+    // Counts and indices.
+    let cnt1 = put(cnt.q.expr(), push.expr(), &pc, qb + 1, push_cnt.expr() + lit(qb + 1, 1));
+    let cnt2 = {
+        let q = s.m.wire_from("rq_count_pushed", c * (qb + 1), "counts after the push", cnt1);
+        let now = get(&q, &popc, qb + 1);
+        put(q.expr(), pop.expr(), &popc, qb + 1, now - lit(qb + 1, 1))
+    };
+    let cnt3 = put(cnt2, failing.0.expr(), &failing.1, qb + 1, lit(qb + 1, 0));
+    let cnt4 = put(cnt3, rfv.expr(), &rfc, qb + 1, lit(qb + 1, 0));
+    let cnt5 = put(cnt4, ov.expr(), &oc, qb + 1, lit(qb + 1, 0));
+    let after = s.m.wire_from("rq_count_after", c * (qb + 1), "counts after this cycle", cnt5);
+    s.m.next(set(&cnt.next, after.expr()));
+    s.m.next(set(&rd.next, put(rd.q.expr(), pop.expr(), &popc, qb, pop_rd)));
+    // Heads: a push into an empty queue, or the entry after a popped head.
+    let h1 = put(heads.q.expr(), pop_q.q.expr(), &popc_q.q, eb, next_head.expr());
+    let h2 = put(h1, push.expr().logic_and(get(&cnt.q, &pc, qb + 1).eq(lit(qb + 1, 0))), &pc, eb, pe.expr());
+    s.m.next(set(&heads.next, h2));
+
+    // The decision's levels.
+    let head = s.m.wire_from("rq_dc_head", eb, "the deciding connection's head entry", get(&heads.q, dc_conn, eb));
+    let valid = s.m.wire_from("rq_dc_valid", 1, "it has a head", get(&cnt.q, dc_conn, qb + 1).ne(lit(qb + 1, 0)));
+    s.o("sched_s_retx_valid", &valid, 1);
+
+    // Whether each connection has one, for the ready set: the counts'
+    // changes touch at most a few connections a cycle, so the bit vector
+    // is kept beside them.
+    let ne = s.m.reg("rq_nonempty", c, 0, "per connection: its retransmit queue has an entry");
+    let one = |conn: &Signal| lit(c, 1) << zext(conn.expr(), cb.max(1));
+    let mut ne_next = ne.q.expr();
+    for (k, (en, conn)) in [
+        (push.expr(), pc.clone()),
+        (pop.expr(), popc.clone()),
+        (failing.0.expr(), failing.1.clone()),
+        (rfv.expr(), rfc.clone()),
+        (ov.expr(), oc.clone()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let b = s.m.wire_from(
+            &format!("rq_ne_{k}"),
+            1,
+            "the touched connection has entries",
+            get(&after, &conn, qb + 1).ne(lit(qb + 1, 0)),
+        );
+        ne_next = mux(en, (ne_next.clone() & one(&conn).not()) | mux(&b, one(&conn), lit(c, 0)), ne_next);
+    }
+    s.m.next(set(&ne.next, ne_next));
+    s.retx_nonempty = Some(ne.q.clone());
+    let path = s.m.wire_from("rq_dc_path", pb, "the head's path", head.slice(eb - 1, 24));
+    let psn = s.m.wire_from("rq_dc_psn", 24, "the head's psn", head.slice(23, 0));
+    s.o("sched_s_retx_path", &path, pb);
+    s.o("sched_s_retx_psn", &psn, 24);
+    RetxHead { path, psn }
+}
+
+/// The retransmit rings (connection x path x `tx_ring_depth` slots), a
+/// memory per field at `{conn, path, psn mod depth}`; every field's
+/// writers, one a cycle. The handlers read through one shared port `L`
+/// cycles; the decision reads the head's slot through a port of its own
+/// every cycle (the commit of a retransmission takes the slot's request
+/// fields, the scheduler its `queued` bit). A failure empties the
+/// connection's slots one a cycle while `tx_ack` holds for
+/// `PATHS x tx_ring_depth` cycles; a setup its path's (`tx_open`
+/// `m_ring_clr_*`); the sweep every slot.
+fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head: &RetxHead) {
+    let (cb, l) = (p.conn_bits, p.read_latency);
+    let pb = s.width("rto_m_ring_rd_path");
+    let rb = index_bits(p.ring_depth);
+    let ab = cb + pb + rb;
+    let addr = |conn: Expr, path: Expr, psn: Expr| -> Expr { cat(&[conn, path, psn]) };
+    // A slot is a psn's low bits; the rest names the packet, which the
+    // slot's owner checks, not the ring.
+    let low = |s: &mut S, name: &str| -> Expr {
+        let x = s.i(name);
+        s.m.wire_from(
+            &format!("{}_{name}_high", crate::check::UNUSED_SINK),
+            24 - rb,
+            "above the slot index",
+            x.slice(23, rb),
+        );
+        x.slice(rb - 1, 0)
+    };
+    let ts = s.i("ts_now");
+    // Writers' addresses.
+    let (cv, cc, cpath) = (s.i("commit_m_valid"), s.i("sched_m_commit_conn"), s.i("commit_m_path"));
+    let cretx = s.i("sched_m_commit_retx");
+    let c_at = addr(cc.expr(), cpath.expr(), low(s, "commit_m_ring_psn"));
+    let (nv, nc, np, nrnr) = (
+        s.i("nack_m_ring_wr_valid"),
+        s.i("nack_m_ring_wr_conn"),
+        s.i("nack_m_ring_wr_path"),
+        s.i("nack_m_ring_wr_rnr"),
+    );
+    let n_at = addr(nc.expr(), np.expr(), low(s, "nack_m_ring_wr_psn"));
+    let (tv, tc, tp) = (s.i("timer_m_ring_wr_valid"), s.i("timer_m_ring_wr_conn"), s.i("timer_m_ring_wr_path"));
+    let t_at = addr(tc.expr(), tp.expr(), low(s, "timer_m_ring_wr_psn"));
+    let (rv, rc, rp, rpsn) =
+        (s.i("rto_m_retx_valid"), s.i("rto_m_retx_conn"), s.i("rto_m_retx_path"), s.i("rto_m_retx_psn"));
+    let r_at = addr(rc.expr(), rp.expr(), rpsn.slice(rb - 1, 0));
+    // A SACK's and a stage's slots are of the connection (and, for a SACK,
+    // the path) their step read.
+    let latch = |s: &mut S, name: &str, en: &str, v: &str, w: u32| -> Signal {
+        let (e, x) = (s.i(en), s.i(v));
+        let r = s.m.reg_no_reset(name, w, "the step's, as its read named it");
+        s.m.next(set(&r.next, mux(&e, x.expr(), r.q.expr())));
+        r.q
+    };
+    let sconn = latch(s, "ring_sack_conn", "sack_m_rd_valid", "sack_m_rd_conn", cb);
+    let spath = latch(s, "ring_sack_path", "sack_m_rd_valid", "sack_m_rd_path", pb);
+    let gconn = latch(s, "ring_stage_conn", "stage_m_rd_valid", "stage_m_rd_conn", cb);
+    let sclr = s.i("sack_m_ring_clr_valid");
+    let (slost, slost_ch) = (s.i("sack_m_ring_lost_valid"), s.i("sack_m_ring_lost_charge"));
+    let (glost, glost_path, glost_ch) =
+        (s.i("stage_m_ring_lost_valid"), s.i("stage_m_ring_lost_path"), s.i("stage_m_ring_lost_charge"));
+    let sclr_at = addr(sconn.expr(), spath.expr(), low(s, "sack_m_ring_clr_psn"));
+    let slost_at = addr(sconn.expr(), spath.expr(), low(s, "sack_m_ring_lost_psn"));
+    let glost_at = addr(gconn.expr(), glost_path.expr(), low(s, "stage_m_ring_lost_psn"));
+    let (ov, oc, op, os) = (
+        s.i("open_m_ring_clr_valid"),
+        s.i("open_m_ring_clr_conn"),
+        s.i("open_m_ring_clr_path"),
+        s.i("open_m_ring_clr_slot"),
+    );
+    let o_at = cat(&[oc.expr(), op.expr(), os.slice(rb - 1, 0)]);
+    // A failure's clear: a slot a cycle from the failing cycle on.
+    let fb = pb + rb;
+    let fclr = s.m.reg("ring_fclr", 1, 0, "a failure's ring clear runs");
+    let fcnt = s.m.reg("ring_fclr_at", fb, 0, "the next slot it clears");
+    let fconn = s.m.reg_no_reset("ring_fclr_conn", cb, "the failed connection");
+    let (fv, fc) = (failing.any.0.clone(), failing.any.1.clone());
+    let last = fcnt.q.expr().eq(lit(fb, (1u64 << fb) - 1));
+    s.m.next(set(&fclr.next, fv.expr().logic_or(fclr.q.expr().logic_and(last.logic_not()))));
+    s.m.next(set(&fcnt.next, mux(&fv, lit(fb, 0), mux(&fclr.q, fcnt.q.expr() + lit(fb, 1), fcnt.q.expr()))));
+    s.m.next(set(&fconn.next, mux(&fv, fc.expr(), fconn.q.expr())));
+    let f_at = cat(&[fconn.q.expr(), fcnt.q.expr()]);
+    let ts16 = ts.slice(15, 0);
+    let newdata = cretx.expr().logic_not();
+    let v = |s: &mut S, n: &str| s.i(n).expr();
+    let fields: Vec<(&str, u32, Vec<FieldWrite>)> = vec![
+        (
+            "valid",
+            1,
+            vec![
+                (cv.expr(), c_at.clone(), lit(1, 1)),
+                (sclr.expr(), sclr_at.clone(), lit(1, 0)),
+                (ov.expr(), o_at.clone(), lit(1, 0)),
+                (fclr.q.expr(), f_at.clone(), lit(1, 0)),
+            ],
+        ),
+        (
+            "queued",
+            1,
+            vec![
+                (cv.expr(), c_at.clone(), lit(1, 0)),
+                (nv.expr(), n_at.clone(), nrnr.expr().logic_not()),
+                (tv.expr(), t_at.clone(), lit(1, 1)),
+                (rv.expr(), r_at.clone(), lit(1, 1)),
+                (slost.expr(), slost_at.clone(), lit(1, 1)),
+                (glost.expr(), glost_at.clone(), lit(1, 1)),
+            ],
+        ),
+        (
+            "charge",
+            1,
+            vec![
+                (cv.expr(), c_at.clone(), lit(1, 0)),
+                (nv.expr().logic_and(nrnr.expr().logic_not()), n_at.clone(), lit(1, 1)),
+                (rv.expr(), r_at.clone(), lit(1, 0)),
+                (slost.expr(), slost_at.clone(), slost_ch.expr()),
+                (glost.expr(), glost_at.clone(), glost_ch.expr()),
+            ],
+        ),
+        (
+            "rnr_wait",
+            1,
+            vec![
+                (cv.expr(), c_at.clone(), lit(1, 0)),
+                (nv.expr().logic_and(&nrnr), n_at.clone(), lit(1, 1)),
+                (tv.expr(), t_at.clone(), lit(1, 0)),
+                (rv.expr(), r_at.clone(), lit(1, 0)),
+            ],
+        ),
+        (
+            "rnr_resend",
+            1,
+            vec![(cv.expr(), c_at.clone(), lit(1, 0)), (nv.expr().logic_and(&nrnr), n_at.clone(), lit(1, 1))],
+        ),
+        (
+            "rnr_count",
+            s.width("nack_s_ring_rnr_count"),
+            vec![
+                (cv.expr().logic_and(newdata.clone()), c_at.clone(), lit(s.width("nack_s_ring_rnr_count"), 0)),
+                (nv.expr().logic_and(&nrnr), n_at.clone(), v(s, "nack_m_ring_wr_rnr_count")),
+            ],
+        ),
+        (
+            "rnr_tag",
+            p.rnr_tag_bits,
+            vec![
+                (cv.expr().logic_and(newdata), c_at.clone(), lit(p.rnr_tag_bits, 0)),
+                (nv.expr().logic_and(&nrnr), n_at.clone(), v(s, "nack_m_ring_wr_rnr_tag")),
+            ],
+        ),
+        ("stream", s.width("commit_m_ring_stream"), vec![(cv.expr(), c_at.clone(), v(s, "commit_m_ring_stream"))]),
+        ("wq", s.width("commit_m_ring_wq"), vec![(cv.expr(), c_at.clone(), v(s, "commit_m_ring_wq"))]),
+        ("offset", 32, vec![(cv.expr(), c_at.clone(), v(s, "commit_m_ring_offset"))]),
+        ("len", s.width("commit_m_ring_len"), vec![(cv.expr(), c_at.clone(), v(s, "commit_m_ring_len"))]),
+        ("tx_seq", 32, vec![(cv.expr(), c_at.clone(), v(s, "commit_m_ring_tx_seq"))]),
+        (
+            "retx_count",
+            s.width("commit_m_ring_retx_count"),
+            vec![(cv.expr(), c_at.clone(), v(s, "commit_m_ring_retx_count"))],
+        ),
+        ("resent", 1, vec![(cv.expr(), c_at.clone(), v(s, "commit_m_ring_resent"))]),
+        ("phys", pb, vec![(cv.expr(), c_at.clone(), v(s, "sched_m_commit_phys"))]),
+        ("sent", 32, vec![(cv.expr(), c_at.clone(), ts.expr())]),
+        ("tx_ts", 16, vec![(cv.expr(), c_at.clone(), ts16)]),
+    ];
+    // Reads: the handlers' (one a cycle) and the decision's head slot.
+    let mut readers: Vec<(Signal, Expr)> = Vec::new();
+    for u in ["rto", "sack", "stage", "timer"] {
+        let (e, c, pa) = (
+            s.i(&format!("{u}_m_ring_rd_valid")),
+            s.i(&format!("{u}_m_ring_rd_conn")),
+            s.i(&format!("{u}_m_ring_rd_path")),
+        );
+        let ps = low(s, &format!("{u}_m_ring_rd_psn"));
+        readers.push((e, addr(c.expr(), pa.expr(), ps)));
+    }
+    let (ne, nconn, npath) = (s.i("nack_m_rd_valid"), s.i("nack_m_rd_conn"), s.i("nack_m_rd_path"));
+    let npsn2 = low(s, "nack_m_rd_psn");
+    readers.push((ne, addr(nconn.expr(), npath.expr(), npsn2)));
+    let rd_en = readers.iter().map(|(e, _)| e.expr()).reduce(|a, b| a.logic_or(b)).expect("readers");
+    let rd_en = s.m.wire_from("ring_rd_en", 1, "a handler reads a slot", rd_en);
+    let rd_at = readers.iter().rev().fold(lit(ab, 0), |acc, (e, a)| mux(e, a.clone(), acc));
+    let rd_at = s.m.wire_from("ring_rd_at", ab, "the slot it reads", rd_at);
+    let dc_at = s.m.wire_from(
+        "ring_dc_at",
+        ab,
+        "the deciding connection's head slot",
+        addr(dc_conn.expr(), head.path.expr(), head.psn.slice(rb - 1, 0)),
+    );
+    let mut ans: HashMap<&str, (Option<Signal>, Option<Signal>, u32)> = HashMap::new();
+    for (f, w, mut writes) in fields {
+        writes.push(s.clear(w, ab));
+        let mem =
+            s.m.memory(&format!("ring_{f}"), w, 1u32 << ab, crate::MemStyle::Block, "a retransmit ring slot's field");
+        let (en, at, data) = pick_write(&writes, ab, w);
+        s.m.mem_write(&mem, en, at, data);
+        // Each port reads only the fields its readers take.
+        let a = if matches!(f, "offset" | "retx_count" | "charge") {
+            None
+        } else {
+            let a = s.m.mem_read(&mem, &format!("ring_{f}_rd"), &rd_en, &rd_at);
+            Some(delay(s, &format!("ring_{f}_ans"), &a, w, l - 1))
+        };
+        let d = if matches!(
+            f,
+            "stream" | "wq" | "offset" | "len" | "retx_count" | "rnr_resend" | "charge" | "resent" | "queued"
+        ) {
+            Some(s.m.mem_read(&mem, &format!("ring_{f}_dc"), lit(1, 1), &dc_at))
+        } else {
+            None
+        };
+        ans.insert(f, (a, d, w));
+    }
+    for (u, fs) in [
+        ("rto", &["valid", "queued"][..]),
+        ("nack", &["valid", "stream", "wq", "rnr_count", "rnr_resend", "rnr_wait", "queued"][..]),
+        (
+            "sack",
+            &[
+                "valid",
+                "stream",
+                "wq",
+                "len",
+                "tx_ts",
+                "sent",
+                "tx_seq",
+                "phys",
+                "rnr_count",
+                "rnr_resend",
+                "rnr_wait",
+                "resent",
+                "queued",
+            ][..],
+        ),
+        ("stage", &["valid", "queued", "rnr_wait", "resent", "sent", "phys"][..]),
+        ("timer", &["valid", "rnr_wait", "rnr_tag", "queued"][..]),
+    ] {
+        for f in fs {
+            let (a, _, w) = ans[f].clone();
+            s.o(&format!("{u}_s_ring_{f}"), a.expect("read by the handlers"), w);
+        }
+    }
+    for f in ["stream", "wq", "offset", "len", "retx_count", "rnr_resend", "charge", "resent"] {
+        let (_, d, w) = ans[f].clone();
+        s.o(&format!("commit_s_ring_{f}"), d.expect("read by the decision"), w);
+    }
+    let (_, q, _) = ans["queued"].clone();
+    s.o("sched_s_retx_queued", q.expect("read by the decision"), 1);
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
