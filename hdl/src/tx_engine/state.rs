@@ -184,10 +184,11 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     context(&mut s, p, &fail, &addr);
     tail_timers(&mut s, p);
     post_forwards(&mut s);
-    stream_words(&mut s, p);
+    let dc_pend = stream_words(&mut s, p);
     let dc_conn = decision_conn(&mut s, p);
     let head = retx_queue(&mut s, p, &dc_conn);
-    ring(&mut s, p, &fail, &dc_conn, &head);
+    let slot = ring(&mut s, p, &fail, &dc_conn, &head);
+    work_queues(&mut s, p, &dc_conn, &dc_pend, &slot);
     sched_ready(&mut s, p);
     frames(&mut s);
     mirror(&mut s, p);
@@ -1431,7 +1432,7 @@ fn tracked(
 /// walk takes the stage's read). The decision's and the walk's copies
 /// are kept current with every write to their connection: the post
 /// writes while a decision or a walk runs.
-fn stream_words(s: &mut S, p: &TxEngineParams) {
+fn stream_words(s: &mut S, p: &TxEngineParams) -> Vec<Signal> {
     let (cb, l, ns) = (p.conn_bits, p.read_latency, p.streams);
     let qb = s.width("walk_s_sw_head") / ns;
     let sbits = s.width("sched_m_commit_stream");
@@ -1592,6 +1593,7 @@ fn stream_words(s: &mut S, p: &TxEngineParams) {
         let e = all_streams(&|k| wk.now[i * ns as usize + k as usize].expr());
         s.o(&format!("walk_s_sw_{f}"), e, ns * qb);
     }
+    (0..ns).map(|k| dget("pend", k)).collect()
 }
 
 /// The deciding connection: the scheduler's telemetry read names it, and
@@ -1746,7 +1748,7 @@ fn retx_queue(s: &mut S, p: &TxEngineParams, dc_conn: &Signal) -> RetxHead {
 /// connection's slots one a cycle while `tx_ack` holds for
 /// `PATHS x tx_ring_depth` cycles; a setup its path's (`tx_open`
 /// `m_ring_clr_*`); the sweep every slot.
-fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head: &RetxHead) {
+fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head: &RetxHead) -> (Signal, Signal) {
     let (cb, l) = (p.conn_bits, p.read_latency);
     let pb = s.width("rto_m_ring_rd_path");
     let rb = index_bits(p.ring_depth);
@@ -1979,10 +1981,188 @@ fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head
     }
     for f in ["stream", "wq", "offset", "len", "retx_count", "rnr_resend", "charge", "resent"] {
         let (_, d, w) = ans[f].clone();
+        let d = d.map(|x| x.expr());
         s.o(&format!("commit_s_ring_{f}"), d.expect("read by the decision"), w);
     }
     let (_, q, _) = ans["queued"].clone();
     s.o("sched_s_retx_queued", q.expect("read by the decision"), 1);
+    (ans["stream"].1.clone().expect("read"), ans["wq"].1.clone().expect("read"))
+}
+
+/// The work queue entries' fields, as the post writes them.
+const WQ: [&str; 9] = ["op", "wr_id", "laddr", "len", "raddr", "rkey", "imm", "msn", "rq_seq"];
+
+/// The work queues (connection x stream x `tx_wq_depth`): per stream a
+/// memory per request field at `{conn, slot}` written by the post, and the
+/// slot's two packet counts (issued, the commit's at the stream's pend;
+/// acknowledged, a SACK's increment, read-modify-write with the last
+/// write forwarded, and the walk's). The commit reads the request at each
+/// stream's pend of the deciding connection (every cycle, from the
+/// decision's copy of the words) and at the head retransmission's slot
+/// (from the ring's read), a cycle later, as levels; the walk through its
+/// read port, `L` cycles.
+fn work_queues(s: &mut S, p: &TxEngineParams, dc_conn: &Signal, dc_pend: &[Signal], slot: &(Signal, Signal)) {
+    let (cb, l, ns) = (p.conn_bits, p.read_latency, p.streams);
+    let wb = index_bits(p.wq_depth);
+    let ab = cb + wb;
+    let sbits = s.width("sched_m_commit_stream");
+    let at_s = |st: &Signal, k: u32| st.expr().eq(lit(sbits, u64::from(k)));
+    let cntb = s.width("walk_s_wq_rd_acked");
+    // Writers.
+    let (pv, pc, ps, pslot) =
+        (s.i("post_m_wq_wr_valid"), s.i("post_m_wq_wr_conn"), s.i("post_m_wq_wr_stream"), s.i("post_m_wq_wr_slot"));
+    let (cut, cc, cs) = (s.i("commit_m_cut_valid"), s.i("sched_m_commit_conn"), s.i("sched_m_commit_stream"));
+    let issued_w = s.i("commit_m_wq_issued");
+    let (iv, is, iq) = (s.i("sack_m_wq_inc_valid"), s.i("sack_m_wq_inc_stream"), s.i("sack_m_wq_inc_wq"));
+    let sconn = s.m.reg_no_reset("wq_sack_conn", cb, "the SACK's connection, as its read named it");
+    let (srv, src) = (s.i("sack_m_rd_valid"), s.i("sack_m_rd_conn"));
+    s.m.next(set(&sconn.next, mux(&srv, src.expr(), sconn.q.expr())));
+    let (av, ac, ast, aslot, adata) = (
+        s.i("walk_m_acked_valid"),
+        s.i("walk_m_acked_conn"),
+        s.i("walk_m_acked_stream"),
+        s.i("walk_m_acked_slot"),
+        s.i("walk_m_acked_data"),
+    );
+    // Reads.
+    let (wrv, wrc, wrs, wrslot) =
+        (s.i("walk_m_wq_rd_valid"), s.i("walk_m_wq_rd_conn"), s.i("walk_m_wq_rd_stream"), s.i("walk_m_wq_rd_slot"));
+    let walk_at = cat(&[wrc.expr(), wrslot.expr()]);
+    let slot_wq =
+        s.m.wire_from("wq_retx_slot", wb, "the head retransmission's work queue slot", slot.1.slice(wb - 1, 0));
+    let _ = s.m.wire_from(
+        &format!("{}_wq_retx_slot_high", crate::check::UNUSED_SINK),
+        s.width("commit_s_ring_wq") - wb,
+        "the pointer's wrap bit",
+        slot.1.slice(s.width("commit_s_ring_wq") - 1, wb),
+    );
+    let retx_at = cat(&[dc_conn.expr(), slot_wq.expr()]);
+    let walk_st = delay(s, "wq_walk_stream", &wrs, sbits, l);
+    let retx = s.i("sched_m_commit_retx");
+    let mut walk_vals: HashMap<&str, Vec<Signal>> = HashMap::new();
+    let mut pend_vals: HashMap<&str, Vec<Signal>> = HashMap::new();
+    let mut retx_vals: HashMap<&str, Vec<Signal>> = HashMap::new();
+    // The acked count's increment: read now, written next cycle.
+    let inc_q = s.m.reg("wq_inc_q", 1, 0, "a SACK's increment read last cycle");
+    let inc_at = cat(&[sconn.q.expr(), iq.slice(wb - 1, 0)]);
+    let inc_at_q = s.m.reg_no_reset("wq_inc_at_q", ab, "its slot");
+    let inc_st_q = s.m.reg_no_reset("wq_inc_stream_q", sbits, "its stream");
+    s.m.next(set(&inc_q.next, iv.expr()));
+    s.m.next(set(&inc_at_q.next, inc_at.clone()));
+    s.m.next(set(&inc_st_q.next, is.expr()));
+    let _ = s.m.wire_from(
+        &format!("{}_wq_inc_wq_high", crate::check::UNUSED_SINK),
+        s.width("sack_m_wq_inc_wq") - wb,
+        "the pointer's wrap bit",
+        iq.slice(s.width("sack_m_wq_inc_wq") - 1, wb),
+    );
+    for k in 0..ns {
+        let pend_k = s.m.wire_from(
+            &format!("wq_pend_{k}"),
+            wb,
+            "the deciding connection's stream's pend slot",
+            dc_pend[k as usize].slice(wb - 1, 0),
+        );
+        let pend_at = cat(&[dc_conn.expr(), pend_k.expr()]);
+        for f in WQ {
+            let w = s.width(&format!("post_m_wq_wr_{f}"));
+            let mem =
+                s.m.memory(&format!("wq_{f}_{k}"), w, 1u32 << ab, crate::MemStyle::Block, "a work request's field");
+            let en = pv.expr().logic_and(at_s(&ps, k));
+            let data = s.i(&format!("post_m_wq_wr_{f}"));
+            s.m.mem_write(&mem, en, cat(&[pc.expr(), pslot.expr()]), &data);
+            if matches!(f, "wr_id" | "op" | "len" | "imm") {
+                let a = s.m.mem_read(&mem, &format!("wq_{f}_{k}_walk"), &wrv, &walk_at);
+                let a = delay(s, &format!("wq_{f}_{k}_walk_ans"), &a, w, l - 1);
+                walk_vals.entry(f).or_default().push(a);
+            }
+            if f != "wr_id" {
+                let a = s.m.mem_read(&mem, &format!("wq_{f}_{k}_pend"), lit(1, 1), &pend_at);
+                pend_vals.entry(f).or_default().push(a);
+                let a = s.m.mem_read(&mem, &format!("wq_{f}_{k}_retx"), lit(1, 1), &retx_at);
+                retx_vals.entry(f).or_default().push(a);
+            }
+        }
+        // Issued: the commit's cut of new data, at the stream's pend.
+        let iw = 32;
+        let mem = s.m.memory(
+            &format!("wq_issued_{k}"),
+            iw,
+            1u32 << ab,
+            crate::MemStyle::Block,
+            "a slot's packets cut (free-running)",
+        );
+        let cut_at = cat(&[cc.expr(), pend_k.expr()]);
+        let writes = vec![(cut.expr().logic_and(at_s(&cs, k)), cut_at, issued_w.expr()), s.clear(iw, ab)];
+        let (en, a_at, data) = pick_write(&writes, ab, iw);
+        s.m.mem_write(&mem, en, a_at, data);
+        let a = s.m.mem_read(&mem, &format!("wq_issued_{k}_walk"), &wrv, &walk_at);
+        let a = delay(s, &format!("wq_issued_{k}_walk_ans"), &a, iw, l - 1);
+        walk_vals.entry("issued").or_default().push(a);
+        let a = s.m.mem_read(&mem, &format!("wq_issued_{k}_pend"), lit(1, 1), &pend_at);
+        pend_vals.entry("issued").or_default().push(a);
+        // Acked: the SACK's increment (the last write forwarded) or the walk's.
+        let mem = s.m.memory(
+            &format!("wq_acked_{k}"),
+            cntb,
+            1u32 << ab,
+            crate::MemStyle::Block,
+            "a slot's packets acknowledged (free-running)",
+        );
+        let old = s.m.mem_read(&mem, &format!("wq_acked_{k}_inc"), iv.expr().logic_and(at_s(&is, k)), &inc_at);
+        let we = s.m.wire(&format!("wq_acked_we_{k}"), 1, "the acked count is written");
+        let wa = s.m.wire(&format!("wq_acked_wa_{k}"), ab, "where");
+        let wd = s.m.wire(&format!("wq_acked_wd_{k}"), cntb, "what");
+        let lw = s.m.reg(&format!("wq_acked_lw_{k}"), 1, 0, "last cycle's write");
+        let la = s.m.reg_no_reset(&format!("wq_acked_la_{k}"), ab, "its slot");
+        let ld = s.m.reg_no_reset(&format!("wq_acked_ld_{k}"), cntb, "its count");
+        s.m.next(set(&lw.next, we.expr()));
+        s.m.next(set(&la.next, wa.expr()));
+        s.m.next(set(&ld.next, wd.expr()));
+        let base = mux(lw.q.expr().logic_and(la.q.expr().eq(inc_at_q.q.expr())), ld.q.expr(), old.expr());
+        let inc_here = inc_q.q.expr().logic_and(at_s(&inc_st_q.q, k));
+        let writes = vec![
+            (inc_here, inc_at_q.q.expr(), base + lit(cntb, 1)),
+            (av.expr().logic_and(at_s(&ast, k)), cat(&[ac.expr(), aslot.expr()]), adata.expr()),
+            s.clear(cntb, ab),
+        ];
+        let (en, a_at, data) = pick_write(&writes, ab, cntb);
+        s.m.assign(&we, en);
+        s.m.assign(&wa, a_at);
+        s.m.assign(&wd, data);
+        s.m.mem_write(&mem, &we, &wa, &wd);
+        let a = s.m.mem_read(&mem, &format!("wq_acked_{k}_walk"), &wrv, &walk_at);
+        let a = delay(s, &format!("wq_acked_{k}_walk_ans"), &a, cntb, l - 1);
+        walk_vals.entry("acked").or_default().push(a);
+    }
+    let pick = |vals: &HashMap<&str, Vec<Signal>>, f: &str, st: &Expr, w: u32| -> Expr {
+        (0..ns)
+            .rev()
+            .fold(lit(w, 0), |acc, k| mux(st.clone().eq(lit(sbits, u64::from(k))), vals[f][k as usize].expr(), acc))
+    };
+    for f in ["wr_id", "op", "len", "imm"] {
+        let w = s.width(&format!("walk_s_wq_rd_{f}"));
+        s.o(&format!("walk_s_wq_rd_{f}"), pick(&walk_vals, f, &walk_st.expr(), w), w);
+    }
+    let issued_walk = pick(&walk_vals, "issued", &walk_st.expr(), 32);
+    let iwide = s.m.wire_from("wq_walk_issued", 32, "the walk's issued count", issued_walk);
+    s.o("walk_s_wq_rd_issued", iwide.slice(cntb - 1, 0), cntb);
+    let _ = s.m.wire_from(
+        &format!("{}_wq_walk_issued_high", crate::check::UNUSED_SINK),
+        32 - cntb,
+        "the count's bits past the walk's compare",
+        iwide.slice(31, cntb),
+    );
+    s.o("walk_s_wq_rd_acked", pick(&walk_vals, "acked", &walk_st.expr(), cntb), cntb);
+    // The commit's request: a retransmission's at its slot, new data's at
+    // its stream's pend.
+    let rst = slot.0.expr();
+    for f in ["op", "laddr", "len", "raddr", "rkey", "imm", "msn", "rq_seq"] {
+        let w = s.width(&format!("commit_s_wr_{f}"));
+        let e = mux(&retx, pick(&retx_vals, f, &rst, w), pick(&pend_vals, f, &cs.expr(), w));
+        s.o(&format!("commit_s_wr_{f}"), e, w);
+    }
+    s.o("commit_s_wq_issued", pick(&pend_vals, "issued", &cs.expr(), 32), 32);
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
