@@ -64,6 +64,8 @@ struct S {
     /// input), once built.
     retx_nonempty: Option<Signal>,
     ready_parts: Option<ReadyParts>,
+    /// The input registers' "a record is held or arriving", by channel.
+    held: HashMap<String, Signal>,
 }
 
 impl S {
@@ -140,6 +142,7 @@ pub fn fits(p: &TxEngineParams) -> Result<(), String> {
         ("the retransmit queues' heads (CONNS x (path + psn))", p.conns * (pb + 24)),
         ("the retransmit queues' counts", p.conns * (qb + 1)),
         ("the counts of streams with bytes to cut", p.conns * sb),
+        ("the PROBE queues (CONNS x PATHS x path)", p.conns * p.paths * pb),
     ] {
         if w > FLOP_VECTOR_MAX {
             return Err(format!(
@@ -168,6 +171,7 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
         sweeping: None,
         retx_nonempty: None,
         ready_parts: None,
+        held: HashMap::new(),
     };
 
     let run = sweep(&mut s, p);
@@ -189,9 +193,13 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     let head = retx_queue(&mut s, p, &dc_conn);
     let slot = ring(&mut s, p, &fail, &dc_conn, &head);
     work_queues(&mut s, p, &dc_conn, &dc_pend, &slot);
+    let pm = mirror(&mut s, p);
+    probe_queue(&mut s, p, &fail, &pm);
+    window_probes(&mut s, p, &dc_conn);
+    let ev = events(&mut s, p);
+    turns(&mut s, p, &ev);
     sched_ready(&mut s, p);
     frames(&mut s);
-    mirror(&mut s, p);
 
     finish(s)
 }
@@ -272,6 +280,7 @@ fn input_register(s: &mut S, ch: &str, unit: &str, run: &Signal) {
     let take = s.i(&format!("ack_m_go_{ch}")).expr();
     let rec = record(s, ch, run, take);
     s.o(&format!("ack_s_{ch}"), &rec.has, 1);
+    s.held.insert(ch.to_string(), rec.has.clone());
     let mut names: Vec<&String> = rec.fields.keys().collect();
     names.sort();
     for f in names {
@@ -821,7 +830,7 @@ const MIRROR: [(&str, u32); 16] = [
 /// the telemetry's, fills a copy of the connection's paths that serves
 /// both until the next decision, forwarded the decision's own credit
 /// clears (nothing else writes the mirror while a decision runs).
-fn mirror(s: &mut S, p: &TxEngineParams) {
+fn mirror(s: &mut S, p: &TxEngineParams) -> HashMap<&'static str, Vec<Signal>> {
     let (n, cb, l) = (p.paths, p.conn_bits, p.read_latency);
     let pb = s.width("rto_m_pm_path");
     let at = |path: &Signal, k: u32| path.expr().eq(lit(pb, u64::from(k)));
@@ -1056,6 +1065,7 @@ fn mirror(s: &mut S, p: &TxEngineParams) {
         let w = s.width(&format!("commit_s_phys_{f}"));
         s.o(&format!("commit_s_phys_{f}"), e, w);
     }
+    ans
 }
 
 /// The context's fields in block RAM (the ready set's are flip-flops, the
@@ -2163,6 +2173,324 @@ fn work_queues(s: &mut S, p: &TxEngineParams, dc_conn: &Signal, dc_pend: &[Signa
         s.o(&format!("commit_s_wr_{f}"), e, w);
     }
     s.o("commit_s_wq_issued", pick(&pend_vals, "issued", &cs.expr(), 32), 32);
+}
+
+/// The PROBE queues: per connection the paths with a PROBE queued, in
+/// order, at most one entry a path (its `probe_q` bit keeps a second out),
+/// as a flip-flop word a connection. Pushed by the timeout handler, a
+/// SACK stage and the timer step (one a cycle), popped by the PROBE send,
+/// emptied by a failure or a setup. The PROBE send reads the head with its
+/// other reads and the head path's mirror.
+fn probe_queue(s: &mut S, p: &TxEngineParams, failing: &Failing, pm: &HashMap<&'static str, Vec<Signal>>) {
+    let (c, n, cb, l) = (p.conns, p.paths, p.conn_bits, p.read_latency);
+    let pb = s.width("probe_s_rd_path");
+    let ww = n * pb;
+    let nb = index_bits(n + 1);
+    let words = s.m.reg("pq_words", c * ww, 0, "per connection: the paths queued, the head lowest");
+    let cnts = s.m.reg("pq_counts", c * nb, 0, "per connection: how many");
+    let at = |conn: &Signal, w: u32| {
+        let ib = index_bits(c * w);
+        zext(conn.expr(), ib) * lit(ib, u64::from(w))
+    };
+    let get = |v: &Signal, conn: &Signal, w: u32| v.expr().part(at(conn, w), w);
+    let put = |q: Expr, en: Expr, conn: &Signal, w: u32, val: Expr| -> Expr {
+        let mask = lit(w, if w >= 64 { u64::MAX } else { (1u64 << w) - 1 });
+        mux(en, (q.clone() & (zext(mask, c * w) << at(conn, w)).not()) | (zext(val, c * w) << at(conn, w)), q)
+    };
+    let mut pushes: Vec<(Signal, Signal, Signal)> = Vec::new();
+    for u in ["rto", "stage", "timer"] {
+        pushes.push((
+            s.i(&format!("{u}_m_probe_valid")),
+            s.i(&format!("{u}_m_probe_conn")),
+            s.i(&format!("{u}_m_probe_path")),
+        ));
+    }
+    let push = s.m.wire_from(
+        "pq_push",
+        1,
+        "a PROBE is queued",
+        pushes.iter().map(|x| x.0.expr()).reduce(|a, b| a.logic_or(b)).expect("pushers"),
+    );
+    let pc = s.m.wire_from(
+        "pq_push_conn",
+        cb,
+        "its connection",
+        pushes.iter().rev().fold(lit(cb, 0), |acc, x| mux(&x.0, x.1.expr(), acc)),
+    );
+    let pp = s.m.wire_from(
+        "pq_push_path",
+        pb,
+        "its path",
+        pushes.iter().rev().fold(lit(pb, 0), |acc, x| mux(&x.0, x.2.expr(), acc)),
+    );
+    let (qv, qc) = (s.i("probe_m_pq_valid"), s.i("probe_m_pq_conn"));
+    // Pop first (the PROBE send is the scheduler's turn), then the push.
+    let pop_word = s.m.wire_from("pq_pop_word", ww, "the popped connection's word", get(&words.q, &qc, ww));
+    let pop_cnt = s.m.wire_from("pq_pop_count", nb, "its count", get(&cnts.q, &qc, nb));
+    let w1 = put(words.q.expr(), qv.expr(), &qc, ww, pop_word.expr() >> lit(8, u64::from(pb)));
+    let c1 = put(cnts.q.expr(), qv.expr(), &qc, nb, pop_cnt.expr() - lit(nb, 1));
+    let w1 = s.m.wire_from("pq_words_popped", c * ww, "after the pop", w1);
+    let c1 = s.m.wire_from("pq_counts_popped", c * nb, "after the pop", c1);
+    let push_word = get(&w1, &pc, ww);
+    let push_cnt = s.m.wire_from("pq_push_count", nb, "the pushed connection's count", get(&c1, &pc, nb));
+    let shift = zext(push_cnt.expr(), 8) * lit(8, u64::from(pb));
+    let w2 = put(w1.expr(), push.expr(), &pc, ww, push_word | (zext(pp.expr(), ww) << shift));
+    let c2 = put(c1.expr(), push.expr(), &pc, nb, push_cnt.expr() + lit(nb, 1));
+    let (fv, fc) = (failing.any.0.clone(), failing.any.1.clone());
+    let (ov, oc) = (s.i("open_m_ctx_valid"), s.i("open_m_ctx_conn"));
+    let c3 = put(put(c2, fv.expr(), &fc, nb, lit(nb, 0)), ov.expr(), &oc, nb, lit(nb, 0));
+    let w3 = put(put(w2, fv.expr(), &fc, ww, lit(ww, 0)), ov.expr(), &oc, ww, lit(ww, 0));
+    s.m.next(set(&words.next, w3));
+    s.m.next(set(&cnts.next, c3));
+    // The PROBE send's read: the head path, and its mirror fields.
+    let rc = s.i("probe_m_rd_conn");
+    let head = s.m.wire_from("pq_head", pb, "the read connection's head path", words.q.expr().part(at(&rc, ww), pb));
+    let head_d = delay(s, "pq_head", &head, pb, l);
+    s.o("probe_s_rd_path", &head_d, pb);
+    let at_p = |k: u32| head_d.expr().eq(lit(pb, u64::from(k)));
+    for f in ["gen", "next_psn", "tx_seq", "sport", "plane"] {
+        let w = s.width(&format!("probe_s_pm_{f}"));
+        let e = (0..n).rev().fold(lit(w, 0), |acc, k| mux(at_p(k), pm[f][k as usize].expr(), acc));
+        s.o(&format!("probe_s_pm_{f}"), e, w);
+    }
+}
+
+/// The window probes' deadlines: armed (a bit a connection, flip-flops:
+/// the decision reads its connection's as a level) and the deadline (block
+/// RAM, the timer step reads it). Armed by a decision that finds the
+/// connection blocked and quiet (`ts_now + rto_min`, `tx_ack`'s
+/// `m_timer_at`), cleared by the timer step's live probe, a SACK stage
+/// moving `remote_completed` on, and a setup.
+fn window_probes(s: &mut S, p: &TxEngineParams, dc_conn: &Signal) {
+    let (c, cb, l) = (p.conns, p.conn_bits, p.read_latency);
+    let armed = s.m.reg("wp_armed", c, 0, "per connection: a window probe is armed");
+    let (av, ac, at) = (s.i("sched_m_wprobe_valid"), s.i("sched_m_wprobe_conn"), s.i("ack_m_timer_at"));
+    let (tv, tc) = (s.i("timer_m_wp_clr_valid"), s.i("timer_m_wp_clr_conn"));
+    let (rv, rc) = (s.i("stage_m_rc_valid"), s.i("stage_m_rc_conn"));
+    let (ov, oc) = (s.i("open_m_ctx_valid"), s.i("open_m_ctx_conn"));
+    let one = |conn: &Signal| lit(c, 1) << zext(conn.expr(), cb.max(1));
+    let put = |q: Expr, en: Expr, conn: &Signal, v: bool| -> Expr {
+        mux(en, if v { q.clone() | one(conn) } else { q.clone() & one(conn).not() }, q)
+    };
+    let a1 = put(armed.q.expr(), av.expr(), &ac, true);
+    let a2 = put(a1, tv.expr(), &tc, false);
+    let a3 = put(a2, rv.expr(), &rc, false);
+    let a4 = put(a3, ov.expr(), &oc, false);
+    s.m.next(set(&armed.next, a4));
+    let mem = s.m.memory("wp_at", 32, c, crate::MemStyle::Block, "per connection: the window probe's deadline");
+    s.m.mem_write(&mem, &av, &ac, &at);
+    s.o("sched_s_ctx_wprobe_armed", armed.q.expr().bit_at(dc_conn.expr()), 1);
+    let trc = s.i("timer_m_rd_conn");
+    let v = s.m.wire_from("wp_rd_armed", 1, "the timer step's read", armed.q.expr().bit_at(trc.expr()));
+    let v = delay(s, "wp_rd_armed", &v, 1, l);
+    s.o("timer_s_rd_wp_valid", &v, 1);
+    let (en, conn) = shared_read(s, "wp", cb, true);
+    let a = s.m.mem_read(&mem, "wp_at_rd", &en, &conn);
+    let a = delay(s, "wp_at_ans", &a, 32, l - 1);
+    s.o("timer_s_rd_wp_at", &a, 32);
+}
+
+/// The event FIFO's state the turns read.
+struct Events {
+    /// Entries in the FIFO after this cycle's pop, before its pushes.
+    fifo_after_pop: Expr,
+    /// An event entered the FIFO this cycle.
+    pushed: Signal,
+    /// The acknowledgement unit's pending list is empty (start of cycle).
+    pend_empty: Expr,
+    /// Cycles since the last `m_evt` handshake, after this cycle's.
+    quiet: Signal,
+}
+
+/// The event FIFO (`EVT_FIFO` entries) on `m_evt`, one push a cycle:
+/// the commit's and the PROBE send's (the scheduler's turn), a setup's
+/// OPEN, or the acknowledgement unit's pending list's head when its turn
+/// goes to its events (`m_drain`) and nothing else pushed. The pending
+/// list takes the NACK, SACK and SACK-stage handlers' events as they come
+/// (its depth, `EVT_PEND`, is this assembly's choice; the model's list is
+/// unbounded: docs/architecture.md, the store map).
+fn events(s: &mut S, p: &TxEngineParams) -> Events {
+    const EVT_PEND: u32 = 8;
+    let depth = mrnic_model::tx_engine::EVT_FIFO as u32;
+    let names: Vec<(String, u32)> = s
+        .defs
+        .iter()
+        .filter(|d| d.dir == Dir::Out && d.name.starts_with("m_evt_") && d.name != "m_evt_valid")
+        .map(|d| (d.name["m_evt_".len()..].to_string(), d.width))
+        .collect();
+    let ew: u32 = names.iter().map(|(_, w)| w).sum();
+    let field = |s: &mut S, u: &str, f: &str, w: u32| -> Expr {
+        let n = format!("{u}_m_evt_{f}");
+        if s.has(&n) {
+            zext(s.i(&n).expr(), w)
+        } else {
+            lit(w, 0)
+        }
+    };
+    let record = |s: &mut S, u: &str, conn: Option<Expr>, path: Option<Expr>| -> Expr {
+        let mut parts = Vec::new();
+        for (f, w) in names.iter().rev() {
+            let e = match (f.as_str(), &conn, &path) {
+                ("conn", Some(c), _) => c.clone(),
+                ("path", _, Some(p)) => p.clone(),
+                _ => field(s, u, f, *w),
+            };
+            parts.push(e);
+        }
+        cat(&parts)
+    };
+    // Direct pushes.
+    let cv = s.i("commit_m_valid");
+    let (cc, cpath) = (s.i("sched_m_commit_conn"), s.i("commit_m_path"));
+    let commit_rec = record(s, "commit", Some(cc.expr()), Some(cpath.expr()));
+    let (pv, ov) = (s.i("probe_m_evt_valid"), s.i("open_m_evt_valid"));
+    let probe_rec = record(s, "probe", None, None);
+    let open_rec = record(s, "open", None, None);
+    // Pending pushes.
+    let (nv, sv, gv) = (s.i("nack_m_evt_valid"), s.i("sack_m_evt_valid"), s.i("stage_m_evt_valid"));
+    let nack_rec = record(s, "nack", None, None);
+    let sack_rec = record(s, "sack", None, None);
+    let stage_rec = record(s, "stage", None, None);
+    let pend_in = mux(&nv, nack_rec, mux(&sv, sack_rec, stage_rec));
+    let pend_push = nv.expr().logic_or(&sv).logic_or(&gv);
+
+    // The pending list: flip-flops, the head at index 0.
+    let pb = index_bits(EVT_PEND + 1);
+    let pend = s.m.reg_no_reset("evp_words", EVT_PEND * ew, "the pending events, the head lowest");
+    let pcnt = s.m.reg("evp_count", pb, 0, "how many");
+    // The FIFO.
+    let fb = index_bits(depth + 1);
+    let fifo = s.m.reg_no_reset("evf_words", depth * ew, "the event FIFO, the head lowest");
+    let fcnt = s.m.reg("evf_count", fb, 0, "how many");
+    let ready = s.i("m_evt_ready");
+    let pop = s.m.wire_from("evf_pop", 1, "the head is taken", fcnt.q.expr().ne(lit(fb, 0)).logic_and(&ready));
+    let f_after = s.m.wire_from("evf_after_pop", fb, "entries after the pop", fcnt.q.expr() - zext(pop.expr(), fb));
+    let direct = cv.expr().logic_or(&pv).logic_or(&ov);
+    let turn = s.i("ack_m_drain");
+    let drain = s.m.wire_from(
+        "evp_drain",
+        1,
+        "the pending list's head moves into the FIFO",
+        turn.expr()
+            .logic_and(pcnt.q.expr().ne(lit(pb, 0)))
+            .logic_and(direct.clone().logic_not())
+            .logic_and(f_after.expr().lt(lit(fb, u64::from(depth)))),
+    );
+    let pushed = s.m.wire_from("evf_push", 1, "an event enters the FIFO", direct.logic_or(&drain));
+    let pend_head = pend.q.slice(ew - 1, 0);
+    let push_rec = mux(&cv, commit_rec, mux(&pv, probe_rec, mux(&ov, open_rec, pend_head)));
+    let popped = mux(&pop, fifo.q.expr() >> lit(16, u64::from(ew)), fifo.q.expr());
+    let slot_at = zext(f_after.expr(), 16) * lit(16, u64::from(ew));
+    let fifo_next = mux(&pushed, popped.clone() | (zext(push_rec, depth * ew) << slot_at), popped);
+    s.m.next(set(&fifo.next, fifo_next));
+    s.m.next(set(&fcnt.next, f_after.expr() + zext(pushed.expr(), fb)));
+    let p_after =
+        s.m.wire_from("evp_after_drain", pb, "pending after the drain", pcnt.q.expr() - zext(drain.expr(), pb));
+    let p_popped = mux(&drain, pend.q.expr() >> lit(16, u64::from(ew)), pend.q.expr());
+    let p_at = zext(p_after.expr(), 16) * lit(16, u64::from(ew));
+    let pend_next = mux(pend_push.clone(), p_popped.clone() | (zext(pend_in, EVT_PEND * ew) << p_at), p_popped);
+    s.m.next(set(&pend.next, pend_next));
+    s.m.next(set(&pcnt.next, p_after.expr() + zext(pend_push, pb)));
+    // m_evt: the FIFO's head.
+    s.o("m_evt_valid", fcnt.q.expr().ne(lit(fb, 0)), 1);
+    let mut lsb = 0;
+    for (f, w) in &names {
+        let e = fifo.q.slice(lsb + w - 1, lsb);
+        s.o(&format!("m_evt_{f}"), e, *w);
+        lsb += w;
+    }
+    s.o("ack_s_pend_evt", pcnt.q.expr().ne(lit(pb, 0)), 1);
+    // Quiet cycles since the last handshake (saturating at L + 2, all
+    // anyone compares with).
+    let l = p.read_latency;
+    let qb = index_bits(l + 3);
+    let quiet = s.m.reg("evt_quiet", qb, 0, "cycles since the last m_evt handshake (saturating)");
+    let top = lit(qb, u64::from(l + 2));
+    let q_after = s.m.wire_from(
+        "evt_quiet_after",
+        qb,
+        "after this cycle's handshake",
+        mux(&pop, lit(qb, 0), mux(quiet.q.expr().eq(top.clone()), top, quiet.q.expr() + lit(qb, 1))),
+    );
+    s.m.next(set(&quiet.next, q_after.expr()));
+    Events { fifo_after_pop: f_after.expr(), pushed, pend_empty: pcnt.q.expr().eq(lit(pb, 0)), quiet: q_after }
+}
+
+/// The levels that say whose turn it is, as the model's cycle computes
+/// them: `tel_settled` (path_telemetry has answered every event sent),
+/// the scheduler's `start_ok` (`may_start` but for the frame queue), the
+/// acknowledgement unit's view of the scheduler (idle after its turn, no
+/// PROBE send or setup running) and of the walk, the walk's state at the
+/// cycle's start.
+fn turns(s: &mut S, p: &TxEngineParams, ev: &Events) {
+    let l = p.read_latency;
+    let fb = index_bits(mrnic_model::tx_engine::EVT_FIFO as u32 + 1);
+    let qw = index_bits(l + 3);
+    let fifo_empty = s.m.wire_from(
+        "evf_empty_after_pop",
+        1,
+        "the event FIFO is empty after this cycle's pop",
+        ev.fifo_after_pop.clone().eq(lit(fb, 0)),
+    );
+    let has = |s: &S, ch: &str| s.held.get(ch).unwrap_or_else(|| panic!("input register {ch}")).clone();
+    let (rto_has, upd_has, sack_has, nack_has) = (has(s, "rto"), has(s, "upd"), has(s, "sack"), has(s, "nack"));
+    let (uv, rv) = (s.i("s_upd_valid"), s.i("s_rto_valid"));
+    let no_upd = uv.expr().logic_or(&rv).logic_or(&upd_has).logic_or(&rto_has).logic_not();
+    let settled = fifo_empty
+        .expr()
+        .logic_and(ev.pend_empty.clone())
+        .logic_and(ev.quiet.expr().ge(lit(qw, u64::from(l + 2))))
+        .logic_and(no_upd.clone());
+    s.o("ack_s_tel_settled", settled, 1);
+
+    // The walk at the cycle's start: its own "after this edge", and a
+    // failed payload read's start, which that leaves out.
+    let (wb, rdf) = (s.i("walk_m_walk_busy"), s.i("out_m_fail_valid"));
+    let walk_q = s.m.reg("walk_running", 1, 0, "a completion walk runs (the cycle's start)");
+    s.m.next(set(&walk_q.next, wb.expr().logic_or(&rdf)));
+    s.o("sched_walk_running", &walk_q.q, 1);
+    // The acknowledgement unit's turn sees the commit's failure of this
+    // cycle start its walk.
+    let cf = s.i("commit_m_fail_valid");
+    s.o("ack_s_walk", walk_q.q.expr().logic_or(&cf), 1);
+
+    // A PROBE send from the start that chose it to the cycle it leaves.
+    let (ps, pl) = (s.i("sched_m_probe_valid"), s.i("probe_m_frame_valid"));
+    let probe_q = s.m.reg("probe_running", 1, 0, "a PROBE send runs (the cycle's start)");
+    s.m.next(set(&probe_q.next, probe_q.q.expr().logic_or(&ps).logic_and(pl.expr().logic_not())));
+    let (running, wr_hold, ov, ordy) =
+        (s.i("open_m_running"), s.i("open_m_wr_hold"), s.i("s_open_valid"), s.i("open_s_open_ready"));
+    let open_busy = wr_hold.expr().logic_or(&running).logic_or(ov.expr().logic_and(&ordy));
+    let busy = s.i("ack_m_busy");
+    let bw = s.width("ack_m_busy");
+    let cont = s.i("stage_m_cont_valid");
+    let ack_idle = busy
+        .expr()
+        .eq(lit(bw, 0))
+        .logic_and(ev.pend_empty.clone())
+        .logic_and(walk_q.q.expr().logic_not())
+        .logic_and(cont.expr().logic_not());
+    let start_ok = probe_q
+        .q
+        .expr()
+        .logic_not()
+        .logic_and(ack_idle)
+        .logic_and(sack_has.expr().logic_or(&nack_has).logic_not())
+        .logic_and(no_upd)
+        .logic_and(open_busy.logic_not())
+        .logic_and(&fifo_empty)
+        .logic_and(ev.quiet.expr().ge(lit(qw, u64::from(l))));
+    s.o("sched_start_ok", start_ok, 1);
+    let idle = s.i("sched_m_sched_idle");
+    s.o(
+        "ack_s_sched_idle",
+        idle.expr()
+            .logic_and(probe_q.q.expr().logic_not())
+            .logic_and(ps.expr().logic_not())
+            .logic_and(running.expr().logic_not()),
+        1,
+    );
+    s.waiting.push(ev.pushed.expr());
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
