@@ -109,16 +109,8 @@ pub fn units_netlist(p: &TxEngineParams) -> Netlist<&'static str> {
     to_engine(&mut n, "sched", "s_psel");
     to_engine(&mut n, "sched", "port_ready");
     to_engine(&mut n, "walk", "m_cqe");
-    for (inst, port, top) in [
-        ("sched", "m_stat_ring_full", "stat_ring_full"),
-        ("sched", "m_stat_wprobe_full", "stat_wprobe_full"),
-        ("sack", "m_stat_sack_stale", "stat_sack_stale"),
-        ("nack", "m_stat_nack_stale", "stat_nack_stale"),
-        ("nack", "m_stat_rnr_full", "stat_rnr_full"),
-        ("probe", "m_stat_tx_probe", "stat_tx_probe"),
-    ] {
-        n.wire(&format!("{inst}.{port}"), top);
-    }
+    // The counters are the state's: the engine shows each a cycle after
+    // the unit's pulse, as the model's outputs show its `stats`.
     // One unit to one other.
     n.channel("sched", "m_commit", "commit", "s_commit");
     for h in ["rto", "nack", "sack", "stage", "timer"] {

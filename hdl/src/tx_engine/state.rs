@@ -200,6 +200,7 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     turns(&mut s, p, &ev);
     sched_ready(&mut s, p);
     frames(&mut s);
+    counters(&mut s);
 
     finish(s)
 }
@@ -2491,6 +2492,30 @@ fn turns(s: &mut S, p: &TxEngineParams, ev: &Events) {
         1,
     );
     s.waiting.push(ev.pushed.expr());
+}
+
+/// The event counters' pulses, each a register: the engine shows a pulse
+/// the cycle after the unit's (the model's outputs show the `stats` its
+/// last clock set). A data frame and a retransmission are counted at
+/// their commit, a PROBE at its send; an answer as it starts on `m_axis`
+/// (`stat_tx_answer`: a port tx_output does not have yet).
+fn counters(s: &mut S) {
+    let (cv, retx) = (s.i("commit_m_valid"), s.i("sched_m_commit_retx"));
+    let pulses: Vec<(&str, Expr)> = vec![
+        ("stat_tx_data", cv.expr().logic_and(retx.expr().logic_not())),
+        ("stat_tx_retx", cv.expr().logic_and(&retx)),
+        ("stat_tx_probe", s.i("probe_m_stat_tx_probe").expr()),
+        ("stat_ring_full", s.i("sched_m_stat_ring_full").expr()),
+        ("stat_sack_stale", s.i("sack_m_stat_sack_stale").expr()),
+        ("stat_nack_stale", s.i("nack_m_stat_nack_stale").expr()),
+        ("stat_rnr_full", s.i("nack_m_stat_rnr_full").expr()),
+        ("stat_wprobe_full", s.i("sched_m_stat_wprobe_full").expr()),
+    ];
+    for (name, e) in pulses {
+        let r = s.m.reg(&format!("{name}_q"), 1, 0, "the counter's pulse, a cycle on");
+        s.m.next(set(&r.next, e));
+        s.o(name, &r.q, 1);
+    }
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.
