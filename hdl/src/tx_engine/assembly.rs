@@ -4,19 +4,19 @@
 //! ([`mrnic_model::tx_engine::ports`]), joined by the engine's stores
 //! (docs/architecture.md, tx_engine, "The assembly, store by store").
 //!
-//! **Work in progress.** What is wired: every unit, the engine ports a
-//! unit carries by the engine's name (`s_open_*`, `s_wr_*`, `m_axi_*`,
+//! **Work in progress.** Wired here: every unit, the engine ports a unit
+//! carries by the engine's name (`s_open_*`, `s_wr_*`, `m_axi_*`,
 //! `m_axis_*`, `m_trd_*` / `s_trd_*`, `m_psel_*` / `s_psel_*`, `m_cqe_*`,
-//! the counters a unit reports alone), and the channels from one unit to
-//! one other (the acknowledgement unit's turns, the scheduler's packet to
-//! the commit, the timer queues' heads and pushes). What is not: the
-//! stores, the input registers and the places where several units meet
-//! (failures, events, retransmit and PROBE pushes), each a glue block of
-//! its own that the netlist will instantiate. [`open_inputs`] lists the
-//! unit inputs nothing drives yet and [`open_outputs`] the engine outputs,
-//! so the remaining work is a list a test prints, not a guess; the
-//! netlist passes [`Netlist::check`] only when both are empty, and the
-//! block generator (a `tx_engine` row in `gen::BLOCKS`) waits for that.
+//! `port_ready`), and the channels from one unit to one other (the
+//! acknowledgement unit's turns, the scheduler's packet to the commit, the
+//! timer queues' heads and pushes, the SACK's continuation, the walk's
+//! starts and flushes). Everything else goes through the state instance
+//! ([`super::state`]: the stores, the input registers, where several units
+//! meet), whose ports [`state_ports`] derives from what is left here, so
+//! the netlist passes [`Netlist::check`] by construction; what the state
+//! does not drive yet it ties to 0 and names ([`modules`]). The block
+//! generator (a `tx_engine` row in `gen::BLOCKS`) waits for that list to
+//! be empty and for a lockstep run against the model's `TxEngine`.
 
 use mrnic_model::block::{Dir, PortDef};
 use mrnic_model::netlist::{Netlist, Sink, Src};

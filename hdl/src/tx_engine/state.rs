@@ -12,20 +12,17 @@
 //! [`Built::pending`]; the assembly becomes `gen::BLOCKS`' `tx_engine` row
 //! when that list is empty and its lockstep against the model passes.
 //!
-//! Built so far, each the model's (`mrnic_model::tx_engine`) behaviour
-//! restated as hardware:
-//! - **The clear sweep**: after `rst` the engine takes nothing for
-//!   `sweep_cycles` (`CONNS x PATHS x tx_ring_depth`) cycles, a word of the
-//!   largest memory a cycle; `run` (`en` of the units that have one) rises
-//!   after it.
-//! - **The input registers** `s_rto`, `s_upd`, `s_sack`, `s_nack`: ready
-//!   while empty and running; a record is seen by the acknowledgement
-//!   unit in its handshake's cycle (the model loads its registers before
-//!   the unit's turn), and leaves when the unit's step takes it
-//!   (`m_go_*`).
-//! - **The handler's busy count** into `tx_ack`: the started handler's
-//!   (each unit's `m_busy` is 0 without its step, and one step starts a
-//!   cycle).
+//! What it holds, each the model's (`mrnic_model::tx_engine`) behaviour
+//! restated as hardware, is listed in docs/architecture.md (tx_engine,
+//! "The assembly, built"): the clear sweep and the input registers; the
+//! block RAM tables (mirror, context, streams' words, rings, work queues,
+//! addresses, deadlines), a memory per field with one write port and a
+//! read port the units that read one at a time share; the decision's and
+//! the walk's copies of their connection's words; the ready set and the
+//! per-connection queues in flip-flop vectors (sized for `small`:
+//! [`fits`] refuses configs past [`FLOP_VECTOR_MAX`]); the tail scanner's
+//! read-ahead compare; failures, frames, events, marks, answers and the
+//! counters where several units meet; the turns' levels.
 
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Not;
