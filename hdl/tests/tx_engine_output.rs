@@ -198,6 +198,15 @@ impl Rig {
                 ]);
             }
         }
+        // A connection asked about: one with a frame queued half the time.
+        let conns = u64::from(p.conns);
+        let q = match tap.conns.len() {
+            n if n > 0 && self.e.junk.below(2) == 0 => u64::from(tap.conns[self.e.junk.below(n as u64) as usize]),
+            _ => self.e.junk.below(conns),
+        } as u32;
+        let queued = tap.conns.contains(&q) || tap.frame.as_ref().is_some_and(|f| f.conn == q);
+        *self.seen.entry(if queued { "qry_queued" } else { "qry_not_queued" }).or_default() += 1;
+        ins.push(u("s_qry_conn", u64::from(q)));
         match self.rd_due.remove(&self.e.cycle) {
             Some((mac, ip)) => ins.extend([u("s_ans_rd_mac", mac), u("s_ans_rd_ip", u64::from(ip))]),
             None => ins.extend([u("s_ans_rd_mac", self.e.junk.next_u64()), u("s_ans_rd_ip", self.e.junk.next_u64())]),
@@ -237,6 +246,8 @@ impl Rig {
             u("m_axi_arburst", u64::from(ot.ar.is_some())),
             u("m_axi_arvalid", u64::from(ot.ar.is_some())),
             u("m_axi_rready", u64::from(ot.r_ready)),
+            u("m_stat_tx_answer", u64::from(tap.answer_started)),
+            u("m_qry_queued", u64::from(queued)),
         ];
         match &ot.axis {
             Some(b) => {
@@ -416,6 +427,8 @@ fn icarus_output_stage_is_the_models() {
             "head_failed",
             "walk_busy",
             "axis_held",
+            "qry_queued",
+            "qry_not_queued",
         ],
     );
 }

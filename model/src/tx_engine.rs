@@ -1934,6 +1934,11 @@ pub struct OutputTap {
     /// A frame whose read failed was dropped and its request failed:
     /// (conn, work request).
     pub fail: Option<(u32, Option<(u32, u32)>)>,
+    /// The queued frames' connections at the start of the cycle, head
+    /// first (what a setup asks about: `tx_output`'s `m_qry_queued`).
+    pub conns: Vec<u32>,
+    /// An answer started on `m_axis` (`stat_tx_answer`).
+    pub answer_started: bool,
 }
 
 /// A completion walk started in one cycle ([`WalkTap::start`]).
@@ -3172,6 +3177,7 @@ impl TxEngine {
                 frames: self.frames.len(),
                 answers: self.answers.len(),
                 head: self.frames.front().map(|f| (f.conn, f.wr)),
+                conns: self.frames.iter().map(|f| f.conn).collect(),
                 ..OutputTap::default()
             };
         }
@@ -5891,6 +5897,9 @@ impl TxEngine {
                 Net { src_mac: inp.src_mac, dst_mac, src_ip: inp.src_ip, dst_ip, sport: inp.udp_port, dport: a.sport };
             self.cur = Some((build_frame(&net, &a.hdr, &[]), 0, a.plane));
             self.stats.tx_answer = true;
+            if let Some(t) = self.taps.output.as_mut() {
+                t.answer_started = true;
+            }
             return;
         }
         if !self.frames.front().is_some_and(|f| f.ready()) {

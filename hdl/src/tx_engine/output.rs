@@ -161,6 +161,9 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         o("m_fail_conn", cb, FAIL, "the head frame's connection (0 with the queue empty)"),
         o("m_fail_stream", sb, FAIL, "its work request's stream"),
         o("m_fail_slot", stream_ptr_bits(p.wq_depth), FAIL, "its work request's slot"),
+        o("m_stat_tx_answer", 1, FAIL, "an answer starts on m_axis (stat_tx_answer)"),
+        i("s_qry_conn", cb, FAIL, "a connection the engine asks about (a setup record's)"),
+        o("m_qry_queued", 1, FAIL, "a frame of s_qry_conn is queued, the one pushed this cycle included"),
     ]);
     v.extend(shared(&[
         "m_axi_arid",
@@ -746,6 +749,15 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(s("m_fail_stream"), gate(v0.clone(), &fq[0].stream.q, sb));
     m.assign(s("m_fail_slot"), gate(v0.clone(), &fq[0].slot.q, spb));
     let start = w(&mut m, "start", 1, "a frame starts on m_axis", ans_go.expr().logic_or(&f_go));
+    m.assign(s("m_stat_tx_answer"), &ans_go);
+    // A setup waits until no frame of its connection is queued (one
+    // committed before it would leave after it with the old headers).
+    let q = s("s_qry_conn");
+    let mut queued = s("s_frame_valid").expr().logic_and(s("s_frame_conn").expr().eq(&q));
+    for i in 0..QUEUE as usize {
+        queued = queued.logic_or(valid[i].clone().logic_and(fq[i].conn.q.expr().eq(&q)));
+    }
+    m.assign(s("m_qry_queued"), queued);
 
     // ------------------------------------------------------------ the frame queue's next state
     let q_pop = w(&mut m, "fq_pop", 1, "entry 0 leaves", f_pop.expr().logic_and(v0.clone()));

@@ -2494,9 +2494,14 @@ fn turns(s: &mut S, p: &TxEngineParams, ev: &Events) {
 /// The event counters' pulses, each a register: the engine shows a pulse
 /// the cycle after the unit's (the model's outputs show the `stats` its
 /// last clock set). A data frame and a retransmission are counted at
-/// their commit, a PROBE at its send; an answer as it starts on `m_axis`
-/// (`stat_tx_answer`: a port tx_output does not have yet).
+/// their commit, a PROBE at its send, an answer as it starts on `m_axis`
+/// (`tx_output`'s `m_stat_tx_answer`).
 fn counters(s: &mut S) {
+    // The setup's question to the output stage: a frame of its record's
+    // connection queued (half of what `s_free` needs).
+    let lc = s.i("open_m_live_conn");
+    let cb = s.width("out_s_qry_conn");
+    s.o("out_s_qry_conn", &lc, cb);
     let (cv, retx) = (s.i("commit_m_valid"), s.i("sched_m_commit_retx"));
     let pulses: Vec<(&str, Expr)> = vec![
         ("stat_tx_data", cv.expr().logic_and(retx.expr().logic_not())),
@@ -2507,6 +2512,7 @@ fn counters(s: &mut S) {
         ("stat_nack_stale", s.i("nack_m_stat_nack_stale").expr()),
         ("stat_rnr_full", s.i("nack_m_stat_rnr_full").expr()),
         ("stat_wprobe_full", s.i("sched_m_stat_wprobe_full").expr()),
+        ("stat_tx_answer", s.i("out_m_stat_tx_answer").expr()),
     ];
     for (name, e) in pulses {
         let r = s.m.reg(&format!("{name}_q"), 1, 0, "the counter's pulse, a cycle on");
