@@ -491,7 +491,9 @@ impl Rig {
             }
         }
         let zero = ["rst", "s_go_stage", "s_cont_valid", "s_tail_valid", "s_fail_valid"];
-        self.rows.finish(&mut self.tr.e.junk, &zero, self.seen)
+        let mut r = self.rows.finish(&mut self.tr.e.junk, &zero, self.seen);
+        tx_rig::next_of(&mut r, "m_cont_valid", "m_cont_next");
+        r
     }
 }
 

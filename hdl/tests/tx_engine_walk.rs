@@ -263,7 +263,14 @@ impl Rig {
             }
         }
         // Levels and the read address.
-        outs.extend([("m_walk_busy", u64::from(tap.busy)), ("m_cqe_room", u64::from(tap.room))]);
+        // m_walk_stays: m_walk_busy without this cycle's starts (a start
+        // is the last cycle of any walk that ran).
+        let started = tap.start.as_ref().is_some_and(|s| !s.read_failed);
+        outs.extend([
+            ("m_walk_busy", u64::from(tap.busy)),
+            ("m_walk_stays", u64::from(tap.busy && !started)),
+            ("m_cqe_room", u64::from(tap.room)),
+        ]);
         if let Some(r) = tap.rd {
             outs.extend([
                 ("m_wq_rd_valid", 1),

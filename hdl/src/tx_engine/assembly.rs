@@ -4,19 +4,21 @@
 //! ([`mrnic_model::tx_engine::ports`]), joined by the engine's stores
 //! (docs/architecture.md, tx_engine, "The assembly, store by store").
 //!
-//! **Work in progress.** Wired here: every unit, the engine ports a unit
-//! carries by the engine's name (`s_open_*`, `s_wr_*`, `m_axi_*`,
-//! `m_axis_*`, `m_trd_*` / `s_trd_*`, `m_psel_*` / `s_psel_*`, `m_cqe_*`,
-//! `port_ready`), and the channels from one unit to one other (the
-//! acknowledgement unit's turns, the scheduler's packet to the commit, the
-//! timer queues' heads and pushes, the SACK's continuation, the walk's
-//! starts and flushes). Everything else goes through the state instance
-//! ([`super::state`]: the stores, the input registers, where several units
-//! meet), whose ports [`state_ports`] derives from what is left here, so
-//! the netlist passes [`Netlist::check`] by construction; what the state
-//! does not drive yet it ties to 0 and names ([`modules`]). The block
-//! generator (a `tx_engine` row in `gen::BLOCKS`) waits for that list to
-//! be empty and for a lockstep run against the model's `TxEngine`.
+//! Wired here: every unit, the engine ports a unit carries by the
+//! engine's name (`s_open_*`, `s_wr_*`, `m_axi_*`, `m_axis_*`, `m_trd_*`
+//! / `s_trd_*`, `m_psel_*` / `s_psel_*`, `m_cqe_*`, `port_ready`), and the
+//! channels from one unit to one other (the acknowledgement unit's turns,
+//! the scheduler's packet to the commit, the timer queues' heads and
+//! pushes, the SACK's continuation, the walk's starts and flushes).
+//! Everything else goes through the state instance ([`super::state`]:
+//! the stores, the input registers, where several units meet), whose
+//! ports [`state_ports`] derives from what is left here, so the netlist
+//! passes [`Netlist::check`] by construction; an output the state does
+//! not drive it would tie to 0 and name ([`modules`]; none is left).
+//! `hdl/tests/tx_engine_assembly.rs` replays the model's `TxEngine` into
+//! the assembled engine (`small`), every engine output every cycle. Not a
+//! block yet (no `tx_engine` row in `gen::BLOCKS`): `default` is refused
+//! ([`super::state::fits`]).
 
 use mrnic_model::block::{Dir, PortDef};
 use mrnic_model::netlist::{Netlist, Sink, Src};
@@ -129,8 +131,6 @@ pub fn units_netlist(p: &TxEngineParams) -> Netlist<&'static str> {
     n.wire("sched.m_wprobe_conn", "timer.s_wp_conn");
     n.wire("ack.m_timer_at", "timer.s_wp_at");
     n.wire("ack.m_tail_conn", "timer.s_tail_conn");
-    n.wire("sack.m_hold_cnt", "ack.s_hold_cnt");
-    n.wire("sack.m_hold_valid", "ack.s_hold_sack");
     n.wire("open.m_hold_open", "ack.s_hold_open");
     n.wire("out.m_frames", "sched.frames");
     n.channel("stage", "m_done", "walk", "s_done");

@@ -158,6 +158,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_fail_valid", 1, CONT, "a connection fails this cycle (tx_walk's s_fail_*)"),
         i("s_fail_conn", cb, CONT, "which"),
         o("m_cont_valid", 1, CONT, "a SACK is between its stages (tx_ack s_cont_valid)"),
+        o("m_cont_next", 1, CONT, "m_cont_valid after this edge (a setup is taken only with none between stages)"),
         o("m_cont_wait", 1, CONT, "its next stage waits for path_telemetry (tx_ack s_cont_wait)"),
         i("s_go_stage", 1, STEP, "tx_ack starts the continuation's next stage"),
         o("m_busy", bb, STEP, "the busy count the stage sets (tx_ack s_busy; 1 with the step, 0 without)"),
@@ -632,7 +633,14 @@ pub fn build(p: &TxEngineParams) -> Module {
         "the loaded continuation's connection",
         mux(&load_s, sg("s_cont_conn"), sg("s_tail_conn")),
     );
-    m.next(set(&c_valid.next, mux(load.clone(), lit(1, 1), mux(ends, lit(1, 0), c_valid.q.expr()))));
+    let c_after = m.wire_from(
+        "cont_after",
+        1,
+        "a continuation waits after this edge",
+        mux(load.clone(), lit(1, 1), mux(ends, lit(1, 0), c_valid.q.expr())),
+    );
+    m.next(set(&c_valid.next, c_after.expr()));
+    m.assign(sg("m_cont_next"), &c_after);
     m.next(set(&c_conn.next, mux(load.clone(), l_conn.expr(), c_conn.q.expr())));
     m.next(set(&c_stage.next, mux(load.clone(), lit(2, ST_OVERDUE), mux(keeps.clone(), stage_next, c_stage.q.expr()))));
     m.next(set(

@@ -176,6 +176,7 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
         input_register(&mut s, ch, unit, &run);
     }
     busy(&mut s);
+    sack_holds(&mut s);
     let addr = addresses(&mut s, p);
     answers(&mut s, p, &run, &addr);
     probe_addresses(&mut s, p, &addr);
@@ -458,8 +459,9 @@ fn frames(s: &mut S) {
 /// cycle, since each runs in a turn the others do not), into the
 /// completion walk, the post and the SACK stages; with the
 /// acknowledgement unit's holds: before its turn the commit's
-/// (`s_hold_pre`), after it a reopen's, a NACK's or a failed payload
-/// read's (`s_hold_fail`; docs/architecture.md, tx_engine item 11).
+/// (`s_hold_pre`), after it a reopen's, a NACK's, a timeout's or a failed
+/// payload read's (`s_hold_fail`; docs/architecture.md, tx_engine item
+/// 11).
 /// Returns the connection failing this cycle, a failed payload read's
 /// (`tx_output` `m_fail_*`, which the walk takes on its own input) among
 /// them, for the context's `failed` bit.
@@ -515,7 +517,10 @@ fn failures(s: &mut S) -> Failing {
     }
     s.o("ack_s_hold_pre", &valid[0], 1);
     let (rd_v, rd_c) = (s.i("out_m_fail_valid"), s.i("out_m_fail_conn"));
-    let after = valid[1].expr().logic_or(&valid[2]).logic_or(&rd_v);
+    // The setup's flush, a NACK's and a timeout's failures act at their
+    // reads' answer, after the turn (the model fails a timeout's
+    // connection in its step; the unit's count is raised the same).
+    let after = valid[1].expr().logic_or(&valid[2]).logic_or(&valid[3]).logic_or(&rd_v);
     s.o("ack_s_hold_fail", after, 1);
     let v = s.m.wire_from("failing", 1, "a connection fails this cycle", any.expr().logic_or(&rd_v));
     let c = s.m.wire_from("failing_conn", cb, "which", mux(&any, conn.expr(), rd_c.expr()));
@@ -626,7 +631,7 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
         "rs_probe_after",
         c * n,
         "the PROBE bits after this cycle",
-        ((probe_q.q.expr() & clr_bit.not()) | set_bits) & gone_q.not(),
+        ((probe_q.q.expr() & clr_bit.clone().not()) | set_bits) & gone_q.not(),
     );
     s.m.next(set(&probe_q.next, probe_next.expr()));
     // Whether a connection has any PROBE queued, kept beside the bits
@@ -670,11 +675,20 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
         let at = field_at(conn);
         mux(en, (q.clone() & (zext(ones(sb), c * sb) << at.clone()).not()) | (zext(v, c * sb) << at), q)
     };
-    let after_commit = put(pend.q.expr(), cv.expr(), &cc, cp.expr());
-    let after_post = put(after_commit, wv.expr(), &wc, pp.expr());
+    // In the model's order: the commit (the scheduler's turn), a failure
+    // or a setup's restart, then the post (last in the cycle: a request
+    // posted as its connection is set up counts).
+    let after_commit_w = s.m.wire_from(
+        "rs_pend_committed",
+        c * sb,
+        "the counts after the commit",
+        put(pend.q.expr(), cv.expr(), &cc, cp.expr()),
+    );
+    let after_commit = after_commit_w.expr();
     let gone_p = mux(fail.0.expr(), zext(ones(sb), c * sb) << field_at(&fail.1), lit(c * sb, 0))
         | mux(ov.expr(), zext(ones(sb), c * sb) << field_at(&oc), lit(c * sb, 0));
-    let pend_after = s.m.wire_from("rs_pend_after", c * sb, "the counts after this cycle", after_post & gone_p.not());
+    let after_post = put(after_commit & gone_p.not(), wv.expr(), &wc, pp.expr());
+    let pend_after = s.m.wire_from("rs_pend_after", c * sb, "the counts after this cycle", after_post);
     s.m.next(set(&pend.next, pend_after.expr()));
 
     // What each reader takes.
@@ -700,6 +714,24 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
     let pend_d = delay(s, "rs_post_pend", &pendw, sb, l);
     s.o("post_s_rd_live", &live_d, 1);
     s.o("post_s_rd_pend_streams", &pend_d, sb);
+    // The handlers read the bits as the scheduler's turn left them: a step
+    // may start in the cycle the commit writes (its count of streams with
+    // bytes to cut, its failure) or the PROBE send pops.
+    let (uv, uc) = (&failing.units.0, &failing.units.1);
+    let failed_mid = s.m.wire_from(
+        "rs_failed_mid",
+        c,
+        "failed after the scheduler's turn",
+        failed.q.expr() | mux(uv, lit(c, 1) << zext(uc.expr(), cb.max(1)), lit(c, 0)),
+    );
+    let probe_mid = s.m.wire_from(
+        "rs_probe_q_mid",
+        c * n,
+        "PROBE bits after the scheduler's turn",
+        probe_q.q.expr() & clr_bit.not(),
+    );
+    let pend_mid = s.m.wire_from("rs_pend_mid", c * sb, "counts after the scheduler's turn", after_commit_w.expr());
+    let pend_mid_of = |conn: &Signal| pend_mid.expr().part(field_at(conn), sb);
     for u in ["nack", "rto", "sack", "timer", "stage"] {
         let conn = s.i(&format!("{u}_m_rd_conn"));
         let want = |f: &str| s.has(&format!("{u}_s_rd_{f}"));
@@ -714,7 +746,7 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
                 &format!("rs_{u}_failed"),
                 1,
                 "the read's failed bit",
-                failed.q.expr().bit_at(conn.expr()),
+                failed_mid.expr().bit_at(conn.expr()),
             );
             let d = delay(s, &format!("rs_{u}_failed"), &v, 1, l);
             s.o(&format!("{u}_s_rd_failed"), &d, 1);
@@ -722,7 +754,7 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
         if wq {
             let ib = index_bits(c * n);
             let at = zext(conn.expr(), ib) * lit(ib, u64::from(n));
-            let v = s.m.wire_from(&format!("rs_{u}_probe_q"), n, "the read's PROBE bits", probe_q.q.expr().part(at, n));
+            let v = s.m.wire_from(&format!("rs_{u}_probe_q"), n, "the read's PROBE bits", probe_mid.expr().part(at, n));
             let d = delay(s, &format!("rs_{u}_probe_q"), &v, n, l);
             s.o(&format!("{u}_s_rd_probe_q"), &d, n);
         }
@@ -731,7 +763,7 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
                 &format!("rs_{u}_pend"),
                 1,
                 "the read: some stream has bytes to cut",
-                pend_of(&conn).reduce_or(),
+                pend_mid_of(&conn).reduce_or(),
             );
             let d = delay(s, &format!("rs_{u}_pend"), &v, 1, l);
             s.o(&format!("{u}_s_rd_pend"), &d, 1);
@@ -783,6 +815,34 @@ fn sched_ready(s: &mut S, p: &TxEngineParams) {
 
 /// One write of a table's field: enable, connection, value.
 type FieldWrite = (Expr, Expr, Expr);
+
+/// A registered read of `mem` that sees a write of its own cycle to the
+/// same word (write-first): a step of the acknowledgement unit may start
+/// in the cycle the scheduler's commit writes, and the model's step runs
+/// after the commit in that cycle. The answer is a cycle after `en`.
+#[allow(clippy::too_many_arguments)]
+fn read_fwd(
+    s: &mut S,
+    mem: &crate::Mem,
+    name: &str,
+    en: &Signal,
+    addr: &Signal,
+    w: u32,
+    write: &(Expr, Expr, Expr),
+) -> Signal {
+    let raw = s.m.mem_read(mem, name, en, addr);
+    let (we, wa, wd) = write.clone();
+    let hit = s.m.reg(&format!("{name}_fwd"), 1, 0, "the read's cycle wrote its word");
+    let val = s.m.reg_no_reset(&format!("{name}_fwd_data"), w, "what it wrote");
+    s.m.next(set(&hit.next, mux(en, we.logic_and(wa.eq(addr.expr())), hit.q.expr())));
+    s.m.next(set(&val.next, mux(en, wd, val.q.expr())));
+    s.m.wire_from(
+        &format!("{name}_now"),
+        w,
+        "the read's answer, its cycle's write in",
+        mux(&hit.q, val.q.expr(), raw.expr()),
+    )
+}
 
 /// The first enabled write's (connection, value), for a memory's one
 /// write port: the writers of one field never write in the same cycle
@@ -943,8 +1003,9 @@ fn mirror(s: &mut S, p: &TxEngineParams) -> HashMap<&'static str, Vec<Signal>> {
                 "the path mirror's field, per connection",
             );
             let (en, conn, data) = pick_write(&writes, cb, w);
+            let wr = (en.clone(), conn.clone(), data.clone());
             s.m.mem_write(&mem, en, conn, data);
-            let first = s.m.mem_read(&mem, &format!("pm_{f}_{k}_rd"), &rd_en, &rd_conn);
+            let first = read_fwd(s, &mem, &format!("pm_{f}_{k}_rd"), &rd_en, &rd_conn, w, &wr);
             per_path.push(delay(s, &format!("pm_{f}_{k}_ans"), &first, w, l - 1));
         }
         ans.insert(f, per_path);
@@ -1188,8 +1249,9 @@ fn context(s: &mut S, p: &TxEngineParams, failing: &Failing, addr: &crate::Mem) 
         writes.push(s.clear(w, cb));
         let mem = s.m.memory(&format!("ctx_{f}"), w, p.conns, crate::MemStyle::Block, "the connection context's field");
         let (en, conn, data) = pick_write(&writes, cb, w);
+        let wr = (en.clone(), conn.clone(), data.clone());
         s.m.mem_write(&mem, en, conn, data);
-        let first = s.m.mem_read(&mem, &format!("ctx_{f}_rd"), &rd_en, &rd_conn);
+        let first = read_fwd(s, &mem, &format!("ctx_{f}_rd"), &rd_en, &rd_conn, w, &wr);
         let a = delay(s, &format!("ctx_{f}_ans"), &first, w, l - 1);
         ans.insert(f, (a, w));
     }
@@ -1940,17 +2002,18 @@ fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head
         let mem =
             s.m.memory(&format!("ring_{f}"), w, 1u32 << ab, crate::MemStyle::Block, "a retransmit ring slot's field");
         let (en, at, data) = pick_write(&writes, ab, w);
+        let wr = (en.clone(), at.clone(), data.clone());
         s.m.mem_write(&mem, en, at, data);
         // Each port reads only the fields its readers take.
         let a = if matches!(f, "offset" | "retx_count" | "charge") {
             None
         } else {
-            let a = s.m.mem_read(&mem, &format!("ring_{f}_rd"), &rd_en, &rd_at);
+            let a = read_fwd(s, &mem, &format!("ring_{f}_rd"), &rd_en, &rd_at, w, &wr);
             Some(delay(s, &format!("ring_{f}_ans"), &a, w, l - 1))
         };
         let d = if matches!(
             f,
-            "stream" | "wq" | "offset" | "len" | "retx_count" | "rnr_resend" | "charge" | "resent" | "queued"
+            "valid" | "stream" | "wq" | "offset" | "len" | "retx_count" | "rnr_resend" | "charge" | "resent" | "queued"
         ) {
             Some(s.m.mem_read(&mem, &format!("ring_{f}_dc"), lit(1, 1), &dc_at))
         } else {
@@ -1992,8 +2055,11 @@ fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head
         let d = d.map(|x| x.expr());
         s.o(&format!("commit_s_ring_{f}"), d.expect("read by the decision"), w);
     }
+    // An emptied slot (acknowledged meanwhile) is no longer queued: the
+    // model's slot is gone, its bits with it.
     let (_, q, _) = ans["queued"].clone();
-    s.o("sched_s_retx_queued", q.expect("read by the decision"), 1);
+    let (_, v, _) = ans["valid"].clone();
+    s.o("sched_s_retx_queued", q.expect("read by the decision").expr().logic_and(v.expect("read by the decision")), 1);
     (ans["stream"].1.clone().expect("read"), ans["wq"].1.clone().expect("read"))
 }
 
@@ -2292,6 +2358,8 @@ fn window_probes(s: &mut S, p: &TxEngineParams, dc_conn: &Signal) {
 struct Events {
     /// Entries in the FIFO after this cycle's pop, before its pushes.
     fifo_after_pop: Expr,
+    /// The pending list is empty after this edge.
+    pend_empty_after: Expr,
     /// An event entered the FIFO this cycle.
     pushed: Signal,
     /// The acknowledgement unit's pending list is empty (start of cycle).
@@ -2354,11 +2422,13 @@ fn events(s: &mut S, p: &TxEngineParams) -> Events {
 
     // The pending list: flip-flops, the head at index 0.
     let pb = index_bits(EVT_PEND + 1);
-    let pend = s.m.reg_no_reset("evp_words", EVT_PEND * ew, "the pending events, the head lowest");
+    // Reset to 0: a push ORs its record into the free slot above the
+    // count, which the shifts keep 0.
+    let pend = s.m.reg("evp_words", EVT_PEND * ew, 0, "the pending events, the head lowest");
     let pcnt = s.m.reg("evp_count", pb, 0, "how many");
     // The FIFO.
     let fb = index_bits(depth + 1);
-    let fifo = s.m.reg_no_reset("evf_words", depth * ew, "the event FIFO, the head lowest");
+    let fifo = s.m.reg("evf_words", depth * ew, 0, "the event FIFO, the head lowest");
     let fcnt = s.m.reg("evf_count", fb, 0, "how many");
     let ready = s.i("m_evt_ready");
     let pop = s.m.wire_from("evf_pop", 1, "the head is taken", fcnt.q.expr().ne(lit(fb, 0)).logic_and(&ready));
@@ -2388,12 +2458,15 @@ fn events(s: &mut S, p: &TxEngineParams) -> Events {
     let p_at = zext(p_after.expr(), 16) * lit(16, u64::from(ew));
     let pend_next = mux(pend_push.clone(), p_popped.clone() | (zext(pend_in, EVT_PEND * ew) << p_at), p_popped);
     s.m.next(set(&pend.next, pend_next));
-    s.m.next(set(&pcnt.next, p_after.expr() + zext(pend_push, pb)));
+    let p_next = s.m.wire_from("evp_next", pb, "pending after this edge", p_after.expr() + zext(pend_push, pb));
+    s.m.next(set(&pcnt.next, p_next.expr()));
     // m_evt: the FIFO's head.
-    s.o("m_evt_valid", fcnt.q.expr().ne(lit(fb, 0)), 1);
+    let has = s.m.wire_from("evf_has", 1, "the FIFO has an event", fcnt.q.expr().ne(lit(fb, 0)));
+    s.o("m_evt_valid", &has, 1);
     let mut lsb = 0;
     for (f, w) in &names {
-        let e = fifo.q.slice(lsb + w - 1, lsb);
+        // 0 with no event, as the model shows (its words are not reset).
+        let e = mux(&has, fifo.q.slice(lsb + w - 1, lsb), lit(*w, 0));
         s.o(&format!("m_evt_{f}"), e, *w);
         lsb += w;
     }
@@ -2411,7 +2484,13 @@ fn events(s: &mut S, p: &TxEngineParams) -> Events {
         mux(&pop, lit(qb, 0), mux(quiet.q.expr().eq(top.clone()), top, quiet.q.expr() + lit(qb, 1))),
     );
     s.m.next(set(&quiet.next, q_after.expr()));
-    Events { fifo_after_pop: f_after.expr(), pushed, pend_empty: pcnt.q.expr().eq(lit(pb, 0)), quiet: q_after }
+    Events {
+        fifo_after_pop: f_after.expr(),
+        pend_empty_after: p_next.expr().eq(lit(pb, 0)),
+        pushed,
+        pend_empty: pcnt.q.expr().eq(lit(pb, 0)),
+        quiet: q_after,
+    }
 }
 
 /// The levels that say whose turn it is, as the model's cycle computes
@@ -2488,7 +2567,48 @@ fn turns(s: &mut S, p: &TxEngineParams, ev: &Events) {
             .logic_and(running.expr().logic_not()),
         1,
     );
-    s.waiting.push(ev.pushed.expr());
+    // A setup record may be taken (the model's `free`, at the end of its
+    // cycle): no event entered the FIFO this cycle and it has room; the
+    // acknowledgement unit idle after its turn (its count, its pending
+    // events, the walk (a failed read's start comes after the setup in
+    // the model's cycle), a SACK between its stages); the scheduler idle
+    // after its step; no PROBE send; no frame of the record's connection
+    // queued.
+    let (cn, q) = (s.i("stage_m_cont_next"), s.i("out_m_qry_queued"));
+    // The walk after the acknowledgement unit's turn: the running one if
+    // it does not end, or a SACK's started by its last stage (a failure's
+    // is among `raised`; a setup's flush and a failed read's come later).
+    let wb2 = s.i("walk_m_walk_stays").expr().logic_or(s.i("stage_m_done_valid"));
+    // The acknowledgement unit's count is 0 after its turn and the
+    // handlers' answers: it was at most 1, no step started, and nothing
+    // raised it (a live SACK's or a stage's hold, a NACK's or the commit's
+    // failure). A setup's own flush and a failed read's come later in the
+    // model's cycle, so they do not count here (and `m_fail_valid` of
+    // `tx_open` depends on this: no loop).
+    let mut started = lit(1, 0);
+    for (g, _) in super::ack::GOES {
+        started = started.logic_or(s.i(&format!("ack_m_go_{g}")));
+    }
+    let raised = s
+        .i("sack_m_hold_valid")
+        .expr()
+        .logic_or(s.i("stage_m_hold_valid"))
+        .logic_or(s.i("nack_m_fail_valid"))
+        .logic_or(s.i("commit_m_fail_valid"));
+    let ack_after = busy.expr().le(lit(bw, 1)).logic_and(started.logic_not()).logic_and(raised.logic_not());
+    let free = ev
+        .pushed
+        .expr()
+        .logic_not()
+        .logic_and(ev.fifo_after_pop.clone().lt(lit(fb, mrnic_model::tx_engine::EVT_FIFO as u64)))
+        .logic_and(ack_after)
+        .logic_and(ev.pend_empty_after.clone())
+        .logic_and(wb2.logic_not())
+        .logic_and(cn.expr().logic_not())
+        .logic_and(&idle)
+        .logic_and(probe_q.q.expr().logic_or(&ps).logic_not())
+        .logic_and(q.expr().logic_not());
+    s.o("open_s_free", free, 1);
 }
 
 /// The event counters' pulses, each a register: the engine shows a pulse
@@ -2519,6 +2639,17 @@ fn counters(s: &mut S) {
         s.m.next(set(&r.next, e));
         s.o(name, &r.q, 1);
     }
+}
+
+/// `tx_ack`'s holds that come from two units: a live SACK's reads
+/// answered (`tx_sack`) and a SACK stage's ring reads (`tx_stage`), never
+/// in one cycle (one handler at a time).
+fn sack_holds(s: &mut S) {
+    let w = s.width("ack_s_hold_cnt");
+    let (sv, sc, gv, gc) =
+        (s.i("sack_m_hold_valid"), s.i("sack_m_hold_cnt"), s.i("stage_m_hold_valid"), s.i("stage_m_hold_cnt"));
+    s.o("ack_s_hold_sack", sv.expr().logic_or(&gv), 1);
+    s.o("ack_s_hold_cnt", mux(&sv, sc.expr(), gc.expr()), w);
 }
 
 /// `tx_ack`'s `s_busy`: the count the started handler sets.

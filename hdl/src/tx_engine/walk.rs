@@ -135,6 +135,7 @@ pub fn ports(p: &TxEngineParams) -> Vec<PortDef> {
         i("s_rdfail_stream", sb, START, "its request's stream"),
         i("s_rdfail_slot", pb, START, "its request's work queue pointer"),
         o("m_walk_busy", 1, START, "a walk runs after this edge (a start on s_rdfail aside)"),
+        o("m_walk_stays", 1, START, "the running walk runs after this edge (m_walk_busy without this cycle's starts)"),
         i("s_sw_head", s * pb, WORDS, "per stream: head, the oldest request not completed"),
         i("s_sw_pend", s * pb, WORDS, "per stream: pend, the first request with bytes to cut"),
         i("s_sw_tail", s * pb, WORDS, "per stream: tail, where the next request is posted"),
@@ -337,6 +338,7 @@ pub fn build(p: &TxEngineParams) -> Module {
     let ends =
         w(&mut m, "step_ends", 1, "the step is the walk's last", step.expr().logic_and(d.more.expr().logic_not()));
     m.assign(sg("m_walk_busy"), active.q.expr().logic_and(ends.expr().logic_not()).logic_or(&done_v).logic_or(&fail_v));
+    m.assign(sg("m_walk_stays"), active.q.expr().logic_and(ends.expr().logic_not()));
 
     // ------------------------------------------------------------ the next read
     // The slot the next step looks at: after a step the walk's next state

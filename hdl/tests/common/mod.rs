@@ -129,6 +129,11 @@ pub fn bench_clocked(top: &str, defs: &[PortDef], params: &[(String, u32)], vec:
         .chain(defs.iter().map(|d| format!(".{0}({0})", d.name)))
         .collect();
     t += &format!("  {top} #({}) dut ({});\n", ps.join(", "), conns.join(", "));
+    // MRNIC_REPLAY_VCD=FILE: the replay's waves, every net of the design,
+    // for the cycle a mismatch names (a debugging aid; off by default).
+    if let Ok(vcd) = std::env::var("MRNIC_REPLAY_VCD") {
+        t += &format!("  initial begin $dumpfile(\"{vcd}\"); $dumpvars(0, tb); end\n");
+    }
     t += "  integer f, r, cycle, errors;\n  initial begin\n";
     t += &format!("    f = $fopen(\"{vec}\", \"r\"); cycle = 0; errors = 0;\n");
     t += "    while (!$feof(f)) begin\n";

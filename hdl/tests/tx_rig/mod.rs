@@ -557,6 +557,22 @@ impl Rows {
     }
 }
 
+/// Output `next` of each row made output `of` of the row after (a port
+/// that shows a register's value after the edge), the last row dropped:
+/// the replay compares what the model's next cycle shows. Rows must be
+/// consecutive cycles but for a gap where `of` does not change (the
+/// clear sweep after a reset row).
+pub fn next_of(r: &mut Run, of: &str, next: &str) {
+    let (a, b) = (
+        port_index(&r.defs, of).unwrap_or_else(|| panic!("no port {of}")),
+        port_index(&r.defs, next).unwrap_or_else(|| panic!("no port {next}")),
+    );
+    for t in 0..r.rows.len().saturating_sub(1) {
+        r.rows[t][b] = r.rows[t + 1][a].clone();
+    }
+    r.rows.pop();
+}
+
 /// `tx_timer`'s rows (`tx_engine_timer.rs`, `tx_engine_ack.rs`), filled
 /// each cycle from the model's [`TimerTap`] after a reset row: the queues'
 /// pushes and state, a step with its reads, and the answer of the step
@@ -842,6 +858,12 @@ pub struct Traffic {
 }
 
 impl Traffic {
+    /// Before reset: the caller clocks the reset and the clear sweep (a
+    /// replay of the whole engine records them).
+    pub fn unreset(cfg: Config, seed: u64) -> Traffic {
+        Traffic { e: Engine::new(cfg, seed), peer: Peer::default(), down: None, cur: Vec::new() }
+    }
+
     /// From reset, the clear sweep run.
     pub fn new(cfg: Config, seed: u64) -> Traffic {
         let mut t = Traffic { e: Engine::new(cfg, seed), peer: Peer::default(), down: None, cur: Vec::new() };
