@@ -102,7 +102,8 @@ fn main() -> ExitCode {
             if only.as_ref().is_some_and(|o| o != b.module.name() && *o != id) {
                 continue;
             }
-            // A cover task may run on a proof configuration (Task::connections).
+            // A cover task, or a second proof, may run on a proof configuration
+            // (Task::connections).
             let (task_cfg, module) = b.target(&cfg, t);
             let dir = out.join(&task_cfg.name);
             let h = header(task_cfg, module.name());

@@ -38,6 +38,10 @@ pub struct Mutant {
     /// The built-in config it is generated for (the text it edits is
     /// that config's).
     pub config: &'static str,
+    /// Generated instead for that config's proof configuration with this
+    /// many connections ([`crate::proof::proof_config`]): a breakage a
+    /// power-of-two count hides.
+    pub connections: Option<u32>,
     /// Short name, unique within the block; `<block>_<name>` names its
     /// work folder and `--only` takes it.
     pub name: &'static str,
@@ -100,6 +104,7 @@ const fn small(
     Mutant {
         block,
         config: "small",
+        connections: None,
         name,
         what,
         edits,
@@ -944,6 +949,21 @@ pub const MUTANTS: &[Mutant] = &[
         &[("busy_turn != 9'd0 ? busy_turn - 9'd1 :", "busy_turn != 9'd0 ? busy_turn - 9'd2 :")],
         "a_busy_hold_pre",
     ),
+    Mutant {
+        // On a power-of-two count the counter's end is the last connection,
+        // so the breakage is the unmodified design there.
+        connections: Some(crate::tx_engine::ack::ODD_CONNECTIONS),
+        ..tx_ack(
+            "scan_wraps_past_last",
+            "the scanner wraps at its counter's end (3), not at the last connection (2): it scans a connection \
+             that does not exist",
+            &[(
+                "(tail_scan_reg == 2'd2 ? 2'd0 : tail_scan_reg + 2'd1)",
+                "(tail_scan_reg == 2'd3 ? 2'd0 : tail_scan_reg + 2'd1)",
+            )],
+            "a_scan_in_range",
+        )
+    },
     tx_sched(
         "psel_ready_in_walk",
         "s_psel_ready not gated by walk_running",
@@ -1321,6 +1341,16 @@ impl Mutant {
         format!("{}_{}", self.block, self.name)
     }
 
+    /// The config the block is generated for: [`Mutant::config`], with
+    /// [`Mutant::connections`] when it names a count.
+    pub fn cfg(&self) -> Result<Config, String> {
+        let c = Config::builtin(self.config).map_err(|e| format!("{}: {e}", self.id()))?;
+        Ok(match self.connections {
+            Some(n) => crate::proof::proof_config(&c, n),
+            None => c,
+        })
+    }
+
     /// `verilog` (the block as printed) with the edits made. Each `from`
     /// must occur exactly once before `` `ifdef FORMAL ``: zero or several
     /// matches mean the generator's output changed, and running anyway
@@ -1425,9 +1455,9 @@ impl MutantOutcome {
 /// under `out/<config>/mutants/` and runs it.
 pub fn run(mutant: &Mutant, out: &Path, tools: &Tools) -> MutantOutcome {
     let error = |why: String| MutantOutcome { mutant: *mutant, verdict: Verdict::Error(why), run: None };
-    let cfg = match Config::builtin(mutant.config) {
+    let cfg = match mutant.cfg() {
         Ok(c) => c,
-        Err(e) => return error(format!("{}: {e}", mutant.id())),
+        Err(e) => return error(e),
     };
     let module = match crate::proof::block(&cfg, mutant.block) {
         Ok(b) => b.module,

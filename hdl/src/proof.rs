@@ -84,13 +84,17 @@ pub struct Task {
     /// task restricts itself to, and k-induction can lean on it (the
     /// forwarding and table rules that the fairness step needs, say).
     pub lean_on_proven: bool,
-    /// A cover task only: run on the block generated for the proof
-    /// configuration with this many connections ([`proof_config`]) instead
-    /// of the config's own. Every table indexed by connection shrinks, and
-    /// with it the reset's clear sweep (one word per cycle), which otherwise
-    /// takes most of the depth before any cover can be reached. Assertions
-    /// are always checked on the config's own RTL (`hdl/tests/formal.rs`
-    /// refuses this on any other task).
+    /// Run on the block generated for the proof configuration with this
+    /// many connections ([`proof_config`]) instead of the config's own. A
+    /// cover task: every table indexed by connection shrinks, and with it
+    /// the reset's clear sweep (one word per cycle), which otherwise takes
+    /// most of the depth before any cover can be reached. A prove task only
+    /// as a second proof of assertions another task proves on the config's
+    /// own RTL: a count that is not a power of two gives a connection
+    /// index values past the last connection, which both built-in counts
+    /// lack (`tx_ack`'s `prove_conns3`). `hdl/tests/formal.rs` checks every
+    /// assertion is checked on the config's own RTL, and that the two texts
+    /// differ only in numbers.
     pub connections: Option<u32>,
     /// The SMT solver this task needs instead of the machine's default
     /// ([`Tools::solver`]): `Some("boolector")` for a design whose

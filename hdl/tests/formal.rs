@@ -41,7 +41,7 @@
 //!   k-induction (boolector);
 //! - `tx_ack`'s (tx_engine's acknowledgement unit) step, priority, busy
 //!   count, s_run, tail scanner and tag rules prove by k-induction
-//!   (boolector);
+//!   (boolector), on `small` and on 3 connections (the scanner's range);
 //! - `tx_commit`'s (tx_engine's commit, combinational) write, retry limit,
 //!   header, count, event, cut and frame rules prove (1-induction,
 //!   boolector);
@@ -136,23 +136,25 @@ fn every_property_is_labelled_commented_and_formal_only() {
         for word in ["assert (", "assume (", "cover (", "f_past_valid", "anyconst"] {
             assert!(!design.contains(word), "{}: `{word}` outside `ifdef FORMAL", m.name());
         }
-        // Every assertion is checked by a proof or bounded task (a task with
-        // input restrictions may recheck the rules its own proof leans on).
+        // Every assertion is checked by a proof or bounded task on the
+        // config's own RTL (a task with input restrictions may recheck the
+        // rules its own proof leans on).
         for a in asserts(m) {
             let n = b
                 .tasks
                 .iter()
-                .filter(|t| !matches!(t.mode, Mode::Cover(_)))
+                .filter(|t| !matches!(t.mode, Mode::Cover(_)) && t.connections.is_none())
                 .filter(|t| t.asserts.as_ref().is_none_or(|k| k.contains(&a)) && !t.removes(&a))
                 .count();
-            assert!(n >= 1, "{}: {a} is checked by no task", m.name());
+            assert!(n >= 1, "{}: {a} is checked by no task on {}'s own RTL", m.name(), cfg.name);
         }
-        // Only a cover task may run on a proof configuration: what is proven
-        // or checked is about the config's own RTL.
+        // A cover task, or a proof that repeats one on the config's own RTL
+        // (checked above), may run on a proof configuration; a bounded check
+        // there would be the only check of what it checks.
         for t in b.tasks.iter().filter(|t| t.connections.is_some()) {
             assert!(
-                matches!(t.mode, Mode::Cover(_)),
-                "{}: task {} checks assertions on another config",
+                !matches!(t.mode, Mode::Bmc(_)),
+                "{}: task {} is a bounded check on another config",
                 m.name(),
                 t.name
             );
@@ -372,14 +374,15 @@ fn every_mutant_still_breaks_the_generated_verilog() {
     // generator change shows here by the mutant's name (scripts/formal
     // --mutants runs the slow ones only now and then).
     use mrnic_hdl::mutants::MUTANTS;
-    let mut generated: Vec<((&str, &str), Module, Config)> = Vec::new();
+    let mut generated: Vec<((&str, String), Module, Config)> = Vec::new();
     for m in MUTANTS {
-        if !generated.iter().any(|(k, _, _)| *k == (m.block, m.config)) {
-            let cfg = Config::builtin(m.config).unwrap();
+        let cfg = m.cfg().unwrap();
+        let key = (m.block, cfg.name.clone());
+        if !generated.iter().any(|(k, _, _)| *k == key) {
             let module = mrnic_hdl::proof::block(&cfg, m.block).unwrap().module;
-            generated.push(((m.block, m.config), module, cfg));
+            generated.push((key.clone(), module, cfg));
         }
-        let (_, module, cfg) = generated.iter().find(|(k, _, _)| *k == (m.block, m.config)).unwrap();
+        let (_, module, cfg) = generated.iter().find(|(k, _, _)| *k == key).unwrap();
         let v = module.to_verilog(&header(cfg, module.name())).unwrap();
         let broken = m.apply(&v).unwrap_or_else(|e| panic!("{e}"));
         assert!(m.edits.is_empty() || broken != v, "{}: the edits changed nothing", m.id());
@@ -415,22 +418,18 @@ fn rx_ctl_mutants_fail_their_assertions() {
     });
 }
 
-/// Runs the tasks `names` of one of tx_engine's units on `small`, which
-/// name boolector as their solver (skipped without it, failed under CI).
-fn prove_unit(
-    unit: &str,
-    generate: fn(&Config) -> Result<Module, String>,
-    formal_tasks: fn(&[String]) -> Vec<Task>,
-    names: &[&str],
-) {
+/// Runs the tasks `names` of one of tx_engine's units on `small` (or the
+/// proof configuration a task names), which name boolector as their solver
+/// (skipped without it, failed under CI).
+fn prove_unit(unit: &str, names: &[&str]) {
     let Some(tools) = tools_with_boolector() else { return };
     let cfg = Config::builtin("small").unwrap();
-    let m = generate(&cfg).unwrap();
-    let tasks = formal_tasks(&asserts(&m));
+    let b = mrnic_hdl::proof::block(&cfg, unit).unwrap();
     for name in names {
-        let t = tasks.iter().find(|t| t.name == *name).unwrap();
-        let o = run(&format!("{unit}_{name}"), &cfg, &m, t, &tools);
-        assert_eq!(o.status, Status::Pass, "{unit} {name}: replay: {}", o.command);
+        let t = b.tasks.iter().find(|t| t.name == *name).unwrap();
+        let (c, m) = b.target(&cfg, t);
+        let o = run(&format!("{unit}_{name}"), c, m, t, &tools);
+        assert_eq!(o.status, Status::Pass, "{unit} {name} on {}: replay: {}", c.name, o.command);
     }
 }
 
@@ -441,7 +440,7 @@ fn tx_output_rules_prove_by_induction() {
     // failed reads by 2-induction with boolector (about 40 s); the read
     // accounting's bounded check and the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::output;
-    prove_unit(output::NAME, output::generate, output::formal_tasks, &["prove"]);
+    prove_unit(output::NAME, &["prove"]);
 }
 
 #[test]
@@ -452,7 +451,7 @@ fn tx_walk_rules_prove_by_induction() {
     // timing with the ring clear and the heads held (`prove_read`), with
     // boolector (about 5 s each); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::walk;
-    prove_unit(walk::NAME, walk::generate, walk::formal_tasks, &["prove", "prove_read"]);
+    prove_unit(walk::NAME, &["prove", "prove_read"]);
 }
 
 #[test]
@@ -465,7 +464,7 @@ fn tx_post_rules_prove_by_induction() {
     // (about 5 and 7 s on small, L = 1); the covers run from
     // scripts/formal.
     use mrnic_hdl::tx_engine::post;
-    prove_unit(post::NAME, post::generate, post::formal_tasks, &["prove", "prove_fw"]);
+    prove_unit(post::NAME, &["prove", "prove_fw"]);
 }
 
 #[test]
@@ -477,7 +476,7 @@ fn tx_sched_rules_prove_by_induction() {
     // with boolector (about 2 s), and the start's round-robin fairness
     // (`prove_rr`); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::sched;
-    prove_unit(sched::NAME, sched::generate, sched::formal_tasks, &["prove", "prove_rr"]);
+    prove_unit(sched::NAME, &["prove", "prove_rr"]);
 }
 
 #[test]
@@ -486,9 +485,11 @@ fn tx_ack_rules_prove_by_induction() {
     // only when free, the priority order and the SACK stage's hold, the
     // busy count's rules, nothing moving while s_run is low, the tail hit
     // and the scanner, the RNR tag, by 2-induction with boolector (about
-    // 2 s); the covers run from scripts/formal.
+    // 2 s), and again on 3 connections (`prove_conns3`), where the
+    // scanner's range rule can fail (16 is a power of two); the covers run
+    // from scripts/formal.
     use mrnic_hdl::tx_engine::ack;
-    prove_unit(ack::NAME, ack::generate, ack::formal_tasks, &["prove"]);
+    prove_unit(ack::NAME, &["prove", "prove_conns3"]);
 }
 
 #[test]
@@ -499,7 +500,7 @@ fn tx_commit_rules_prove() {
     // address; immediate properties, so 1-induction is a complete proof
     // (boolector, about 4 s); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::commit;
-    prove_unit(commit::NAME, commit::generate, commit::formal_tasks, &["prove"]);
+    prove_unit(commit::NAME, &["prove"]);
 }
 
 #[test]
@@ -510,7 +511,7 @@ fn tx_rto_rules_prove_by_induction() {
     // and pushes, by 2-induction with boolector (about 2 s); the covers (a
     // full ring's walk, 74 cycles) run from scripts/formal.
     use mrnic_hdl::tx_engine::rto;
-    prove_unit(rto::NAME, rto::generate, rto::formal_tasks, &["prove"]);
+    prove_unit(rto::NAME, &["prove"]);
 }
 
 #[test]
@@ -551,7 +552,7 @@ fn tx_nack_rules_prove_by_induction() {
     // BAD_HDR's retransmission, by 2-induction with boolector (about 2 s);
     // the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::nack;
-    prove_unit(nack::NAME, nack::generate, nack::formal_tasks, &["prove"]);
+    prove_unit(nack::NAME, &["prove"]);
 }
 
 #[test]
@@ -565,7 +566,7 @@ fn tx_sack_rules_prove_by_induction() {
     // which slots are acknowledged (`prove_acks`, minutes) and the covers
     // run from scripts/formal.
     use mrnic_hdl::tx_engine::sack;
-    prove_unit(sack::NAME, sack::generate, sack::formal_tasks, &["prove"]);
+    prove_unit(sack::NAME, &["prove"]);
 }
 
 #[test]
@@ -577,7 +578,7 @@ fn tx_timer_rules_prove_by_induction() {
     // a refusal, by 2-induction with boolector and the memories as arrays
     // (about 8 s); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::timer;
-    prove_unit(timer::NAME, timer::generate, timer::formal_tasks, &["prove"]);
+    prove_unit(timer::NAME, &["prove"]);
 }
 
 #[test]
@@ -589,7 +590,7 @@ fn tx_probe_rules_prove_by_induction() {
     // through the answer, by 2-induction with boolector (about 2 s); the
     // covers run from scripts/formal.
     use mrnic_hdl::tx_engine::probe;
-    prove_unit(probe::NAME, probe::generate, probe::formal_tasks, &["prove"]);
+    prove_unit(probe::NAME, &["prove"]);
 }
 
 #[test]
@@ -602,7 +603,7 @@ fn tx_open_rules_prove_by_induction() {
     // m_running, m_busy and m_wr_hold, by 2-induction with boolector
     // (about 2 s); the covers run from scripts/formal.
     use mrnic_hdl::tx_engine::open;
-    prove_unit(open::NAME, open::generate, open::formal_tasks, &["prove"]);
+    prove_unit(open::NAME, &["prove"]);
 }
 
 /// A one-register module with a property over `d`, for the IR rules.

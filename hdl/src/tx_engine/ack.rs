@@ -366,17 +366,41 @@ fn handler_most(p: &TxEngineParams) -> u64 {
 }
 
 /// The `tx_ack` module for `cfg`'s engine parameters, for the proofs
-/// ([`crate::proof::blocks`]).
+/// ([`crate::proof::blocks`]). The connection count may be one the config's
+/// check refuses, not a power of two (`prove_conns3`, [`formal_tasks`]):
+/// the unit's one use of it is the scanner, which wraps at the last
+/// connection rather than at its counter's end, and only such a count
+/// tells the two apart. The other parameters are the engine's for the
+/// count rounded up to a power of two.
 pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
-    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    let n = cfg.transport.connections;
+    let mut valid = cfg.clone();
+    valid.transport.connections = n.next_power_of_two();
+    let mut p = TxEngineParams::from_config(&valid).map_err(|e| e.to_string())?;
+    p.conns = n;
+    p.conn_bits = mrnic_proto::Config::index_bits(n);
     Ok(build(&p))
 }
 
 /// The unit's proof tasks: every assertion by 2-induction (`prove`) and
-/// the covers to 12 cycles, with boolector ([`crate::proof::boolector_tasks`]).
+/// the covers to 12 cycles, with boolector ([`crate::proof::boolector_tasks`]);
+/// and `prove` again on [`ODD_CONNECTIONS`] connections (`prove_conns3`).
 pub fn formal_tasks(_asserts: &[String]) -> Vec<crate::proof::Task> {
-    crate::proof::boolector_tasks(2, 12)
+    let mut tasks = crate::proof::boolector_tasks(2, 12);
+    // Both built-in counts are powers of two, where the scanner's counter
+    // has no value past the last connection and `a_scan_in_range` cannot
+    // fail; on 3 connections its 2-bit counter has one (3), so a scanner
+    // that does not wrap at the last connection fails it.
+    let mut odd = tasks[0].clone();
+    odd.name = "prove_conns3";
+    odd.connections = Some(ODD_CONNECTIONS);
+    tasks.insert(1, odd);
+    tasks
 }
+
+/// The connection count `prove_conns3` runs on: the smallest that is not a
+/// power of two.
+pub const ODD_CONNECTIONS: u32 = 3;
 
 /// The unit's formal properties (see the module's `# Formal properties`).
 fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
