@@ -1275,6 +1275,20 @@ pub const MUTANTS: &[Mutant] = &[
         &[("assign m_wr_hold = rec_valid_reg || (|rd_pipe_reg);", "assign m_wr_hold = |rd_pipe_reg;")],
         "a_wr_hold",
     ),
+    // OPEN's kind is 0, the value of a payload without its valid: these two
+    // show the kind is still pinned in every cycle, at the act and off it.
+    tx_open(
+        "evt_kind_send",
+        "the OPEN event sent with kind SEND (1)",
+        &[("assign m_evt_kind = answer ? 4'd0 : 4'd0;", "assign m_evt_kind = answer ? 4'd1 : 4'd0;")],
+        "a_evt",
+    ),
+    tx_open(
+        "evt_kind_without_valid",
+        "a kind (SEND, 1) on m_evt_kind while no event is valid",
+        &[("assign m_evt_kind = answer ? 4'd0 : 4'd0;", "assign m_evt_kind = answer ? 4'd0 : 4'd1;")],
+        "a_quiet_without_evt_valid",
+    ),
 ];
 
 /// tx_sack's four rules over which slots a SACK acknowledges

@@ -95,8 +95,10 @@
 //! the assembly's `s_free` and `s_live` are what they say, and that the
 //! values are the model's beyond these rules (the replay in
 //! `hdl/tests/tx_engine_open.rs` compares every output every cycle). The
-//! OPEN event's kind is 0, so no property can tell it from an ungated
-//! kind.
+//! OPEN event's kind is 0, the value of a payload without its valid, so
+//! its gating is no logic and an ungated kind is the same circuit; the
+//! kind is still pinned in every cycle (`a_evt` at the act,
+//! `a_quiet_without_evt_valid` off it; a mutant fails each).
 
 use mrnic_model::block::PortDef;
 use mrnic_model::path_telemetry as tel;
