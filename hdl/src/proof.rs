@@ -89,11 +89,14 @@ pub struct Task {
     /// cover task: every table indexed by connection shrinks, and with it
     /// the reset's clear sweep (one word per cycle), which otherwise takes
     /// most of the depth before any cover can be reached. A prove task only
-    /// as a second proof of assertions another task proves on the config's
-    /// own RTL: a count that is not a power of two gives a connection
-    /// index values past the last connection, which both built-in counts
-    /// lack (`tx_ack`'s `prove_conns3`). `hdl/tests/formal.rs` checks every
-    /// assertion is checked on the config's own RTL, and that the two texts
+    /// as a second check of assertions another task checks on the config's
+    /// own RTL, on a count where it can fail or closes: a count that is not
+    /// a power of two gives a connection index values past the last
+    /// connection, which both built-in counts lack (`tx_ack`'s
+    /// `prove_conns3`), and 512 connections prove by induction the words'
+    /// round robin that `default`'s 4096 check only to a bound (`tx_sched`'s
+    /// `prove_rr_conns512`). `hdl/tests/formal.rs` checks every assertion
+    /// is checked on the config's own RTL, and on `small` that the two texts
     /// differ only in numbers.
     pub connections: Option<u32>,
     /// The SMT solver this task needs instead of the machine's default

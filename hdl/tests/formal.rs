@@ -148,9 +148,10 @@ fn every_property_is_labelled_commented_and_formal_only() {
                 .count();
             assert!(n >= 1, "{}: {a} is checked by no task on {}'s own RTL", m.name(), cfg.name);
         }
-        // A cover task, or a proof that repeats one on the config's own RTL
-        // (checked above), may run on a proof configuration; a bounded check
-        // there would be the only check of what it checks.
+        // A cover task, or a second check by induction of what a task on
+        // the config's own RTL checks (above), may run on a proof
+        // configuration; a bounded one there would show less than the one
+        // at home.
         for t in b.tasks.iter().filter(|t| t.connections.is_some()) {
             assert!(
                 !matches!(t.mode, Mode::Bmc(_)),

@@ -1028,7 +1028,9 @@ pub fn generate(cfg: &mrnic_proto::Config) -> Result<Module, String> {
 /// to 16 cycles, with boolector ([`crate::proof::boolector_tasks`]); the
 /// start's fairness in a task of its own, `prove_rr`, leaning on the
 /// others: by 2-induction when `rr_pick` is one word (up to 64
-/// connections), a bounded check above, where its induction did not close.
+/// connections), a bounded check above, where its induction did not close,
+/// with the same rule proven by 2-induction on [`RR_WORDS_CONNECTIONS`]
+/// connections (`prove_rr_conns512`).
 pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
     use crate::proof::Mode;
     let mut tasks = crate::proof::boolector_tasks(2, 16);
@@ -1042,12 +1044,29 @@ pub fn formal_tasks(asserts: &[String]) -> Vec<crate::proof::Task> {
         rr.name = "bmc_rr";
         rr.mode = Mode::Bmc(RR_BMC_DEPTH);
         rr.why_bounded = "on default (4096 connections, 64 words) neither the 2-induction nor a depth-4 check of \
-                          the two-level round robin finished in 12 minutes (boolector, load 7); depth 3 checks a \
-                          start from rr_conn's reset value with any ready bits, exhaustively";
+                          the two-level round robin finished in 12 minutes (boolector, load 7; the 2-induction again \
+                          not in 25 minutes, load 6-8, 2026-12-03); depth 3 checks a start from rr_conn's reset \
+                          value with any ready bits, exhaustively";
+        // The induction step is the pick's combinational rule for any
+        // rr_conn and ready set, and its time grows fast with the words
+        // (128 connections 7 s, 512 17-48 s, 2048 5 minutes at load 8):
+        // the same two-level code on 8 words closes in seconds, and needs
+        // none of the other rules, so it leans on nothing proven elsewhere.
+        let mut words = rr.clone();
+        words.name = "prove_rr_conns512";
+        words.mode = Mode::Prove(2);
+        words.why_bounded = "";
+        words.lean_on_proven = false;
+        words.connections = Some(RR_WORDS_CONNECTIONS);
+        tasks.insert(1, words);
     }
     tasks.insert(1, rr);
     tasks
 }
+
+/// The connection count `prove_rr_conns512` proves the words' round robin
+/// on: 8 words of 64, where its 2-induction closes.
+pub const RR_WORDS_CONNECTIONS: u32 = 512;
 
 /// The start's fairness assertion, proven in its own task; its label when
 /// `rr_pick` looks through words.
