@@ -165,9 +165,12 @@ impl Bits {
     }
 
     /// Clears bits at and above `width`.
+    #[inline]
     pub fn truncate(&mut self, width: u32) {
         let words = width.div_ceil(64).max(1) as usize;
-        self.0.resize(words, 0);
+        if self.0.len() != words {
+            self.0.resize(words, 0);
+        }
         if width % 64 != 0 {
             let last = words - 1;
             self.0[last] &= (1u64 << (width % 64)) - 1;

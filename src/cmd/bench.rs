@@ -250,8 +250,13 @@ struct Replay<'a> {
 impl Stimulus for Replay<'_> {
     fn drive(&mut self, _cycle: u64, values: &mut [mrnic_model::block::Bits]) {
         for &(i, n) in &self.rec.inputs {
-            values[i].0.clear();
-            values[i].0.extend_from_slice(&self.rec.words[self.at..self.at + n]);
+            let dst = &mut values[i].0;
+            if dst.len() != n {
+                dst.resize(n, 0);
+            }
+            for (d, s) in dst.iter_mut().zip(&self.rec.words[self.at..self.at + n]) {
+                *d = *s;
+            }
             self.at += n;
         }
     }

@@ -8,13 +8,21 @@
 //! [`Mismatch`]: cycle, port, model and RTL values, the inputs of the last
 //! cycles, and a VCD window of both sides around it.
 //!
-//! The window is written by replaying the run: the harness logs every
-//! cycle's inputs (a few words per cycle, up to [`Options::log_limit_words`])
-//! and, on a mismatch, runs a fresh model and a fresh RTL instance over the
-//! log with tracing on for the window only, so tracing costs nothing until
-//! something fails. [`Options::trace`] traces a window of the run itself.
+//! The window is written by replaying the run: when a VCD window is wanted
+//! ([`Options::vcd_dir`] set), the harness logs every cycle's inputs (a few
+//! words per cycle, up to [`Options::log_limit_words`]) and, on a mismatch,
+//! runs a fresh model and a fresh RTL instance over the log with tracing on
+//! for the window only, so tracing costs nothing until something fails.
+//! [`Options::trace`] traces a window of the run itself. Without a VCD
+//! directory nothing is logged: a mismatch report then has the inputs of
+//! the last [`Options::history`] cycles only.
+//!
+//! Per cycle the harness copies nothing it can avoid (see
+//! [`Lockstep::run`]): the stimulus writes the inputs into the buffer the
+//! RTL reads and writes its outputs into, the model reads its inputs from
+//! that buffer and writes its outputs into its own, and the compare walks
+//! the output words in place.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,14 +63,16 @@ pub fn model_vcd_path(rtl: &std::path::Path) -> PathBuf {
 pub struct Options {
     /// Cycles of inputs shown in a mismatch report.
     pub history: usize,
-    /// Where a mismatch's VCD window is written (`None`: no VCD).
+    /// Where a mismatch's VCD window is written (`None`: no VCD, and no
+    /// input log: the run is cheaper).
     pub vcd_dir: Option<PathBuf>,
     /// Cycles before the mismatch in its VCD window.
     pub window_before: u64,
     /// Trace this window of the run (off by default).
     pub trace: Option<TraceWindow>,
     /// Input log size limit in 64-bit words; past it, a mismatch gets no
-    /// VCD window (rerun with [`Options::trace`] around the cycle).
+    /// VCD window (rerun with [`Options::trace`] around the cycle). The log
+    /// is kept only with [`Options::vcd_dir`] set.
     pub log_limit_words: usize,
     /// Compare from cycle 0, before any reset. Off by default: registers
     /// have no initial values in the generated Verilog (X until `rst`;
@@ -203,16 +213,22 @@ pub struct Lockstep {
     ports: Vec<PortDef>,
     inputs: Vec<usize>,
     outputs: Vec<usize>,
-    /// Inputs as driven (masked to their widths).
-    model_in: Vec<Bits>,
-    /// The inputs again, and the model's outputs.
-    model_values: Vec<Bits>,
-    /// Inputs as driven, then the RTL's outputs.
+    /// Inputs as driven (masked to their widths) and the RTL's outputs:
+    /// the model reads its inputs here too.
     rtl_values: Vec<Bits>,
+    /// The model's outputs (input entries unused, except while tracing).
+    model_values: Vec<Bits>,
+    /// (input port, its words) of every input.
+    in_slots: Vec<(usize, usize)>,
     cycle: u64,
     /// Flat input words per cycle.
     in_words: usize,
-    recent: VecDeque<Vec<u64>>,
+    /// The inputs of the last `history` cycles, flat: cycle `c` at slot
+    /// `c % history`.
+    recent: Vec<u64>,
+    /// Cycles in `recent` (at most `history`).
+    recent_cycles: usize,
+    history: usize,
     log: Option<Vec<u64>>,
     tracer: Option<Tracer>,
     /// The `rst` input, and whether a rising edge has seen it high.
@@ -234,7 +250,9 @@ impl Lockstep {
         check_ports(rtl.info(), &ports)?;
         let inputs: Vec<usize> = (0..ports.len()).filter(|&i| ports[i].dir == Dir::In).collect();
         let outputs: Vec<usize> = (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect();
-        let in_words = inputs.iter().map(|&i| ports[i].words().max(1)).sum();
+        let in_slots: Vec<(usize, usize)> = inputs.iter().map(|&i| (i, ports[i].words().max(1))).collect();
+        let in_words = in_slots.iter().map(|&(_, n)| n).sum();
+        let history = opts.history.max(1);
         let rst = ports.iter().position(|p| p.name == "rst" && p.dir == Dir::In);
         let comparing = rst.is_none() || opts.compare_before_reset;
         let mut payload_valid = vec![None; ports.len()];
@@ -254,16 +272,18 @@ impl Lockstep {
             model,
             rtl,
             config: config.into(),
-            model_in: zero_values(&ports),
             model_values: zero_values(&ports),
             rtl_values: zero_values(&ports),
+            in_slots,
             ports,
             inputs,
             outputs,
             cycle: 0,
             in_words,
-            recent: VecDeque::new(),
-            log: (opts.log_limit_words > 0).then(Vec::new),
+            recent: vec![0; history * in_words],
+            recent_cycles: 0,
+            history,
+            log: (opts.vcd_dir.is_some() && opts.log_limit_words > 0).then(Vec::new),
             tracer,
             rst,
             comparing,
@@ -292,17 +312,25 @@ impl Lockstep {
     /// [`Lockstep::tick`] next.
     pub fn eval(&mut self, inputs: &[Bits]) -> Result<&[Bits], Box<Mismatch>> {
         for &i in &self.inputs {
-            let w = self.ports[i].width;
-            let v = &mut self.model_in[i];
-            v.clone_from(&inputs[i]);
-            v.truncate(w);
-            self.model_values[i].clone_from(v);
-            self.rtl_values[i].clone_from(v);
+            copy_words(&mut self.rtl_values[i], &inputs[i]);
         }
-        self.model.eval(&self.model_in, &mut self.model_values);
+        self.eval_in_place()?;
+        Ok(&self.rtl_values)
+    }
+
+    /// [`Lockstep::eval`] on the inputs already in `rtl_values`.
+    fn eval_in_place(&mut self) -> Result<(), Box<Mismatch>> {
+        for &i in &self.inputs {
+            self.rtl_values[i].truncate(self.ports[i].width);
+        }
         self.rtl.comb(&mut self.rtl_values);
+        self.model.eval(&self.rtl_values, &mut self.model_values);
         self.record_inputs();
         if let Some(t) = &mut self.tracer {
+            // The model's trace shows its inputs too.
+            for &i in &self.inputs {
+                self.model_values[i].clone_from(&self.rtl_values[i]);
+            }
             // Trace problems must not hide a mismatch; they show at close.
             let _ = t.dump_eval(&mut self.rtl, self.cycle, &self.model_values);
         }
@@ -311,15 +339,15 @@ impl Lockstep {
                 return Err(Box::new(self.mismatch(first)));
             }
         }
-        Ok(&self.rtl_values)
+        Ok(())
     }
 
     /// The rising edge on both sides.
     pub fn tick(&mut self) {
-        self.model.tick(&self.model_in);
+        self.model.tick(&self.rtl_values);
         self.rtl.posedge();
         if let Some(r) = self.rst {
-            self.comparing |= self.model_in[r].bit(0);
+            self.comparing |= self.rtl_values[r].bit(0);
         }
         if let Some(t) = &mut self.tracer {
             let _ = t.dump_posedge(&mut self.rtl, self.cycle);
@@ -328,20 +356,19 @@ impl Lockstep {
     }
 
     /// Runs `cycles` cycles of `stim`, stopping at the first mismatch.
+    /// The stimulus drives the inputs straight into the buffer the RTL and
+    /// the model read (no copy); its output entries hold the last cycle's
+    /// RTL outputs, which [`Stimulus::drive`] ignores.
     pub fn run(&mut self, stim: &mut dyn Stimulus, cycles: u64) -> Result<RunStats, Box<Mismatch>> {
         let start = Instant::now();
-        let mut values = zero_values(&self.ports);
         for _ in 0..cycles {
             let cycle = self.cycle;
-            stim.drive(cycle, &mut values);
-            let out = match self.eval(&values) {
-                Ok(out) => out,
-                Err(mut m) => {
-                    m.seed = stim.seed();
-                    return Err(m);
-                }
-            };
-            stim.observe(cycle, out);
+            stim.drive(cycle, &mut self.rtl_values);
+            if let Err(mut m) = self.eval_in_place() {
+                m.seed = stim.seed();
+                return Err(m);
+            }
+            stim.observe(cycle, &self.rtl_values);
             self.tick();
         }
         Ok(RunStats { cycles, transactions: stim.transactions(), seconds: start.elapsed().as_secs_f64() })
@@ -367,25 +394,24 @@ impl Lockstep {
     }
 
     fn record_inputs(&mut self) {
-        let mut flat = if self.recent.len() >= self.opts.history.max(1) {
-            self.recent.pop_front().unwrap_or_default()
-        } else {
-            Vec::with_capacity(self.in_words)
-        };
-        flat.clear();
-        for &i in &self.inputs {
-            let v = &self.model_values[i];
-            let n = self.ports[i].words().max(1);
-            flat.extend((0..n).map(|k| v.0.get(k).copied().unwrap_or(0)));
+        let slot = (self.cycle % self.history as u64) as usize * self.in_words;
+        let flat = &mut self.recent[slot..slot + self.in_words];
+        let mut at = 0;
+        for &(i, n) in &self.in_slots {
+            let v = &self.rtl_values[i].0;
+            for k in 0..n {
+                flat[at + k] = v.get(k).copied().unwrap_or(0);
+            }
+            at += n;
         }
+        self.recent_cycles = (self.recent_cycles + 1).min(self.history);
         if let Some(log) = &mut self.log {
-            if log.len() + flat.len() <= self.opts.log_limit_words {
-                log.extend_from_slice(&flat);
+            if log.len() + self.in_words <= self.opts.log_limit_words {
+                log.extend_from_slice(flat);
             } else {
                 self.log = None;
             }
         }
-        self.recent.push_back(flat);
     }
 
     fn unflatten(&self, flat: &[u64]) -> Vec<Bits> {
@@ -406,15 +432,13 @@ impl Lockstep {
             .filter(|&&o| self.differs(o))
             .map(|&o| (self.ports[o].name.clone(), self.model_values[o].clone(), self.rtl_values[o].clone()))
             .collect();
-        let n = self.recent.len() as u64;
-        let history = self
-            .recent
-            .iter()
-            .enumerate()
-            .map(|(k, flat)| {
-                let values = self.unflatten(flat);
+        let n = self.recent_cycles as u64;
+        let history = (self.cycle + 1 - n..=self.cycle)
+            .map(|c| {
+                let slot = (c % self.history as u64) as usize * self.in_words;
+                let values = self.unflatten(&self.recent[slot..slot + self.in_words]);
                 let named = self.inputs.iter().map(|&i| (self.ports[i].name.clone(), values[i].clone())).collect();
-                (self.cycle + 1 + k as u64 - n, named)
+                (c, named)
             })
             .collect();
         let idle_stream_valid = find_streams(&self.ports)
@@ -450,6 +474,7 @@ impl Lockstep {
     /// window that ends at the current (mismatching) cycle.
     fn replay_window(&self, dir: PathBuf) -> Result<VcdWindow, String> {
         let Some(log) = &self.log else {
+            // (With a VCD directory set the log is kept until its limit.)
             return Err(format!(
                 "the input log passed its limit of {} words; rerun with a trace window ending at cycle {}",
                 self.opts.log_limit_words, self.cycle
@@ -498,12 +523,26 @@ impl Lockstep {
 }
 
 /// Equal values, ignoring missing high words (a value may carry fewer
-/// words than its port).
+/// words than its port). Word by word: most ports are one word, and a
+/// slice compare would call `memcmp` for each.
+#[inline]
 fn same(a: &Bits, b: &Bits) -> bool {
     if a.0.len() == b.0.len() {
-        return a.0 == b.0;
+        return a.0.iter().zip(&b.0).all(|(x, y)| x == y);
     }
     (0..a.0.len().max(b.0.len())).all(|i| a.0.get(i).unwrap_or(&0) == b.0.get(i).unwrap_or(&0))
+}
+
+/// `dst = src`, reusing `dst`'s words (a word loop: `clone_from` would
+/// call `memcpy` for one or two words).
+#[inline]
+fn copy_words(dst: &mut Bits, src: &Bits) {
+    if dst.0.len() != src.0.len() {
+        dst.0.resize(src.0.len(), 0);
+    }
+    for (d, s) in dst.0.iter_mut().zip(&src.0) {
+        *d = *s;
+    }
 }
 
 /// Something clocked that [`run_alone`] can drive: the model or the RTL.
@@ -525,20 +564,24 @@ impl Dut for Rtl {
 /// A model as a [`Dut`].
 pub struct ModelDut {
     model: Box<dyn Block>,
+    /// Copies of the input ports' values (the model writes its outputs
+    /// into the caller's values, so it cannot read from them too).
     inputs: Vec<Bits>,
+    input_ports: Vec<usize>,
 }
 
 impl ModelDut {
     pub fn new(model: Box<dyn Block>) -> ModelDut {
         let inputs = zero_values(model.ports());
-        ModelDut { model, inputs }
+        let input_ports = (0..model.ports().len()).filter(|&i| model.ports()[i].dir == Dir::In).collect();
+        ModelDut { model, inputs, input_ports }
     }
 }
 
 impl Dut for ModelDut {
     fn eval(&mut self, values: &mut [Bits]) {
-        for (i, v) in values.iter().enumerate() {
-            self.inputs[i].clone_from(v);
+        for &i in &self.input_ports {
+            copy_words(&mut self.inputs[i], &values[i]);
         }
         self.model.eval(&self.inputs, values);
     }

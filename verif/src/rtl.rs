@@ -200,10 +200,16 @@ impl Rtl {
             }
         }
         backend::comb(&mut self.sim, &self.in_buf, &mut self.out_buf);
+        // Word by word into the words already there (no `memcpy` call per
+        // port of one or two words).
         for &(i, n, at) in &self.out_slots {
             let dst = &mut values[i].0;
-            dst.clear();
-            dst.extend_from_slice(&self.out_buf[at..at + n]);
+            if dst.len() != n {
+                dst.resize(n, 0);
+            }
+            for (d, s) in dst.iter_mut().zip(&self.out_buf[at..at + n]) {
+                *d = *s;
+            }
         }
     }
 

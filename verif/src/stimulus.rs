@@ -82,7 +82,9 @@ pub fn set_u64(b: &mut Bits, width: u32, v: u64) {
 
 /// What drives a block, cycle by cycle.
 pub trait Stimulus {
-    /// Sets the inputs of `cycle` (entries of output ports are ignored).
+    /// Sets the inputs of `cycle`. Entries of output ports are ignored (the
+    /// harness may leave the last cycle's outputs there); entries of inputs
+    /// hold what the last call set, masked to the port widths.
     fn drive(&mut self, cycle: u64, values: &mut [Bits]);
     /// Sees the cycle's inputs and outputs after eval, before the edge:
     /// handshakes happen here.
