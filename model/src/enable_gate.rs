@@ -182,7 +182,7 @@ impl Block for EnableGate {
         let a = self.ids;
         let on = |k: usize| inputs[k].bit(0);
         for &(i, o) in &self.pass {
-            outputs[o] = inputs[i].clone();
+            outputs[o].clone_from(&inputs[i]);
         }
         let rx = self.rx_on(on(a.cfg_enable));
         put(&self.ports, outputs, a.m_axis_tvalid, (on(a.s_axis_tvalid) && rx) as u64);

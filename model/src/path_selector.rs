@@ -329,6 +329,10 @@ pub struct PathSelector {
     init_addr: u32,
     // Scratch for the typed path of the Block interface.
     scratch: Inputs,
+    /// Buffers of the credit write and the request weights that left the
+    /// pipeline, reused by the next ones (no allocation per request).
+    spare_credits: Vec<i32>,
+    spare_weight: Vec<u8>,
 }
 
 impl PathSelector {
@@ -346,6 +350,8 @@ impl PathSelector {
             init: true,
             init_addr: 0,
             scratch: Inputs { req_weight: vec![0; paths], ..Inputs::default() },
+            spare_credits: Vec::with_capacity(paths),
+            spare_weight: Vec::with_capacity(paths),
             p,
         }
     }
@@ -398,10 +404,12 @@ impl PathSelector {
         let mut push: Option<Decision> = None;
         if let Some(req) = &self.stage[l - 1] {
             let fwd = self.hist.iter().flatten().find(|(c, _)| *c == req.conn);
-            let mut credits = match fwd {
-                Some((_, c)) => c.clone(),
-                None => self.rd[l - 1].clone(),
-            };
+            let mut credits = std::mem::take(&mut self.spare_credits);
+            credits.clear();
+            credits.extend_from_slice(match fwd {
+                Some((_, c)) => c,
+                None => &self.rd[l - 1],
+            });
             for (i, c) in credits.iter_mut().enumerate() {
                 if req.clr >> i & 1 == 1 {
                     *c = 0;
@@ -449,6 +457,9 @@ impl PathSelector {
             }
             self.init_addr = self.init_addr.wrapping_add(1) & (self.p.conns - 1);
         }
+        if let Some((_, v)) = self.hist[l - 1].take() {
+            self.spare_credits = v;
+        }
         self.hist.rotate_right(1);
         self.hist[0] = write;
         if out.sel_valid && inp.sel_ready {
@@ -458,12 +469,20 @@ impl PathSelector {
             self.fifo.push_back(d);
         }
         debug_assert!(self.fifo.len() <= self.p.fifo_depth() as usize, "output FIFO overflow");
+        if let Some(r) = self.stage[l - 1].take() {
+            self.spare_weight = r.weight;
+        }
         self.stage.rotate_right(1);
-        self.stage[0] = fire.then(|| Req {
-            conn: inp.req_conn,
-            elig: inp.req_elig & mask(self.p.paths),
-            weight: inp.req_weight.clone(),
-            clr: inp.req_clr & mask(self.p.paths),
+        self.stage[0] = fire.then(|| {
+            let mut weight = std::mem::take(&mut self.spare_weight);
+            weight.clear();
+            weight.extend_from_slice(&inp.req_weight);
+            Req {
+                conn: inp.req_conn,
+                elig: inp.req_elig & mask(self.p.paths),
+                weight,
+                clr: inp.req_clr & mask(self.p.paths),
+            }
         });
     }
 }

@@ -374,26 +374,38 @@ impl Block for RxBuffer {
         put(&self.ports, outputs, ids.s_axis_tready, self.axis_ready() as u64);
         put(&self.ports, outputs, ids.s_pay_ready, self.pay_ready() as u64);
         put(&self.ports, outputs, ids.m_hdr_valid, self.out_hdr.is_some() as u64);
+        // In place: nothing allocated per cycle.
         for (k, &i) in self.hdr_out.iter().enumerate() {
             match &self.out_hdr {
-                Some(h) => outputs[i] = h[k].clone(),
-                None => outputs[i] = Bits::zero(self.ports[i].width),
+                Some(h) => outputs[i].clone_from(&h[k]),
+                None => outputs[i].set_u64(self.ports[i].width, 0),
             }
         }
         let head = self.outq.front();
         put(&self.ports, outputs, ids.m_axis_tvalid, head.is_some() as u64);
         put(&self.ports, outputs, ids.m_axis_tlast, head.is_some_and(|b| b.last) as u64);
         let (dw, kw) = (self.ports[ids.m_axis_tdata].width, self.ports[ids.m_axis_tkeep].width);
-        outputs[ids.m_axis_tdata] = head.map_or_else(|| Bits::zero(dw), |b| b.data.clone());
-        outputs[ids.m_axis_tkeep] = head.map_or_else(|| Bits::zero(kw), |b| b.keep.clone());
+        match head {
+            Some(b) => {
+                outputs[ids.m_axis_tdata].clone_from(&b.data);
+                outputs[ids.m_axis_tkeep].clone_from(&b.keep);
+            }
+            None => {
+                outputs[ids.m_axis_tdata].set_u64(dw, 0);
+                outputs[ids.m_axis_tkeep].set_u64(kw, 0);
+            }
+        }
         put(&self.ports, outputs, ids.stat_oversize, self.stat_oversize as u64);
     }
 
     fn tick(&mut self, inputs: &[Bits]) {
         let ids = self.ids;
         let b = |i: usize| inputs[i].bit(0);
-        let hdr = b(ids.s_hdr_valid).then(|| self.hdr_in.iter().map(|&i| inputs[i].clone()).collect());
-        let beat = b(ids.s_axis_tvalid).then(|| {
+        // A header or beat is copied only when the edge takes it (`clock`
+        // drops it otherwise, with the readies of before the edge).
+        let hdr = (b(ids.s_hdr_valid) && self.hdrs.len() < HDR_DEPTH)
+            .then(|| self.hdr_in.iter().map(|&i| inputs[i].clone()).collect());
+        let beat = (b(ids.s_axis_tvalid) && self.axis_ready()).then(|| {
             let beat = Beat {
                 data: inputs[ids.s_axis_tdata].clone(),
                 keep: inputs[ids.s_axis_tkeep].clone(),
