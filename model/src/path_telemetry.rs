@@ -1136,6 +1136,13 @@ impl PathTelemetry {
 
     /// Outputs from registered state (no combinational input-to-output path).
     pub fn outputs(&self) -> Outputs {
+        Outputs { rd: self.rd_fifo.front().cloned(), ..self.outputs_but_rd() }
+    }
+
+    /// [`PathTelemetry::outputs`] without the read response (`rd: None`),
+    /// which is a `Vec` to clone: the per-cycle paths read the FIFO head
+    /// in place instead.
+    fn outputs_but_rd(&self) -> Outputs {
         let d = self.p.fifo_depth() as usize;
         let rd_inflight = self.rstage.iter().filter(|s| s.is_some()).count();
         Outputs {
@@ -1143,13 +1150,14 @@ impl PathTelemetry {
             upd: self.upd_fifo.front().copied(),
             rto: self.rto_fifo.front().copied(),
             rd_ready: !self.init && self.rd_fifo.len() + rd_inflight < d,
-            rd: self.rd_fifo.front().cloned(),
+            rd: None,
         }
     }
 
     /// The rising clock edge with typed inputs.
     pub fn clock(&mut self, inp: &Inputs) {
-        let out = self.outputs();
+        let out = self.outputs_but_rd();
+        let rd_valid = !self.rd_fifo.is_empty();
         let l = self.p.read_latency as usize;
         let paths = self.p.paths;
         let n_entries = self.p.entries();
@@ -1275,7 +1283,7 @@ impl PathTelemetry {
         if out.rto.is_some() && inp.rto_ready {
             self.rto_fifo.pop_front();
         }
-        if out.rd.is_some() && inp.rd_resp_ready {
+        if rd_valid && inp.rd_resp_ready {
             self.rd_fifo.pop_front();
         }
         if let Some(u) = push_upd {
@@ -1390,7 +1398,8 @@ impl Block for PathTelemetry {
     }
 
     fn eval(&mut self, _inputs: &[Bits], outputs: &mut [Bits]) {
-        let o = self.outputs();
+        let o = self.outputs_but_rd();
+        let rd = self.rd_fifo.front();
         let w = |i: usize| self.ports[i].width;
         let mut set = |i: usize, v: u64| outputs[i].set_u64(w(i), v);
         set(port::S_EVT_READY, o.evt_ready as u64);
@@ -1411,13 +1420,12 @@ impl Block for PathTelemetry {
         set(port::M_RTO_GEN, r.gen as u64);
         set(port::M_RTO_ACT, r.act as u64);
         set(port::S_RD_READY, o.rd_ready as u64);
-        set(port::M_RD_VALID, o.rd.is_some() as u64);
-        let rd = o.rd.unwrap_or_default();
-        set(port::M_RD_CONN, rd.conn as u64);
+        set(port::M_RD_VALID, rd.is_some() as u64);
+        set(port::M_RD_CONN, rd.map_or(0, |r| r.conn) as u64);
         for i in [port::M_RD_STATE, port::M_RD_INFLIGHT, port::M_RD_CWND, port::M_RD_WEIGHT] {
             outputs[i].set_u64(w(i), 0);
         }
-        for (i, v) in rd.paths.iter().enumerate() {
+        for (i, v) in rd.map_or(&[][..], |r| &r.paths).iter().enumerate() {
             let i = i as u32;
             put(&mut outputs[port::M_RD_STATE], 2 * i, 2, v.state as u64);
             put(&mut outputs[port::M_RD_INFLIGHT], 9 * i, 9, v.inflight as u64);
