@@ -381,16 +381,85 @@ fn plane_down(cfg: &Config) -> Recorder {
     r
 }
 
+/// NACKs and window probes, on short timers: RNR back-offs on a muted
+/// connection (expiring and resent, a repeat for a packet already
+/// waiting), a NO_CONN NACK failing another connection, BAD_HDR NACKs of
+/// one packet up to the retry limit (the commit fails its connection),
+/// setups of a failed and of a live connection, and a stream blocked by
+/// the peer's message table so that a window probe arms and fires.
+fn nacks(cfg: &Config) -> Recorder {
+    use mrnic_model::tx_engine::{NackIn, RETRY_LIMIT};
+    use mrnic_proto::NackCode;
+    use tx_rig::Drive;
+    let mut r = Recorder::new(tx_rig::sack_tuned(cfg), 17);
+    let rto = tx_rig::open_six(&mut r);
+    let depth = r.t.e.cfg.hardware.msg_table_depth;
+    let mut off = 0u64;
+    let unanswered = |r: &Recorder, conn: u32| -> Vec<(u32, u32)> {
+        r.t.peer.unanswered.iter().filter(|&&(c, _, _)| c == conn).map(|&(_, p, psn)| (p, psn)).collect()
+    };
+    let nack = |r: &mut Recorder, conn: u32, path: u32, psn: u32, code: NackCode| {
+        r.t.e.nacks.push_back(NackIn { conn, path_id: path, code: code as u8, psn });
+    };
+    r.t.peer.mute.extend([3, 4]);
+    tx_rig::burst(&mut r.t.e, 3, 1, 2, 200, &mut off);
+    tx_rig::burst(&mut r.t.e, 4, 1, 2, 300, &mut off);
+    r.run(800);
+    let u3 = unanswered(&r, 3);
+    for &(path, psn) in u3.iter().take(2) {
+        nack(&mut r, 3, path, psn, NackCode::Rnr);
+    }
+    if let Some(&(path, psn)) = u3.first() {
+        nack(&mut r, 3, path, psn, NackCode::Rnr);
+    }
+    r.run(100);
+    nack(&mut r, 4, 0, 0, NackCode::NoConn);
+    r.t.peer.mute.remove(&3);
+    tx_rig::burst(&mut r.t.e, 3, 1, 2, 400, &mut off);
+    r.run(2 * rto);
+    r.t.peer.mute.remove(&4);
+    // One packet NACKed BAD_HDR past the retry limit.
+    r.t.peer.mute.insert(6);
+    tx_rig::burst(&mut r.t.e, 6, 1, 1, 600, &mut off);
+    r.run(300);
+    let u6 = unanswered(&r, 6);
+    let &(path, psn) = u6.first().expect("connection 6 sent a packet");
+    for _ in 0..=RETRY_LIMIT {
+        nack(&mut r, 6, path, psn, NackCode::BadHdr);
+        r.run(200);
+    }
+    r.t.peer.mute.remove(&6);
+    // Setups of a failed connection and of a live one.
+    let e = &mut r.t.e;
+    r.t.peer.open(e, 4, 2, 7000);
+    let e = &mut r.t.e;
+    r.t.peer.open(e, 3, 2, 8000);
+    r.run(600);
+    // A stream blocked by the peer's message table: a window probe.
+    r.t.peer.window = false;
+    for k in 0..depth + 2 {
+        r.t.e.wrs.push_back(tx_rig::wr(1, 0, 0, 1000 + u64::from(k), off % 0x2_0000, 64));
+        off += 128;
+    }
+    r.run(4 * rto);
+    r.t.peer.window = true;
+    r.run(2 * rto);
+    r
+}
+
 /// The assembled engine against the model's `TxEngine` on the engine's
 /// own ports, every output every cycle, under Icarus, from reset through
-/// the clear sweep, in three runs: [`posts`], [`lossy`], [`plane_down`]
+/// the clear sweep, in four runs: [`posts`], [`lossy`], [`plane_down`],
+/// [`nacks`]
 /// (each its config's RTL; `MRNIC_ENGINE_SCENARIO=NAME` runs one,
 /// `MRNIC_REPLAY_VCD=FILE` writes the waves). A missing Icarus skips it,
 /// except under CI=true.
 #[test]
 fn icarus_engine_replay_small() {
     let cfg = Config::builtin("small").expect("small");
-    for (name, run) in [("posts", posts as fn(&Config) -> Recorder), ("lossy", lossy), ("plane_down", plane_down)] {
+    for (name, run) in
+        [("posts", posts as fn(&Config) -> Recorder), ("lossy", lossy), ("plane_down", plane_down), ("nacks", nacks)]
+    {
         let only = std::env::var("MRNIC_ENGINE_SCENARIO").unwrap_or_default();
         if !only.is_empty() && only != name {
             continue;

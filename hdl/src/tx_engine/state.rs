@@ -61,6 +61,8 @@ struct S {
     /// input), once built.
     retx_nonempty: Option<Signal>,
     ready_parts: Option<ReadyParts>,
+    /// Per connection: open and not failed after this edge.
+    live_after: Option<Signal>,
     /// The input registers' "a record is held or arriving", by channel.
     held: HashMap<String, Signal>,
 }
@@ -168,6 +170,7 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
         sweeping: None,
         retx_nonempty: None,
         ready_parts: None,
+        live_after: None,
         held: HashMap::new(),
     };
 
@@ -597,6 +600,15 @@ fn ready_set(s: &mut S, p: &TxEngineParams, expired: &Signal, taken: &Signal, fa
     let stalled_now =
         s.m.wire_from("rs_stalled_now", c, "stalled as the scheduler sees it", stalled.q.expr() & early.clone().not());
     s.m.next(set(&open.next, open.q.expr() | open_at.expr()));
+    // Open and not failed after this cycle's writes (the tail scanner's
+    // compare is the model's after the cycle's step).
+    let live_after = s.m.wire_from(
+        "rs_live_after",
+        c,
+        "per connection: open and not failed after this edge",
+        (open.q.expr() | open_at.expr()) & ((failed.q.expr() | fail_at.expr()) & open_at.expr().not()).not(),
+    );
+    s.live_after = Some(live_after);
     s.m.next(set(&failed.next, (failed.q.expr() | fail_at.expr()) & open_at.expr().not()));
     s.m.next(set(&stalled.next, (stalled_now.expr() | stall_at.expr()) & wake.not() & open_at.expr().not()));
     let kw_all = all(kw.expr());
@@ -1382,7 +1394,13 @@ fn tail_timers(s: &mut S, p: &TxEngineParams) {
         mux(we.expr().logic_and(wc.expr().eq(scan.expr())), wd.expr(), base),
     );
     let ts = s.i("ts_now");
-    let due = vn.expr().bit_at(scan.expr()).logic_and(super::ack::reached(ts.expr(), now.expr()));
+    // Due only for a live connection (the model's `tail_due`).
+    let live = s.live_after.clone().expect("the ready set is built first");
+    let due = vn
+        .expr()
+        .bit_at(scan.expr())
+        .logic_and(live.expr().bit_at(scan.expr()))
+        .logic_and(super::ack::reached(ts.expr(), now.expr()));
     s.o("ack_s_tail_due", due, 1);
 
     // The shared read (the timer step's) and the decision's copy.
@@ -2628,7 +2646,6 @@ fn counters(s: &mut S) {
         ("stat_tx_retx", cv.expr().logic_and(&retx)),
         ("stat_tx_probe", s.i("probe_m_stat_tx_probe").expr()),
         ("stat_ring_full", s.i("sched_m_stat_ring_full").expr()),
-        ("stat_sack_stale", s.i("sack_m_stat_sack_stale").expr()),
         ("stat_nack_stale", s.i("nack_m_stat_nack_stale").expr()),
         ("stat_rnr_full", s.i("nack_m_stat_rnr_full").expr()),
         ("stat_wprobe_full", s.i("sched_m_stat_wprobe_full").expr()),
@@ -2639,6 +2656,13 @@ fn counters(s: &mut S) {
         s.m.next(set(&r.next, e));
         s.o(name, &r.q, 1);
     }
+    // A stale SACK: the model counts it in the step's cycle, the unit
+    // knows it when the step's reads answer (`L` cycles on), which for
+    // `L = 1` is the cycle the model's count shows: passed straight
+    // through. (For `L > 1` the model shows it before any hardware could:
+    // its count belongs at the answer.)
+    let stale = s.i("sack_m_stat_sack_stale");
+    s.o("stat_sack_stale", &stale, 1);
 }
 
 /// `tx_ack`'s holds that come from two units: a live SACK's reads
