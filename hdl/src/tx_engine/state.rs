@@ -52,9 +52,6 @@ struct S {
     defs: Vec<PortDef>,
     driven: BTreeSet<String>,
     read: BTreeSet<String>,
-    /// Nets built for a piece that does not exist yet (the ready set's
-    /// wakes): sunk at the end until their reader is built.
-    waiting: Vec<Expr>,
     /// The clear sweep: (running, its address), once built.
     sweeping: Option<(Signal, Signal)>,
     /// Per connection: its retransmit queue has an entry (the ready set's
@@ -91,23 +88,29 @@ impl S {
         self.defs.iter().find(|d| d.name == name).unwrap_or_else(|| panic!("tx_state has no port {name}")).width
     }
 
+    /// `e` (`have` bits) fitted to `w` bits: zero-extended, or its low bits
+    /// with the high ones sunk by name (bits the taker has no use for, such
+    /// as the actions that are path_telemetry's own, or a wider status).
+    fn fit(&mut self, name: &str, e: Expr, have: u32, w: u32) -> Expr {
+        if have <= w {
+            return zext(e, w);
+        }
+        let full = self.m.wire_from(&format!("{name}_full"), have, "before the cut", e);
+        let high = format!("{}_{name}_high", crate::check::UNUSED_SINK);
+        self.m.wire_from(&high, have - w, "bits the taker does not use", full.slice(have - 1, w));
+        full.slice(w - 1, 0)
+    }
+
+    /// Input `name` fitted to `w` bits ([`S::fit`]).
+    fn i_fit(&mut self, name: &str, w: u32) -> Expr {
+        let (e, have) = (self.i(name).expr(), self.width(name));
+        self.fit(name, e, have, w)
+    }
+
     /// Drives output `name` with `e`, cut or zero-extended to its width.
     fn o(&mut self, name: &str, e: impl Into<Expr>, from_width: u32) {
         let w = self.width(name);
-        let e: Expr = e.into();
-        let e = if from_width > w {
-            // A field the unit takes narrower: its low bits (the high ones
-            // are bits the unit has no use for, such as the actions that
-            // are path_telemetry's own).
-            let full = self.m.wire_from(&format!("{name}_full"), from_width, "before the cut to the port", e);
-            let high = format!("{}_{name}_high", crate::check::UNUSED_SINK);
-            self.m.wire_from(&high, from_width - w, "bits the unit does not take", full.slice(from_width - 1, w));
-            full.slice(w - 1, 0)
-        } else if from_width < w {
-            cat(&[lit(w - from_width, 0), e])
-        } else {
-            e
-        };
+        let e = self.fit(name, e.into(), from_width, w);
         let s = self.sig[name].clone();
         self.m.assign(&s, e);
         assert!(self.driven.insert(name.to_string()), "tx_state drives {name} twice");
@@ -166,7 +169,6 @@ pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
         defs: defs.to_vec(),
         driven: BTreeSet::new(),
         read: BTreeSet::new(),
-        waiting: Vec::new(),
         sweeping: None,
         retx_nonempty: None,
         ready_parts: None,
@@ -490,24 +492,11 @@ fn failures(s: &mut S) -> Failing {
         s.o(&format!("{u}_s_fail_valid"), &any, 1);
         s.o(&format!("{u}_s_fail_conn"), &conn, cb);
     }
+    // The setup's status is 8 bits wide; WR_FLUSH fits the walk's.
     let field = |s: &mut S, u: &str, f: &str, w: u32| -> Expr {
         let name = format!("{u}_m_fail_{f}");
         if s.has(&name) {
-            let e = s.i(&name).expr();
-            let have = s.width(&name);
-            if have > w {
-                // The setup's status is 8 bits wide; WR_FLUSH fits the walk's.
-                let full = s.m.wire_from(&format!("fail_{u}_{f}_full"), have, "the unit's field", e);
-                s.m.wire_from(
-                    &format!("{}_fail_{u}_{f}_high", crate::check::UNUSED_SINK),
-                    have - w,
-                    "above any status",
-                    full.slice(have - 1, w),
-                );
-                full.slice(w - 1, 0)
-            } else {
-                e
-            }
+            s.i_fit(&name, w)
         } else {
             lit(w, 0)
         }
@@ -920,23 +909,7 @@ fn mirror(s: &mut S, p: &TxEngineParams) -> HashMap<&'static str, Vec<Signal>> {
         (i(s, "sack_m_lp_valid"), i(s, "sack_m_lp_conn"), i(s, "sack_m_lp_mask"), i(s, "sack_m_lp_ts"));
     let (pv, pc, pp) = (i(s, "probe_m_pm_valid"), i(s, "probe_m_pm_conn"), i(s, "probe_m_pm_path"));
     let (kv, kc, km) = (i(s, "sched_m_clr_valid"), i(s, "sched_m_clr_conn"), i(s, "sched_m_clr_mask"));
-    let open_val = |s: &mut S, f: &str, w: u32| -> Expr {
-        let name = format!("open_m_pm_{f}");
-        let have = s.width(&name);
-        let e = s.i(&name).expr();
-        if have > w {
-            let full = s.m.wire_from(&format!("pm_open_{f}"), have, "the setup's value", e);
-            s.m.wire_from(
-                &format!("{}_pm_open_{f}_high", crate::check::UNUSED_SINK),
-                have - w,
-                "above the mirror's width",
-                full.slice(have - 1, w),
-            );
-            full.slice(w - 1, 0)
-        } else {
-            e
-        }
-    };
+    let open_val = |s: &mut S, f: &str, w: u32| -> Expr { s.i_fit(&format!("open_m_pm_{f}"), w) };
 
     // The shared read: the one reader this cycle.
     let mut readers: Vec<(Signal, Signal)> = ["nack", "rto", "sack", "stage", "timer", "probe"]
@@ -1027,9 +1000,8 @@ fn mirror(s: &mut S, p: &TxEngineParams) -> HashMap<&'static str, Vec<Signal>> {
         v.reverse();
         cat(&v)
     };
-    let one = |s: &mut S, f: &str, path: &Signal, ans: &HashMap<&str, Vec<Signal>>| -> Expr {
+    let one = |f: &str, path: &Signal, ans: &HashMap<&str, Vec<Signal>>| -> Expr {
         let w = MIRROR.iter().find(|(x, _)| *x == f).expect("a field").1;
-        let _ = s;
         ans[f].iter().enumerate().rev().fold(lit(w, 0), |acc, (k, x)| mux(at(path, k as u32), x.expr(), acc))
     };
     // One-path readers: the path they read.
@@ -1054,7 +1026,7 @@ fn mirror(s: &mut S, p: &TxEngineParams) -> HashMap<&'static str, Vec<Signal>> {
         ),
     ] {
         for f in fields {
-            let e = one(s, f, &ans_path, &ans);
+            let e = one(f, &ans_path, &ans);
             let name = format!("{u}_s_pm_{f}");
             let w = s.width(&name);
             s.o(&name, e, w);
@@ -1127,12 +1099,12 @@ fn mirror(s: &mut S, p: &TxEngineParams) -> HashMap<&'static str, Vec<Signal>> {
         mux(&retx, rpath.expr(), phys.expr()),
     );
     for f in ["next_psn", "cum_acked", "tx_seq", "last_progress", "srtt", "rttvar", "gen"] {
-        let e = one(s, f, &own, &level);
+        let e = one(f, &own, &level);
         let w = s.width(&format!("commit_s_pm_{f}"));
         s.o(&format!("commit_s_pm_{f}"), e, w);
     }
     for f in ["sport", "plane"] {
-        let e = one(s, f, &phys, &level);
+        let e = one(f, &phys, &level);
         let w = s.width(&format!("commit_s_phys_{f}"));
         s.o(&format!("commit_s_phys_{f}"), e, w);
     }
@@ -1212,22 +1184,7 @@ fn context(s: &mut S, p: &TxEngineParams, failing: &Failing, addr: &crate::Mem) 
     let mut ans: HashMap<&str, (Signal, u32)> = HashMap::new();
     for (f, w0) in CONTEXT {
         let w = width(s, f, w0);
-        let cut_to = |s: &mut S, name: &str| -> Expr {
-            let have = s.width(name);
-            let e = s.i(name).expr();
-            if have > w {
-                let full = s.m.wire_from(&format!("ctx_{name}_full"), have, "the unit's value", e);
-                s.m.wire_from(
-                    &format!("{}_ctx_{name}_high", crate::check::UNUSED_SINK),
-                    have - w,
-                    "above the context's width",
-                    full.slice(have - 1, w),
-                );
-                full.slice(w - 1, 0)
-            } else {
-                zext(e, w)
-            }
-        };
+        let cut_to = |s: &mut S, name: &str| -> Expr { s.i_fit(name, w) };
         let open_val = match f {
             "remote_id" | "npaths" | "cwnd" | "srtt" | "min_rtt" | "cap" => cut_to(s, &format!("open_m_ctx_{f}")),
             _ => lit(w, 0),
@@ -2696,13 +2653,12 @@ fn finish(mut s: S) -> Built {
             s.m.assign(&sg, lit(d.width, 0));
         }
     }
-    let mut unread: Vec<Expr> = s
+    let unread: Vec<Expr> = s
         .defs
         .iter()
         .filter(|d| d.dir == Dir::In && d.name != "rst" && !s.read.contains(&d.name))
         .map(|d| s.sig[&d.name].expr())
         .collect();
-    unread.append(&mut s.waiting);
     if !unread.is_empty() {
         let sink = format!("{}_inputs", crate::check::UNUSED_SINK);
         s.m.wire_from(&sink, 1, "inputs no piece reads (yet)", cat(&unread).reduce_xor());
