@@ -1,12 +1,13 @@
 //! The top, `mrnic_core`, printed from the model's netlist
-//! ([`mrnic_model::mrnic_core`]) by [`crate::netlist::build`]. The whole
-//! top waits for tx_engine's block generator (docs/architecture.md); until
-//! then its receive side, [`mrnic_model::mrnic_core::rx_netlist`] (every
-//! block but the transmit side, cut edges as top ports), prints here and
-//! runs through Verilator in lockstep with the model's simulation of the
-//! same netlist (`verif/tests/mrnic_rx_core.rs`).
+//! ([`mrnic_model::mrnic_core`]) by [`crate::netlist::build`], and its
+//! receive side alone, [`mrnic_model::mrnic_core::rx_netlist`] (every
+//! block but the transmit side, cut edges as top ports). Both run through
+//! Verilator in lockstep with the model's simulation of the same netlist
+//! (`verif/tests/mrnic_core.rs`, `verif/tests/mrnic_rx_core.rs`). Neither
+//! is a `mrnic gen` output yet: tx_engine's assembly builds `small` only
+//! (docs/architecture.md), so `verif/build.rs` prints them.
 
-use mrnic_model::mrnic_core::{rx_netlist, RX_NAME};
+use mrnic_model::mrnic_core::{netlist, rx_netlist, NAME, RX_NAME};
 use mrnic_proto::Config;
 
 use crate::Header;
@@ -19,4 +20,14 @@ pub fn rx_verilog(cfg: &Config) -> Result<Vec<(String, String)>, String> {
         "built by verif/build.rs (not committed: a part of the top)",
     );
     crate::netlist::files(&rx_netlist(cfg)?, cfg, &header)
+}
+
+/// The whole top's Verilog for `cfg`, as [`rx_verilog`]: `mrnic_core.v`
+/// first, then every module under it once.
+pub fn verilog(cfg: &Config) -> Result<Vec<(String, String)>, String> {
+    let header = Header::new(
+        &format!("mrnic-hdl {}: model/src/mrnic_core.rs's netlist, config {}", NAME, cfg.name),
+        "built by verif/build.rs (not committed until tx_engine is a `mrnic gen` row)",
+    );
+    crate::netlist::files(&netlist(cfg)?, cfg, &header)
 }

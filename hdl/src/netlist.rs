@@ -13,6 +13,7 @@ use mrnic_model::netlist::{Drive, Netlist, NetlistError, Sink, Src};
 use mrnic_proto::Config;
 
 use crate::gen::BLOCKS;
+use crate::tx_engine::assembly;
 use crate::{cat, lit, Expr, Header, Module, ModuleSig, Signal};
 
 /// True when `sig` starts with `clk`: every module but the combinational
@@ -98,21 +99,26 @@ pub fn build<K>(net: &Netlist<K>, sigs: &[ModuleSig]) -> Result<Module, NetlistE
 
 /// `net` printed for `cfg`: its module (with `header`) and each block's
 /// generated module once, in the netlist's order, as `(file name, text)`,
-/// the top first. The children come from [`crate::gen::BLOCKS`] by kind.
+/// the top first. The children come from [`crate::gen::BLOCKS`] by kind;
+/// tx_engine, a module of modules, from its assembly
+/// ([`crate::tx_engine::assembly::files`]), every file of it.
 pub fn files<K: AsRef<str>>(net: &Netlist<K>, cfg: &Config, header: &Header) -> Result<Vec<(String, String)>, String> {
-    let mut kids = Vec::new();
+    let mut kids: Vec<(ModuleSig, Vec<(String, String)>)> = Vec::new();
     for i in &net.insts {
         let kind = i.kind.as_ref();
+        if kind == assembly::NAME {
+            kids.push(assembly::files(cfg)?);
+            continue;
+        }
         let row = BLOCKS.iter().find(|b| b.name == kind).ok_or_else(|| format!("no generator for `{kind}`"))?;
         let m = (row.generate)(cfg).map_err(|e| e.to_string())?;
         let text = m.to_verilog(&(row.header)(cfg)).map_err(|e| e.to_string())?;
-        kids.push((kind, m.signature(), text));
+        kids.push((m.signature(), vec![(format!("{kind}.v"), text)]));
     }
-    let sigs: Vec<ModuleSig> = kids.iter().map(|(_, s, _)| s.clone()).collect();
+    let sigs: Vec<ModuleSig> = kids.iter().map(|(s, _)| s.clone()).collect();
     let top = build(net, &sigs).map_err(|e| e.to_string())?;
     let mut out = vec![(format!("{}.v", net.name), top.to_verilog(header).map_err(|e| e.to_string())?)];
-    for (kind, _, text) in kids {
-        let f = format!("{kind}.v");
+    for (f, text) in kids.into_iter().flat_map(|(_, fs)| fs) {
         if !out.iter().any(|(n, _)| *n == f) {
             out.push((f, text));
         }

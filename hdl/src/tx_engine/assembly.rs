@@ -23,8 +23,9 @@
 use mrnic_model::block::{Dir, PortDef};
 use mrnic_model::netlist::{Netlist, Sink, Src};
 use mrnic_model::tx_engine::TxEngineParams;
+use mrnic_proto::Config;
 
-use crate::Module;
+use crate::{Header, Module, ModuleSig};
 
 use super::{ack, commit, nack, open, output, post, probe, rto, sack, sched, stage, timer, walk};
 
@@ -227,6 +228,33 @@ pub fn modules(p: &TxEngineParams) -> Result<(Module, Vec<Module>, Vec<String>),
     let sigs: Vec<crate::ModuleSig> = kids.iter().map(|m| m.signature()).collect();
     let top = crate::netlist::build(&net, &sigs).map_err(|e| e.to_string())?;
     Ok((top, kids, st.pending))
+}
+
+/// The file header of every module of the assembly for `cfg`: not a row
+/// of `mrnic gen` yet, so its command is the build that prints it.
+pub fn header(cfg: &Config, module: &str) -> Header {
+    Header::new(
+        &format!("mrnic-hdl {NAME} assembly ({module}), config {}", cfg.name),
+        "built by verif/build.rs inside mrnic_core (not committed: tx_engine is not a `mrnic gen` row until `default` fits)",
+    )
+}
+
+/// The assembled engine for `cfg` printed: its signature, and one
+/// `(file name, text)` per module, `tx_engine.v` first, then each unit's
+/// and the state's. Refused while [`modules`] leaves a state output
+/// unbuilt.
+pub fn files(cfg: &Config) -> Result<(ModuleSig, Vec<(String, String)>), String> {
+    let p = TxEngineParams::from_config(cfg).map_err(|e| e.to_string())?;
+    let (top, kids, pending) = modules(&p)?;
+    if !pending.is_empty() {
+        return Err(format!("{NAME}: state outputs not built: {}", pending.join(", ")));
+    }
+    let mut out = Vec::new();
+    for m in std::iter::once(&top).chain(kids.iter()) {
+        let text = m.to_verilog(&header(cfg, m.name())).map_err(|e| e.to_string())?;
+        out.push((format!("{}.v", m.name()), text));
+    }
+    Ok((top.signature(), out))
 }
 
 /// The unit inputs nothing drives yet, as `(instance, port)`.
