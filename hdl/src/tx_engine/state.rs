@@ -1650,10 +1650,11 @@ fn decision_conn(s: &mut S, p: &TxEngineParams) -> Signal {
     r.q
 }
 
-/// The retransmit queue's head as the decision sees it.
+/// The retransmit queue's head the decision will see next cycle, whose
+/// ring slot the decision's port reads now.
 struct RetxHead {
-    path: Signal,
-    psn: Signal,
+    next_path: Signal,
+    next_slot: Signal,
 }
 
 /// A retransmit queue push's ports: valid, connection, path, psn.
@@ -1720,14 +1721,30 @@ fn retx_queue(s: &mut S, p: &TxEngineParams, dc_conn: &Signal) -> RetxHead {
     // its head at once.
     let push_cnt = s.m.wire_from("rq_push_count", qb + 1, "the pushed queue's count", get(&cnt.q, &pc, qb + 1));
     let push_at = get(&rd.q, &pc, qb) + push_cnt.slice(qb - 1, 0);
-    s.m.mem_write(&mem, &push, cat(&[pc.expr(), push_at]), &pe);
-    // Pop: the next head is read now and lands next cycle.
+    s.m.mem_write(&mem, &push, cat(&[pc.expr(), push_at.clone()]), &pe);
+    // Pop: the head's place is taken by the second entry, kept in
+    // flip-flops beside the head so that the new head is a level the cycle
+    // after the pop (the scheduler decides again `L` cycles after popping
+    // a stale head, and its ring slot is read as the head pops). The entry
+    // after it, the new second, is read from the FIFO now (seeing a push of
+    // this cycle to the same word) and lands next cycle.
     let pop_rd = get(&rd.q, &popc, qb) + lit(qb, 1);
-    let next_head = s.m.mem_read(&mem, "rq_next_head", &pop, cat(&[popc.expr(), pop_rd.clone()]));
-    let pop_q = s.m.reg("rq_pop_q", 1, 0, "a pop last cycle: its next head lands");
+    let third = s.m.wire_from("rq_third_at", qb, "the popped queue's third entry", pop_rd.clone() + lit(qb, 1));
+    let push_word = cat(&[pc.expr(), push_at.clone()]);
+    let third_at = s.m.wire_from("rq_third_word", cb + qb, "its word", cat(&[popc.expr(), third.expr()]));
+    let landed = read_fwd(s, &mem, "rq_next_second", &pop, &third_at, eb, &(push.expr(), push_word.clone(), pe.expr()));
+    let pop_q = s.m.reg("rq_pop_q", 1, 0, "a pop last cycle: its new second lands");
     let popc_q = s.m.reg_no_reset("rq_pop_conn_q", cb, "its connection");
     s.m.next(set(&pop_q.next, pop.expr()));
     s.m.next(set(&popc_q.next, popc.expr()));
+    let secs =
+        s.m.reg_no_reset("rq_second", c * eb, "per connection: the entry after the head (valid with a count of 2)");
+    let sec_now = s.m.wire_from(
+        "rq_second_now",
+        c * eb,
+        "the seconds with last cycle's pop's landed in",
+        put(secs.q.expr(), pop_q.q.expr(), &popc_q.q, eb, landed.expr()),
+    );
     // Counts and indices.
     let cnt1 = put(cnt.q.expr(), push.expr(), &pc, qb + 1, push_cnt.expr() + lit(qb + 1, 1));
     let cnt2 = {
@@ -1741,10 +1758,21 @@ fn retx_queue(s: &mut S, p: &TxEngineParams, dc_conn: &Signal) -> RetxHead {
     let after = s.m.wire_from("rq_count_after", c * (qb + 1), "counts after this cycle", cnt5);
     s.m.next(set(&cnt.next, after.expr()));
     s.m.next(set(&rd.next, put(rd.q.expr(), pop.expr(), &popc, qb, pop_rd)));
-    // Heads: a push into an empty queue, or the entry after a popped head.
-    let h1 = put(heads.q.expr(), pop_q.q.expr(), &popc_q.q, eb, next_head.expr());
-    let h2 = put(h1, push.expr().logic_and(get(&cnt.q, &pc, qb + 1).eq(lit(qb + 1, 0))), &pc, eb, pe.expr());
-    s.m.next(set(&heads.next, h2));
+    // The pushed entry's place after this cycle's pop: head (0), second
+    // (1) or the FIFO alone.
+    let popped_too = pop.expr().logic_and(popc.expr().eq(pc.expr()));
+    let place = s.m.wire_from(
+        "rq_push_place",
+        qb + 1,
+        "the pushed entry's index after the pop",
+        push_cnt.expr() - zext(popped_too, qb + 1),
+    );
+    let h1 = put(heads.q.expr(), pop.expr(), &popc, eb, get(&sec_now, &popc, eb));
+    let h2 = put(h1, push.expr().logic_and(place.expr().eq(lit(qb + 1, 0))), &pc, eb, pe.expr());
+    let heads_after = s.m.wire_from("rq_head_after", c * eb, "the heads after this cycle", h2);
+    s.m.next(set(&heads.next, heads_after.expr()));
+    let s2 = put(sec_now.expr(), push.expr().logic_and(place.expr().eq(lit(qb + 1, 1))), &pc, eb, pe.expr());
+    s.m.next(set(&secs.next, s2));
 
     // The decision's levels.
     let head = s.m.wire_from("rq_dc_head", eb, "the deciding connection's head entry", get(&heads.q, dc_conn, eb));
@@ -1781,7 +1809,18 @@ fn retx_queue(s: &mut S, p: &TxEngineParams, dc_conn: &Signal) -> RetxHead {
     let psn = s.m.wire_from("rq_dc_psn", 24, "the head's psn", head.slice(23, 0));
     s.o("sched_s_retx_path", &path, pb);
     s.o("sched_s_retx_psn", &psn, 24);
-    RetxHead { path, psn }
+    // Its ring slot is read a cycle ahead: at the head it will be.
+    let rb = index_bits(p.ring_depth);
+    let ib = index_bits(c * eb);
+    let next_path = s.m.wire_from(
+        "rq_dc_next_path",
+        pb,
+        "the deciding connection's head's path next cycle",
+        heads_after.expr().part(at(dc_conn, eb) + lit(ib, 24), pb),
+    );
+    let next_psn =
+        s.m.wire_from("rq_dc_next_slot", rb, "and its psn's ring slot", heads_after.expr().part(at(dc_conn, eb), rb));
+    RetxHead { next_path, next_slot: next_psn }
 }
 
 /// The retransmit rings (connection x path x `tx_ring_depth` slots), a
@@ -1969,8 +2008,9 @@ fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head
         "ring_dc_at",
         ab,
         "the deciding connection's head slot",
-        addr(dc_conn.expr(), head.path.expr(), head.psn.slice(rb - 1, 0)),
+        addr(dc_conn.expr(), head.next_path.expr(), head.next_slot.expr()),
     );
+    let one = s.m.wire_from("ring_dc_en", 1, "the decision's port reads every cycle", lit(1, 1));
     let mut ans: HashMap<&str, (Option<Signal>, Option<Signal>, u32)> = HashMap::new();
     for (f, w, mut writes) in fields {
         writes.push(s.clear(w, ab));
@@ -1990,7 +2030,7 @@ fn ring(s: &mut S, p: &TxEngineParams, failing: &Failing, dc_conn: &Signal, head
             f,
             "valid" | "stream" | "wq" | "offset" | "len" | "retx_count" | "rnr_resend" | "charge" | "resent" | "queued"
         ) {
-            Some(s.m.mem_read(&mem, &format!("ring_{f}_dc"), lit(1, 1), &dc_at))
+            Some(read_fwd(s, &mem, &format!("ring_{f}_dc"), &one, &dc_at, w, &wr))
         } else {
             None
         };
