@@ -89,9 +89,18 @@ fn designs() -> Vec<Design> {
         row!(recv_match, "default"),
         row!(cpl_engine, "default"),
         row!(msg_check, "default"),
-        // The top's receive side (the whole top waits for tx_engine).
+        // The top's receive side, and the whole top (tx_engine's assembly
+        // builds `small` only).
         rx_core("small"),
+        core("small"),
     ]
+}
+
+/// The whole `mrnic_core` for a built-in config.
+fn core(config: &'static str) -> Design {
+    with_builtin(mrnic_model::mrnic_core::NAME, config, |cfg| {
+        Ok((mrnic_hdl::mrnic_core::verilog(cfg)?, mrnic_model::mrnic_core::netlist(cfg)?.ports))
+    })
 }
 
 /// `mrnic_core`'s receive side for a built-in config: every module of

@@ -17,6 +17,7 @@
 //! (conn, paths, the peer's first psn), after conn_table's `s_conn_*`.
 
 use std::collections::VecDeque;
+use std::path::Path;
 
 use mrnic_model::block::{port_index, zero_values, Bits, Block, Dir, PortDef};
 use mrnic_model::cqe_merge::Cqe;
@@ -148,6 +149,16 @@ pub trait Top: Block {
     fn mismatch(&self) -> Option<&str> {
         None
     }
+    /// Starts a VCD window of both sides ([`Twin::trace`]); a model alone
+    /// has no RTL to trace.
+    fn trace(&mut self, _start: u64, _end: u64, _rtl: &Path, _model: &Path) -> Result<(), String> {
+        Err("a model alone: only a rig in lockstep (twin, rx_twin) writes VCDs".into())
+    }
+    /// Completes the VCD files of a window still open, or says why the
+    /// window ended early.
+    fn trace_close(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 impl Top for Sim {
@@ -162,6 +173,12 @@ impl Top for Twin<Sim> {
     }
     fn mismatch(&self) -> Option<&str> {
         Twin::mismatch(self)
+    }
+    fn trace(&mut self, start: u64, end: u64, rtl: &Path, model: &Path) -> Result<(), String> {
+        Twin::trace(self, start, end, rtl, model).map_err(|e| e.to_string())
+    }
+    fn trace_close(&mut self) -> Result<(), String> {
+        Twin::trace_close(self).map_err(|e| e.to_string())
     }
 }
 
@@ -248,6 +265,15 @@ impl NicRig {
     /// difference. Needs the `mrnic_rx_core` row of the crate's designs.
     pub fn rx_twin(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
         let sim = Self::sim(&mrnic_core::rx_netlist(cfg)?, cfg)?;
+        let twin = Twin::new(sim, &cfg.name, false).map_err(|e| e.to_string())?;
+        Self::with(Box::new(twin), cfg, seed, press)
+    }
+
+    /// The whole top, the model and the Verilated RTL in lockstep, every
+    /// output compared every cycle; [`NicRig::mismatch`] names the first
+    /// difference. Needs the `mrnic_core` row of the crate's designs.
+    pub fn twin(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
+        let sim = Self::sim(&mrnic_core::netlist(cfg)?, cfg)?;
         let twin = Twin::new(sim, &cfg.name, false).map_err(|e| e.to_string())?;
         Self::with(Box::new(twin), cfg, seed, press)
     }
@@ -375,6 +401,25 @@ impl NicRig {
     /// lockstep, [`NicRig::rx_twin`]), if any.
     pub fn mismatch(&self) -> Option<&str> {
         self.sim.mismatch()
+    }
+
+    /// Writes cycles `start..=end` of the rig's clock (counted from its
+    /// first, reset included, as [`NicRig::mismatch`] counts them) as two
+    /// VCDs, for a rig in lockstep: every signal of the RTL, inside the
+    /// blocks too, to `rtl`, and the top's ports in the model to `model`.
+    pub fn trace(&mut self, start: u64, end: u64, rtl: &Path, model: &Path) -> Result<(), String> {
+        for f in [rtl, model] {
+            if let Some(d) = f.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+            }
+        }
+        self.sim.trace(start, end, rtl, model)
+    }
+
+    /// Completes the files of a VCD window that is still open, or says
+    /// why the window ended early.
+    pub fn trace_close(&mut self) -> Result<(), String> {
+        self.sim.trace_close()
     }
 
     /// Transactions taken so far on each channel into tx_engine at the

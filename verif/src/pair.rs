@@ -190,6 +190,15 @@ impl Pair {
     /// Both NICs, reset, with their region registered, the source half
     /// filled and `conns` connections open between them.
     pub fn new(cfg: &Config, conns: u32, per_conn: u32, seed: u64) -> Result<Pair, String> {
+        Pair::with_rtl(cfg, conns, per_conn, seed, [false, false])
+    }
+
+    /// As [`Pair::new`], with NIC A (`rtl[0]`) and/or B (`rtl[1]`) the
+    /// model and the Verilated top in lockstep ([`NicRig::twin`]): the
+    /// first output that differs ends the run with an error naming the
+    /// cycle, the port and both values. The traffic and the checks are the
+    /// same, so a run is also the whole top's end-to-end test on the RTL.
+    pub fn with_rtl(cfg: &Config, conns: u32, per_conn: u32, seed: u64, rtl: [bool; 2]) -> Result<Pair, String> {
         let t = &cfg.transport;
         if conns == 0 || conns > t.connections {
             return Err(format!("conns: {conns} is not within 1..={}", t.connections));
@@ -207,7 +216,11 @@ impl Pair {
         let mut sides = Vec::new();
         for addr in [1u32, 2] {
             let peer = 3 - addr;
-            let mut rig = NicRig::new(cfg, seed ^ addr as u64, Pressure::default())?;
+            let mut rig = if rtl[addr as usize - 1] {
+                NicRig::twin(cfg, seed ^ addr as u64, Pressure::default())?
+            } else {
+                NicRig::new(cfg, seed ^ addr as u64, Pressure::default())?
+            };
             // The write log would grow with every burst of a long run.
             rig.wmem.log = None;
             rig.set("cfg_src_ip", addr as u64)?;
@@ -396,6 +409,9 @@ impl Pair {
             }
             self.advance_post(me)?;
             let side = &mut self.sides[me];
+            if let Some(m) = side.rig.mismatch() {
+                return Err(format!("NIC {}: the RTL and the model differ: {m}", me + 1));
+            }
             if !side.rig.violations.is_empty() {
                 return Err(format!("NIC {}: host memory: {}", me + 1, side.rig.violations.join("; ")));
             }

@@ -11,8 +11,11 @@
 
 use mrnic_model::block::{zero_values, Bits, Block, Dir, PortDef};
 
+use std::path::Path;
+
 use crate::rtl::{check_ports, Rtl};
 use crate::stimulus::find_streams;
+use crate::trace::Tracer;
 use crate::VerifError;
 
 /// A model `M` and the RTL of the same block, clocked together.
@@ -27,10 +30,16 @@ pub struct Twin<M> {
     rtl_values: Vec<Bits>,
     /// Output payload port -> its stream's valid (idle payloads skipped).
     payload_valid: Vec<Option<usize>>,
+    /// Output payload port -> its stream's valid, named in a mismatch.
+    stream_valid: Vec<Option<usize>>,
     rst: Option<usize>,
     comparing: bool,
     cycle: u64,
     mismatch: Option<String>,
+    /// A VCD window being written ([`Twin::trace`]), and why one ended
+    /// early.
+    tracer: Option<Tracer>,
+    trace_error: Option<String>,
 }
 
 impl<M: Block> Twin<M> {
@@ -40,14 +49,13 @@ impl<M: Block> Twin<M> {
         let rtl = Rtl::open(model.name(), config)?;
         let ports = model.ports().to_vec();
         check_ports(rtl.info(), &ports)?;
-        let mut payload_valid = vec![None; ports.len()];
-        if idle_payload_dont_care {
-            for s in find_streams(&ports).iter().filter(|s| !s.into_block) {
-                for &f in &s.fields {
-                    payload_valid[f] = Some(s.valid);
-                }
+        let mut stream_valid = vec![None; ports.len()];
+        for s in find_streams(&ports).iter().filter(|s| !s.into_block) {
+            for &f in &s.fields {
+                stream_valid[f] = Some(s.valid);
             }
         }
+        let payload_valid = if idle_payload_dont_care { stream_valid.clone() } else { vec![None; ports.len()] };
         let rst = ports.iter().position(|p| p.name == "rst" && p.dir == Dir::In);
         Ok(Twin {
             outputs: (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect(),
@@ -56,13 +64,39 @@ impl<M: Block> Twin<M> {
             model_values: zero_values(&ports),
             rtl_values: zero_values(&ports),
             payload_valid,
+            stream_valid,
             comparing: rst.is_none(),
             rst,
             model,
             rtl,
             cycle: 0,
             mismatch: None,
+            tracer: None,
+            trace_error: None,
         })
+    }
+
+    /// Writes cycles `start..=end` (the twin's count from its first
+    /// clock) to two VCDs: the RTL's every signal, the hierarchy inside
+    /// the block included, to `rtl_path`, the model's ports to
+    /// `model_path` (same names and times, `crate::trace`).
+    pub fn trace(&mut self, start: u64, end: u64, rtl_path: &Path, model_path: &Path) -> Result<(), VerifError> {
+        let ports = self.model.ports().to_vec();
+        let name = self.model.name();
+        self.tracer = Some(Tracer::open(&mut self.rtl, &ports, name, start, end, rtl_path, model_path)?);
+        Ok(())
+    }
+
+    /// Ends a VCD window (the files are complete after this), or says
+    /// why it ended early.
+    pub fn trace_close(&mut self) -> Result<(), VerifError> {
+        if let Some(e) = self.trace_error.take() {
+            return Err(VerifError::Trace(e));
+        }
+        match self.tracer.as_mut() {
+            Some(t) => t.close(&mut self.rtl),
+            None => Ok(()),
+        }
     }
 
     pub fn model(&self) -> &M {
@@ -111,13 +145,30 @@ impl<M: Block> Twin<M> {
                 }
                 let (m, r) = (&self.model_values[o], &self.rtl_values[o]);
                 if m != r {
+                    // A payload's valid says whether the difference is on
+                    // a transfer or on an idle channel.
+                    let valid = self.stream_valid[o].map_or(String::new(), |v| {
+                        format!(
+                            " (`{}`: model {}, RTL {})",
+                            self.model.ports()[v].name,
+                            self.model_values[v].as_u64(),
+                            self.rtl_values[v].as_u64()
+                        )
+                    });
                     self.mismatch = Some(format!(
-                        "RTL and model differ at cycle {} on `{}`: model {m:?}, RTL {r:?}",
+                        "RTL and model differ at cycle {} on `{}`: model {m:?}, RTL {r:?}{valid}",
                         self.cycle,
                         self.model.ports()[o].name
                     ));
                     break;
                 }
+            }
+        }
+        if let Some(t) = self.tracer.as_mut() {
+            // A trace error ends the trace, not the run.
+            if let Err(e) = t.dump_eval(&mut self.rtl, self.cycle, &self.model_values) {
+                self.trace_error = Some(e.to_string());
+                self.tracer = None;
             }
         }
     }
@@ -126,6 +177,12 @@ impl<M: Block> Twin<M> {
     fn edge(&mut self) {
         self.model.tick(&self.inputs);
         self.rtl.posedge();
+        if let Some(t) = self.tracer.as_mut() {
+            if let Err(e) = t.dump_posedge(&mut self.rtl, self.cycle) {
+                self.trace_error = Some(e.to_string());
+                self.tracer = None;
+            }
+        }
         if let Some(r) = self.rst {
             self.comparing |= self.inputs[r].bit(0);
         }

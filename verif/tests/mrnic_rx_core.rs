@@ -18,8 +18,9 @@
 //! good message's bytes land exactly, each receive completes once, and
 //! the receive side's SACKs and NACKs reach the cut.
 //!
-//! A missing Verilator skips the test with a message, except under
-//! CI=true, where it fails.
+//! The random hostile frames go into the whole top too (`NicRig::twin`),
+//! whose answers leave as frames. A missing Verilator skips the test with
+//! a message, except under CI=true, where it fails.
 
 mod common;
 
@@ -288,17 +289,25 @@ fn random_frame(rng: &mut u64, net: &NetHeaders, mtu: usize) -> Vec<u8> {
     f
 }
 
+/// The random frames of [`random_frame`] into the receive side alone (two
+/// seeds) and into the whole top (a third: its answers leave as frames).
 #[test]
 fn random_hostile_frames_keep_the_rtl_in_lockstep_and_inside_the_regions() {
     if skip_without_verilator() {
         return;
     }
+    type Make = fn(&Config, u64, Pressure) -> Result<NicRig, String>;
+    let runs: [(u64, Make, &str); 3] = [
+        (0x5eed_0301, NicRig::rx_twin, "receive side"),
+        (0x5eed_0302, NicRig::rx_twin, "receive side"),
+        (0x5eed_0303, NicRig::twin, "whole top"),
+    ];
     let cfg = Config::builtin("small").unwrap();
     let mtu = cfg.transport.mtu as usize;
     let frames = if common::full() { 5000 } else { 400 };
-    for seed in [0x5eed_0301u64, 0x5eed_0302] {
+    for (seed, make, part) in runs {
         let press = Pressure { out_busy: 40, axi_busy: 40, axi_latency: 15 };
-        let mut r = NicRig::rx_twin(&cfg, seed, press).unwrap_or_else(|e| panic!("{e}"));
+        let mut r = make(&cfg, seed, press).unwrap_or_else(|e| panic!("{e}"));
         r.register_mr(&cfg, WR.0, WR.1, WR.2, ACCESS_REMOTE_WRITE).unwrap();
         r.register_mr(&cfg, RX.0, RX.1, RX.2, ACCESS_RECV).unwrap();
         r.wmem.guard = Some(vec![(WR.1, WR.1 + WR.2), (RX.1, RX.1 + RX.2)]);
@@ -331,13 +340,17 @@ fn random_hostile_frames_keep_the_rtl_in_lockstep_and_inside_the_regions() {
         assert!(r.violations.is_empty(), "seed {seed:#x}: {:?}", r.violations);
         assert_eq!(r.wmem.outside, 0, "seed {seed:#x}: written outside the regions at {:x?}", r.wmem.outside_at);
         println!(
-            "seed {seed:#x}: {frames} frames, {} cycles, {} bytes written in {} bursts, cut {:?}, {} completions",
+            "{part}, seed {seed:#x}: {frames} frames, {} cycles, {} bytes written in {} bursts, cut {:?}, {} frames out, {} completions",
             r.cycle,
             r.wmem.written,
             r.wmem.bursts,
             r.cut_taken(),
+            r.frames.len(),
             r.cqes.len()
         );
         assert!(r.wmem.written > 0, "some frames were placed");
+        if part == "whole top" {
+            assert!(!r.frames.is_empty(), "the whole top answers with frames");
+        }
     }
 }
