@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use mrnic_proto::Config;
 use mrnic_verif::lockstep::{Options, TraceWindow};
+use mrnic_verif::pair::Pair;
 use mrnic_verif::{blocks, Lockstep, Stimulus};
 
 #[derive(Args)]
@@ -18,7 +19,10 @@ pub struct CosimArgs {
     config: String,
     /// The block (`mrnic cosim --block list` names them; `verif_fifo` is the
     /// harness's own test design), or `all`: every block for `--cycles`
-    /// each, one summary line per block. `top` waits for mrnic_core.
+    /// each, one summary line per block, or `top`: the whole mrnic_core in
+    /// lockstep, as one of two tops exchanging traffic (`--cycles` of new
+    /// work, then until everything completes; the cycles a mismatch and
+    /// `--window` name count from the top's reset).
     #[arg(long)]
     block: String,
     /// Cycles to run.
@@ -30,7 +34,8 @@ pub struct CosimArgs {
     /// Trace the RTL into FILE and the model into FILE's stem + `.model.vcd`.
     #[arg(long, value_name = "FILE")]
     vcd: Option<PathBuf>,
-    /// Cycles to trace, A:B inclusive (default: the whole run).
+    /// Cycles to trace, A:B inclusive (default: the whole run; with `top`,
+    /// from the end of the set-up).
     #[arg(long, value_name = "A:B", requires = "vcd")]
     window: Option<String>,
     /// Do not compare an output stream's payload while its valid is low
@@ -39,6 +44,10 @@ pub struct CosimArgs {
     /// don't-care (path_telemetry; the run says so).
     #[arg(long)]
     idle_payload_dont_care: bool,
+    /// `--block top`: percent of the frames lost between the two tops,
+    /// both ways (0 to 100).
+    #[arg(long, default_value_t = 1.0)]
+    loss: f64,
 }
 
 fn parse_window(w: Option<&str>, cycles: u64) -> Result<(u64, u64)> {
@@ -55,9 +64,7 @@ fn parse_window(w: Option<&str>, cycles: u64) -> Result<(u64, u64)> {
 pub fn run(a: CosimArgs) -> Result<()> {
     let cfg = Config::load(&a.config).with_context(|| format!("loading config {}", a.config))?;
     match a.block.as_str() {
-        "top" => {
-            bail!("--block top: the pipeline top (mrnic_core) is not built yet; blocks: {}", blocks::names().join(", "))
-        }
+        "top" => top(&a, &cfg),
         "list" => {
             println!("{}", blocks::names().join("\n"));
             Ok(())
@@ -135,6 +142,69 @@ fn all(a: &CosimArgs, cfg: &Config) -> Result<()> {
         bail!("no block has RTL built for config {}", a.config);
     }
     Ok(())
+}
+
+/// `--block top`: two tops back to back ([`mrnic_verif::pair`]), NIC A the
+/// model's mrnic_core and its Verilated RTL in lockstep, every output of
+/// the top compared every cycle, NIC B the model; both keep eight
+/// connections busy with WRITEs, SENDs and both with immediate data, both
+/// ways, through `--loss`. The pair checks every completion and every
+/// landed byte on top of the comparison.
+fn top(a: &CosimArgs, cfg: &Config) -> Result<()> {
+    let name = mrnic_model::mrnic_core::NAME;
+    let config = blocks::built_config(name, cfg, &a.config).context("cosim cannot start")?;
+    if !(0.0..=100.0).contains(&a.loss) {
+        bail!("--loss {}: a percentage, 0 to 100", a.loss);
+    }
+    let conns = cfg.transport.connections.min(8);
+    let mut pair = Pair::with_rtl(cfg, conns, 2, a.seed, [true, false]).map_err(anyhow::Error::msg)?;
+    pair.lose((a.loss * 10_000.0).round() as u32, a.seed ^ 0x1055);
+    let trace = match &a.vcd {
+        Some(rtl) => {
+            let ready = pair.rig(0).cycle;
+            let (start, end) = match a.window {
+                Some(_) => parse_window(a.window.as_deref(), u64::MAX)?,
+                None => (ready, u64::MAX),
+            };
+            if start < ready {
+                bail!("--window {start}:{end}: the tops are reset and set up by cycle {ready}; trace from there");
+            }
+            let t = TraceWindow { start, end, rtl: rtl.clone() };
+            pair.rig(0).trace(start, end, &t.rtl, &t.model_path()).map_err(anyhow::Error::msg)?;
+            Some(t)
+        }
+        None => None,
+    };
+    println!(
+        "cosim top ({name}, config {config}), seed {}, {} cycles of new work, {}% loss, {conns} connections",
+        a.seed, a.cycles, a.loss
+    );
+    let t0 = std::time::Instant::now();
+    let mut run = (0..a.cycles).try_for_each(|_| pair.step(true));
+    if run.is_ok() {
+        run = pair.finish(20 * a.cycles.max(100_000));
+    }
+    let traced = pair.rig(0).trace_close();
+    let secs = t0.elapsed().as_secs_f64();
+    let s = pair.stats.clone();
+    let rig = pair.rig(0);
+    println!(
+        "cycles: {} (NIC A's clock from reset: {})
+transactions: {} work requests completed of {} ({} SENDs, {} WRITEs with immediate), {} receives, {} frames, {} lost, {} bytes",
+        s.cycles, rig.cycle, s.completed, s.posted, s.sends, s.write_imms, s.received, s.frames, s.lost, s.bytes
+    );
+    let mismatch = rig.mismatch().map(str::to_string);
+    println!("mismatches: {}", u8::from(mismatch.is_some()));
+    println!("speed: {:.0} cycles/s (two tops, one of them model and RTL in lockstep)", s.cycles as f64 / secs);
+    if let Some(t) = &trace {
+        println!("trace: cycles {}..={}: RTL {}, model {}", t.start, t.end, t.rtl.display(), t.model_path().display());
+    }
+    traced.map_err(|e| anyhow::anyhow!("the trace ended early: {e}"))?;
+    match (mismatch, run) {
+        (Some(m), _) => bail!("{m} (seed {})", a.seed),
+        (None, Err(e)) => bail!("{e} (seed {})", a.seed),
+        (None, Ok(())) => Ok(()),
+    }
 }
 
 fn one(a: &CosimArgs, cfg: &Config) -> Result<()> {

@@ -61,6 +61,17 @@ pub fn check_rx_rtl(cfg: &Config, v: &NicVector) -> Outcome {
     }
 }
 
+/// Runs one NIC-level vector on the whole top as Verilated RTL in lockstep
+/// with the model (`NicRig::twin`): frames, memory writes and completions
+/// compared with the reference as on the model, and every output of the
+/// top compared with the model's every cycle.
+pub fn check_rtl(cfg: &Config, v: &NicVector) -> Outcome {
+    match run(cfg, v, Part::TopRtl) {
+        Ok(o) => o,
+        Err(e) => Outcome::Fail(e),
+    }
+}
+
 /// What runs the vector.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -68,6 +79,8 @@ enum Part {
     Top,
     /// The receive side, model and RTL in lockstep.
     RxRtl,
+    /// The whole top, model and RTL in lockstep.
+    TopRtl,
 }
 
 fn run(cfg: &Config, v: &NicVector, part: Part) -> Result<Outcome, String> {
@@ -80,11 +93,12 @@ fn run(cfg: &Config, v: &NicVector, part: Part) -> Result<Outcome, String> {
     let mut rig = match part {
         Part::Top => NicRig::new(cfg, v.seed, Pressure::default())?,
         Part::RxRtl => NicRig::rx_twin(cfg, v.seed, Pressure::default())?,
+        Part::TopRtl => NicRig::twin(cfg, v.seed, Pressure::default())?,
     };
     let conns = cfg.transport.connections;
     let index = |id: u32| id & (conns - 1);
     rig.set("ts_hold", 1)?;
-    if part == Part::Top {
+    if part != Part::RxRtl {
         rig.set("cfg_src_ip", v.nic.addr as u64)?;
         rig.set("cfg_src_mac", mac_of(v.nic.addr))?;
     }

@@ -142,13 +142,17 @@ impl VectorTarget for ModelTarget {
                     })
                     .collect(),
             ),
-            // The top on the model (mrnic_core); on the RTL its receive
-            // side (the whole top is not generated yet).
+            // The top (mrnic_core) on the model; on the RTL the whole top
+            // where this build Verilated it for the config, else its
+            // receive side for the receive vectors.
             AnyFile::Rx(f) | AnyFile::Tx(f) => match side {
                 Side::Model => {
                     FileOutcome::Checked(f.vectors.iter().map(|(_, v)| nic_vectors::check(cfg, v)).collect())
                 }
-                Side::Rtl if matches!(file, AnyFile::Rx(_)) && rx_core_built(cfg) => {
+                Side::Rtl if built(cfg, mrnic_model::mrnic_core::NAME) => {
+                    FileOutcome::Checked(f.vectors.iter().map(|(_, v)| nic_vectors::check_rtl(cfg, v)).collect())
+                }
+                Side::Rtl if matches!(file, AnyFile::Rx(_)) && built(cfg, mrnic_model::mrnic_core::RX_NAME) => {
                     FileOutcome::Checked(f.vectors.iter().map(|(_, v)| nic_vectors::check_rx_rtl(cfg, v)).collect())
                 }
                 Side::Rtl => FileOutcome::NotModelled,
@@ -832,9 +836,8 @@ fn telemetry_bench(
     Outcome::Pass
 }
 
-/// Whether this build has the top's receive side Verilated for `cfg`
-/// (only `small`: the design table in verif/build.rs).
-fn rx_core_built(cfg: &Config) -> bool {
-    let name = mrnic_model::mrnic_core::RX_NAME;
+/// Whether this build has design `name` (the top or its receive side)
+/// Verilated for `cfg` (only `small`: the design table in verif/build.rs).
+fn built(cfg: &Config, name: &str) -> bool {
     mrnic_verif::rtl::designs().iter().any(|d| d.block == name && d.config == cfg.name)
 }
