@@ -3,9 +3,10 @@
 //! receive side alone, [`mrnic_model::mrnic_core::rx_netlist`] (every
 //! block but the transmit side, cut edges as top ports). Both run through
 //! Verilator in lockstep with the model's simulation of the same netlist
-//! (`verif/tests/mrnic_core.rs`, `verif/tests/mrnic_rx_core.rs`). Neither
-//! is a `mrnic gen` output yet: tx_engine's assembly builds `small` only
-//! (docs/architecture.md), so `verif/build.rs` prints them.
+//! (`verif/tests/mrnic_core.rs`, `verif/tests/mrnic_rx_core.rs`). The
+//! whole top is part of `mrnic gen`'s output for the configs tx_engine's
+//! assembly fits (`small`; docs/architecture.md); the receive side alone
+//! is printed by `verif/build.rs` only.
 
 use mrnic_model::mrnic_core::{netlist, rx_netlist, NAME, RX_NAME};
 use mrnic_proto::Config;
@@ -27,7 +28,7 @@ pub fn rx_verilog(cfg: &Config) -> Result<Vec<(String, String)>, String> {
 pub fn verilog(cfg: &Config) -> Result<Vec<(String, String)>, String> {
     let header = Header::new(
         &format!("mrnic-hdl {}: model/src/mrnic_core.rs's netlist, config {}", NAME, cfg.name),
-        "built by verif/build.rs (not committed until tx_engine is a `mrnic gen` row)",
+        &crate::gen::command(cfg, "DIR"),
     );
     crate::netlist::files(&netlist(cfg)?, cfg, &header)
 }

@@ -82,17 +82,23 @@ fn output_is_deterministic_and_complete() {
     for b in BLOCKS {
         assert!(a.contains_key(&format!("{}.v", b.name)), "{}", b.name);
     }
+    // Every block, then tx_engine's units and state, tx_engine, and the
+    // top last: each file after every module it instantiates.
     let files_f: Vec<&str> = a["files.f"].lines().collect();
-    assert_eq!(
-        files_f,
-        BLOCKS
-            .iter()
-            .map(|b| format!("{}.v", b.name))
-            .collect::<Vec<_>>()
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-    );
+    let blocks: Vec<String> = BLOCKS.iter().map(|b| format!("{}.v", b.name)).collect();
+    assert_eq!(files_f[..blocks.len()], blocks.iter().map(String::as_str).collect::<Vec<_>>()[..]);
+    let rest = &files_f[blocks.len()..];
+    assert_eq!(rest.len(), 16, "{rest:?}");
+    assert!(rest[..14].iter().all(|f| f.starts_with("tx_") && a.contains_key(*f)), "{rest:?}");
+    assert_eq!(rest[13..], ["tx_state.v", "tx_engine.v", "mrnic_core.v"]);
+    assert!(a["mrnic.core"].contains("toplevel: mrnic_core\n"));
+    assert!(a["README.md"].contains("The top is `mrnic_core`."));
+    // `default` does not fit tx_engine's assembly yet: its blocks alone,
+    // and the README says why there is no top.
+    let d = outputs(&Config::builtin("default").unwrap()).unwrap();
+    assert_eq!(d["files.f"].lines().count(), blocks.len());
+    assert!(!d.contains_key("mrnic_core.v") && d["mrnic.core"].contains("toplevel: csr\n"));
+    assert!(d["README.md"].contains("no tx_engine and no `mrnic_core` yet (tx_state keeps"), "{}", d["README.md"]);
     for f in ["mrnic.core", "regmap.md", "mrnic_regs.h", "README.md", "constraints/mrnic_core.xdc"] {
         assert!(a.contains_key(f), "{f}");
     }

@@ -109,22 +109,26 @@ fn rx_front_lints_compiles_and_replays_the_model_netlist() {
 }
 
 #[test]
-fn the_receive_side_of_the_top_lints_and_compiles() {
-    // The cut netlist's module with every module under it; the lockstep
-    // with the model is verif/tests/mrnic_rx_core.rs.
+fn the_receive_side_and_the_whole_top_lint_and_compile() {
+    // Each part's module with every module under it; the lockstep with the
+    // model is verif/tests/mrnic_rx_core.rs and verif/tests/mrnic_core.rs.
     let cfg = Config::builtin("small").unwrap();
-    let modules = mrnic_hdl::mrnic_core::rx_verilog(&cfg).unwrap();
-    assert_eq!(modules[0].0, "mrnic_rx_core.v");
-    let top = mrnic_model::mrnic_core::RX_NAME;
+    let parts = [
+        (mrnic_hdl::mrnic_core::rx_verilog(&cfg).unwrap(), mrnic_model::mrnic_core::RX_NAME),
+        (mrnic_hdl::mrnic_core::verilog(&cfg).unwrap(), mrnic_model::mrnic_core::NAME),
+    ];
     if !have("verilator", "--version") || !have("iverilog", "-V") {
         return;
     }
-    let dir = Scratch::new("netlist-rx_core");
-    let files: Vec<_> = modules.iter().map(|(name, text)| dir.file(name, text)).collect();
-    let out = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", top]).args(&files));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.trim().is_empty(), "{stderr}");
-    let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", top]).args(&files));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.trim().is_empty(), "{stderr}");
+    for (modules, top) in parts {
+        assert_eq!(modules[0].0, format!("{top}.v"));
+        let dir = Scratch::new(&format!("netlist-{top}"));
+        let files: Vec<_> = modules.iter().map(|(name, text)| dir.file(name, text)).collect();
+        let out = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", top]).args(&files));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.trim().is_empty(), "{top}: {stderr}");
+        let out = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", top]).args(&files));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.trim().is_empty(), "{top}: {stderr}");
+    }
 }

@@ -17,7 +17,8 @@
 //! not drive it would tie to 0 and name ([`modules`]; none is left).
 //! `hdl/tests/tx_engine_assembly.rs` replays the model's `TxEngine` into
 //! the assembled engine (`small`), every engine output every cycle. Not a
-//! block yet (no `tx_engine` row in `gen::BLOCKS`): `default` is refused
+//! `gen::BLOCKS` row: `mrnic gen` writes it, with the top around it, for
+//! the configs it fits (`small`); `default` is refused
 //! ([`super::state::fits`]).
 
 use mrnic_model::block::{Dir, PortDef};
@@ -230,13 +231,19 @@ pub fn modules(p: &TxEngineParams) -> Result<(Module, Vec<Module>, Vec<String>),
     Ok((top, kids, st.pending))
 }
 
-/// The file header of every module of the assembly for `cfg`: not a row
-/// of `mrnic gen` yet, so its command is the build that prints it.
+/// The file header of every module of the assembly for `cfg` (a part of
+/// `mrnic gen`'s output where the config fits it, [`super::state::fits`]).
 pub fn header(cfg: &Config, module: &str) -> Header {
-    Header::new(
-        &format!("mrnic-hdl {NAME} assembly ({module}), config {}", cfg.name),
-        "built by verif/build.rs inside mrnic_core (not committed: tx_engine is not a `mrnic gen` row until `default` fits)",
-    )
+    Header::new(&format!("mrnic-hdl {NAME} assembly ({module}), config {}", cfg.name), &crate::gen::command(cfg, "DIR"))
+}
+
+/// Whether `cfg`'s sizes fit the assembly (`Err` says which store does
+/// not), apart from bad params, which [`files`] reports.
+pub fn fits(cfg: &Config) -> Result<(), String> {
+    match TxEngineParams::from_config(cfg) {
+        Ok(p) => super::state::fits(&p),
+        Err(_) => Ok(()),
+    }
 }
 
 /// The assembled engine for `cfg` printed: its signature, and one

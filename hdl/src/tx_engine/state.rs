@@ -142,6 +142,7 @@ pub fn fits(p: &TxEngineParams) -> Result<(), String> {
     for (what, w) in [
         ("the PROBE bits (CONNS x PATHS)", p.conns * p.paths),
         ("the retransmit queues' heads (CONNS x (path + psn))", p.conns * (pb + 24)),
+        ("the retransmit queues' second entries", p.conns * (pb + 24)),
         ("the retransmit queues' counts", p.conns * (qb + 1)),
         ("the counts of streams with bytes to cut", p.conns * sb),
         ("the PROBE queues (CONNS x PATHS x path)", p.conns * p.paths * pb),
@@ -160,7 +161,7 @@ pub fn fits(p: &TxEngineParams) -> Result<(), String> {
 /// `tx_state` for `p`, with the ports [`super::assembly::state_ports`] gives.
 pub fn build(p: &TxEngineParams, defs: &[PortDef]) -> Built {
     let mut m = Module::new(NAME);
-    m.describe("tx_engine state: the clear sweep, the input registers, where units meet (work in progress)");
+    m.describe("tx_engine state: the clear sweep, the input registers, the tables, where units meet");
     let (clk, sig) = crate::ports::declare(&mut m, defs);
     m.clock_domain(&clk, &sig["rst"]);
     let mut s = S {
