@@ -837,7 +837,8 @@ fn telemetry_bench(
 }
 
 /// Whether this build has design `name` (the top or its receive side)
-/// Verilated for `cfg` (only `small`: the design table in verif/build.rs).
+/// Verilated for a config equal to `cfg` (only `small`: the design table
+/// in verif/build.rs).
 fn built(cfg: &Config, name: &str) -> bool {
-    mrnic_verif::rtl::designs().iter().any(|d| d.block == name && d.config == cfg.name)
+    mrnic_verif::blocks::built_config(name, cfg, &cfg.name).is_ok()
 }

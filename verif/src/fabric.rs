@@ -30,6 +30,8 @@
 //!   meanwhile, with no new request offered, so it may run a few cycles
 //!   ahead of the simulator's time).
 //!
+//! [`rtl_transports`] puts the Verilated top in lockstep with the model
+//! behind each host instead ([`NicRig::twin`]): a mismatch stops the NIC.
 //! A fault of the bench itself (a memory rule broken on the AXI bus, a
 //! handshake never taken) stops that NIC: the workload cannot finish and
 //! the run reports its messages incomplete, with the reason on stderr.
@@ -110,15 +112,34 @@ pub fn transports(sim: &SimConfig, cfg: &Config, max_msg: u64) -> Result<Vec<Box
     Ok(out)
 }
 
+/// As [`transports`], each host's top the model and its Verilated RTL in
+/// lockstep ([`NicRig::twin`]): a scenario then runs the RTL, and the
+/// first output that differs stops that NIC with the mismatch as its
+/// reason (the workload does not finish).
+pub fn rtl_transports(sim: &SimConfig, cfg: &Config, max_msg: u64) -> Result<Vec<Box<dyn HostTransport>>, String> {
+    let mut out: Vec<Box<dyn HostTransport>> = Vec::new();
+    for h in 0..sim.topo.hosts() {
+        out.push(Box::new(ModelNic::with_rtl(cfg, h, sim.seed, max_msg, true)?));
+    }
+    Ok(out)
+}
+
 impl ModelNic {
     /// Host `host`'s NIC, reset, its addresses set and its region
     /// registered with the send area filled.
     pub fn new(cfg: &Config, host: HostId, seed: u64, max_msg: u64) -> Result<ModelNic, String> {
+        ModelNic::with_rtl(cfg, host, seed, max_msg, false)
+    }
+
+    /// As [`ModelNic::new`], with `rtl` the top the model and its Verilated
+    /// RTL in lockstep.
+    pub fn with_rtl(cfg: &Config, host: HostId, seed: u64, max_msg: u64, rtl: bool) -> Result<ModelNic, String> {
         if max_msg == 0 || max_msg > u32::MAX as u64 {
             return Err(format!("messages of {max_msg} bytes: a receive's length is 1 to 2^32 - 1"));
         }
         let press = Pressure { out_busy: 0, axi_busy: 0, axi_latency: 8 };
-        let mut rig = NicRig::new(cfg, seed ^ ((host as u64) << 32) ^ 0x6d6f_6465_6c00, press)?;
+        let seed = seed ^ ((host as u64) << 32) ^ 0x6d6f_6465_6c00;
+        let mut rig = if rtl { NicRig::twin(cfg, seed, press)? } else { NicRig::new(cfg, seed, press)? };
         rig.wmem.log = None;
         let ip = host_ip(host);
         rig.set("cfg_src_ip", ip as u64)?;
@@ -244,6 +265,9 @@ impl ModelNic {
 
     /// Frames and completions the top produced.
     fn collect(&mut self) -> Result<(), String> {
+        if let Some(m) = self.rig.mismatch() {
+            return Err(format!("the RTL differs from the model: {m}"));
+        }
         if !self.rig.violations.is_empty() {
             return Err(format!("host memory: {}", self.rig.violations.join("; ")));
         }

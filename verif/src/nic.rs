@@ -264,17 +264,21 @@ impl NicRig {
     /// counter pulses never), and [`NicRig::mismatch`] names the first
     /// difference. Needs the `mrnic_rx_core` row of the crate's designs.
     pub fn rx_twin(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
+        let built = crate::blocks::built_config(mrnic_core::RX_NAME, cfg, &cfg.name).map_err(|e| e.to_string())?;
         let sim = Self::sim(&mrnic_core::rx_netlist(cfg)?, cfg)?;
-        let twin = Twin::new(sim, &cfg.name, false).map_err(|e| e.to_string())?;
+        let twin = Twin::new(sim, built, false).map_err(|e| e.to_string())?;
         Self::with(Box::new(twin), cfg, seed, press)
     }
 
     /// The whole top, the model and the Verilated RTL in lockstep, every
     /// output compared every cycle; [`NicRig::mismatch`] names the first
-    /// difference. Needs the `mrnic_core` row of the crate's designs.
+    /// difference. Needs the `mrnic_core` row of the crate's designs built
+    /// for a config equal to `cfg` (its name alone is not enough: the RTL's
+    /// constants are the config's values).
     pub fn twin(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
+        let built = crate::blocks::built_config(mrnic_core::NAME, cfg, &cfg.name).map_err(|e| e.to_string())?;
         let sim = Self::sim(&mrnic_core::netlist(cfg)?, cfg)?;
-        let twin = Twin::new(sim, &cfg.name, false).map_err(|e| e.to_string())?;
+        let twin = Twin::new(sim, built, false).map_err(|e| e.to_string())?;
         Self::with(Box::new(twin), cfg, seed, press)
     }
 

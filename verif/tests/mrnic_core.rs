@@ -214,3 +214,18 @@ fn the_whole_top_rtl_agrees_with_the_model_through_losses_and_reordering() {
     assert_eq!(s.received, s.sends + s.write_imms, "{s:?}");
     println!("{s:?}");
 }
+
+/// The RTL's constants are its config's values: a config that differs from
+/// the one a design was built for in one field is refused by name.
+#[test]
+fn a_config_the_rtl_was_not_built_for_is_refused() {
+    if skip_without_verilator() {
+        return;
+    }
+    let mut cfg = Config::builtin("small").unwrap();
+    cfg.cc.line_rate_gbps = 6;
+    let err = NicRig::twin(&cfg, 1, Pressure::default()).err().expect("refused");
+    assert!(err.contains("mrnic_core") && err.contains("small"), "{err}");
+    let err = NicRig::rx_twin(&cfg, 1, Pressure::default()).err().expect("refused");
+    assert!(err.contains("mrnic_rx_core"), "{err}");
+}
