@@ -79,6 +79,15 @@ fn the_top_runs_in_lockstep_and_traces_a_window() {
     let done = out.lines().find(|l| l.starts_with("transactions:")).expect("a transactions line");
     let n: Vec<u64> = done.split_whitespace().filter_map(|w| w.parse().ok()).collect();
     assert!(n[0] > 0 && n[0] == n[1], "every request completes: {done}");
+    // The top's coverage: opcodes out, SACKs, backpressure on each output.
+    let bin = |name: &str| -> u64 {
+        let l =
+            out.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("no bin {name}: {out}"));
+        l.split_whitespace().filter_map(|w| w.parse().ok()).next().unwrap_or(0)
+    };
+    for b in ["tx DATA SEND ", "tx SACK ", "rx DATA ", "completion RECV: success", "m_axis: held", "m_axi_w: held"] {
+        assert!(bin(b) > 0, "{b}: {out}");
+    }
     let rtl = std::fs::read_to_string(&vcd).unwrap();
     let model = std::fs::read_to_string(dir.join("top.model.vcd")).unwrap();
     // The RTL's trace reaches inside the blocks; both have the top's ports.

@@ -199,6 +199,7 @@ transactions: {} work requests completed of {} ({} SENDs, {} WRITEs with immedia
     if let Some(t) = &trace {
         println!("trace: cycles {}..={}: RTL {}, model {}", t.start, t.end, t.rtl.display(), t.model_path().display());
     }
+    print!("{}", rig.coverage());
     traced.map_err(|e| anyhow::anyhow!("the trace ended early: {e}"))?;
     match (mismatch, run) {
         (Some(m), _) => bail!("{m} (seed {})", a.seed),

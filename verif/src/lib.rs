@@ -23,6 +23,7 @@ pub mod nic;
 pub mod pair;
 pub mod rtl;
 pub mod stimulus;
+mod top_cov;
 pub mod trace;
 pub mod twin;
 pub mod verilate;

@@ -28,6 +28,7 @@ use mrnic_proto::Config;
 use crate::axi::{AxiReadSlave, AxiWriteSlave, Pages};
 use crate::coverage::Coverage;
 use crate::stimulus::{set_u64, Rng};
+use crate::top_cov::TopCov;
 use crate::twin::Twin;
 
 /// Cycles a single transaction may wait for its `ready` before the bench
@@ -248,6 +249,8 @@ pub struct NicRig {
     in_driving: bool,
     /// s_axis_tdata, tkeep, tlast, tid, tvalid, and the tready output.
     sin: [usize; 6],
+    /// The whole top's coverage bins (a top with `m_axis`).
+    tcov: Option<TopCov>,
 }
 
 impl NicRig {
@@ -337,6 +340,7 @@ impl NicRig {
             in_beat: 0,
             in_driving: false,
             sin: [0; 6],
+            tcov: None,
         };
         for (k, n) in ["s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "s_axis_tid", "s_axis_tvalid", "s_axis_tready"]
             .iter()
@@ -345,6 +349,14 @@ impl NicRig {
             rig.sin[k] = rig.idx(n)?;
         }
         rig.rst = rig.idx("rst")?;
+        if port_index(&rig.ports, "m_axis_tvalid").is_some() {
+            let mut held = Vec::new();
+            for ch in ["m_axis_t", "m_cqe_", "m_axi_aw", "m_axi_w", "m_axi_ar"] {
+                let (v, r) = (rig.idx(&format!("{ch}valid"))?, rig.idx(&format!("{ch}ready"))?);
+                held.push((v, r, ch.trim_end_matches(['_', 't'])));
+            }
+            rig.tcov = Some(TopCov::declare(&mut rig.cov, &held));
+        }
         // Every egress port has room (a MAC that takes every frame) until
         // a bench with port queues sets `port_ready` itself.
         if port_index(&rig.ports, "port_ready").is_some() {
@@ -432,6 +444,13 @@ impl NicRig {
         self.cut.names.iter().cloned().zip(self.cut.taken.iter().copied()).collect()
     }
 
+    /// The functional coverage counted so far: the host memory's AXI bins
+    /// and, for the whole top, its frames, completions, backpressure and
+    /// path events (`top_cov`).
+    pub fn coverage(&self) -> &Coverage {
+        &self.cov
+    }
+
     /// The host memory both AXI slaves serve.
     pub fn memory(&mut self) -> &mut Pages {
         &mut self.wmem.memory
@@ -496,6 +515,10 @@ impl NicRig {
         } else if let Some(r) = self.rmem.as_mut() {
             r.reset();
         }
+        if let (Some(t), false) = (&self.tcov, in_reset) {
+            let sim = &self.sim;
+            t.cycle(&mut self.cov, &self.ins, |n| sim.probe("path_telemetry", n));
+        }
         if self.activity != before {
             self.quiet = 0;
         } else {
@@ -515,6 +538,9 @@ impl NicRig {
         }
         if self.ins[k.tlast].bit(0) {
             let plane = self.ins[k.tuser].as_u64() as u8;
+            if let Some(t) = &self.tcov {
+                t.frame_out(&mut self.cov, &self.cur);
+            }
             self.frames.push(FrameOut { bytes: std::mem::take(&mut self.cur), plane });
         }
     }
@@ -522,6 +548,9 @@ impl NicRig {
     fn cqe(&mut self) {
         self.activity += 1;
         let f = |i: usize| self.ins[self.k.cqe_fields[i]].as_u64();
+        if let Some(t) = &self.tcov {
+            t.completion(&mut self.cov, f(4) as u8, f(3) as u8);
+        }
         self.cqes.push(Cqe {
             conn: f(0) as u32,
             stream: f(1) as u32,
@@ -737,6 +766,9 @@ impl NicRig {
     /// the order queued, back to back). Not to be mixed with
     /// [`NicRig::send_frame`].
     pub fn queue_frame(&mut self, bytes: Vec<u8>, plane: u8) {
+        if let Some(t) = &self.tcov {
+            t.frame_in(&mut self.cov, &bytes);
+        }
         if !bytes.is_empty() {
             self.inbound.push_back((bytes, plane));
         }
@@ -771,6 +803,9 @@ impl NicRig {
 
     /// A frame from the MAC of `plane`, beat by beat (every byte kept).
     pub fn send_frame(&mut self, bytes: &[u8], plane: u8) -> Result<(), String> {
+        if let Some(t) = &self.tcov {
+            t.frame_in(&mut self.cov, bytes);
+        }
         let (td, tk) = (self.idx("s_axis_tdata")?, self.idx("s_axis_tkeep")?);
         let ready = self.idx("s_axis_tready")?;
         let chunks: Vec<&[u8]> = bytes.chunks(self.beat_bytes.max(1)).collect();

@@ -7,8 +7,8 @@
 
 use mrnic_testbench::host::HostTransport;
 use mrnic_testbench::scenario::{self, ModelFactory, Options, TransportKind};
-use mrnic_testbench::workload::Pattern;
 use mrnic_testbench::sim::{FailWhat, Failure, SimConfig};
+use mrnic_testbench::workload::Pattern;
 use mrnic_testbench::US;
 use mrnic_verif::fabric::{self, pattern, ModelNic, SEND_AREA};
 
