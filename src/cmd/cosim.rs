@@ -157,34 +157,17 @@ fn top(a: &CosimArgs, cfg: &Config) -> Result<()> {
         bail!("--loss {}: a percentage, 0 to 100", a.loss);
     }
     let conns = cfg.transport.connections.min(8);
-    let mut pair = Pair::with_rtl(cfg, conns, 2, a.seed, [true, false]).map_err(anyhow::Error::msg)?;
-    pair.lose((a.loss * 10_000.0).round() as u32, a.seed ^ 0x1055);
-    let trace = match &a.vcd {
-        Some(rtl) => {
-            let ready = pair.rig(0).cycle;
-            let (start, end) = match a.window {
-                Some(_) => parse_window(a.window.as_deref(), u64::MAX)?,
-                None => (ready, u64::MAX),
-            };
-            if start < ready {
-                bail!("--window {start}:{end}: the tops are reset and set up by cycle {ready}; trace from there");
-            }
-            let t = TraceWindow { start, end, rtl: rtl.clone() };
-            pair.rig(0).trace(start, end, &t.rtl, &t.model_path()).map_err(anyhow::Error::msg)?;
-            Some(t)
-        }
-        None => None,
-    };
     println!(
         "cosim top ({name}, config {config}), seed {}, {} cycles of new work, {}% loss, {conns} connections",
         a.seed, a.cycles, a.loss
     );
+    let window = match a.window {
+        Some(_) => Some(parse_window(a.window.as_deref(), u64::MAX)?),
+        None => None,
+    };
+    let trace = a.vcd.as_ref().map(|rtl| (window, rtl.clone()));
     let t0 = std::time::Instant::now();
-    let mut run = (0..a.cycles).try_for_each(|_| pair.step(true));
-    if run.is_ok() {
-        run = pair.finish(20 * a.cycles.max(100_000));
-    }
-    let traced = pair.rig(0).trace_close();
+    let (mut pair, run, trace) = run_top(a, cfg, conns, trace, false)?;
     let secs = t0.elapsed().as_secs_f64();
     let s = pair.stats.clone();
     let rig = pair.rig(0);
@@ -193,19 +176,74 @@ fn top(a: &CosimArgs, cfg: &Config) -> Result<()> {
 transactions: {} work requests completed of {} ({} SENDs, {} WRITEs with immediate), {} receives, {} frames, {} lost, {} bytes",
         s.cycles, rig.cycle, s.completed, s.posted, s.sends, s.write_imms, s.received, s.frames, s.lost, s.bytes
     );
-    let mismatch = rig.mismatch().map(str::to_string);
+    let mismatch = rig.mismatch().map(|m| (m.to_string(), rig.mismatch_cycle().unwrap_or(0)));
     println!("mismatches: {}", u8::from(mismatch.is_some()));
     println!("speed: {:.0} cycles/s (two tops, one of them model and RTL in lockstep)", s.cycles as f64 / secs);
     if let Some(t) = &trace {
         println!("trace: cycles {}..={}: RTL {}, model {}", t.start, t.end, t.rtl.display(), t.model_path().display());
     }
     print!("{}", rig.coverage());
-    traced.map_err(|e| anyhow::anyhow!("the trace ended early: {e}"))?;
     match (mismatch, run) {
-        (Some(m), _) => bail!("{m} (seed {})", a.seed),
+        (Some((m, at)), _) => {
+            if a.vcd.is_none() {
+                // The run is seeded: the same run again, traced up to the
+                // mismatch, gives its waves (the model's file has the
+                // top's inputs of every cycle before it).
+                let rtl = std::env::temp_dir().join("mrnic-cosim").join(format!("top-seed{}.vcd", a.seed));
+                let (_, _, t) = run_top(a, cfg, conns, Some((Some((at.saturating_sub(200), at + 1)), rtl)), true)?;
+                if let Some(t) = t {
+                    println!(
+                        "waves of cycles {}..={}: RTL {} (every signal), model {} (the top's ports)",
+                        t.start,
+                        t.end,
+                        t.rtl.display(),
+                        t.model_path().display()
+                    );
+                }
+            }
+            bail!("{m} (seed {})", a.seed)
+        }
         (None, Err(e)) => bail!("{e} (seed {})", a.seed),
         (None, Ok(())) => Ok(()),
     }
+}
+
+/// One run of [`top`], traced into `trace` ((cycles, RTL file); the
+/// cycles from the end of the set-up when not given; an `auto` window is
+/// moved past the set-up) if asked: the pair after it, how the run ended,
+/// and the window traced.
+fn run_top(
+    a: &CosimArgs,
+    cfg: &Config,
+    conns: u32,
+    trace: Option<(Option<(u64, u64)>, PathBuf)>,
+    auto: bool,
+) -> Result<(Pair, std::result::Result<(), String>, Option<TraceWindow>)> {
+    let mut pair = Pair::with_rtl(cfg, conns, 2, a.seed, [true, false]).map_err(anyhow::Error::msg)?;
+    pair.lose((a.loss * 10_000.0).round() as u32, a.seed ^ 0x1055);
+    let trace = match trace {
+        Some((window, rtl)) => {
+            let ready = pair.rig(0).cycle;
+            let (start, end) = match window {
+                Some((s, e)) if auto => (s.max(ready), e.max(ready)),
+                Some(w) => w,
+                None => (ready, u64::MAX),
+            };
+            if start < ready {
+                bail!("--window {start}:{end}: the tops are reset and set up by cycle {ready}; trace from there");
+            }
+            let t = TraceWindow { start, end, rtl };
+            pair.rig(0).trace(start, end, &t.rtl, &t.model_path()).map_err(anyhow::Error::msg)?;
+            Some(t)
+        }
+        None => None,
+    };
+    let mut run = (0..a.cycles).try_for_each(|_| pair.step(true));
+    if run.is_ok() {
+        run = pair.finish(20 * a.cycles.max(100_000));
+    }
+    pair.rig(0).trace_close().map_err(|e| anyhow::anyhow!("the trace ended early: {e}"))?;
+    Ok((pair, run, trace))
 }
 
 fn one(a: &CosimArgs, cfg: &Config) -> Result<()> {

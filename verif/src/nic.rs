@@ -150,6 +150,10 @@ pub trait Top: Block {
     fn mismatch(&self) -> Option<&str> {
         None
     }
+    /// That cycle's number (the rig's clock from reset).
+    fn mismatch_cycle(&self) -> Option<u64> {
+        None
+    }
     /// Starts a VCD window of both sides ([`Twin::trace`]); a model alone
     /// has no RTL to trace.
     fn trace(&mut self, _start: u64, _end: u64, _rtl: &Path, _model: &Path) -> Result<(), String> {
@@ -174,6 +178,9 @@ impl Top for Twin<Sim> {
     }
     fn mismatch(&self) -> Option<&str> {
         Twin::mismatch(self)
+    }
+    fn mismatch_cycle(&self) -> Option<u64> {
+        Twin::mismatch_cycle(self)
     }
     fn trace(&mut self, start: u64, end: u64, rtl: &Path, model: &Path) -> Result<(), String> {
         Twin::trace(self, start, end, rtl, model).map_err(|e| e.to_string())
@@ -417,6 +424,12 @@ impl NicRig {
     /// lockstep, [`NicRig::rx_twin`]), if any.
     pub fn mismatch(&self) -> Option<&str> {
         self.sim.mismatch()
+    }
+
+    /// The cycle of [`NicRig::mismatch`] (the rig's clock from reset, as
+    /// [`NicRig::trace`] takes it).
+    pub fn mismatch_cycle(&self) -> Option<u64> {
+        self.sim.mismatch_cycle()
     }
 
     /// Writes cycles `start..=end` of the rig's clock (counted from its

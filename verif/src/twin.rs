@@ -36,6 +36,7 @@ pub struct Twin<M> {
     comparing: bool,
     cycle: u64,
     mismatch: Option<String>,
+    mismatch_at: Option<u64>,
     /// A VCD window being written ([`Twin::trace`]), and why one ended
     /// early.
     tracer: Option<Tracer>,
@@ -71,6 +72,7 @@ impl<M: Block> Twin<M> {
             rtl,
             cycle: 0,
             mismatch: None,
+            mismatch_at: None,
             tracer: None,
             trace_error: None,
         })
@@ -155,6 +157,7 @@ impl<M: Block> Twin<M> {
                             self.rtl_values[v].as_u64()
                         )
                     });
+                    self.mismatch_at = Some(self.cycle);
                     self.mismatch = Some(format!(
                         "RTL and model differ at cycle {} on `{}`: model {m:?}, RTL {r:?}{valid}",
                         self.cycle,
@@ -192,6 +195,11 @@ impl<M: Block> Twin<M> {
     /// The first mismatch, if any.
     pub fn mismatch(&self) -> Option<&str> {
         self.mismatch.as_deref()
+    }
+
+    /// The cycle of the first mismatch, if any.
+    pub fn mismatch_cycle(&self) -> Option<u64> {
+        self.mismatch_at
     }
 
     pub fn cycles(&self) -> u64 {
