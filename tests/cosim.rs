@@ -100,3 +100,21 @@ fn the_top_runs_in_lockstep_and_traces_a_window() {
     let (ok, _, err) = mrnic(&["cosim", "--config", "default", "--block", "top", "--cycles", "10"]);
     assert!(!ok && err.contains("mrnic_core"), "{err}");
 }
+
+/// `bench cosim --block top`: the three runs of the whole top saw the same
+/// traffic (the command fails otherwise) and print a row of figures. No
+/// figure is judged here: speed is the bench's to report, not a test's.
+#[test]
+fn the_top_is_benched_model_rtl_and_lockstep() {
+    let (ok, out, err) = mrnic(&["bench", "cosim", "--block", "top", "--cycles", "1500"]);
+    if !ok && err.contains("verilator") {
+        println!("skipped: {err}");
+        return;
+    }
+    assert!(ok, "{out}{err}");
+    let row = out.lines().find(|l| l.starts_with("top ")).unwrap_or_else(|| panic!("no top row: {out}"));
+    let figures: Vec<f64> =
+        row.split_whitespace().skip(1).filter_map(|w| w.trim_end_matches('x').parse().ok()).collect();
+    assert_eq!(figures.len(), 5, "{row}");
+    assert!(figures.iter().all(|f| *f > 0.0), "{row}");
+}

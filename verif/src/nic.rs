@@ -190,6 +190,43 @@ impl Top for Twin<Sim> {
     }
 }
 
+/// The Verilated top alone behind the rig (no model): for benches that time
+/// the RTL ([`NicRig::rtl`]); nothing is compared and nothing inside is
+/// probed.
+struct RtlTop {
+    rtl: crate::rtl::Rtl,
+    ports: Vec<PortDef>,
+    values: Vec<Bits>,
+    outputs: Vec<usize>,
+}
+
+impl Block for RtlTop {
+    fn name(&self) -> &'static str {
+        mrnic_core::NAME
+    }
+    fn ports(&self) -> &[PortDef] {
+        &self.ports
+    }
+    fn eval(&mut self, inputs: &[Bits], outputs: &mut [Bits]) {
+        for (v, i) in self.values.iter_mut().zip(inputs) {
+            v.clone_from(i);
+        }
+        self.rtl.comb(&mut self.values);
+        for &o in &self.outputs {
+            outputs[o].clone_from(&self.values[o]);
+        }
+    }
+    fn tick(&mut self, _inputs: &[Bits]) {
+        self.rtl.posedge();
+    }
+}
+
+impl Top for RtlTop {
+    fn probe(&self, _inst: &str, _port: &str) -> Option<&Bits> {
+        None
+    }
+}
+
 /// The edge of a netlist cut ([`mrnic_core::rx_netlist`]): the channels
 /// into tx_engine, whose readies the rig plays with random backpressure,
 /// and their transactions counted.
@@ -258,6 +295,9 @@ pub struct NicRig {
     sin: [usize; 6],
     /// The whole top's coverage bins (a top with `m_axis`).
     tcov: Option<TopCov>,
+    /// Time spent in the top's own `eval` and `tick` (the model, the RTL or
+    /// both), apart from the rig's: [`NicRig::top_seconds`].
+    top_time: std::time::Duration,
 }
 
 impl NicRig {
@@ -290,6 +330,19 @@ impl NicRig {
         let sim = Self::sim(&mrnic_core::netlist(cfg)?, cfg)?;
         let twin = Twin::new(sim, built, false).map_err(|e| e.to_string())?;
         Self::with(Box::new(twin), cfg, seed, press)
+    }
+
+    /// The whole top's Verilated RTL alone, no model beside it (for timing
+    /// the RTL: [`NicRig::top_seconds`]); needs the `mrnic_core` design
+    /// built for `cfg`.
+    pub fn rtl(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
+        let built = crate::blocks::built_config(mrnic_core::NAME, cfg, &cfg.name).map_err(|e| e.to_string())?;
+        let rtl = crate::rtl::Rtl::open(mrnic_core::NAME, built).map_err(|e| e.to_string())?;
+        let ports = mrnic_core::netlist(cfg)?.ports;
+        crate::rtl::check_ports(rtl.info(), &ports).map_err(|e| e.to_string())?;
+        let outputs = (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect();
+        let top = RtlTop { rtl, values: zero_values(&ports), ports, outputs };
+        Self::with(Box::new(top), cfg, seed, press)
     }
 
     /// The model's simulation of `net`.
@@ -348,6 +401,7 @@ impl NicRig {
             in_driving: false,
             sin: [0; 6],
             tcov: None,
+            top_time: std::time::Duration::ZERO,
         };
         for (k, n) in ["s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "s_axis_tid", "s_axis_tvalid", "s_axis_tready"]
             .iter()
@@ -457,6 +511,12 @@ impl NicRig {
         self.cut.names.iter().cloned().zip(self.cut.taken.iter().copied()).collect()
     }
 
+    /// Seconds spent in the top's own `eval` and `tick` so far (the
+    /// model, the RTL, or both in lockstep), the rig's own work apart.
+    pub fn top_seconds(&self) -> f64 {
+        self.top_time.as_secs_f64()
+    }
+
     /// The functional coverage counted so far: the host memory's AXI bins
     /// and, for the whole top, its frames, completions, backpressure and
     /// path events (`top_cov`).
@@ -489,7 +549,9 @@ impl NicRig {
             r.drive(&mut self.rng, self.cycle, &mut self.ins, &self.wmem.memory);
         }
         self.drive_inbound();
+        let t0 = std::time::Instant::now();
         self.sim.eval(&self.ins, &mut self.outs);
+        self.top_time += t0.elapsed();
         if !self.inbound.is_empty() && self.outs[self.sin[5]].bit(0) {
             self.in_beat += 1;
             if self.in_beat * self.beat_bytes >= self.inbound[0].0.len() {
@@ -537,7 +599,9 @@ impl NicRig {
         } else {
             self.quiet += 1;
         }
+        let t0 = std::time::Instant::now();
         self.sim.tick(&self.ins);
+        self.top_time += t0.elapsed();
         self.cycle += 1;
     }
 

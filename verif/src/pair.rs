@@ -159,6 +159,17 @@ struct Side {
     given: Vec<Given>,
 }
 
+/// What runs a NIC's top in a [`Pair`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopKind {
+    /// The model's netlist simulation.
+    Model,
+    /// The model and the Verilated RTL in lockstep.
+    Lockstep,
+    /// The Verilated RTL alone (benches).
+    Rtl,
+}
+
 /// The back-to-back pair.
 pub struct Pair {
     cfg: Config,
@@ -199,6 +210,11 @@ impl Pair {
     /// cycle, the port and both values. The traffic and the checks are the
     /// same, so a run is also the whole top's end-to-end test on the RTL.
     pub fn with_rtl(cfg: &Config, conns: u32, per_conn: u32, seed: u64, rtl: [bool; 2]) -> Result<Pair, String> {
+        Pair::with_tops(cfg, conns, per_conn, seed, rtl.map(|r| if r { TopKind::Lockstep } else { TopKind::Model }))
+    }
+
+    /// As [`Pair::new`], with each NIC's top as `kinds` says.
+    pub fn with_tops(cfg: &Config, conns: u32, per_conn: u32, seed: u64, kinds: [TopKind; 2]) -> Result<Pair, String> {
         let t = &cfg.transport;
         if conns == 0 || conns > t.connections {
             return Err(format!("conns: {conns} is not within 1..={}", t.connections));
@@ -216,10 +232,11 @@ impl Pair {
         let mut sides = Vec::new();
         for addr in [1u32, 2] {
             let peer = 3 - addr;
-            let mut rig = if rtl[addr as usize - 1] {
-                NicRig::twin(cfg, seed ^ addr as u64, Pressure::default())?
-            } else {
-                NicRig::new(cfg, seed ^ addr as u64, Pressure::default())?
+            let (s, p) = (seed ^ addr as u64, Pressure::default());
+            let mut rig = match kinds[addr as usize - 1] {
+                TopKind::Model => NicRig::new(cfg, s, p)?,
+                TopKind::Lockstep => NicRig::twin(cfg, s, p)?,
+                TopKind::Rtl => NicRig::rtl(cfg, s, p)?,
             };
             // The write log would grow with every burst of a long run.
             rig.wmem.log = None;
