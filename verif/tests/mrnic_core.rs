@@ -14,16 +14,56 @@
 
 use mrnic_model::cqe_merge::opcode;
 use mrnic_model::csr::MAGIC;
-use mrnic_model::tx_engine::op;
+use mrnic_model::tx_engine::{op, status};
 use mrnic_proto::{decode_frame, encode_frame, Config, Header, NetHeaders, ProbeHeader};
 use mrnic_verif::nic::{NicRig, Pressure};
 use mrnic_verif::pair::Pair;
 use mrnic_verif::skip_without_verilator;
 
+/// The top for `small`: the model and the Verilated RTL in lockstep where
+/// this build has the RTL (each test then also checks no output differed),
+/// else the model alone.
 fn rig(seed: u64) -> (Config, NicRig) {
     let cfg = Config::builtin("small").unwrap();
-    let r = NicRig::new(&cfg, seed, Pressure { out_busy: 30, axi_busy: 30, axi_latency: 12 }).unwrap();
-    (cfg, r)
+    let press = Pressure { out_busy: 30, axi_busy: 30, axi_latency: 12 };
+    let r = match mrnic_verif::rtl::unavailable() {
+        None => NicRig::twin(&cfg, seed, press),
+        Some(_) => NicRig::new(&cfg, seed, press),
+    };
+    (cfg, r.unwrap())
+}
+
+/// A WRITE of `data` at `laddr` on connection 5 (two paths, opened here).
+fn open_and_write(r: &mut NicRig, laddr: u64, data: &[u8]) {
+    r.memory().write(laddr, data);
+    r.set("cfg_src_ip", 1).unwrap();
+    r.set("ts_hold", 1).unwrap();
+    for path in 0..2u64 {
+        let f = [
+            ("conn", 5),
+            ("path", path),
+            ("npaths", 2),
+            ("remote_id", 9),
+            ("dst_mac", 0x0200_0000_0002),
+            ("dst_ip", 2),
+            ("sport", 50000 + path),
+            ("plane", path),
+            ("psn", 100),
+        ];
+        r.send("s_open", &f).unwrap();
+    }
+    let f = [
+        ("conn", 5),
+        ("stream", 1),
+        ("op", op::WRITE as u64),
+        ("wr_id", 77),
+        ("laddr", laddr),
+        ("len", data.len() as u64),
+        ("raddr", 0x9000),
+        ("rkey", 0x10),
+        ("imm", 0),
+    ];
+    r.send("s_wr", &f).unwrap();
 }
 
 /// csr register `name`, read over the top's AXI4-Lite.
@@ -54,6 +94,7 @@ fn the_csr_answers_and_drop_pulses_reach_their_counters() {
     assert_eq!(cnt(&cfg, &mut r, "CNT_RX_BAD_ICRC"), 1);
     assert_eq!(cnt(&cfg, &mut r, "CNT_RX_DECODE_ERROR"), 1);
     assert!(r.frames.is_empty() && r.cqes.is_empty());
+    assert_eq!(r.mismatch(), None);
 }
 
 #[test]
@@ -63,42 +104,7 @@ fn a_write_request_leaves_as_frames_of_host_memory() {
         let mtu = cfg.transport.mtu as usize;
         let data: Vec<u8> = (0..2 * mtu + 77).map(|k| (k * 31 + seed as usize) as u8).collect();
         let laddr = 0x3_0ff0u64; // crosses a 4 KiB boundary
-        r.memory().write(laddr, &data);
-        r.set("cfg_src_ip", 1).unwrap();
-        r.set("ts_hold", 1).unwrap();
-        let conn = 5u64;
-        for path in 0..2u64 {
-            r.send(
-                "s_open",
-                &[
-                    ("conn", conn),
-                    ("path", path),
-                    ("npaths", 2),
-                    ("remote_id", 9),
-                    ("dst_mac", 0x0200_0000_0002),
-                    ("dst_ip", 2),
-                    ("sport", 50000 + path),
-                    ("plane", path),
-                    ("psn", 100),
-                ],
-            )
-            .unwrap();
-        }
-        r.send(
-            "s_wr",
-            &[
-                ("conn", conn),
-                ("stream", 1),
-                ("op", op::WRITE as u64),
-                ("wr_id", 77),
-                ("laddr", laddr),
-                ("len", data.len() as u64),
-                ("raddr", 0x9000),
-                ("rkey", 0x10),
-                ("imm", 0),
-            ],
-        )
-        .unwrap();
+        open_and_write(&mut r, laddr, &data);
         assert!(r.drain(300, 200_000), "seed {seed}: no drain");
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         let mut payload = Vec::new();
@@ -114,6 +120,7 @@ fn a_write_request_leaves_as_frames_of_host_memory() {
         assert_eq!(payload, data, "seed {seed}: the frames carry host memory");
         // Not acknowledged: no completion yet.
         assert!(r.cqes.iter().all(|c| c.opcode != opcode::WRITE), "seed {seed}");
+        assert_eq!(r.mismatch(), None);
     }
 }
 
@@ -162,6 +169,24 @@ fn a_disabled_core_discards_frames_and_holds_requests_until_enabled() {
     assert!(r.drain(100, 10_000));
     assert_eq!(cnt(&cfg, &mut r, "CNT_RX_DECODE_ERROR"), 1, "parsed again once enabled");
     assert_eq!(cnt(&cfg, &mut r, "CNT_RX_DISABLED"), 2);
+    assert_eq!(r.mismatch(), None);
+}
+
+/// A WRITE whose payload reads answer SLVERR: the request completes once
+/// with LOCAL_PROTECTION and no frame of it leaves (the engine's failed
+/// payload read, on the RTL where this build has it).
+#[test]
+fn a_failed_payload_read_completes_the_request_with_an_error() {
+    let (cfg, mut r) = rig(4);
+    r.rmem.as_mut().unwrap().error_percent = 100;
+    let data: Vec<u8> = (0..cfg.transport.mtu as usize + 10).map(|k| k as u8).collect();
+    open_and_write(&mut r, 0x3_0000, &data);
+    assert!(r.drain(300, 200_000), "no drain");
+    let mine: Vec<_> = r.cqes.iter().filter(|c| c.wr_id == 77).collect();
+    assert_eq!(mine.len(), 1, "{:?}", r.cqes);
+    assert_eq!(mine[0].status, status::LOCAL_PROTECTION, "{:?}", mine[0]);
+    assert!(r.frames.is_empty(), "{} frames left", r.frames.len());
+    assert_eq!(r.mismatch(), None);
 }
 
 /// Two tops back to back, NIC A's RTL in lockstep with its model: the
