@@ -314,10 +314,7 @@ impl NicRig {
     /// counter pulses never), and [`NicRig::mismatch`] names the first
     /// difference. Needs the `mrnic_rx_core` row of the crate's designs.
     pub fn rx_twin(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
-        let built = crate::blocks::built_config(mrnic_core::RX_NAME, cfg, &cfg.name).map_err(|e| e.to_string())?;
-        let sim = Self::sim(&mrnic_core::rx_netlist(cfg)?, cfg)?;
-        let twin = Twin::new(sim, built, false).map_err(|e| e.to_string())?;
-        Self::with(Box::new(twin), cfg, seed, press)
+        Self::with(Self::lockstep(mrnic_core::RX_NAME, &mrnic_core::rx_netlist(cfg)?, cfg)?, cfg, seed, press)
     }
 
     /// The whole top, the model and the Verilated RTL in lockstep, every
@@ -326,10 +323,7 @@ impl NicRig {
     /// for a config equal to `cfg` (its name alone is not enough: the RTL's
     /// constants are the config's values).
     pub fn twin(cfg: &Config, seed: u64, press: Pressure) -> Result<NicRig, String> {
-        let built = crate::blocks::built_config(mrnic_core::NAME, cfg, &cfg.name).map_err(|e| e.to_string())?;
-        let sim = Self::sim(&mrnic_core::netlist(cfg)?, cfg)?;
-        let twin = Twin::new(sim, built, false).map_err(|e| e.to_string())?;
-        Self::with(Box::new(twin), cfg, seed, press)
+        Self::with(Self::lockstep(mrnic_core::NAME, &mrnic_core::netlist(cfg)?, cfg)?, cfg, seed, press)
     }
 
     /// The whole top's Verilated RTL alone, no model beside it (for timing
@@ -343,6 +337,18 @@ impl NicRig {
         let outputs = (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect();
         let top = RtlTop { rtl, values: zero_values(&ports), ports, outputs };
         Self::with(Box::new(top), cfg, seed, press)
+    }
+
+    /// The model's simulation of `net` and the RTL of design `name` built
+    /// for a config equal to `cfg`, in lockstep.
+    fn lockstep(
+        name: &str,
+        net: &mrnic_model::netlist::Netlist<&'static str>,
+        cfg: &Config,
+    ) -> Result<Box<dyn Top>, String> {
+        let built = crate::blocks::built_config(name, cfg, &cfg.name).map_err(|e| e.to_string())?;
+        let twin = Twin::new(Self::sim(net, cfg)?, built, false).map_err(|e| e.to_string())?;
+        Ok(Box::new(twin))
     }
 
     /// The model's simulation of `net`.

@@ -28,10 +28,10 @@ pub struct Twin<M> {
     inputs: Vec<Bits>,
     model_values: Vec<Bits>,
     rtl_values: Vec<Bits>,
-    /// Output payload port -> its stream's valid (idle payloads skipped).
-    payload_valid: Vec<Option<usize>>,
-    /// Output payload port -> its stream's valid, named in a mismatch.
+    /// Output payload port -> its stream's valid (named in a mismatch).
     stream_valid: Vec<Option<usize>>,
+    /// Payloads are compared only while their valid is high.
+    idle_payload_dont_care: bool,
     rst: Option<usize>,
     comparing: bool,
     cycle: u64,
@@ -56,7 +56,6 @@ impl<M: Block> Twin<M> {
                 stream_valid[f] = Some(s.valid);
             }
         }
-        let payload_valid = if idle_payload_dont_care { stream_valid.clone() } else { vec![None; ports.len()] };
         let rst = ports.iter().position(|p| p.name == "rst" && p.dir == Dir::In);
         Ok(Twin {
             outputs: (0..ports.len()).filter(|&i| ports[i].dir == Dir::Out).collect(),
@@ -64,8 +63,8 @@ impl<M: Block> Twin<M> {
             inputs: zero_values(&ports),
             model_values: zero_values(&ports),
             rtl_values: zero_values(&ports),
-            payload_valid,
             stream_valid,
+            idle_payload_dont_care,
             comparing: rst.is_none(),
             rst,
             model,
@@ -140,7 +139,7 @@ impl<M: Block> Twin<M> {
         self.rtl.comb(&mut self.rtl_values);
         if self.comparing && self.mismatch.is_none() {
             for &o in &self.outputs {
-                if let Some(v) = self.payload_valid[o] {
+                if let Some(v) = self.stream_valid[o].filter(|_| self.idle_payload_dont_care) {
                     if !self.model_values[v].bit(0) && !self.rtl_values[v].bit(0) {
                         continue;
                     }
