@@ -1069,6 +1069,15 @@ pub const MUTANTS: &[Mutant] = &[
         &[("assign m_wq_inc_wq = p1_acked ? s_ring_wq : 4'd0;", "assign m_wq_inc_wq = s_ring_wq;")],
         "a_quiet_without_wq_inc_valid",
     ),
+    tx_sack(
+        "silent_uncounted",
+        "path 0's SILENT events not counted (its cap never reached)",
+        &[(
+            ", silent_counts_cur[1:0] + {1'b0, silent_send && (s_ring_phys == 2'd0)}};",
+            ", silent_counts_cur[1:0]};",
+        )],
+        "a_inv_silent",
+    ),
     tx_stage(
         "busy_2",
         "m_busy 2",
@@ -1093,8 +1102,23 @@ pub const MUTANTS: &[Mutant] = &[
     tx_stage(
         "silent_for_charged",
         "SILENT for a charged loss instead of an uncharged one",
-        &[("assign silent = lost && !charge;", "assign silent = lost && charge;")],
+        &[("assign uncharged = lost && !charge;", "assign uncharged = lost && charge;")],
         "a_silent_when",
+    ),
+    tx_stage(
+        "silent_uncapped",
+        "a SILENT event for every uncharged loss, past suspect_after_rtos of a path",
+        &[("assign silent_send = uncharged && (silent_count_at < 2'd3);", "assign silent_send = uncharged;")],
+        "a_silent_when",
+    ),
+    tx_stage(
+        "silent_uncounted",
+        "path 0's SILENT events not counted (its cap never reached)",
+        &[(
+            ", silent_counts_cur[1:0] + {1'b0, silent_send && (s_ring_phys == 2'd0)}};",
+            ", silent_counts_cur[1:0]};",
+        )],
+        "a_inv_silent",
     ),
     tx_stage(
         "tail_every_cycle",

@@ -179,6 +179,110 @@ pub(crate) fn held(m: &mut Module, ans: &Signal, name: &str, e: Expr, width: u32
     v
 }
 
+/// The SILENT events of one step, at most `cap` (`suspect_after_rtos`)
+/// per path, as the model's
+/// [`silent_events`](mrnic_model::tx_engine::silent_events): a count per
+/// path of the events sent since `clear` (the step's first answer), and
+/// the wire `silent_send`, high when this cycle's uncharged loss (`loss`,
+/// its copy's path `phys`) sends one. Bounding them bounds the pending
+/// event list (`TxEngineParams::evt_pend`).
+/// Returns the wire and the count register (for the unit's invariants,
+/// [`silent_ghost`]).
+pub(crate) fn silent_cap(
+    m: &mut Module,
+    clear: &Signal,
+    loss: &Signal,
+    phys: &Signal,
+    np: u32,
+    cap: u32,
+) -> (Signal, Signal) {
+    let pb = index_bits(np);
+    let cw = index_bits(cap + 1);
+    let r = m.reg_no_reset("silent_counts", np * cw, "SILENT events sent this step, per path");
+    let cur = m.wire_from("silent_counts_cur", np * cw, "before this cycle's", mux(clear, lit(np * cw, 0), r.q.expr()));
+    let at = m.wire_from("silent_count_at", cw, "the lost copy's path's", pick(&cur, &phys.expr(), np, cw, cw));
+    let send = m.wire_from(
+        "silent_send",
+        1,
+        "the uncharged loss sends a SILENT event: its path has had fewer than suspect_after_rtos",
+        loss.expr().logic_and(at.expr().lt(lit(cw, u64::from(cap)))),
+    );
+    let counts: Vec<Expr> = (0..np)
+        .rev()
+        .map(|q| {
+            let here = send.expr().logic_and(phys.expr().eq(lit(pb, u64::from(q))));
+            field(&cur, q, cw, cw) + zext(here, cw)
+        })
+        .collect();
+    m.next(crate::ir::set(&r.next, cat(&counts)));
+    (send, r.q)
+}
+
+/// The formal side of [`silent_cap`] in a unit's properties: the ghost of
+/// the SILENT events the latest step sent per path (`sent`: the events,
+/// `path` theirs), counted one bit wider than the unit's count so an
+/// excess shows, cleared by a step (`go`) or a reset. Asserts
+/// `a_silent_cap` (never more than `cap` a path) and `a_inv_silent` (from
+/// the step's answer on, the unit's count `counts` is the ghost's; 0
+/// before, as no event comes before the answer; `walking`, the unit's
+/// ghost of the cycles it may send in, only after it; `past_answer`, the
+/// step's age past its answer, whenever it has answered). Returns the ghost's
+/// count of path `phys`, and its width.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn silent_ghost(
+    m: &mut Module,
+    reset: Expr,
+    at_answer: &Signal,
+    past_answer: Expr,
+    walking: Expr,
+    sent: Expr,
+    path: Expr,
+    phys: Expr,
+    counts: &Signal,
+    np: u32,
+    cap: u32,
+) -> (Expr, u32) {
+    use crate::formal::implies;
+    use crate::ir::{if_else, set};
+    let pb = index_bits(np);
+    let uw = index_bits(cap + 1);
+    let cw = uw + 1;
+    let f_sn = m.formal_wire("f_silent_sent", np * cw, "SILENT events of the latest step, per path");
+    let f_live = m.formal_wire("f_silent_live", 1, "the latest step's reads have answered");
+    let bumped: Vec<Expr> = (0..np)
+        .rev()
+        .map(|q| field(&f_sn, q, cw, cw) + zext(sent.clone().logic_and(path.clone().eq(lit(pb, u64::from(q)))), cw))
+        .collect();
+    m.formal_seq(vec![if_else(
+        reset,
+        vec![set(&f_sn, lit(np * cw, 0)), set(&f_live, lit(1, 0))],
+        vec![set(&f_sn, cat(&bumped)), crate::ir::if_then(at_answer, vec![set(&f_live, lit(1, 1))])],
+    )]);
+    let within = (0..np).fold(lit(1, 1), |acc, q| acc.logic_and(field(&f_sn, q, cw, cw).le(lit(cw, u64::from(cap)))));
+    m.assert(
+        "a_silent_cap",
+        &format!(
+            "at most suspect_after_rtos = {cap} SILENT events per path per step (the pending event list's bound, \
+             TxEngineParams::evt_pend)"
+        ),
+        within,
+    );
+    m.assert(
+        "a_inv_silent",
+        "the unit's SILENT count per path is the latest step's from its answer on; none before, and no cycle \
+         that may send one",
+        mux(&f_live, f_sn.expr().eq(zext_fields(counts, np, uw, cw)), f_sn.expr().eq(lit(np * cw, 0)))
+            .logic_and(implies(walking, f_live.expr()))
+            .logic_and(implies(&f_live, past_answer)),
+    );
+    (pick(&f_sn, &phys, np, cw, cw), cw)
+}
+
+/// `v`'s `n` fields of `w` bits each widened to `to` bits.
+fn zext_fields(v: &Signal, n: u32, w: u32, to: u32) -> Expr {
+    cat(&(0..n).rev().map(|q| zext(field(v, q, w, w), to)).collect::<Vec<_>>())
+}
+
 /// The psn width of the units' ports and records (the wire's, sack_gen's
 /// [`PSN_BITS`](mrnic_model::sack_gen::PSN_BITS)).
 pub(crate) const PSN: u32 = mrnic_model::sack_gen::PSN_BITS;

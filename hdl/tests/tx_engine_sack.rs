@@ -377,6 +377,7 @@ impl Rig {
         }
         // Pass 2.
         let mut retx = r.retx.iter();
+        let mut sent = [0u32; 16];
         for d in 0..span {
             if sack_acks(rel, h.bitmap, d as u32) {
                 continue;
@@ -417,7 +418,12 @@ impl Rig {
             );
             if after.charge {
                 self.count("lost_charged");
+            } else if sent[s.phys as usize] >= p.cfg.timers.suspect_after_rtos {
+                // The path's suspect_after_rtos SILENT events of this
+                // step are out: the rest would change nothing.
+                self.count("lost_silent_capped");
             } else {
+                sent[s.phys as usize] += 1;
                 self.count("lost_silent");
                 let e = evs.next().expect("a SILENT event of the uncharged loss");
                 assert_eq!((e.kind, e.path), (tel::kind::SILENT, s.phys));

@@ -314,6 +314,9 @@ impl Rig {
         let probed = |q: u32| r.probes.contains(&q);
         let mut retx = r.retx.iter();
         let mut events = r.events.iter();
+        // SILENT events sent this step, per path: the first
+        // suspect_after_rtos of a path's uncharged losses send one.
+        let mut sent = vec![0u32; 16];
         let mut probes = r.probes.iter();
         let (mut ip, mut id) = (0usize, 0u32);
         let mut inflight: Vec<(usize, usize, u32)> = Vec::new();
@@ -344,7 +347,7 @@ impl Rig {
                         }
                         let a = after.expect("a stage empties no slot");
                         if !s.queued && a.queued {
-                            self.lost(x, r, w.path, d, s, a.charge, &mut retx, &mut events);
+                            self.lost(x, r, w.path, d, s, a.charge, &mut retx, &mut events, &mut sent);
                             if !losses_on.contains(&w.path) {
                                 losses_on.push(w.path);
                             }
@@ -421,7 +424,8 @@ impl Rig {
     }
 
     /// A RACK loss at row `x`: written queued with its charge, pushed, and
-    /// uncharged a SILENT event of its copy's path.
+    /// uncharged a SILENT event of its copy's path unless the path had
+    /// `suspect_after_rtos` of them this step (`sent`).
     #[allow(clippy::too_many_arguments)]
     fn lost<'a>(
         &mut self,
@@ -433,6 +437,7 @@ impl Rig {
         charge: bool,
         retx: &mut impl Iterator<Item = &'a (u32, u32)>,
         events: &mut impl Iterator<Item = &'a tel::Event>,
+        sent: &mut [u32],
     ) {
         let c = u64::from(r.conn);
         let psn = (r.mirrors[path as usize].cum_acked + d) & 0xff_ffff;
@@ -453,7 +458,10 @@ impl Rig {
         );
         if charge {
             self.count("lost_charged");
+        } else if sent[s.phys as usize] >= self.tr.e.cfg.timers.suspect_after_rtos {
+            self.count("lost_silent_capped");
         } else {
+            sent[s.phys as usize] += 1;
             self.count("lost_silent");
             let e = events.next().expect("a SILENT event of the uncharged loss");
             assert_eq!((e.kind, e.path, e.now), (tel::kind::SILENT, s.phys, r.ts));

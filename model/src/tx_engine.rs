@@ -353,6 +353,12 @@ pub struct TxEngineParams {
     /// connection. A decision that finds it full arms no probe and waits
     /// for the FIFO's next pop (architecture.md, tx_engine item 3).
     pub wprobe_depth: u32,
+    /// Entries of the acknowledgement unit's pending event list: one
+    /// step's events at most, `2 + suspect_after_rtos x PATHS` (a SACK's
+    /// ACK_STEER and PROBE_REPLY, and at most `suspect_after_rtos` SILENT
+    /// events per path: see [`silent_events`]). A step starts only with
+    /// the list empty, so it never holds more.
+    pub evt_pend: u32,
     /// The whole config: the frame builder and the congestion arithmetic
     /// need most of it.
     pub cfg: Config,
@@ -403,6 +409,7 @@ impl TxEngineParams {
             rnr_depth,
             rnr_tag_bits: Config::index_bits(rnr_depth).max(1),
             wprobe_depth: t.connections,
+            evt_pend: 2 + cfg.timers.suspect_after_rtos * t.paths_per_conn,
             cfg: cfg.clone(),
         })
     }
@@ -644,6 +651,24 @@ pub const RNR_RETRY: u8 = 7;
 pub const RETRY_LIMIT: u8 = 15;
 /// Entries of the event FIFO towards path_telemetry.
 pub const EVT_FIFO: usize = 4;
+
+/// The SILENT events of one step's uncharged losses (their copies'
+/// paths, in walk order): the first `suspect_after` of each path. The
+/// rest change nothing, so neither the model nor the RTL sends them: in
+/// the reference all of a step's silent losses meet the path at one
+/// instant, and `suspect_after` timeouts take a GOOD path to SUSPECT,
+/// after which a SILENT is ignored; the path comes back to GOOD only by
+/// an acknowledgement, a PROBE reply or a NACK, which this unit sends
+/// after the step's events. Bounding them bounds the pending list
+/// ([`TxEngineParams::evt_pend`]).
+pub fn silent_events(silent: &[u32], suspect_after: u8) -> impl Iterator<Item = u32> + '_ {
+    let mut seen = [0u8; MAX_PATHS_PER_CONN as usize];
+    silent.iter().copied().filter(move |&p| {
+        let n = &mut seen[p as usize];
+        *n = n.saturating_add(1);
+        *n <= suspect_after
+    })
+}
 /// Frames (data or PROBE) built and waiting for their payload or for the
 /// output, besides the one on `m_axis`.
 pub const FRAME_QUEUE: usize = 2;
@@ -5043,12 +5068,13 @@ impl TxEngine {
     /// Packets lost on paths that have not answered since they left: each
     /// is one timeout of that path (a SILENT event: path_telemetry applies
     /// the timeout if the path is GOOD, with its fresh-port LFSR, and
-    /// answers on `m_rto`). True when events were sent: the SACK's next
+    /// answers on `m_rto`), up to `suspect_after_rtos` per path
+    /// ([`silent_events`]). True when events were sent: the SACK's next
     /// stage then waits for their answers, so that their actions (every
     /// packet re-queued, a PROBE, the plane marked) come first, as inside
     /// the reference's `on_sack`.
     fn silent_timeouts(&mut self, c: u32, silent: &[u32], ts: u32) -> bool {
-        for &p in silent {
+        for p in silent_events(silent, self.k.suspect_after_rtos) {
             self.pend_evt.push_back(tel::Event {
                 kind: tel::kind::SILENT,
                 conn: c,
@@ -5057,6 +5083,7 @@ impl TxEngine {
                 ..Default::default()
             });
         }
+        debug_assert!(self.pend_evt.len() <= self.p.evt_pend as usize, "one step's events overflow the list");
         !silent.is_empty()
     }
 

@@ -1909,3 +1909,19 @@ fn a_window_probe_refused_for_the_full_fifo_is_armed_after_the_next_pop() {
     assert_eq!(ids, [0, 1, 2, 10, 11, 20, 21, 30, 31]);
     assert!(rig.cqes.iter().all(|c| c.status == status::SUCCESS));
 }
+
+#[test]
+fn a_step_sends_at_most_suspect_after_rtos_silent_events_per_path() {
+    // Walk order kept, each path's first three only: the rest would meet a
+    // path already SUSPECT (path_telemetry ignores them there).
+    let lost = [2, 2, 0, 2, 2, 1, 2, 0, 0, 0, 0];
+    let sent: Vec<u32> = silent_events(&lost, 3).collect();
+    assert_eq!(sent, [2, 2, 0, 2, 1, 0, 0]);
+    assert_eq!(silent_events(&lost, 1).collect::<Vec<_>>(), [2, 0, 1]);
+    // The pending list holds one step's events at most.
+    let p = TxEngineParams::from_config(&small()).unwrap();
+    let most = 2 + p.cfg.timers.suspect_after_rtos * p.paths;
+    assert_eq!(p.evt_pend, most);
+    let many: Vec<u32> = (0..4 * p.ring_depth).map(|i| i % p.paths).collect();
+    assert_eq!(silent_events(&many, p.cfg.timers.suspect_after_rtos as u8).count() as u32 + 2, most);
+}

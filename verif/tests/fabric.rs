@@ -5,6 +5,8 @@
 //! Verilated top in lockstep behind every host, through loss and through a
 //! plane failing mid-run.
 
+mod common;
+
 use mrnic_testbench::host::HostTransport;
 use mrnic_testbench::scenario::{self, ModelFactory, Options, TransportKind};
 use mrnic_testbench::sim::{FailWhat, Failure, SimConfig};
@@ -61,30 +63,44 @@ fn a_message_without_the_senders_bytes_is_not_delivered() {
 
 /// The crosscheck's 2-host, 4-plane ring all-reduce (256 KiB a host) with
 /// every host's top the model and the Verilated RTL in lockstep: at 1% loss
-/// on every link, and with plane 2 failing a third of the way in (silently:
-/// the transport finds it by timeouts and PROBEs and moves its paths).
-/// Every message arrives once with the sender's bytes and no output of
-/// either top differs from its model on any cycle.
+/// on every link, with plane 2 failing a third of the way in (silently:
+/// the transport finds it by timeouts and PROBEs and moves its paths), and
+/// both at once (seed 2, 2% loss, the failure at 130 us: it once overflowed
+/// tx_state's pending event list, a SACK stage finding more silent losses
+/// than the list held; now a path sends at most suspect_after_rtos SILENT
+/// events a step). The full run (`MRNIC_COSIM_FULL=1`) sweeps 24 seeds,
+/// 0 to 5% loss, a plane failing in every other one. Every message
+/// arrives once with the sender's bytes and no output of either top
+/// differs from its model on any cycle.
 #[test]
 fn the_rtl_runs_the_all_reduce_through_loss_and_a_plane_failure() {
     if mrnic_verif::skip_without_verilator() {
         return;
     }
-    let base = scenario::points("model-crosscheck", true, 1)
-        .unwrap()
-        .into_iter()
-        .find(|p| p.transport == TransportKind::Model)
-        .unwrap();
-    for (what, loss, fail) in [("1% loss", 0.01, None), ("plane 2 failing", 0.0, Some(FailWhat::Plane(2)))] {
-        let mut spec = base.clone();
+    let mut cases =
+        vec![(1, 0.01, None), (1, 0.0, Some((150, FailWhat::Plane(2)))), (2, 0.02, Some((130, FailWhat::Plane(2))))];
+    if common::full() {
+        for seed in 3..=24u64 {
+            let loss = [0.0, 0.005, 0.01, 0.02, 0.05][seed as usize % 5];
+            let fail = (seed % 2 == 0).then(|| (80 + 10 * (seed % 12), FailWhat::Plane((seed / 2 % 4) as u8)));
+            cases.push((seed, loss, fail));
+        }
+    }
+    for (seed, loss, fail) in cases {
+        let mut spec = scenario::points("model-crosscheck", true, seed)
+            .unwrap()
+            .into_iter()
+            .find(|p| p.transport == TransportKind::Model)
+            .unwrap();
         // The RTL is built for `small` as it is: its line rate (10 Gb/s)
         // is what the scenario derives the NIC's config from.
         spec.sim.nic.gbps = 10.0;
         spec.pattern = Pattern::RingAllReduce { bytes_per_host: 256 << 10 };
         spec.sim.loss = loss;
-        if let Some(what) = fail {
-            spec.sim.failures.push(Failure { at: 150 * US, what });
+        if let Some((at, what)) = fail {
+            spec.sim.failures.push(Failure { at: at * US, what });
         }
+        let what = format!("seed {seed}, {}% loss, failure {fail:?}", loss * 100.0);
         let (r, _) = scenario::run_spec(&spec, Some(fabric::rtl_transports), &mut |_, _| {}).unwrap();
         assert!(r.finished, "{what}: the workload finished: {:?}", r.ledger);
         assert_eq!(r.ledger.msgs_received, r.ledger.msgs_posted, "{what}: {:?}", r.ledger);

@@ -354,7 +354,11 @@ module tx_sack (
   wire [31:0]  phys_progress;                                  // last_progress of the lost copy's path, after the first pass
   wire [31:0]  charge_diff;                                    // serial difference
   wire         charge;                                         // the loss is charged
-  wire         silent;                                         // an uncharged loss: a SILENT event of its path
+  wire         uncharged;                                      // an uncharged loss: the silent path's timeout
+  reg  [7:0]   silent_counts_reg, silent_counts_next;          // SILENT events sent this step, per path
+  wire [7:0]   silent_counts_cur;                              // before this cycle's
+  wire [1:0]   silent_count_at;                                // the lost copy's path's
+  wire         silent_send;                                    // the uncharged loss sends a SILENT event: its path has had fewer than suspect_after_rtos
   reg          silent_r_reg, silent_r_next;                    // SILENT events were sent
   wire         reply_event;                                    // the PROBE_REPLY event
   wire         evt;                                            // an event this cycle
@@ -839,13 +843,16 @@ module tx_sack (
   assign m_retx_conn = lost ? rec_conn_reg : 4'd0;
   assign m_retx_path = lost ? path : 2'd0;
   assign m_retx_psn = lost ? answer_psn : 24'd0;
-  assign silent = lost && !charge;
+  assign uncharged = lost && !charge;
+  assign silent_counts_cur = answer ? 8'd0 : silent_counts_reg;
+  assign silent_count_at = s_ring_phys == 2'd3 ? silent_counts_cur[7:6] : (s_ring_phys == 2'd2 ? silent_counts_cur[5:4] : (s_ring_phys == 2'd1 ? silent_counts_cur[3:2] : silent_counts_cur[1:0]));
+  assign silent_send = uncharged && (silent_count_at < 2'd3);
   assign reply_event = (active && reply) && (k_now == (8'd1 + span));
-  assign evt = (pass1_end || reply_event) || silent;
+  assign evt = (pass1_end || reply_event) || silent_send;
   assign m_evt_valid = evt;
   assign m_evt_kind = evt ? (pass1_end ? 4'd13 : (reply_event ? 4'd5 : 4'd10)) : 4'd0;
   assign m_evt_conn = evt ? rec_conn_reg : 4'd0;
-  assign m_evt_path = evt ? (silent ? s_ring_phys : path) : 2'd0;
+  assign m_evt_path = evt ? (silent_send ? s_ring_phys : path) : 2'd0;
   assign m_evt_now = evt ? rec_ts_reg : 32'd0;
   assign m_evt_cum_acked = pass1_end ? new_base : 24'd0;
   assign evt_pkts = {2'd0, acc_pkts_next};
@@ -860,7 +867,7 @@ module tx_sack (
   assign cont = active && (k_now == (8'd1 + (span << 1'b1)));
   assign m_cont_valid = cont;
   assign m_cont_conn = cont ? rec_conn_reg : 4'd0;
-  assign m_cont_wait = cont && ((answer ? 1'b0 : silent_r_reg) || silent);
+  assign m_cont_wait = cont && ((answer ? 1'b0 : silent_r_reg) || uncharged);
   assign m_cont_touched = cont ? touched : 4'd0;
   assign m_cont_stream_id = cont ? rec_stream_id_reg : 8'd0;
   assign m_cont_completed_msn = cont ? rec_completed_msn_reg : 24'd0;
@@ -911,6 +918,7 @@ module tx_sack (
     base_off_r_next = base_off_r_reg;
     progress_r_next = progress_r_reg;
     lost_before_r_next = lost_before_r_reg;
+    silent_counts_next = silent_counts_reg;
     silent_r_next = silent_r_reg;
 
     rec_conn_next = s_go_sack ? s_sack_conn : rec_conn_reg;
@@ -955,7 +963,8 @@ module tx_sack (
     base_off_r_next = base_off;
     progress_r_next = pass1_end ? progress : progress_r_reg;
     lost_before_r_next = pass1_end ? (reply && ((probe_after != 32'd0) && !probe_after[31]) ? probe_seq : acked_seq_new) : lost_before_r_reg;
-    silent_r_next = (answer ? 1'b0 : silent_r_reg) || silent;
+    silent_counts_next = {silent_counts_cur[7:6] + {1'b0, silent_send && (s_ring_phys == 2'd3)}, silent_counts_cur[5:4] + {1'b0, silent_send && (s_ring_phys == 2'd2)}, silent_counts_cur[3:2] + {1'b0, silent_send && (s_ring_phys == 2'd1)}, silent_counts_cur[1:0] + {1'b0, silent_send && (s_ring_phys == 2'd0)}};
+    silent_r_next = (answer ? 1'b0 : silent_r_reg) || uncharged;
     running_next = active && !cont;
     k_next = active ? k_now + 8'd1 : k_reg;
   end
@@ -1005,6 +1014,7 @@ module tx_sack (
     base_off_r_reg <= base_off_r_next;
     progress_r_reg <= progress_r_next;
     lost_before_r_reg <= lost_before_r_next;
+    silent_counts_reg <= silent_counts_next;
     silent_r_reg <= silent_r_next;
 
     if (rst) begin
@@ -1069,6 +1079,8 @@ module tx_sack (
   wire         f_acks2;                 // the SACK acknowledges the offset
   (* anyconst *) reg  [23:0]  f_watch;  // an offset from cum_acked, any
   reg          f_watch_cleared;         // pass 1 emptied the watched offset for the latest step
+  reg  [11:0]  f_silent_sent;           // SILENT events of the latest step, per path
+  reg          f_silent_live;           // the latest step's reads have answered
   wire [25:0]  f_acks_watch_i;          // the offset's bitmap index, d - rel - 1
   wire         f_acks_watch;            // the SACK acknowledges the offset
 
@@ -1215,6 +1227,18 @@ module tx_sack (
     end
   end
 
+  always @(posedge clk) begin
+    if (rst || s_go_sack) begin
+      f_silent_sent <= 12'd0;
+      f_silent_live <= 1'b0;
+    end else begin
+      f_silent_sent <= {f_silent_sent[11:9] + {2'd0, (m_evt_valid && (m_evt_kind == 4'd10)) && (m_evt_path == 2'd3)}, f_silent_sent[8:6] + {2'd0, (m_evt_valid && (m_evt_kind == 4'd10)) && (m_evt_path == 2'd2)}, f_silent_sent[5:3] + {2'd0, (m_evt_valid && (m_evt_kind == 4'd10)) && (m_evt_path == 2'd1)}, f_silent_sent[2:0] + {2'd0, (m_evt_valid && (m_evt_kind == 4'd10)) && (m_evt_path == 2'd0)}};
+      if (f_at_answer) begin
+        f_silent_live <= 1'b1;
+      end
+    end
+  end
+
   assign f_acks_watch_i = ({2'd0, f_watch} - f_srel) - 26'd1;
   assign f_acks_watch = (!f_srel[25] && ({2'd0, f_watch} < f_srel)) || ((!f_acks_watch_i[25] && (f_acks_watch_i[24:8] == 17'd0)) && f_bitmap[f_acks_watch_i[7:0]]);
 
@@ -1274,8 +1298,14 @@ module tx_sack (
       // PROBE_REPLY exactly for a live SACK answering its path's PROBE (pending, its tx_ts echoed, at its sport), one cycle after the first pass's end (k = L + span)
       a_reply_when: assert ((m_evt_valid && (m_evt_kind == 4'd5)) == f_reply_at);
 
-      // SILENT exactly with an uncharged loss, naming the lost copy's path
-      a_silent_when: assert (((m_evt_valid && (m_evt_kind == 4'd10)) == (m_ring_lost_valid && !m_ring_lost_charge)) && (!(m_evt_valid && (m_evt_kind == 4'd10)) || (m_evt_path == s_ring_phys)));
+      // at most suspect_after_rtos = 3 SILENT events per path per step (the pending event list's bound, TxEngineParams::evt_pend)
+      a_silent_cap: assert ((((1'b1 && (f_silent_sent[2:0] <= 3'd3)) && (f_silent_sent[5:3] <= 3'd3)) && (f_silent_sent[8:6] <= 3'd3)) && (f_silent_sent[11:9] <= 3'd3));
+
+      // the unit's SILENT count per path is the latest step's from its answer on; none before, and no cycle that may send one
+      a_inv_silent: assert (((f_silent_live ? f_silent_sent == {{1'b0, silent_counts_reg[7:6]}, {1'b0, silent_counts_reg[5:4]}, {1'b0, silent_counts_reg[3:2]}, {1'b0, silent_counts_reg[1:0]}} : f_silent_sent == 12'd0) && (!f_ok || f_silent_live)) && (!f_silent_live || (f_age > 8'd1)));
+
+      // SILENT exactly with an uncharged loss whose copy's path has had fewer than suspect_after_rtos = 3 this step, naming that path
+      a_silent_when: assert (((m_evt_valid && (m_evt_kind == 4'd10)) == ((m_ring_lost_valid && !m_ring_lost_charge) && ((s_ring_phys == 2'd3 ? f_silent_sent[11:9] : (s_ring_phys == 2'd2 ? f_silent_sent[8:6] : (s_ring_phys == 2'd1 ? f_silent_sent[5:3] : f_silent_sent[2:0]))) < 3'd3))) && (!(m_evt_valid && (m_evt_kind == 4'd10)) || (m_evt_path == s_ring_phys)));
 
       // every event is ACK_STEER, PROBE_REPLY or SILENT, of the SACK's connection at the step's ts_now; ACK_STEER and PROBE_REPLY name path_id mod PATHS
       a_evt_record: assert (!m_evt_valid || ((((m_evt_conn == f_conn) && (m_evt_now == f_ts)) && (((m_evt_kind == 4'd13) || (m_evt_kind == 4'd5)) || (m_evt_kind == 4'd10))) && (!((m_evt_kind == 4'd13) || (m_evt_kind == 4'd5)) || ({6'd0, m_evt_path} == (f_path_id & 8'd3)))));

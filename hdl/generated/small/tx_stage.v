@@ -169,7 +169,11 @@ module tx_stage (
   wire [31:0]  phys_progress;                                    // last_progress of the copy's path
   wire [31:0]  charge_diff;                                      // serial difference
   wire         charge;                                           // the loss is charged
-  wire         silent;                                           // an uncharged loss: a SILENT event
+  wire         uncharged;                                        // an uncharged loss: the silent path's timeout
+  reg  [7:0]   silent_counts_reg, silent_counts_next;            // SILENT events sent this step, per path
+  wire [7:0]   silent_counts_cur;                                // before this cycle's
+  wire [1:0]   silent_count_at;                                  // the lost copy's path's
+  wire         silent_send;                                      // the uncharged loss sends a SILENT event: its path has had fewer than suspect_after_rtos
   wire         stop_now;                                         // a silent loss is known
   wire [1:0]   stop_path;                                        // its path
   wire         brk_now;                                          // a path's walk breaks
@@ -251,8 +255,11 @@ module tx_stage (
   assign phys_progress = s_ring_phys == 2'd3 ? lp[127:96] : (s_ring_phys == 2'd2 ? lp[95:64] : (s_ring_phys == 2'd1 ? lp[63:32] : lp[31:0]));
   assign charge_diff = phys_progress - s_ring_sent;
   assign charge = (charge_diff != 32'd0) && !charge_diff[31];
-  assign silent = lost && !charge;
-  assign stop_now = stop || silent;
+  assign uncharged = lost && !charge;
+  assign silent_counts_cur = answer ? 8'd0 : silent_counts_reg;
+  assign silent_count_at = s_ring_phys == 2'd3 ? silent_counts_cur[7:6] : (s_ring_phys == 2'd2 ? silent_counts_cur[5:4] : (s_ring_phys == 2'd1 ? silent_counts_cur[3:2] : silent_counts_cur[1:0]));
+  assign silent_send = uncharged && (silent_count_at < 2'd3);
+  assign stop_now = stop || uncharged;
   assign stop_path = stop ? stop_path_r_reg : a_path;
   assign brk_now = brk;
   assign moves_on = (brk_now && iv_cur) && (ip_cur == a_path);
@@ -279,11 +286,11 @@ module tx_stage (
   assign m_retx_conn = lost ? cont_conn_reg : 4'd0;
   assign m_retx_path = lost ? a_path : 2'd0;
   assign m_retx_psn = lost ? a_psn : 24'd0;
-  assign m_evt_valid = silent;
-  assign m_evt_kind = silent ? 4'd10 : 4'd0;
-  assign m_evt_conn = silent ? cont_conn_reg : 4'd0;
-  assign m_evt_path = silent ? s_ring_phys : 2'd0;
-  assign m_evt_now = silent ? rec_ts_reg : 32'd0;
+  assign m_evt_valid = silent_send;
+  assign m_evt_kind = silent_send ? 4'd10 : 4'd0;
+  assign m_evt_conn = silent_send ? cont_conn_reg : 4'd0;
+  assign m_evt_path = silent_send ? s_ring_phys : 2'd0;
+  assign m_evt_now = silent_send ? rec_ts_reg : 32'd0;
   assign probe = k_probe_reg && brk_now;
   assign m_probe_valid = probe;
   assign m_probe_conn = probe ? cont_conn_reg : 4'd0;
@@ -342,6 +349,7 @@ module tx_stage (
     broken_r_next = broken_r_reg;
     stop_r_next = stop_r_reg;
     stop_path_r_next = stop_path_r_reg;
+    silent_counts_next = silent_counts_reg;
     tail_armed_r_next = tail_armed_r_reg;
     tail_at_r_next = tail_at_r_reg;
     npaths_r_next = npaths_r_reg;
@@ -360,6 +368,7 @@ module tx_stage (
     rttvar_r_next = rttvar;
     mask_r_next = mask;
     spans_r_next = spans;
+    silent_counts_next = {silent_counts_cur[7:6] + {1'b0, silent_send && (s_ring_phys == 2'd3)}, silent_counts_cur[5:4] + {1'b0, silent_send && (s_ring_phys == 2'd2)}, silent_counts_cur[3:2] + {1'b0, silent_send && (s_ring_phys == 2'd1)}, silent_counts_cur[1:0] + {1'b0, silent_send && (s_ring_phys == 2'd0)}};
     stop_r_next = stop_now;
     stop_path_r_next = stop_path;
     broken_r_next = broken | ({4{brk_now}} & {a_path == 2'd3, a_path == 2'd2, a_path == 2'd1, a_path == 2'd0});
@@ -420,6 +429,7 @@ module tx_stage (
     broken_r_reg <= broken_r_next;
     stop_r_reg <= stop_r_next;
     stop_path_r_reg <= stop_path_r_next;
+    silent_counts_reg <= silent_counts_next;
     tail_armed_r_reg <= tail_armed_r_next;
     tail_at_r_reg <= tail_at_r_next;
     npaths_r_reg <= npaths_r_next;
@@ -522,6 +532,8 @@ module tx_stage (
   reg  [1:0]   f_since_rd;           // cycles since the step's latest ring read, saturating at 3; 0 before one
   wire [2:0]   f_stop_next;          // the path after the stop
   wire [23:0]  f_rd_off;             // the read's offset from its path's cum_acked
+  reg  [11:0]  f_silent_sent;        // SILENT events of the latest step, per path
+  reg          f_silent_live;        // the latest step's reads have answered
   wire [2:0]   f_left;               // L + 2 less the cycles since the step, 0 after
 
   always @(posedge clk) begin
@@ -761,6 +773,19 @@ module tx_stage (
   end
 
   assign f_rd_off = m_ring_rd_psn - (m_ring_rd_path == 2'd3 ? f_cum[95:72] : (m_ring_rd_path == 2'd2 ? f_cum[71:48] : (m_ring_rd_path == 2'd1 ? f_cum[47:24] : f_cum[23:0])));
+
+  always @(posedge clk) begin
+    if (rst || s_go_stage) begin
+      f_silent_sent <= 12'd0;
+      f_silent_live <= 1'b0;
+    end else begin
+      f_silent_sent <= {f_silent_sent[11:9] + {2'd0, m_evt_valid && (m_evt_path == 2'd3)}, f_silent_sent[8:6] + {2'd0, m_evt_valid && (m_evt_path == 2'd2)}, f_silent_sent[5:3] + {2'd0, m_evt_valid && (m_evt_path == 2'd1)}, f_silent_sent[2:0] + {2'd0, m_evt_valid && (m_evt_path == 2'd0)}};
+      if (f_at_answer) begin
+        f_silent_live <= 1'b1;
+      end
+    end
+  end
+
   assign f_left = f_age <= 3'd3 ? 3'd3 - f_age : 3'd0;
 
   always @(posedge clk) begin
@@ -816,8 +841,14 @@ module tx_stage (
       // each loss is pushed into the retransmit queue in its cycle, and nothing else is: the connection, path and psn
       a_lost_push: assert ((m_retx_valid == m_ring_lost_valid) && (!m_ring_lost_valid || (((m_retx_conn == f_cconn) && (m_retx_path == m_ring_lost_path)) && (m_retx_psn == m_ring_lost_psn))));
 
-      // a SILENT event exactly with an uncharged loss, of the connection, the lost copy's path and the step's ts_now
-      a_silent_when: assert ((m_evt_valid == (m_ring_lost_valid && !m_ring_lost_charge)) && (!m_evt_valid || ((((m_evt_kind == 4'd10) && (m_evt_conn == f_cconn)) && (m_evt_path == s_ring_phys)) && (m_evt_now == f_ts))));
+      // at most suspect_after_rtos = 3 SILENT events per path per step (the pending event list's bound, TxEngineParams::evt_pend)
+      a_silent_cap: assert ((((1'b1 && (f_silent_sent[2:0] <= 3'd3)) && (f_silent_sent[5:3] <= 3'd3)) && (f_silent_sent[8:6] <= 3'd3)) && (f_silent_sent[11:9] <= 3'd3));
+
+      // the unit's SILENT count per path is the latest step's from its answer on; none before, and no cycle that may send one
+      a_inv_silent: assert (((f_silent_live ? f_silent_sent == {{1'b0, silent_counts_reg[7:6]}, {1'b0, silent_counts_reg[5:4]}, {1'b0, silent_counts_reg[3:2]}, {1'b0, silent_counts_reg[1:0]}} : f_silent_sent == 12'd0) && (!f_walk || f_silent_live)) && (!f_silent_live || (f_age > 3'd1)));
+
+      // a SILENT event exactly with an uncharged loss whose copy's path has had fewer than suspect_after_rtos = 3 this step, of the connection, that path and the step's ts_now
+      a_silent_when: assert ((m_evt_valid == ((m_ring_lost_valid && !m_ring_lost_charge) && ((s_ring_phys == 2'd3 ? f_silent_sent[11:9] : (s_ring_phys == 2'd2 ? f_silent_sent[8:6] : (s_ring_phys == 2'd1 ? f_silent_sent[5:3] : f_silent_sent[2:0]))) < 3'd3))) && (!m_evt_valid || ((((m_evt_kind == 4'd10) && (m_evt_conn == f_cconn)) && (m_evt_path == s_ring_phys)) && (m_evt_now == f_ts))));
 
       // a PROBE is queued exactly when the PROBE stage's counted answer finds an overdue slot, for its path
       a_probe_when: assert ((m_probe_valid == ((f_kprobe && f_slot) && f_overdue)) && (!m_probe_valid || ((m_probe_conn == f_cconn) && (m_probe_path == f_pr_path))));

@@ -2109,7 +2109,7 @@ module tx_state (
   wire          wp_rd_en;                                                                 // a unit reads the table this cycle
   wire [3:0]    wp_rd_conn;                                                               // the connection it reads
   reg  [31:0]   wp_at_rd_reg;                                                             // read data of wp_at_mem, one cycle after the address
-  reg  [1399:0] evp_words_reg, evp_words_next;                                            // the pending events, the head lowest
+  reg  [2449:0] evp_words_reg, evp_words_next;                                            // the pending events, the head lowest
   reg  [3:0]    evp_count_reg, evp_count_next;                                            // how many
   reg  [699:0]  evf_words_reg, evf_words_next;                                            // the event FIFO, the head lowest
   reg  [2:0]    evf_count_reg, evf_count_next;                                            // how many
@@ -2118,6 +2118,7 @@ module tx_state (
   wire          evp_drain;                                                                // the pending list's head moves into the FIFO
   wire          evf_push;                                                                 // an event enters the FIFO
   wire [3:0]    evp_after_drain;                                                          // pending after the drain
+  wire [174:0]  evp_in;                                                                   // the record pushed this cycle
   wire [3:0]    evp_next;                                                                 // pending after this edge
   wire          evf_has;                                                                  // the FIFO has an event
   reg  [1:0]    evt_quiet_reg, evt_quiet_next;                                            // cycles since the last m_evt handshake (saturating)
@@ -3545,6 +3546,7 @@ module tx_state (
   assign evp_drain = ((ack_m_drain && (evp_count_reg != 4'd0)) && !((commit_m_valid || probe_m_evt_valid) || open_m_evt_valid)) && (evf_after_pop < 3'd4);
   assign evf_push = ((commit_m_valid || probe_m_evt_valid) || open_m_evt_valid) || evp_drain;
   assign evp_after_drain = evp_count_reg - {3'd0, evp_drain};
+  assign evp_in = nack_m_evt_valid ? {3'd0, 16'd0, 32'd0, 16'd0, 1'b0, 8'd0, 24'd0, 9'd0, 24'd0, nack_m_evt_now, nack_m_evt_path, nack_m_evt_conn, nack_m_evt_kind} : (sack_m_evt_valid ? {3'd0, 16'd0, sack_m_evt_acked_seq, sack_m_evt_rtt, sack_m_evt_rtt_valid, sack_m_evt_ecn_cnt, sack_m_evt_acked_bytes, sack_m_evt_acked_pkts, sack_m_evt_cum_acked, sack_m_evt_now, sack_m_evt_path, sack_m_evt_conn, sack_m_evt_kind} : {3'd0, 16'd0, 32'd0, 16'd0, 1'b0, 8'd0, 24'd0, 9'd0, 24'd0, stage_m_evt_now, stage_m_evt_path, stage_m_evt_conn, stage_m_evt_kind});
   assign evp_next = evp_after_drain + {3'd0, (nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid};
   assign evf_has = evf_count_reg != 3'd0;
   assign m_evt_valid = evf_has;
@@ -7073,7 +7075,7 @@ module tx_state (
     wp_rd_armed_d1_next = wp_rd_armed;
     evf_words_next = evf_push ? (evf_pop ? evf_words_reg >> 16'd175 : evf_words_reg) | ({525'd0, commit_m_valid ? {3'd0, 16'd0, 32'd0, 16'd0, 1'b0, 8'd0, 24'd0, 9'd0, 24'd0, commit_m_evt_now, commit_m_path, sched_m_commit_conn, commit_m_evt_kind} : (probe_m_evt_valid ? {3'd0, 16'd0, 32'd0, 16'd0, 1'b0, 8'd0, 24'd0, 9'd0, 24'd0, probe_m_evt_now, probe_m_evt_path, probe_m_evt_conn, probe_m_evt_kind} : (open_m_evt_valid ? {open_m_evt_plane, open_m_evt_sport, 32'd0, 16'd0, 1'b0, 8'd0, 24'd0, 9'd0, open_m_evt_cum_acked, 32'd0, open_m_evt_path, open_m_evt_conn, open_m_evt_kind} : evp_words_reg[174:0]))} << ({13'd0, evf_after_pop} * 16'd175)) : (evf_pop ? evf_words_reg >> 16'd175 : evf_words_reg);
     evf_count_next = evf_after_pop + {2'd0, evf_push};
-    evp_words_next = (nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid ? (evp_drain ? evp_words_reg >> 16'd175 : evp_words_reg) | ({1225'd0, nack_m_evt_valid ? {3'd0, 16'd0, 32'd0, 16'd0, 1'b0, 8'd0, 24'd0, 9'd0, 24'd0, nack_m_evt_now, nack_m_evt_path, nack_m_evt_conn, nack_m_evt_kind} : (sack_m_evt_valid ? {3'd0, 16'd0, sack_m_evt_acked_seq, sack_m_evt_rtt, sack_m_evt_rtt_valid, sack_m_evt_ecn_cnt, sack_m_evt_acked_bytes, sack_m_evt_acked_pkts, sack_m_evt_cum_acked, sack_m_evt_now, sack_m_evt_path, sack_m_evt_conn, sack_m_evt_kind} : {3'd0, 16'd0, 32'd0, 16'd0, 1'b0, 8'd0, 24'd0, 9'd0, 24'd0, stage_m_evt_now, stage_m_evt_path, stage_m_evt_conn, stage_m_evt_kind})} << ({12'd0, evp_after_drain} * 16'd175)) : (evp_drain ? evp_words_reg >> 16'd175 : evp_words_reg);
+    evp_words_next = {((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd13) ? evp_in : (evp_drain ? evp_words_reg[2449:2275] : evp_words_reg[2449:2275]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd12) ? evp_in : (evp_drain ? evp_words_reg[2449:2275] : evp_words_reg[2274:2100]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd11) ? evp_in : (evp_drain ? evp_words_reg[2274:2100] : evp_words_reg[2099:1925]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd10) ? evp_in : (evp_drain ? evp_words_reg[2099:1925] : evp_words_reg[1924:1750]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd9) ? evp_in : (evp_drain ? evp_words_reg[1924:1750] : evp_words_reg[1749:1575]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd8) ? evp_in : (evp_drain ? evp_words_reg[1749:1575] : evp_words_reg[1574:1400]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd7) ? evp_in : (evp_drain ? evp_words_reg[1574:1400] : evp_words_reg[1399:1225]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd6) ? evp_in : (evp_drain ? evp_words_reg[1399:1225] : evp_words_reg[1224:1050]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd5) ? evp_in : (evp_drain ? evp_words_reg[1224:1050] : evp_words_reg[1049:875]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd4) ? evp_in : (evp_drain ? evp_words_reg[1049:875] : evp_words_reg[874:700]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd3) ? evp_in : (evp_drain ? evp_words_reg[874:700] : evp_words_reg[699:525]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd2) ? evp_in : (evp_drain ? evp_words_reg[699:525] : evp_words_reg[524:350]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd1) ? evp_in : (evp_drain ? evp_words_reg[524:350] : evp_words_reg[349:175]), ((nack_m_evt_valid || sack_m_evt_valid) || stage_m_evt_valid) && (evp_after_drain == 4'd0) ? evp_in : (evp_drain ? evp_words_reg[349:175] : evp_words_reg[174:0])};
     evp_count_next = evp_next;
     evt_quiet_next = evt_quiet_after;
     walk_running_next = walk_m_walk_busy || out_m_fail_valid;
@@ -7764,7 +7766,6 @@ module tx_state (
       pq_words_reg <= 128'd0;
       pq_counts_reg <= 48'd0;
       wp_armed_reg <= 16'd0;
-      evp_words_reg <= 1400'd0;
       evp_count_reg <= 4'd0;
       evf_words_reg <= 700'd0;
       evf_count_reg <= 3'd0;

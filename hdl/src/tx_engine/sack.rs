@@ -778,15 +778,17 @@ pub fn build(p: &TxEngineParams) -> Module {
     m.assign(sg("m_retx_conn"), gate(&lost, r_conn.expr(), cb));
     m.assign(sg("m_retx_path"), gate(&lost, path.expr(), pb));
     m.assign(sg("m_retx_psn"), gate(&lost, ans_psn.expr(), PSN));
-    let silent = w(
+    let uncharged = w(
         &mut m,
-        "silent",
+        "uncharged",
         1,
-        "an uncharged loss: a SILENT event of its path",
+        "an uncharged loss: the silent path's timeout",
         lost.expr().logic_and(charge.expr().logic_not()),
     );
+    let cap = p.cfg.timers.suspect_after_rtos;
+    let (silent, silent_counts) = super::silent_cap(&mut m, &ans, &uncharged, &phys, np, cap);
     let silent_r = m.reg_no_reset("silent_r", 1, "SILENT events were sent");
-    let silent_any = mux(&ans, lit(1, 0), silent_r.q.expr()).logic_or(&silent);
+    let silent_any = mux(&ans, lit(1, 0), silent_r.q.expr()).logic_or(&uncharged);
     m.next(set(&silent_r.next, silent_any.clone()));
 
     // ------------------------------------------------------------ events
@@ -844,6 +846,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         next_psn,
         cum,
         reply,
+        silent_counts,
     };
     properties(&mut m, p, &inner);
     m
@@ -864,6 +867,8 @@ struct Inner {
     next_psn: Signal,
     cum: Signal,
     reply: Signal,
+    /// The SILENT events sent this step per path (`silent_cap`).
+    silent_counts: Signal,
 }
 
 /// The `tx_sack` module for `cfg`'s engine parameters, for the proofs
@@ -1298,16 +1303,35 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
          one cycle after the first pass's end (k = L + span)",
         ev.expr().logic_and(reply_k.clone()).eq(&reply_at),
     );
+    // The model's silent_events.
+    let cap = p.cfg.timers.suspect_after_rtos;
+    let sent_ev = ev.expr().logic_and(silent_k.clone());
+    let (phys_sent, cw) = super::silent_ghost(
+        m,
+        rst.expr().logic_or(&go),
+        &at_ans,
+        age.expr().gt(lit(agw, u64::from(l))),
+        f_ok.expr(),
+        sent_ev.clone(),
+        sg(m, "m_evt_path").expr(),
+        sg(m, "s_ring_phys").expr(),
+        &f.silent_counts,
+        np,
+        cap,
+    );
     m.assert(
         "a_silent_when",
-        "SILENT exactly with an uncharged loss, naming the lost copy's path",
-        ev.expr()
-            .logic_and(silent_k.clone())
-            .eq(lost.expr().logic_and(sg(m, "m_ring_lost_charge").expr().logic_not()))
-            .logic_and(implies(
-                ev.expr().logic_and(silent_k.clone()),
-                sg(m, "m_evt_path").expr().eq(sg(m, "s_ring_phys")),
-            )),
+        &format!(
+            "SILENT exactly with an uncharged loss whose copy's path has had fewer than suspect_after_rtos = {cap} \
+             this step, naming that path"
+        ),
+        sent_ev
+            .clone()
+            .eq(lost
+                .expr()
+                .logic_and(sg(m, "m_ring_lost_charge").expr().logic_not())
+                .logic_and(phys_sent.lt(lit(cw, u64::from(cap)))))
+            .logic_and(implies(sent_ev.clone(), sg(m, "m_evt_path").expr().eq(sg(m, "s_ring_phys")))),
     );
     m.assert(
         "a_evt_record",

@@ -483,9 +483,16 @@ pub fn build(p: &TxEngineParams) -> Module {
         w(&mut m, "phys_progress", 32, "last_progress of the copy's path", super::pick(&lp, &phys.expr(), np, 32, 32));
     let charge = super::seq32_after(&mut m, "charge_diff", lp_phys.expr(), sent.expr());
     let charge = w(&mut m, "charge", 1, "the loss is charged", charge);
-    let silent =
-        w(&mut m, "silent", 1, "an uncharged loss: a SILENT event", lost.expr().logic_and(charge.expr().logic_not()));
-    let stop = w(&mut m, "stop_now", 1, "a silent loss is known", stop0.expr().logic_or(&silent));
+    let uncharged = w(
+        &mut m,
+        "uncharged",
+        1,
+        "an uncharged loss: the silent path's timeout",
+        lost.expr().logic_and(charge.expr().logic_not()),
+    );
+    let (silent, silent_counts) =
+        super::silent_cap(&mut m, &ans, &uncharged, &phys, np, p.cfg.timers.suspect_after_rtos);
+    let stop = w(&mut m, "stop_now", 1, "a silent loss is known", stop0.expr().logic_or(&uncharged));
     let stop_p = w(&mut m, "stop_path", pb, "its path", mux(&stop0, stop_pr.q.expr(), a_p.expr()));
     m.next(set(&stop_r.next, stop.expr()));
     m.next(set(&stop_pr.next, stop_p.expr()));
@@ -682,6 +689,7 @@ pub fn build(p: &TxEngineParams) -> Module {
         stop: [stop_r.q, stop_pr.q],
         tail: [at_vr.q, at_r.q],
         held: [rack_sent, rack_rtt, lp, cum, srtt, rttvar, mask, span_v, np_held],
+        silent_counts,
     };
     properties(&mut m, p, &inner);
     m
@@ -714,6 +722,8 @@ struct Inner {
     /// The held answer: RACK's send and RTT, last_progress, cum_acked,
     /// srtt, rttvar, the paths walked, their spans, npaths.
     held: [Signal; 9],
+    /// The SILENT events sent this step per path (`silent_cap`).
+    silent_counts: Signal,
 }
 
 /// The `tx_stage` module for `cfg`'s engine parameters, for the proofs
@@ -1299,19 +1309,41 @@ fn properties(m: &mut Module, p: &TxEngineParams, f: &Inner) {
                 .logic_and(sg(m, "m_retx_psn").expr().eq(sg(m, "m_ring_lost_psn"))),
         )),
     );
+    // The model's silent_events.
+    let cap = p.cfg.timers.suspect_after_rtos;
+    let (phys_sent, cw) = super::silent_ghost(
+        m,
+        rst.expr().logic_or(&go),
+        &at_ans,
+        age.expr().gt(lit(agw, u64::from(l))),
+        f_walk.expr(),
+        ev.expr(),
+        sg(m, "m_evt_path").expr(),
+        phys.expr(),
+        &f.silent_counts,
+        np,
+        cap,
+    );
     m.assert(
         "a_silent_when",
-        "a SILENT event exactly with an uncharged loss, of the connection, the lost copy's path and the step's \
-         ts_now",
-        ev.expr().eq(lost.expr().logic_and(sg(m, "m_ring_lost_charge").expr().logic_not())).logic_and(implies(
-            &ev,
-            sg(m, "m_evt_kind")
+        &format!(
+            "a SILENT event exactly with an uncharged loss whose copy's path has had fewer than suspect_after_rtos \
+             = {cap} this step, of the connection, that path and the step's ts_now"
+        ),
+        ev.expr()
+            .eq(lost
                 .expr()
-                .eq(lit(tel::KIND_BITS, u64::from(tel::kind::SILENT)))
-                .logic_and(sg(m, "m_evt_conn").expr().eq(&f_cconn))
-                .logic_and(sg(m, "m_evt_path").expr().eq(&phys))
-                .logic_and(sg(m, "m_evt_now").expr().eq(&f_ts)),
-        )),
+                .logic_and(sg(m, "m_ring_lost_charge").expr().logic_not())
+                .logic_and(phys_sent.lt(lit(cw, u64::from(cap)))))
+            .logic_and(implies(
+                &ev,
+                sg(m, "m_evt_kind")
+                    .expr()
+                    .eq(lit(tel::KIND_BITS, u64::from(tel::kind::SILENT)))
+                    .logic_and(sg(m, "m_evt_conn").expr().eq(&f_cconn))
+                    .logic_and(sg(m, "m_evt_path").expr().eq(&phys))
+                    .logic_and(sg(m, "m_evt_now").expr().eq(&f_ts)),
+            )),
     );
     m.assert(
         "a_probe_when",

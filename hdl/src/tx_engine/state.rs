@@ -2389,10 +2389,10 @@ struct Events {
 /// OPEN, or the acknowledgement unit's pending list's head when its turn
 /// goes to its events (`m_drain`) and nothing else pushed. The pending
 /// list takes the NACK, SACK and SACK-stage handlers' events as they come
-/// (its depth, `EVT_PEND`, is this assembly's choice; the model's list is
-/// unbounded: docs/architecture.md, the store map).
+/// (`evt_pend` entries, one step's events at most: a step starts with the
+/// list empty, [`TxEngineParams::evt_pend`]).
 fn events(s: &mut S, p: &TxEngineParams) -> Events {
-    const EVT_PEND: u32 = 8;
+    let evt_pend = p.evt_pend;
     let depth = mrnic_model::tx_engine::EVT_FIFO as u32;
     let names: Vec<(String, u32)> = s
         .defs
@@ -2437,10 +2437,8 @@ fn events(s: &mut S, p: &TxEngineParams) -> Events {
     let pend_push = nv.expr().logic_or(&sv).logic_or(&gv);
 
     // The pending list: flip-flops, the head at index 0.
-    let pb = index_bits(EVT_PEND + 1);
-    // Reset to 0: a push ORs its record into the free slot above the
-    // count, which the shifts keep 0.
-    let pend = s.m.reg("evp_words", EVT_PEND * ew, 0, "the pending events, the head lowest");
+    let pb = index_bits(evt_pend + 1);
+    let pend = s.m.reg_no_reset("evp_words", evt_pend * ew, "the pending events, the head lowest");
     let pcnt = s.m.reg("evp_count", pb, 0, "how many");
     // The FIFO.
     let fb = index_bits(depth + 1);
@@ -2470,10 +2468,21 @@ fn events(s: &mut S, p: &TxEngineParams) -> Events {
     s.m.next(set(&fcnt.next, f_after.expr() + zext(pushed.expr(), fb)));
     let p_after =
         s.m.wire_from("evp_after_drain", pb, "pending after the drain", pcnt.q.expr() - zext(drain.expr(), pb));
-    let p_popped = mux(&drain, pend.q.expr() >> lit(16, u64::from(ew)), pend.q.expr());
-    let p_at = zext(p_after.expr(), 16) * lit(16, u64::from(ew));
-    let pend_next = mux(pend_push.clone(), p_popped.clone() | (zext(pend_in, EVT_PEND * ew) << p_at), p_popped);
-    s.m.next(set(&pend.next, pend_next));
+    // Slot by slot (a shift by the count would be a barrel shifter as wide
+    // as the list): a drain moves each slot down one, and a push writes the
+    // slot above what is left.
+    let pend_in = s.m.wire_from("evp_in", ew, "the record pushed this cycle", pend_in);
+    let slots: Vec<Expr> = (0..evt_pend)
+        .rev()
+        .map(|i| {
+            let here = pend.q.slice(ew * i + ew - 1, ew * i);
+            let above = if i + 1 < evt_pend { pend.q.slice(ew * (i + 1) + ew - 1, ew * (i + 1)) } else { here.clone() };
+            let kept = mux(&drain, above, here);
+            let at = pend_push.clone().logic_and(p_after.expr().eq(lit(pb, u64::from(i))));
+            mux(at, pend_in.expr(), kept)
+        })
+        .collect();
+    s.m.next(set(&pend.next, cat(&slots)));
     let p_next = s.m.wire_from("evp_next", pb, "pending after this edge", p_after.expr() + zext(pend_push, pb));
     s.m.next(set(&pcnt.next, p_next.expr()));
     // m_evt: the FIFO's head.
