@@ -215,6 +215,19 @@ impl Pair {
 
     /// As [`Pair::new`], with each NIC's top as `kinds` says.
     pub fn with_tops(cfg: &Config, conns: u32, per_conn: u32, seed: u64, kinds: [TopKind; 2]) -> Result<Pair, String> {
+        Pair::pressed(cfg, conns, per_conn, seed, kinds, Pressure::default())
+    }
+
+    /// As [`Pair::with_tops`], both NICs' hosts holding their outputs and
+    /// answering memory as `press` says.
+    pub fn pressed(
+        cfg: &Config,
+        conns: u32,
+        per_conn: u32,
+        seed: u64,
+        kinds: [TopKind; 2],
+        press: Pressure,
+    ) -> Result<Pair, String> {
         let t = &cfg.transport;
         if conns == 0 || conns > t.connections {
             return Err(format!("conns: {conns} is not within 1..={}", t.connections));
@@ -232,7 +245,7 @@ impl Pair {
         let mut sides = Vec::new();
         for addr in [1u32, 2] {
             let peer = 3 - addr;
-            let (s, p) = (seed ^ addr as u64, Pressure::default());
+            let (s, p) = (seed ^ addr as u64, press);
             let mut rig = match kinds[addr as usize - 1] {
                 TopKind::Model => NicRig::new(cfg, s, p)?,
                 TopKind::Lockstep => NicRig::twin(cfg, s, p)?,

@@ -12,12 +12,14 @@
 //! opcode both ways, and through losses between them. A missing Verilator
 //! skips those with a message, except under CI=true, where it fails.
 
+mod common;
+
 use mrnic_model::cqe_merge::opcode;
 use mrnic_model::csr::MAGIC;
 use mrnic_model::tx_engine::{op, status};
 use mrnic_proto::{decode_frame, encode_frame, Config, Header, NetHeaders, ProbeHeader};
 use mrnic_verif::nic::{NicRig, Pressure};
-use mrnic_verif::pair::Pair;
+use mrnic_verif::pair::{Pair, TopKind};
 use mrnic_verif::skip_without_verilator;
 
 /// The top for `small`: the model and the Verilated RTL in lockstep where
@@ -238,6 +240,56 @@ fn the_whole_top_rtl_agrees_with_the_model_through_losses_and_reordering() {
     assert!(s.completed >= 300 && s.completed == s.posted, "{s:?}");
     assert_eq!(s.received, s.sends + s.write_imms, "{s:?}");
     println!("{s:?}");
+}
+
+/// Random sessions of two tops, both the RTL in lockstep with their models,
+/// shrinking on a failure (the blocks' `proptest_sessions`, for the top):
+/// proptest draws the seed, the connections, the WRITEs each, the frames
+/// lost, sent twice and held back, the backpressure on every output, the
+/// memory's latency and the cycles of new work; a failing session shrinks
+/// toward fewer connections, less disturbance and fewer cycles, and the
+/// report names them with the seed and the mismatch (its cycle, port and
+/// both values). Every request and receive completes once. 3 cases in
+/// `cargo test`, 32 in the full run.
+#[test]
+fn random_whole_top_sessions_agree_and_shrink_on_a_failure() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
+    if skip_without_verilator() {
+        return;
+    }
+    let cfg = Config::builtin("small").unwrap();
+    let (cases, most) = if common::full() { (32, 40_000u64) } else { (3, 12_000) };
+    let mut runner = TestRunner::new(PtConfig { cases, failure_persistence: None, ..PtConfig::default() });
+    let strategy = (
+        any::<u64>(),
+        (1..=cfg.transport.connections, 1u32..=3),
+        (0u32..=100_000, 0u32..=20_000, 0u32..=30_000),
+        (0u32..=60, 0u32..=60, 1u64..=16),
+        1_000..most,
+    );
+    let result = runner.run(&strategy, |(seed, (conns, per_conn), (lose, dup, delay), (out, axi, lat), cycles)| {
+        let press = Pressure { out_busy: out, axi_busy: axi, axi_latency: lat };
+        let what = format!(
+            "seed {seed}, {conns} connections x {per_conn}, lost {lose} / duplicated {dup} / held back {delay} \
+             ppm, outputs held {out}%, memory held {axi}% and up to {lat} cycles late, {cycles} cycles"
+        );
+        let fail = |e: String| TestCaseError::fail(format!("{what}:\n{e}"));
+        let mut pair = Pair::pressed(&cfg, conns, per_conn, seed, [TopKind::Lockstep; 2], press).map_err(fail)?;
+        pair.lose(lose, seed ^ 0x55);
+        pair.disturb(dup, delay);
+        (0..cycles).try_for_each(|_| pair.step(true)).map_err(fail)?;
+        pair.finish(2_000_000).map_err(fail)?;
+        let s = pair.stats.clone();
+        if s.completed != s.posted || s.received != s.sends + s.write_imms {
+            return Err(fail(format!("not every request and receive completed once: {s:?}")));
+        }
+        println!("{what}: {s:?}");
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("whole top proptest: {e}");
+    }
 }
 
 /// The RTL's constants are its config's values: a config that differs from
