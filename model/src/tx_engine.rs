@@ -2959,6 +2959,9 @@ pub struct TxEngine {
     /// the count its two passes hold the unit from then,
     /// `2 + 2 x span`; architecture.md, tx_engine item 13).
     sack_hold: Option<(u32, u32)>,
+    /// A stale SACK's count waits for the cycle its reads answer, as the
+    /// RTL finds it stale there: the ticks left (`L - 1` at the step).
+    sack_stale_in: Option<u32>,
 }
 
 impl fmt::Debug for TxEngine {
@@ -3044,6 +3047,7 @@ impl TxEngine {
             open_send: None,
             open_clear: None,
             sack_hold: None,
+            sack_stale_in: None,
             p,
         };
         let mut rec = Vec::new();
@@ -4905,7 +4909,7 @@ impl TxEngine {
             return;
         }
         if h.path_id >= k.npaths {
-            self.stats.sack_stale = true;
+            self.sack_stale_in = Some(self.p.read_latency - 1);
             return;
         }
         let path = h.path_id;
@@ -4914,7 +4918,7 @@ impl TxEngine {
         let m = self.paths[pi];
         let span = seq_diff(m.next_psn, m.cum_acked);
         let Some(rel) = sack_window(m.next_psn, m.cum_acked, h.cum_psn, h.bitmap) else {
-            self.stats.sack_stale = true;
+            self.sack_stale_in = Some(self.p.read_latency - 1);
             return;
         };
         // Two passes over the outstanding psns: acknowledge, then mark
@@ -5373,7 +5377,7 @@ impl TxEngine {
         let m = self.paths[self.pidx(c, path)];
         r.busy = self.ack_busy;
         r.hold = self.sack_hold.map(|(_, n)| n);
-        r.stale = self.stats.sack_stale;
+        r.stale = self.sack_stale_in.is_some();
         r.rack_sent_after = k.rack_sent;
         r.rack_rtt_after = k.rack_rtt;
         r.cc_after = k.cc;
@@ -5488,6 +5492,16 @@ impl TxEngine {
     /// passes' `2 + 2 x span` `L` cycles after the step (a hold after the
     /// turn, `tx_ack`'s `s_hold_sack`; item 13).
     fn sack_tick(&mut self) {
+        // Counted in the clock before the answer's cycle: the count shows
+        // on `stat_sack_stale` then, with the RTL's answer.
+        match self.sack_stale_in {
+            Some(0) => {
+                self.stats.sack_stale = true;
+                self.sack_stale_in = None;
+            }
+            Some(n) => self.sack_stale_in = Some(n - 1),
+            None => {}
+        }
         let Some((wait, count)) = self.sack_hold.as_mut() else { return };
         if *wait > 0 {
             *wait -= 1;

@@ -88,6 +88,8 @@ struct Rig {
     frames: Vec<Seen>,
     /// Cycle of each `s_wr` handshake.
     wr_taken: Vec<u64>,
+    /// Cycle of each `s_sack` handshake.
+    sack_taken: Vec<u64>,
     cur: Vec<u8>,
     cur_first: u64,
     cqes: Vec<Cqe>,
@@ -129,6 +131,7 @@ impl Rig {
             cnacks: VecDeque::new(),
             frames: Vec::new(),
             wr_taken: Vec::new(),
+            sack_taken: Vec::new(),
             cur: Vec::new(),
             cur_first: 0,
             cqes: Vec::new(),
@@ -245,6 +248,7 @@ impl Rig {
             self.wrs.pop_front();
         }
         if ot.sack_ready && inp.sack.is_some() {
+            self.sack_taken.push(self.cycle);
             self.sacks.pop_front();
         }
         if ot.nack_ready && inp.nack.is_some() {
@@ -1393,9 +1397,12 @@ fn the_completion_walk_steps_every_table_read_latency() {
 /// The acknowledgement unit reads the context and the path mirror when a
 /// step starts and works `L` cycles later: SACKs naming no path of the
 /// connection (dropped, `stat_sack_stale`) are taken one every `L + 2`
-/// cycles, for `small` and `default`'s latencies.
+/// cycles, for `small` and `default`'s latencies, and each is counted when
+/// its reads answer, `L` cycles after its step, as tx_sack finds it stale
+/// there (the count once showed a cycle after the step whatever `L`).
 #[test]
 fn acknowledgement_steps_wait_the_table_read_latency() {
+    let mut delays = Vec::new();
     for name in ["small", "default"] {
         let mut cfg = Config::builtin(name).unwrap();
         cfg.transport.connections = 8;
@@ -1410,7 +1417,9 @@ fn acknowledgement_steps_wait_the_table_read_latency() {
         let l = rig.cfg.hardware.table_read_latency as u64;
         assert_eq!(at.len(), 4, "{name}: four stale SACKs");
         assert!(at.windows(2).all(|w| w[1] - w[0] == l + 2), "{name}: one every L + 2 cycles: {at:?}");
+        delays.push(at[0] as i64 - rig.sack_taken[0] as i64 - l as i64);
     }
+    assert_eq!(delays[0], delays[1], "counted L cycles after the step on both latencies");
 }
 
 // ------------------------------------------------------- port readiness
