@@ -55,7 +55,9 @@
 //!   is lost: written queued with its charge (`m_ring_lost_*`: charged
 //!   when its copy's path `phys` made progress after it left, from
 //!   `s_lp` with the first pass's writes), pushed into the retransmit
-//!   queue (`m_retx_*`) and, uncharged, a SILENT event of `phys`.
+//!   queue (`m_retx_*`) and, uncharged, a SILENT event of `phys` while
+//!   `phys` has had fewer than `suspect_after_rtos` this step (the model's
+//!   `silent_events`; the count is `silent_cap`'s).
 //! - **`k = L + 2 x span`**: the continuation (`m_cont_*`: the streams
 //!   touched, SILENT events sent, the record's stream and completed_msn).
 //!
@@ -115,7 +117,8 @@
 //!   slot both emptied and lost (one offset watched, any);
 //! - ACK_STEER and the mirror, context and `last_progress` writes exactly
 //!   at `k = L + span - 1`, PROBE_REPLY exactly for a reply at `k = L +
-//!   span`, SILENT exactly with an uncharged loss (its copy's path), the
+//!   span`, SILENT exactly with an uncharged loss (its copy's path) under
+//!   the path's cap, never more than `suspect_after_rtos` a path, the
 //!   continuation exactly once at `k = L + 2 x span`, each with the SACK's
 //!   connection (and path, stream, msn) and the step's `ts_now`; a plane's
 //!   mark taken exactly by a reply in the answer's cycle, every

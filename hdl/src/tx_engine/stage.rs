@@ -34,7 +34,8 @@
 //!   that cycle if they are still on it, and answers of that path after
 //!   it are ignored. A RACK loss is written queued with its charge
 //!   (`m_ring_lost_*`), pushed (`m_retx_*`) and, uncharged, a SILENT
-//!   event of its copy's path (`m_evt_*`); once one is found no path after
+//!   event of its copy's path (`m_evt_*`) while that path has had fewer
+//!   than `suspect_after_rtos` this step; once one is found no path after
 //!   its path is read and their answers are ignored. A PROBE's break
 //!   queues the path's PROBE (`m_probe_*`); the arm keeps the earliest
 //!   overdue time.
@@ -87,7 +88,8 @@
 //! - a RACK loss exactly at a counted answer sent before RACK's newest
 //!   acknowledged send and overdue (`overdue_wait`, signed), with its
 //!   path, psn and charge; its push, and no other; SILENT exactly with an
-//!   uncharged loss (its copy's path, the step's `ts_now`); a PROBE
+//!   uncharged loss under its path's cap (its copy's path, the step's
+//!   `ts_now`), never more than `suspect_after_rtos` a path; a PROBE
 //!   exactly at the PROBE stage's first overdue counted slot of a path;
 //!   the tail timer exactly at the arm's end with the earliest overdue
 //!   time; the continuation the model's at every step's end;
