@@ -196,7 +196,6 @@ pub(crate) fn silent_cap(
     np: u32,
     cap: u32,
 ) -> (Signal, Signal) {
-    let pb = index_bits(np);
     let cw = index_bits(cap + 1);
     let r = m.reg_no_reset("silent_counts", np * cw, "SILENT events sent this step, per path");
     let cur = m.wire_from("silent_counts_cur", np * cw, "before this cycle's", mux(clear, lit(np * cw, 0), r.q.expr()));
@@ -207,14 +206,7 @@ pub(crate) fn silent_cap(
         "the uncharged loss sends a SILENT event: its path has had fewer than suspect_after_rtos",
         loss.expr().logic_and(at.expr().lt(lit(cw, u64::from(cap)))),
     );
-    let counts: Vec<Expr> = (0..np)
-        .rev()
-        .map(|q| {
-            let here = send.expr().logic_and(phys.expr().eq(lit(pb, u64::from(q))));
-            field(&cur, q, cw, cw) + zext(here, cw)
-        })
-        .collect();
-    m.next(crate::ir::set(&r.next, cat(&counts)));
+    m.next(crate::ir::set(&r.next, bump_path(&cur, np, cw, send.expr(), phys.expr())));
     (send, r.q)
 }
 
@@ -244,19 +236,17 @@ pub(crate) fn silent_ghost(
 ) -> (Expr, u32) {
     use crate::formal::implies;
     use crate::ir::{if_else, set};
-    let pb = index_bits(np);
     let uw = index_bits(cap + 1);
     let cw = uw + 1;
     let f_sn = m.formal_wire("f_silent_sent", np * cw, "SILENT events of the latest step, per path");
     let f_live = m.formal_wire("f_silent_live", 1, "the latest step's reads have answered");
-    let bumped: Vec<Expr> = (0..np)
-        .rev()
-        .map(|q| field(&f_sn, q, cw, cw) + zext(sent.clone().logic_and(path.clone().eq(lit(pb, u64::from(q)))), cw))
-        .collect();
     m.formal_seq(vec![if_else(
         reset,
         vec![set(&f_sn, lit(np * cw, 0)), set(&f_live, lit(1, 0))],
-        vec![set(&f_sn, cat(&bumped)), crate::ir::if_then(at_answer, vec![set(&f_live, lit(1, 1))])],
+        vec![
+            set(&f_sn, bump_path(&f_sn, np, cw, sent, path)),
+            crate::ir::if_then(at_answer, vec![set(&f_live, lit(1, 1))]),
+        ],
     )]);
     let within = (0..np).fold(lit(1, 1), |acc, q| acc.logic_and(field(&f_sn, q, cw, cw).le(lit(cw, u64::from(cap)))));
     m.assert(
@@ -276,6 +266,17 @@ pub(crate) fn silent_ghost(
             .logic_and(implies(&f_live, past_answer)),
     );
     (pick(&f_sn, &phys, np, cw, cw), cw)
+}
+
+/// `v`'s `np` per-path counts of `w` bits, the one of `path` plus 1 when
+/// `hit`.
+fn bump_path(v: &Signal, np: u32, w: u32, hit: Expr, path: Expr) -> Expr {
+    let pb = index_bits(np);
+    let counts: Vec<Expr> = (0..np)
+        .rev()
+        .map(|q| field(v, q, w, w) + zext(hit.clone().logic_and(path.clone().eq(lit(pb, u64::from(q)))), w))
+        .collect();
+    cat(&counts)
 }
 
 /// `v`'s `n` fields of `w` bits each widened to `to` bits.

@@ -316,7 +316,7 @@ impl Rig {
         let mut events = r.events.iter();
         // SILENT events sent this step, per path: the first
         // suspect_after_rtos of a path's uncharged losses send one.
-        let mut sent = vec![0u32; 16];
+        let mut sent = [0u32; 16];
         let mut probes = r.probes.iter();
         let (mut ip, mut id) = (0usize, 0u32);
         let mut inflight: Vec<(usize, usize, u32)> = Vec::new();
